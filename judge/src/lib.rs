@@ -1,0 +1,1 @@
+//! The tribunal eval judge: arenas, mechanical checks, GREEN/RED verdicts, reports.

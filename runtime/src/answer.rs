@@ -1,0 +1,135 @@
+//! The final-answer pipeline: size check → extraction → decode → validation,
+//! and the repair message built from a rejection. Pure functions.
+
+use crate::backend::SchemaTarget;
+use crate::contract::{AnswerContract, Rejection};
+use crate::conversation::StopReason;
+use crate::error::ErrorCode;
+use crate::json::{ExtractedFrom, ExtractionError, ExtractionMode, ParseLimits, extract};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How final answers are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerPolicy {
+    /// Lenient (default) or strict extraction.
+    pub mode: ExtractionMode,
+    /// Deepest nesting accepted. Default: 128.
+    pub max_depth: usize,
+    /// Largest answer text accepted, in bytes. Default: 1 MiB.
+    pub max_bytes: usize,
+}
+
+impl Default for AnswerPolicy {
+    fn default() -> Self {
+        AnswerPolicy {
+            mode: ExtractionMode::Lenient,
+            max_depth: 128,
+            max_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// An accepted final answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The decoded, validated value.
+    pub value: Value,
+    /// Where the JSON was found in the text.
+    pub extracted_from: ExtractedFrom,
+}
+
+/// Runs the whole pipeline on a final answer's text.
+pub fn evaluate_answer(
+    contract: &dyn AnswerContract,
+    target: SchemaTarget,
+    text: &str,
+    stop: StopReason,
+    policy: &AnswerPolicy,
+) -> Result<Accepted, Rejection> {
+    if stop == StopReason::Refusal {
+        return Err(Rejection::new(ErrorCode::Refused, "the model refused"));
+    }
+    if text.len() > policy.max_bytes {
+        return Err(Rejection::new(
+            ErrorCode::TooLarge,
+            format!(
+                "the answer is {} bytes; the limit is {}",
+                text.len(),
+                policy.max_bytes
+            ),
+        ));
+    }
+    if stop == StopReason::Length {
+        return Err(Rejection::new(
+            ErrorCode::Truncated,
+            "the answer was cut off by the output-token limit",
+        ));
+    }
+    let limits = ParseLimits {
+        max_depth: policy.max_depth,
+    };
+    let extraction = extract(
+        text,
+        policy.mode,
+        contract.wire_root_is_object(target),
+        &limits,
+    )
+    .map_err(|e| match e {
+        ExtractionError::NoJson => {
+            Rejection::new(ErrorCode::NoJson, "no JSON value was found in the response")
+        }
+        ExtractionError::Truncated => {
+            Rejection::new(ErrorCode::Truncated, "the JSON value is incomplete")
+        }
+        ExtractionError::Invalid(p) => Rejection::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "the response is not valid JSON: {}",
+                one_line(&p.message, 200)
+            ),
+        ),
+    })?;
+    let value = contract.decode_and_validate(target, extraction.value)?;
+    Ok(Accepted {
+        value,
+        extracted_from: extraction.extracted_from,
+    })
+}
+
+/// Most instance-path lines a repair message carries.
+pub const MAX_REPAIR_PATHS: usize = 5;
+/// Longest message per instance-path line, in characters.
+pub const MAX_REPAIR_MESSAGE_CHARS: usize = 200;
+
+/// The exact repair message the loop sends for `rejection`.
+///
+/// ```text
+/// Your final response did not match the required schema: <code>: <summary>
+/// - instancePath "<pointer>": <message>
+/// Return only one JSON object matching the schema.
+/// ```
+pub fn repair_message(rejection: &Rejection) -> String {
+    let mut out = format!(
+        "Your final response did not match the required schema: {}: {}\n",
+        rejection.code.as_str(),
+        one_line(&rejection.summary, MAX_REPAIR_MESSAGE_CHARS)
+    );
+    for issue in rejection.issues.iter().take(MAX_REPAIR_PATHS) {
+        out.push_str(&format!(
+            "- instancePath \"{}\": {}\n",
+            one_line(&issue.path, MAX_REPAIR_MESSAGE_CHARS),
+            one_line(&issue.message, MAX_REPAIR_MESSAGE_CHARS)
+        ));
+    }
+    out.push_str("Return only one JSON object matching the schema.");
+    out
+}
+
+/// `s` on one line (line breaks become spaces), cut to `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    s.chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .take(max)
+        .collect()
+}

@@ -1,0 +1,151 @@
+//! The [`Backend`] trait (one request in, one assistant turn out), the request
+//! type, and the backends and wrappers that implement it.
+//!
+//! Wrappers compose like tower layers: `Retry::new(Recording::new(OpenAiChat::new(cfg), sink))`
+//! — the outermost wrapper sees the request first.
+
+pub mod scripted;
+
+use crate::conversation::{Conversation, ModelTurn};
+use crate::tool::ToolSpec;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Which provider dialect a backend's structured output follows. The loop
+/// compiles the owner schema for this target and decodes answers from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaTarget {
+    /// No transformation: the owner schema is shown as is (scripted backends,
+    /// schema-in-prompt mode) and answers are expected in owner shape.
+    Plain,
+    /// OpenAI strict structured output (Chat Completions and Responses).
+    OpenAi,
+    /// Anthropic Messages `output_config.format`.
+    Anthropic,
+}
+
+impl SchemaTarget {
+    /// The stable lowercase name (`plain`, `openai`, `anthropic`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaTarget::Plain => "plain",
+            SchemaTarget::OpenAi => "openai",
+            SchemaTarget::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// The final-answer format a request asks for.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum OutputFormat {
+    /// Free text (follow-up questions).
+    #[default]
+    Text,
+    /// A JSON answer conforming to `schema`, already compiled for the
+    /// backend's [`SchemaTarget`]. A backend in native mode sends it as the
+    /// provider's structured-output format; in prompt mode it writes it into
+    /// the prompt.
+    JsonSchema {
+        /// Format name, sanitised to `^[a-zA-Z0-9_-]{1,64}$`.
+        name: String,
+        /// The wire schema.
+        schema: Arc<Value>,
+    },
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// System prompt and messages so far.
+    pub conversation: Conversation,
+    /// Tools offered on this request (empty: none; always empty on a repair).
+    pub tools: Vec<ToolSpec>,
+    /// The answer format asked for.
+    pub output: OutputFormat,
+    /// Per-request output-token ceiling, if any.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// What kind of failure a backend had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BackendErrorKind {
+    /// The provider answered with an HTTP error status.
+    Http,
+    /// The connection failed or broke.
+    Transport,
+    /// The provider's body could not be understood.
+    Protocol,
+    /// Required configuration (e.g. an API key variable) is missing.
+    Config,
+    /// A scripted or replayed backend had no answer for this request.
+    Script,
+    /// The provider reported a refusal outside the normal turn shape.
+    Refused,
+}
+
+/// A backend failure. Never carries a request body or a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind:?} error{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+pub struct BackendError {
+    /// The kind of failure.
+    pub kind: BackendErrorKind,
+    /// The HTTP status, when there was one.
+    pub status: Option<u16>,
+    /// The provider's error type (e.g. `rate_limit_error`), when given.
+    pub provider_type: Option<String>,
+    /// A short description, free of secrets and request content.
+    pub message: String,
+}
+
+impl BackendError {
+    /// A backend error of `kind` with a message.
+    pub fn new(kind: BackendErrorKind, message: impl Into<String>) -> Self {
+        BackendError {
+            kind,
+            status: None,
+            provider_type: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// A model provider: one request in, one assistant turn out.
+///
+/// Dyn-compatible so the CLI can pick a backend at runtime. Budgets and the
+/// run deadline are not the backend's business; the loop enforces them.
+pub trait Backend: Send + Sync {
+    /// A short name for reports (`mock`, `openai-chat`, …).
+    fn name(&self) -> &str;
+    /// The model name sent to the provider.
+    fn model(&self) -> &str;
+    /// The dialect in which this backend sends schemas and returns answers.
+    fn schema_target(&self) -> SchemaTarget;
+    /// Sends one request and returns the assistant turn.
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
+}
+
+impl<B: Backend + ?Sized> Backend for Arc<B> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+    fn schema_target(&self) -> SchemaTarget {
+        (**self).schema_target()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        (**self).complete(request)
+    }
+}

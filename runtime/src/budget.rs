@@ -1,0 +1,44 @@
+//! Client-side budgets of a run. None of these is ever sent to a provider.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// What happens when a budget (tool calls, turns) is hit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnBudget {
+    /// End the run with the budget's error code. The default.
+    #[default]
+    Fail,
+    /// Ask the model once, tools disabled, for its final answer (inside the
+    /// deadline and the token budget).
+    Finalize,
+}
+
+/// The limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Cumulative input + output tokens over all turns (repair included).
+    /// Default: unlimited.
+    pub max_tokens: Option<u64>,
+    /// Tool calls executed over the run. Default: unlimited.
+    pub max_tool_calls: Option<u32>,
+    /// Wall-clock time for the whole run. Default: 5 minutes.
+    pub deadline: Option<Duration>,
+    /// Model turns (the repair and a finalize turn are extra). Default: 16.
+    pub max_turns: u32,
+    /// What to do when `max_tool_calls` or `max_turns` is hit. Default: fail.
+    pub on_budget: OnBudget,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_tokens: None,
+            max_tool_calls: None,
+            deadline: Some(Duration::from_secs(300)),
+            max_turns: 16,
+            on_budget: OnBudget::Fail,
+        }
+    }
+}

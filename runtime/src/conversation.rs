@@ -1,0 +1,135 @@
+//! The provider-neutral conversation: messages, tool calls, tool results, usage
+//! and stop reasons. Backends translate these to and from their wire formats.
+
+use serde::{Deserialize, Serialize};
+
+/// Token usage of one model turn (or a sum of turns).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input (prompt) tokens.
+    pub input_tokens: u64,
+    /// Output (completion) tokens.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Input plus output tokens.
+    pub fn total(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    /// Adds another usage to this one, saturating.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+    }
+}
+
+/// Why the model stopped producing the turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished its turn.
+    #[default]
+    EndTurn,
+    /// The model stopped to have tools called.
+    ToolUse,
+    /// The output-token ceiling cut the turn off (OpenAI `length`, Anthropic `max_tokens`).
+    Length,
+    /// The model refused, or a content filter stopped it.
+    Refusal,
+}
+
+/// One tool call the model asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call; the result must carry the same id.
+    pub id: String,
+    /// The tool's name as the model wrote it (may name no known tool).
+    pub name: String,
+    /// The arguments as raw JSON text, exactly as received (may be invalid JSON).
+    pub arguments: String,
+}
+
+/// The result of one tool call, as sent back to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The id of the [`ToolCall`] this answers.
+    pub id: String,
+    /// The text the model reads.
+    pub content: String,
+    /// Whether the call failed (invalid arguments, unknown tool, tool error, panic, timeout).
+    pub is_error: bool,
+}
+
+/// One assistant turn as a backend returns it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelTurn {
+    /// The assistant's text (may be empty when it only calls tools).
+    #[serde(default)]
+    pub text: String,
+    /// Tool calls, in the order the model made them.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Tokens this turn used.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why the turn ended.
+    #[serde(default)]
+    pub stop: StopReason,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// A user message.
+    User {
+        /// The text.
+        text: String,
+    },
+    /// An assistant turn: text and/or tool calls.
+    Assistant {
+        /// The text (may be empty).
+        text: String,
+        /// Tool calls (may be empty).
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The results of the previous assistant turn's tool calls.
+    ToolResults {
+        /// One result per call, same order as the calls.
+        results: Vec<ToolResult>,
+    },
+}
+
+/// A system prompt plus the messages exchanged so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conversation {
+    /// The system prompt, if any.
+    pub system: Option<String>,
+    /// The messages, oldest first.
+    pub messages: Vec<Message>,
+}
+
+impl Conversation {
+    /// A conversation with an optional system prompt and one user message.
+    pub fn new(system: Option<String>, user: impl Into<String>) -> Self {
+        Conversation {
+            system,
+            messages: vec![Message::User { text: user.into() }],
+        }
+    }
+
+    /// Appends a user message.
+    pub fn push_user(&mut self, text: impl Into<String>) {
+        self.messages.push(Message::User { text: text.into() });
+    }
+
+    /// Appends an assistant turn.
+    pub fn push_assistant(&mut self, turn: &ModelTurn) {
+        self.messages.push(Message::Assistant {
+            text: turn.text.clone(),
+            tool_calls: turn.tool_calls.clone(),
+        });
+    }
+}

@@ -1,0 +1,62 @@
+//! The async driver: performs what the [`Machine`] decides. The only code of
+//! the loop that awaits, reads the clock or calls a backend or a tool.
+
+use crate::backend::Backend;
+use crate::machine::{Action, Input, Machine};
+use crate::report::RunReport;
+use crate::tool::ToolBox;
+use std::future::Future;
+use tokio::time::Instant;
+use tracing::Instrument;
+
+/// Drives `machine` to the end with `backend` and `tools`; returns the report
+/// and the final conversation.
+///
+/// Every await is bounded by the machine's deadline, so a stalled model call,
+/// a retry wait or a slow tool ends the run at the deadline.
+pub async fn drive(
+    mut machine: Machine,
+    backend: &dyn Backend,
+    tools: &ToolBox,
+) -> (RunReport, crate::conversation::Conversation) {
+    let deadline = machine.deadline().map(Instant::from_std);
+    let mut turn = 0u32;
+    loop {
+        let now = Instant::now().into_std();
+        match machine.poll(now) {
+            Some(Action::CallModel(request)) => {
+                turn += 1;
+                let span = tracing::debug_span!("turn", turn, tools = request.tools.len());
+                let input = bounded(deadline, backend.complete(&request))
+                    .instrument(span)
+                    .await
+                    .map(|r| match r {
+                        Ok(t) => Input::Turn(t),
+                        Err(e) => Input::BackendFailed(e),
+                    })
+                    .unwrap_or(Input::DeadlineExceeded);
+                machine.handle(input, Instant::now().into_std());
+            }
+            Some(Action::CallTools(calls)) => {
+                let span = tracing::debug_span!("tools", count = calls.len());
+                let input = bounded(deadline, tools.execute_all(&calls))
+                    .instrument(span)
+                    .await
+                    .map(Input::ToolsDone)
+                    .unwrap_or(Input::DeadlineExceeded);
+                machine.handle(input, Instant::now().into_std());
+            }
+            Some(Action::Done) | None => break,
+        }
+    }
+    let conversation = machine.conversation().clone();
+    (machine.into_report(), conversation)
+}
+
+/// Runs `fut` until `deadline`; `None` if the deadline came first.
+async fn bounded<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
+    match deadline {
+        Some(d) => tokio::time::timeout_at(d, fut).await.ok(),
+        None => Some(fut.await),
+    }
+}

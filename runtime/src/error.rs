@@ -1,0 +1,110 @@
+//! Stable error codes and the runtime's error types.
+//!
+//! Codes are data: reports and tests compare [`ErrorCode`] values (or their
+//! [`ErrorCode::as_str`] spelling), never `Display` text.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The stable, snake_case reason a run (or a final answer) failed.
+///
+/// This list is the one place the codes are documented; their spelling is a
+/// public contract used by reports, result files and scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The final answer contained no JSON value at all.
+    NoJson,
+    /// The final answer had JSON that could not be accepted: malformed, NaN or
+    /// Infinity, a number out of range, a duplicate key in one object, or
+    /// nesting deeper than the configured limit.
+    InvalidJson,
+    /// The answer was cut off: an unbalanced JSON span, or a stop reason of
+    /// length / max_tokens.
+    Truncated,
+    /// The answer was larger than the configured size limit.
+    TooLarge,
+    /// The JSON parsed but did not validate against the owner schema (or a
+    /// JSON-encoded field could not be decoded).
+    SchemaMismatch,
+    /// The model refused, or the provider's content filter stopped it.
+    Refused,
+    /// The model asked for more tool calls than `max_tool_calls` allows.
+    MaxToolCallsExceeded,
+    /// Cumulative input + output tokens went over `max_tokens`.
+    MaxTokensExceeded,
+    /// The run needed more model turns than `max_turns` allows.
+    MaxTurnsExceeded,
+    /// The run's wall-clock deadline passed.
+    DeadlineExceeded,
+    /// The backend failed (HTTP error, connection failure, exhausted script).
+    BackendError,
+}
+
+impl ErrorCode {
+    /// Every code, in documentation order.
+    pub const ALL: [ErrorCode; 11] = [
+        ErrorCode::NoJson,
+        ErrorCode::InvalidJson,
+        ErrorCode::Truncated,
+        ErrorCode::TooLarge,
+        ErrorCode::SchemaMismatch,
+        ErrorCode::Refused,
+        ErrorCode::MaxToolCallsExceeded,
+        ErrorCode::MaxTokensExceeded,
+        ErrorCode::MaxTurnsExceeded,
+        ErrorCode::DeadlineExceeded,
+        ErrorCode::BackendError,
+    ];
+
+    /// The stable snake_case spelling of this code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NoJson => "no_json",
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::Truncated => "truncated",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::SchemaMismatch => "schema_mismatch",
+            ErrorCode::Refused => "refused",
+            ErrorCode::MaxToolCallsExceeded => "max_tool_calls_exceeded",
+            ErrorCode::MaxTokensExceeded => "max_tokens_exceeded",
+            ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
+            ErrorCode::DeadlineExceeded => "deadline_exceeded",
+            ErrorCode::BackendError => "backend_error",
+        }
+    }
+
+    /// Parses a code from its stable spelling.
+    pub fn parse(s: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A schema the runtime cannot use: malformed, or using a feature that cannot
+/// be compiled for a provider. Raised when the schema is loaded or compiled,
+/// never in the middle of a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("schema error at {path}: {message}")]
+pub struct SchemaError {
+    /// JSON Pointer into the owner schema where the problem is (`""` is the root).
+    pub path: String,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl SchemaError {
+    /// Creates a schema error at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        SchemaError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! Finding the JSON value in a model's final text.
+//!
+//! Lenient mode tries, in order: the whole text; a fenced block (a
+//! `json`-tagged fence first, then an untagged one; fences of other languages
+//! are not JSON); the first balanced `{…}` or `[…]` span, scanned with strings
+//! and escapes respected. When the answer must be an object, spans of another
+//! root type (a citation like `[1]`) are skipped. Strict mode accepts exactly
+//! one JSON value and nothing else.
+
+use super::parse::{ParseError, ParseLimits, parse_strict};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a final answer's text is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionMode {
+    /// Whole text, else a fence, else the first balanced span. The default.
+    #[default]
+    Lenient,
+    /// The text must be exactly one JSON value; fences are rejected.
+    Strict,
+}
+
+/// Where in the text the JSON was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractedFrom {
+    /// The whole text was the JSON value.
+    Whole,
+    /// A fenced code block.
+    Fence,
+    /// A balanced span inside other text.
+    Span,
+}
+
+/// A JSON value found in text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extraction {
+    /// The parsed value.
+    pub value: Value,
+    /// Where it came from.
+    pub extracted_from: ExtractedFrom,
+}
+
+/// Why no JSON value could be taken from the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtractionError {
+    /// There is no JSON candidate at all.
+    NoJson,
+    /// A candidate was found but is not acceptable JSON.
+    Invalid(ParseError),
+    /// The candidate is cut off (unbalanced).
+    Truncated,
+}
+
+/// Extracts one JSON value from `text`.
+///
+/// `want_object`: the answer's root must be an object, so array spans are skipped.
+pub fn extract(
+    text: &str,
+    mode: ExtractionMode,
+    want_object: bool,
+    limits: &ParseLimits,
+) -> Result<Extraction, ExtractionError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(ExtractionError::NoJson);
+    }
+    let whole = |v| Extraction {
+        value: v,
+        extracted_from: ExtractedFrom::Whole,
+    };
+    if mode == ExtractionMode::Strict {
+        return parse_strict(trimmed, limits).map(whole).map_err(|e| {
+            if e.eof {
+                ExtractionError::Truncated
+            } else {
+                ExtractionError::Invalid(e)
+            }
+        });
+    }
+
+    // 1. The whole text. If it *is* one JSON document (starts with a bracket that
+    //    closes at the very end), its parse error is final: never look inside it
+    //    for a different, smaller value.
+    match parse_strict(trimmed, limits) {
+        Ok(v) => return Ok(whole(v)),
+        Err(e) => {
+            if let Some(first) = trimmed.bytes().next().filter(|b| matches!(b, b'{' | b'[')) {
+                match balanced_end(trimmed.as_bytes(), 0, first) {
+                    Some(end) if end == trimmed.len() => return Err(ExtractionError::Invalid(e)),
+                    None if !has_fence(trimmed) => return Err(ExtractionError::Truncated),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    // 2. Fenced blocks.
+    if let Some(body) = find_fence(trimmed) {
+        return parse_strict(body.trim(), limits)
+            .map(|v| Extraction {
+                value: v,
+                extracted_from: ExtractedFrom::Fence,
+            })
+            .map_err(|e| {
+                if e.eof {
+                    ExtractionError::Truncated
+                } else {
+                    ExtractionError::Invalid(e)
+                }
+            });
+    }
+
+    // 3. The first balanced span of an acceptable root type.
+    let bytes = trimmed.as_bytes();
+    // Quotes in the prose before a span are not JSON strings, so the scan for
+    // an opening bracket does not track them.
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'{' || (b == b'[' && !want_object) {
+            return match balanced_end(bytes, i, b) {
+                Some(end) => parse_strict(&trimmed[i..end], limits)
+                    .map(|v| Extraction {
+                        value: v,
+                        extracted_from: ExtractedFrom::Span,
+                    })
+                    .map_err(ExtractionError::Invalid),
+                None => Err(ExtractionError::Truncated),
+            };
+        }
+    }
+    Err(ExtractionError::NoJson)
+}
+
+/// Given `bytes[start] == open`, returns the index one past the bracket that
+/// closes it, tracking all bracket kinds and skipping string contents.
+/// `None` if the text ends first (or brackets are mismatched beyond repair).
+fn balanced_end(bytes: &[u8], start: usize, open: u8) -> Option<usize> {
+    debug_assert_eq!(bytes.get(start), Some(&open));
+    let mut stack: Vec<u8> = Vec::new();
+    let mut in_string = false;
+    let mut i = start;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' => stack.push(b'}'),
+                b'[' => stack.push(b']'),
+                b'}' | b']' => {
+                    if stack.pop() != Some(b) {
+                        // Mismatched: treat the span as ending here; the parser
+                        // will report it as invalid JSON.
+                        return Some(i + 1);
+                    }
+                    if stack.is_empty() {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+fn has_fence(text: &str) -> bool {
+    text.contains("```")
+}
+
+/// The body of the preferred fenced block: the first fence tagged `json`,
+/// else the first untagged fence. Fences tagged with another language are skipped.
+fn find_fence(text: &str) -> Option<&str> {
+    let mut untagged: Option<&str> = None;
+    let mut rest = text;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        let line_end = after.find('\n')?;
+        let tag = after[..line_end].trim();
+        let body_start = &after[line_end + 1..];
+        let close = body_start.find("```");
+        let body = match close {
+            Some(c) => &body_start[..c],
+            // An unclosed fence: its body runs to the end (and will likely be truncated JSON).
+            None => body_start,
+        };
+        if tag.eq_ignore_ascii_case("json") {
+            return Some(body);
+        }
+        if tag.is_empty() && untagged.is_none() {
+            untagged = Some(body);
+        }
+        match close {
+            Some(c) => rest = &body_start[c + 3..],
+            None => break,
+        }
+    }
+    untagged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lenient(text: &str) -> Result<Extraction, ExtractionError> {
+        extract(text, ExtractionMode::Lenient, true, &ParseLimits::default())
+    }
+
+    #[test]
+    fn whole_text() {
+        let e = lenient(" {\"a\": 1}\n").unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Whole);
+        assert_eq!(e.value["a"], 1);
+    }
+
+    #[test]
+    fn prefers_json_fence_over_other_fences() {
+        let text = "Here:\n```python\n{'a': 1}\n```\nand\n```json\n{\"a\": 2}\n```";
+        let e = lenient(text).unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Fence);
+        assert_eq!(e.value["a"], 2);
+    }
+
+    #[test]
+    fn other_language_fence_is_not_json() {
+        let text = "```python\nprint({'a': 1})\n```";
+        // No json fence and no untagged fence: falls through to the span scan,
+        // whose first span is Python, not JSON.
+        assert!(matches!(lenient(text), Err(ExtractionError::Invalid(_))));
+    }
+
+    #[test]
+    fn untagged_fence() {
+        let e = lenient("Sure:\n```\n{\"a\": 3}\n```").unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Fence);
+    }
+
+    #[test]
+    fn span_skips_citation_when_object_wanted() {
+        let e = lenient("As [1] says, the answer is {\"a\": \"}]\"} done").unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Span);
+        assert_eq!(e.value["a"], "}]");
+    }
+
+    #[test]
+    fn array_span_when_array_allowed() {
+        let e = extract(
+            "list: [1, 2] ok",
+            ExtractionMode::Lenient,
+            false,
+            &ParseLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(e.value, serde_json::json!([1, 2]));
+    }
+
+    #[test]
+    fn unbalanced_is_truncated() {
+        assert_eq!(
+            lenient("Result: {\"a\": [1, 2"),
+            Err(ExtractionError::Truncated)
+        );
+        assert_eq!(lenient("{\"a\": \"x}"), Err(ExtractionError::Truncated));
+    }
+
+    #[test]
+    fn no_json() {
+        assert_eq!(
+            lenient("I cannot help with that."),
+            Err(ExtractionError::NoJson)
+        );
+        assert_eq!(lenient("   "), Err(ExtractionError::NoJson));
+    }
+
+    #[test]
+    fn whole_document_with_duplicate_keys_is_not_rescued_by_a_span() {
+        let text = r#"{"verdict":"GREEN","verdict":"RED","x":{"verdict":"GREEN"}}"#;
+        assert!(matches!(lenient(text), Err(ExtractionError::Invalid(_))));
+    }
+
+    #[test]
+    fn strict_mode_rejects_fences_and_prose() {
+        let limits = ParseLimits::default();
+        assert!(extract("```json\n{}\n```", ExtractionMode::Strict, true, &limits).is_err());
+        assert!(extract("ok {}", ExtractionMode::Strict, true, &limits).is_err());
+        let e = extract("  {\"a\":1} \n", ExtractionMode::Strict, true, &limits).unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Whole);
+        assert_eq!(
+            extract("{\"a\":", ExtractionMode::Strict, true, &limits),
+            Err(ExtractionError::Truncated)
+        );
+    }
+
+    #[test]
+    fn escaped_quotes_inside_strings() {
+        let e = lenient(r#"note {"a": "say \"}\" now", "b": 2} end"#).unwrap();
+        assert_eq!(e.value["b"], 2);
+    }
+}

@@ -1,0 +1,278 @@
+//! The [`Tool`] trait agents call, and [`ToolBox`]: the set of tools of a run,
+//! which validates arguments and contains every failure (unknown tool, invalid
+//! arguments, tool error, panic, timeout) as an error result for the model.
+
+use crate::conversation::{ToolCall, ToolResult};
+use futures::future::BoxFuture;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a tool returns on success.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutput {
+    /// Plain text for the model.
+    Text(String),
+    /// A JSON value; the model reads its compact serialisation.
+    Json(Value),
+}
+
+impl ToolOutput {
+    /// The text the model reads.
+    pub fn into_text(self) -> String {
+        match self {
+            ToolOutput::Text(t) => t,
+            ToolOutput::Json(v) => v.to_string(),
+        }
+    }
+}
+
+/// A tool failure, reported to the model as an error result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// What went wrong, for the model to read.
+    pub message: String,
+}
+
+impl ToolError {
+    /// Creates a tool error.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+}
+
+/// A tool an agent can call.
+///
+/// Implementations must be cheap to share: a [`ToolBox`] holds them in an `Arc`
+/// and calls them concurrently.
+pub trait Tool: Send + Sync + 'static {
+    /// The name the model calls it by (`^[a-zA-Z0-9_-]{1,64}$`).
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+    /// The JSON Schema of the arguments object.
+    fn parameters(&self) -> Value;
+    /// Performs the call. `args` has already been validated against
+    /// [`Tool::parameters`].
+    fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>>;
+    /// This tool's own time limit, if it should be shorter than the toolbox default.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// A tool as advertised to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON Schema of its arguments.
+    pub parameters: Value,
+}
+
+/// What happened when one tool call was executed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolExecution {
+    /// The result for the model.
+    pub result: ToolResult,
+    /// How long the call took.
+    pub duration: Duration,
+}
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    spec: ToolSpec,
+    validator: Option<Arc<jsonschema::Validator>>,
+}
+
+/// The tools of a run. Executes calls concurrently and never lets a tool crash
+/// the run.
+pub struct ToolBox {
+    tools: IndexMap<String, Entry>,
+    /// Time limit per call when the tool sets none. Default: 30 s.
+    pub default_timeout: Duration,
+    /// Cap on one result's text, in bytes; longer results are cut with a
+    /// visible marker. Default: 64 KiB.
+    pub max_output_bytes: usize,
+}
+
+impl Default for ToolBox {
+    fn default() -> Self {
+        ToolBox::new()
+    }
+}
+
+impl std::fmt::Debug for ToolBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolBox")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("default_timeout", &self.default_timeout)
+            .field("max_output_bytes", &self.max_output_bytes)
+            .finish()
+    }
+}
+
+impl ToolBox {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        ToolBox {
+            tools: IndexMap::new(),
+            default_timeout: Duration::from_secs(30),
+            max_output_bytes: 64 * 1024,
+        }
+    }
+
+    /// Adds a tool (replacing one of the same name), builder style.
+    pub fn with(mut self, tool: impl Tool) -> Self {
+        self.add(Arc::new(tool));
+        self
+    }
+
+    /// Adds a shared tool (replacing one of the same name).
+    pub fn add(&mut self, tool: Arc<dyn Tool>) {
+        let parameters = tool.parameters();
+        // A tool whose own schema does not compile still gets called; its
+        // arguments are then only checked to be a JSON object.
+        let validator = jsonschema::options().build(&parameters).ok().map(Arc::new);
+        let spec = ToolSpec {
+            name: tool.name().to_string(),
+            description: tool.description().to_string(),
+            parameters,
+        };
+        self.tools.insert(
+            spec.name.clone(),
+            Entry {
+                tool,
+                spec,
+                validator,
+            },
+        );
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tools as advertised to the model, in insertion order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|e| e.spec.clone()).collect()
+    }
+
+    /// Executes a batch of calls concurrently; results come back in call order.
+    pub async fn execute_all(&self, calls: &[ToolCall]) -> Vec<ToolExecution> {
+        futures::future::join_all(calls.iter().map(|c| self.execute(c))).await
+    }
+
+    /// Executes one call. Every failure becomes an error result.
+    pub async fn execute(&self, call: &ToolCall) -> ToolExecution {
+        let started = tokio::time::Instant::now();
+        let (content, is_error) = match self.prepare(call) {
+            Err(message) => (message, true),
+            Ok((tool, args)) => self.invoke(tool, args).await,
+        };
+        let content = cap_text(content, self.max_output_bytes);
+        ToolExecution {
+            result: ToolResult {
+                id: call.id.clone(),
+                content,
+                is_error,
+            },
+            duration: started.elapsed(),
+        }
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Value), String> {
+        let Some(entry) = self.tools.get(&call.name) else {
+            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            return Err(format!(
+                "error: unknown tool {:?}; available tools: {}",
+                truncate_chars(&call.name, 64),
+                known.join(", ")
+            ));
+        };
+        let raw = if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            call.arguments.as_str()
+        };
+        let args: Value = crate::json::parse_strict(raw, &crate::json::ParseLimits::default())
+            .map_err(|e| format!("error: the arguments are not valid JSON: {}", e.message))?;
+        if let Some(validator) = &entry.validator {
+            let problems: Vec<String> = validator
+                .iter_errors(&args)
+                .take(5)
+                .map(|e| {
+                    format!(
+                        "instancePath {:?}: {}",
+                        e.instance_path().to_string(),
+                        truncate_chars(&e.to_string(), 200)
+                    )
+                })
+                .collect();
+            if !problems.is_empty() {
+                return Err(format!(
+                    "error: invalid arguments for {}:\n- {}",
+                    entry.spec.name,
+                    problems.join("\n- ")
+                ));
+            }
+        } else if !args.is_object() {
+            return Err("error: the arguments must be a JSON object".to_string());
+        }
+        Ok((entry.tool.clone(), args))
+    }
+
+    async fn invoke(&self, tool: Arc<dyn Tool>, args: Value) -> (String, bool) {
+        let limit = tool.timeout().unwrap_or(self.default_timeout);
+        let name = tool.name().to_string();
+        // Spawned so that a panic inside the tool is contained by the task.
+        let mut handle = tokio::spawn(async move { tool.call(args).await });
+        match tokio::time::timeout(limit, &mut handle).await {
+            Ok(Ok(Ok(output))) => (output.into_text(), false),
+            Ok(Ok(Err(e))) => (format!("error: {}", e.message), true),
+            Ok(Err(join)) => {
+                tracing::warn!(tool = %name, "tool task failed: {join}");
+                (format!("error: the tool {name} crashed"), true)
+            }
+            Err(_) => {
+                handle.abort();
+                (
+                    format!(
+                        "error: the tool {name} timed out after {} ms",
+                        limit.as_millis()
+                    ),
+                    true,
+                )
+            }
+        }
+    }
+}
+
+/// Cuts `text` to at most `max` bytes (on a char boundary) and appends a
+/// visible marker saying how much was cut.
+pub fn cap_text(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let total = text.len();
+    let mut cut = max;
+    while cut > 0 && !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(&format!("\n[truncated: {} of {} bytes shown]", cut, total));
+    text
+}
+
+/// The first `max` characters of `s`.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}

@@ -1,0 +1,88 @@
+//! Argument parsing and dispatch. Each subcommand lives in its own file with
+//! its clap `Args` struct and a `run` function returning the exit code.
+
+mod check;
+mod compare;
+mod judge;
+mod lint;
+mod merge;
+mod report;
+mod run;
+mod schema;
+mod search;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// tribunal: run tool-using agents with structured answers, and judge them.
+#[derive(Debug, Parser)]
+#[command(name = "tribunal", version, about)]
+pub(crate) struct Cli {
+    /// Log more (-v info, -vv debug, -vvv trace). Logs go to stderr.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run an arena (mock backend by default).
+    Run(run::RunArgs),
+    /// Check an arena's files and report every problem with file:line.
+    Lint(lint::LintArgs),
+    /// Combine shard result files into one report.
+    Merge(merge::MergeArgs),
+    /// Provider schema tools.
+    #[command(subcommand)]
+    Schema(schema::SchemaCommand),
+    /// Check a model answer (stdin) against a schema: extract, decode, validate.
+    Check(check::CheckArgs),
+    /// Search a corpus with the same BM25 ranking the `search` tool uses.
+    Search(search::SearchArgs),
+    /// GREEN/RED verdicts: human submissions and code reviews.
+    #[command(subcommand)]
+    Judge(judge::JudgeCommand),
+    /// Render a results file as a report (HTML).
+    Report(report::ReportArgs),
+    /// Compare two results files; exit 1 on any regression.
+    Compare(compare::CompareArgs),
+}
+
+pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Run(a) => run::run(a),
+        Command::Lint(a) => lint::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Schema(c) => schema::run(c),
+        Command::Check(a) => check::run(a),
+        Command::Search(a) => search::run(a),
+        Command::Judge(c) => judge::run(c),
+        Command::Report(a) => report::run(a),
+        Command::Compare(a) => compare::run(a),
+    }
+}
+
+/// Installs the stderr log subscriber. `RUST_LOG` overrides `-v`.
+pub(crate) fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// The tokio runtime commands run on.
+#[allow(dead_code)]
+pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

@@ -1,0 +1,19 @@
+//! Integration tests of the `tribunal` package: the facade and the binary.
+
+/// Points insta at the workspace's `snapshots/cli/` folder for the rest of
+/// the enclosing scope.
+#[allow(unused_macros)]
+macro_rules! bind_snapshots {
+    () => {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots/cli"));
+        settings.set_prepend_module_to_snapshot(false);
+        let _snapshot_guard = settings.bind_to_scope();
+    };
+}
+
+/// The path of the built `tribunal` binary.
+#[allow(dead_code)]
+pub(crate) fn tribunal_bin() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
+}
