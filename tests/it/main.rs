@@ -1,4 +1,5 @@
 //! Integration tests of the `tribunal` package: the facade and the binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 /// Points insta at the workspace's `snapshots/cli/` folder for the rest of
 /// the enclosing scope.

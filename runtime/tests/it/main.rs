@@ -1,4 +1,5 @@
 //! Integration tests of `tribunal-runtime`, one binary with a module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 /// Points insta at the workspace's `snapshots/runtime/` folder for the rest of
 /// the enclosing scope.
