@@ -1,5 +1,10 @@
 //! Integration tests of `tribunal-runtime`, one binary with a module per area.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 /// Points insta at the workspace's `snapshots/runtime/` folder for the rest of
 /// the enclosing scope.
@@ -12,3 +17,8 @@ macro_rules! bind_snapshots {
         let _snapshot_guard = settings.bind_to_scope();
     };
 }
+
+mod loop_basic;
+mod loop_budget;
+mod loop_repair;
+mod support;

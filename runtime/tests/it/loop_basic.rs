@@ -1,0 +1,258 @@
+//! The loop's main paths: tool call then answer, concurrency of one turn's
+//! calls, tool failures contained, refusal, follow-up, typed output.
+
+use crate::support::*;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tribunal_runtime::{
+    Agent, Backend, ErrorCode, Message, ModelTurn, OutputFormat, RunOutcome, StopReason, Tool,
+    ToolBox, ToolError, ToolOutput,
+};
+
+#[tokio::test]
+async fn tool_call_then_answer() {
+    let backend = script(vec![
+        calls(&[("count", json!({"q": "Eiffel Tower"}))]),
+        text(&format!("Here it is:\n```json\n{}\n```", eiffel())),
+    ]);
+    let (tool, count) = Counter::new("count");
+    let agent = agent(backend.clone()).with_tools(ToolBox::new().with(tool));
+    let run = agent.run("Return the record for Eiffel Tower.").await;
+
+    assert_eq!(run.report.outcome, RunOutcome::Ok { value: eiffel() });
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(run.report.turns, 2);
+    assert!(!run.report.repair_used);
+    assert_eq!(run.report.tool_calls.len(), 1);
+    assert!(run.report.tool_calls[0].ok);
+    assert_eq!(
+        run.report.extracted_from,
+        Some(tribunal_runtime::json::ExtractedFrom::Fence)
+    );
+    let requests = backend.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].tools.len(),
+        1,
+        "tools advertised on normal turns"
+    );
+    assert!(matches!(
+        requests[0].output,
+        OutputFormat::JsonSchema { .. }
+    ));
+    match requests[1].conversation.messages.last() {
+        Some(Message::ToolResults { results }) => {
+            assert_eq!(results[0].id, "c0");
+            assert_eq!(results[0].content, "counted");
+            assert!(!results[0].is_error);
+        }
+        other => panic!("expected tool results, got {other:?}"),
+    }
+    assert_eq!(backend.remaining(), 0);
+}
+
+/// Two tools that each wait for the other: they finish only if they run at
+/// the same time.
+struct Rendezvous(Arc<tokio::sync::Barrier>, &'static str);
+
+impl Tool for Rendezvous {
+    fn name(&self) -> &str {
+        self.1
+    }
+    fn description(&self) -> &str {
+        "waits for its partner"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            self.0.wait().await;
+            Ok(ToolOutput::Text("met".into()))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn tools_of_one_turn_run_concurrently() {
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let backend = script(vec![
+        calls(&[("a", json!({})), ("b", json!({}))]),
+        answer(&eiffel()),
+    ]);
+    let mut tools = ToolBox::new()
+        .with(Rendezvous(barrier.clone(), "a"))
+        .with(Rendezvous(barrier, "b"));
+    tools.default_timeout = Duration::from_secs(1);
+    let run = agent(backend).with_tools(tools).run("go").await;
+    assert!(run.report.is_ok());
+    assert!(
+        run.report.tool_calls.iter().all(|c| c.ok),
+        "a sequential executor would time out: {:?}",
+        run.report.tool_calls
+    );
+}
+
+struct Panics;
+impl Tool for Panics {
+    fn name(&self) -> &str {
+        "panics"
+    }
+    fn description(&self) -> &str {
+        "always panics"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { panic!("tool bug") })
+    }
+}
+
+struct Fails;
+impl Tool for Fails {
+    fn name(&self) -> &str {
+        "fails"
+    }
+    fn description(&self) -> &str {
+        "always fails"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Err(ToolError::new("disk on fire")) })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_tool_failure_goes_back_to_the_model_as_an_error_result() {
+    let (slow, _) = Counter::new("slow");
+    let slow = Counter {
+        sleep: Duration::from_secs(60),
+        ..slow
+    };
+    let (count, _) = Counter::new("count");
+    let backend = script(vec![
+        calls(&[
+            ("nope", json!({})),
+            ("count", json!({"q": 5})),
+            ("panics", json!({})),
+            ("fails", json!({})),
+            ("slow", json!({})),
+        ]),
+        ModelTurn {
+            tool_calls: vec![tribunal_runtime::ToolCall {
+                id: "raw".into(),
+                name: "count".into(),
+                arguments: "{not json".into(),
+            }],
+            stop: StopReason::ToolUse,
+            ..Default::default()
+        },
+        answer(&eiffel()),
+    ]);
+    let mut tools = ToolBox::new()
+        .with(count)
+        .with(Panics)
+        .with(Fails)
+        .with(slow);
+    tools.default_timeout = Duration::from_secs(2);
+    let run = agent(backend.clone()).with_tools(tools).run("go").await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    assert_eq!(run.report.tool_calls.len(), 6);
+    assert!(run.report.tool_calls.iter().all(|c| !c.ok));
+    let requests = backend.requests();
+    let Some(Message::ToolResults { results }) = requests[1].conversation.messages.last() else {
+        panic!("expected tool results");
+    };
+    let contents: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+    assert!(contents[0].contains("unknown tool"), "{contents:?}");
+    assert!(contents[1].contains("invalid arguments"), "{contents:?}");
+    assert!(contents[2].contains("crashed"), "{contents:?}");
+    assert!(contents[3].contains("disk on fire"), "{contents:?}");
+    assert!(contents[4].contains("timed out"), "{contents:?}");
+    let Some(Message::ToolResults { results }) = requests[2].conversation.messages.last() else {
+        panic!("expected tool results");
+    };
+    assert!(results[0].content.contains("not valid JSON"));
+}
+
+#[tokio::test]
+async fn refusal_ends_the_run_without_a_repair() {
+    let backend = script(vec![ModelTurn {
+        text: "I can't help with that.".into(),
+        stop: StopReason::Refusal,
+        ..Default::default()
+    }]);
+    let run = agent(backend.clone()).run("go").await;
+    assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::Refused));
+    assert!(!run.report.repair_used);
+    assert_eq!(backend.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn backend_failure_is_backend_error() {
+    let backend = script(vec![]);
+    let run = agent(backend).run("go").await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::BackendError)
+    );
+}
+
+#[tokio::test]
+async fn follow_up_is_plain_text_without_schema_or_tools() {
+    let backend = script(vec![answer(&eiffel()), text("Because the corpus says so.")]);
+    let (tool, _) = Counter::new("count");
+    let agent = agent(backend.clone()).with_tools(ToolBox::new().with(tool));
+    let mut run = agent.run("go").await;
+    assert!(run.report.is_ok());
+    let reply = agent
+        .follow_up(&mut run.conversation, "Why that height?")
+        .await
+        .unwrap();
+    assert_eq!(reply, "Because the corpus says so.");
+    let last = backend.requests().pop().unwrap();
+    assert_eq!(last.output, OutputFormat::Text);
+    assert!(last.tools.is_empty());
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+struct Landmark {
+    name: String,
+    year: i64,
+    height_m: f64,
+}
+
+#[tokio::test]
+async fn typed_output_from_a_rust_type() {
+    let backend = script(vec![answer(
+        &json!({"name": "CN Tower", "year": 1976, "height_m": 553.3}),
+    )]);
+    let agent = Agent::for_type::<Landmark>(backend as Arc<dyn Backend>).unwrap();
+    let (landmark, _run) = agent.run_typed::<Landmark>("CN Tower?").await.unwrap();
+    assert_eq!(
+        landmark,
+        Landmark {
+            name: "CN Tower".into(),
+            year: 1976,
+            height_m: 553.3
+        }
+    );
+}
+
+#[tokio::test]
+async fn typed_output_rejects_a_wrong_type_and_repairs() {
+    let backend = script(vec![
+        answer(&json!({"name": "CN Tower", "year": "1976", "height_m": 553.3})),
+        answer(&json!({"name": "CN Tower", "year": 1976, "height_m": 553.3})),
+    ]);
+    let agent = Agent::for_type::<Landmark>(backend as Arc<dyn Backend>).unwrap();
+    let (landmark, run) = agent.run_typed::<Landmark>("CN Tower?").await.unwrap();
+    assert_eq!(landmark.year, 1976);
+    assert!(run.report.repair_used);
+}

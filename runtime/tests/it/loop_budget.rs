@@ -1,0 +1,262 @@
+//! Client-side budgets: tool calls at their exact boundary, tokens at their
+//! boundary, turns, the deadline (paused clock), and the finalize policy.
+
+use crate::support::*;
+use futures::future::BoxFuture;
+use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tribunal_runtime::{
+    Agent, Backend, BackendError, Budget, ErrorCode, ModelRequest, ModelTurn, OnBudget,
+    SchemaTarget, ToolBox,
+};
+
+fn budget() -> Budget {
+    Budget::default()
+}
+
+#[tokio::test]
+async fn max_tool_calls_exact_boundary_runs_the_batch() {
+    let backend = script(vec![
+        calls(&[("count", json!({})), ("count", json!({}))]),
+        answer(&eiffel()),
+    ]);
+    let (tool, count) = Counter::new("count");
+    let run = agent(backend)
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(Budget {
+            max_tool_calls: Some(2),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert!(run.report.is_ok());
+    assert_eq!(count.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn max_tool_calls_over_by_one_runs_none_of_the_batch() {
+    let backend = script(vec![
+        calls(&[("count", json!({}))]),
+        calls(&[("count", json!({})), ("count", json!({}))]),
+        answer(&eiffel()),
+    ]);
+    let (tool, count) = Counter::new("count");
+    let run = agent(backend.clone())
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(Budget {
+            max_tool_calls: Some(2),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxToolCallsExceeded)
+    );
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        1,
+        "the refused batch never ran"
+    );
+    assert_eq!(backend.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn finalize_policy_asks_once_without_tools() {
+    let backend = script(vec![
+        calls(&[
+            ("count", json!({})),
+            ("count", json!({})),
+            ("count", json!({})),
+        ]),
+        answer(&eiffel()),
+    ]);
+    let (tool, count) = Counter::new("count");
+    let run = agent(backend.clone())
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(Budget {
+            max_tool_calls: Some(2),
+            on_budget: OnBudget::Finalize,
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    assert_eq!(
+        run.report.finalized_after,
+        Some(ErrorCode::MaxToolCallsExceeded)
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    let requests = backend.requests();
+    assert!(requests[1].tools.is_empty());
+}
+
+#[tokio::test]
+async fn max_tokens_boundary() {
+    let at_limit = script(vec![
+        with_usage(calls(&[("count", json!({}))]), 40, 10),
+        with_usage(answer(&eiffel()), 40, 10),
+    ]);
+    let (tool, _) = Counter::new("count");
+    let tools = Arc::new(ToolBox::new().with(tool));
+    let limited = |b| {
+        agent(b).with_tools(tools.clone()).with_budget(Budget {
+            max_tokens: Some(100),
+            ..budget()
+        })
+    };
+    let run = limited(at_limit).run("go").await;
+    assert!(run.report.is_ok());
+    assert_eq!(run.report.usage.total(), 100);
+
+    let (tool, count) = Counter::new("count");
+    let over = script(vec![
+        with_usage(calls(&[("count", json!({}))]), 90, 11),
+        answer(&eiffel()),
+    ]);
+    let run = agent(over.clone())
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(Budget {
+            max_tokens: Some(100),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxTokensExceeded)
+    );
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        0,
+        "no tool runs after the budget is exceeded"
+    );
+    assert_eq!(over.requests().len(), 1);
+    assert_eq!(run.report.usage.total(), 101);
+}
+
+#[tokio::test]
+async fn repair_tokens_count_toward_the_budget() {
+    let backend = script(vec![
+        with_usage(text("no json here"), 50, 10),
+        with_usage(answer(&eiffel()), 50, 10),
+    ]);
+    let run = agent(backend)
+        .with_budget(Budget {
+            max_tokens: Some(110),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxTokensExceeded)
+    );
+    assert_eq!(run.report.usage.total(), 120);
+}
+
+#[tokio::test]
+async fn max_turns() {
+    let backend = script(vec![
+        calls(&[("count", json!({}))]),
+        calls(&[("count", json!({}))]),
+        answer(&eiffel()),
+    ]);
+    let (tool, _) = Counter::new("count");
+    let run = agent(backend)
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(Budget {
+            max_turns: 2,
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxTurnsExceeded)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn deadline_hit_by_a_slow_tool() {
+    let backend = script(vec![calls(&[("slow", json!({}))]), answer(&eiffel())]);
+    let (slow, _) = Counter::new("slow");
+    let slow = Counter {
+        sleep: Duration::from_secs(600),
+        ..slow
+    };
+    let mut tools = ToolBox::new().with(slow);
+    tools.default_timeout = Duration::from_secs(3600);
+    let started = tokio::time::Instant::now();
+    let run = agent(backend)
+        .with_tools(tools)
+        .with_budget(Budget {
+            deadline: Some(Duration::from_secs(30)),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+    assert_eq!(started.elapsed(), Duration::from_secs(30));
+}
+
+/// A backend whose n-th call (1-based) takes `slow` before answering.
+struct SlowOnCall {
+    inner: Arc<tribunal_runtime::ScriptedBackend>,
+    slow_call: usize,
+    slow: Duration,
+    calls: AtomicUsize,
+}
+
+impl Backend for SlowOnCall {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn model(&self) -> &str {
+        "slow"
+    }
+    fn schema_target(&self) -> SchemaTarget {
+        SchemaTarget::Plain
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.slow_call {
+                tokio::time::sleep(self.slow).await;
+            }
+            self.inner.complete(request).await
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn deadline_hit_by_a_slow_repair() {
+    let backend = Arc::new(SlowOnCall {
+        inner: script(vec![text("not json"), answer(&eiffel())]),
+        slow_call: 2,
+        slow: Duration::from_secs(120),
+        calls: AtomicUsize::new(0),
+    });
+    let started = tokio::time::Instant::now();
+    let run = Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark_schema()))
+        .unwrap()
+        .with_budget(Budget {
+            deadline: Some(Duration::from_secs(60)),
+            ..budget()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+    assert!(run.report.repair_used);
+    assert_eq!(started.elapsed(), Duration::from_secs(60));
+}

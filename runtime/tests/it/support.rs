@@ -1,0 +1,125 @@
+//! Shared helpers for the loop tests: schemas, scripted turns, counting tools.
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tribunal_runtime::{
+    Agent, Backend, ModelTurn, OutputSchema, ScriptTurn, ScriptedBackend, StopReason, Tool,
+    ToolCall, ToolError, ToolOutput, Usage,
+};
+
+/// The landmark record schema of the structured_output arena.
+pub fn landmark_schema() -> OutputSchema {
+    OutputSchema::new(
+        "landmark",
+        json!({
+            "type": "object",
+            "required": ["name", "year", "height_m", "sources"],
+            "properties": {
+                "name": {"type": "string"},
+                "year": {"type": "integer"},
+                "height_m": {"type": "number"},
+                "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            },
+            "additionalProperties": false
+        }),
+    )
+    .unwrap()
+}
+
+pub fn eiffel() -> Value {
+    json!({"name": "Eiffel Tower", "year": 1889, "height_m": 330, "sources": ["1"]})
+}
+
+pub fn text(t: &str) -> ModelTurn {
+    ModelTurn {
+        text: t.to_string(),
+        ..Default::default()
+    }
+}
+
+pub fn answer(v: &Value) -> ModelTurn {
+    text(&v.to_string())
+}
+
+pub fn with_usage(mut turn: ModelTurn, input: u64, output: u64) -> ModelTurn {
+    turn.usage = Usage {
+        input_tokens: input,
+        output_tokens: output,
+    };
+    turn
+}
+
+pub fn calls(calls: &[(&str, Value)]) -> ModelTurn {
+    ModelTurn {
+        text: String::new(),
+        tool_calls: calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| ToolCall {
+                id: format!("c{i}"),
+                name: name.to_string(),
+                arguments: args.to_string(),
+            })
+            .collect(),
+        stop: StopReason::ToolUse,
+        usage: Usage::default(),
+    }
+}
+
+pub fn script(turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
+    Arc::new(ScriptedBackend::from_turns(turns))
+}
+
+pub fn agent(backend: Arc<ScriptedBackend>) -> Agent {
+    Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark_schema())).unwrap()
+}
+
+#[allow(dead_code)]
+pub fn script_turn(v: Value) -> ScriptTurn {
+    serde_json::from_value(v).unwrap()
+}
+
+/// A tool that counts its executions, optionally sleeping first.
+pub struct Counter {
+    pub name: &'static str,
+    pub count: Arc<AtomicUsize>,
+    pub sleep: Duration,
+}
+
+impl Counter {
+    pub fn new(name: &'static str) -> (Self, Arc<AtomicUsize>) {
+        let count = Arc::new(AtomicUsize::new(0));
+        (
+            Counter {
+                name,
+                count: count.clone(),
+                sleep: Duration::ZERO,
+            },
+            count,
+        )
+    }
+}
+
+impl Tool for Counter {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "counts its calls"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": false})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            self.count.fetch_add(1, Ordering::SeqCst);
+            if !self.sleep.is_zero() {
+                tokio::time::sleep(self.sleep).await;
+            }
+            Ok(ToolOutput::Text("counted".into()))
+        })
+    }
+}
