@@ -1,5 +1,10 @@
 //! Integration tests of the `tribunal` package: the facade and the binary.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 /// Points insta at the workspace's `snapshots/cli/` folder for the rest of
 /// the enclosing scope.
@@ -18,3 +23,4 @@ macro_rules! bind_snapshots {
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
+mod example;

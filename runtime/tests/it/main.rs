@@ -21,4 +21,5 @@ macro_rules! bind_snapshots {
 mod loop_basic;
 mod loop_budget;
 mod loop_repair;
+mod machine_trace;
 mod support;
