@@ -1,0 +1,128 @@
+//! Loop overhead: one full scripted run (one tool call, final answer extracted
+//! and validated), and 10,000 runs in flight at once with 50 ms of simulated
+//! model latency per call.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::{
+    Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, StopReason, Tool, ToolBox, ToolCall,
+    ToolError, ToolOutput,
+};
+
+struct Echo;
+
+impl Tool for Echo {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "echoes"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async { Ok(ToolOutput::Text("[1] Eiffel Tower: 1889, 330 m".into())) })
+    }
+}
+
+fn schema() -> Arc<OutputSchema> {
+    Arc::new(
+        OutputSchema::new(
+            "landmark",
+            json!({
+                "type": "object",
+                "required": ["name", "year", "height_m", "sources"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "year": {"type": "integer"},
+                    "height_m": {"type": "number"},
+                    "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+                },
+                "additionalProperties": false
+            }),
+        )
+        .unwrap(),
+    )
+}
+
+fn turns() -> Vec<ModelTurn> {
+    vec![
+        ModelTurn {
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "search".into(),
+                arguments: r#"{"query":"Eiffel Tower"}"#.into(),
+            }],
+            stop: StopReason::ToolUse,
+            ..Default::default()
+        },
+        ModelTurn {
+            text: r#"{"name":"Eiffel Tower","year":1889,"height_m":330,"sources":["1"]}"#.into(),
+            ..Default::default()
+        },
+    ]
+}
+
+fn one_run(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let schema = schema();
+    let tools = Arc::new(ToolBox::new().with(Echo));
+    c.bench_function("loop/one_scripted_run", |b| {
+        b.to_async(&rt).iter(|| {
+            let backend: Arc<dyn Backend> = Arc::new(ScriptedBackend::from_turns(turns()));
+            let agent = Agent::new(backend, schema.clone())
+                .unwrap()
+                .with_tools(tools.clone());
+            async move {
+                let run = agent.run("Return the record for Eiffel Tower.").await;
+                assert!(run.report.is_ok());
+            }
+        })
+    });
+}
+
+fn ten_thousand_in_flight(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let schema = schema();
+    let tools = Arc::new(ToolBox::new().with(Echo));
+    let mut group = c.benchmark_group("loop");
+    group.sample_size(10);
+    group.bench_function("10k_runs_50ms_latency", |b| {
+        b.to_async(&rt).iter(|| {
+            let schema = schema.clone();
+            let tools = tools.clone();
+            async move {
+                let handles: Vec<_> = (0..10_000)
+                    .map(|_| {
+                        let backend: Arc<dyn Backend> = Arc::new(
+                            ScriptedBackend::from_turns(turns())
+                                .with_latency(Duration::from_millis(50)),
+                        );
+                        let agent = Agent::new(backend, schema.clone())
+                            .unwrap()
+                            .with_tools(tools.clone());
+                        tokio::spawn(async move { agent.run("go").await.report.is_ok() })
+                    })
+                    .collect();
+                for h in handles {
+                    assert!(h.await.unwrap());
+                }
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, one_run, ten_thousand_in_flight);
+criterion_main!(benches);

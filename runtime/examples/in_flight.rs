@@ -1,0 +1,78 @@
+//! Load check: N runs in flight at once, each with two model calls of
+//! simulated latency. Prints wall time against the ideal and the process's
+//! peak resident memory (Linux `VmHWM`).
+//!
+//! ```sh
+//! cargo run --release -p tribunal-runtime --example in_flight -- 10000 50
+//! ```
+#![allow(clippy::unwrap_used)]
+
+use serde_json::json;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tribunal_runtime::{Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, ToolBox};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let latency_ms: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let schema = Arc::new(
+        OutputSchema::new(
+            "answer",
+            json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}),
+        )
+        .unwrap(),
+    );
+    let tools = Arc::new(ToolBox::new());
+    let started = Instant::now();
+    let ok = rt.block_on(async {
+        let handles: Vec<_> = (0..runs)
+            .map(|_| {
+                let backend: Arc<dyn Backend> = Arc::new(
+                    ScriptedBackend::from_turns([
+                        ModelTurn {
+                            text: "thinking… {\"n\": \"x\"}".into(),
+                            ..Default::default()
+                        },
+                        ModelTurn {
+                            text: "{\"n\": 1}".into(),
+                            ..Default::default()
+                        },
+                    ])
+                    .with_latency(Duration::from_millis(latency_ms)),
+                );
+                let agent = Agent::new(backend, schema.clone())
+                    .unwrap()
+                    .with_tools(tools.clone());
+                tokio::spawn(async move { agent.run("go").await.report.is_ok() })
+            })
+            .collect();
+        let mut ok = 0;
+        for h in handles {
+            if h.await.unwrap_or(false) {
+                ok += 1;
+            }
+        }
+        ok
+    });
+    let wall = started.elapsed();
+    let ideal = Duration::from_millis(2 * latency_ms);
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM"))
+                .map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    println!(
+        "{ok}/{runs} runs ok; wall {:.1} ms; ideal {} ms (two model calls); ratio {:.2}; peak RSS {peak}",
+        wall.as_secs_f64() * 1000.0,
+        ideal.as_millis(),
+        wall.as_secs_f64() / ideal.as_secs_f64()
+    );
+}
