@@ -127,8 +127,6 @@ impl Agent {
             backend = %self.backend.name(),
             model = %self.backend.model(),
         );
-        let _enter = span.enter();
-        drop(_enter);
         let config = MachineConfig {
             budget: self.budget,
             answer: self.answer,
