@@ -1,5 +1,10 @@
 //! Integration tests of `tribunal-tools`, one binary with a module per area.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 /// Points insta at the workspace's `snapshots/tools/` folder for the rest of
 /// the enclosing scope.
@@ -11,4 +16,23 @@ macro_rules! bind_snapshots {
         settings.set_prepend_module_to_snapshot(false);
         let _snapshot_guard = settings.bind_to_scope();
     };
+}
+
+mod file_tools;
+mod landmarks;
+mod ranking;
+mod search_tool;
+
+/// Runs one tool call through a toolbox, as the agent loop would.
+pub(crate) async fn call(
+    toolbox: &tribunal_runtime::ToolBox,
+    name: &str,
+    args: serde_json::Value,
+) -> tribunal_runtime::ToolResult {
+    let call = tribunal_runtime::ToolCall {
+        id: "call-1".to_string(),
+        name: name.to_string(),
+        arguments: args.to_string(),
+    };
+    toolbox.execute(&call).await.result
 }
