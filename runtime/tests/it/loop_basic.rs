@@ -256,3 +256,40 @@ async fn typed_output_rejects_a_wrong_type_and_repairs() {
     assert_eq!(landmark.year, 1976);
     assert!(run.report.repair_used);
 }
+
+struct Huge;
+impl Tool for Huge {
+    fn name(&self) -> &str {
+        "huge"
+    }
+    fn description(&self) -> &str {
+        "returns 10 MB"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Ok(ToolOutput::Text("é".repeat(5 * 1024 * 1024))) })
+    }
+}
+
+#[tokio::test]
+async fn oversized_tool_output_is_capped_with_a_marker() {
+    let backend = script(vec![calls(&[("huge", json!({}))]), answer(&eiffel())]);
+    let run = agent(backend.clone())
+        .with_tools(ToolBox::new().with(Huge))
+        .run("go")
+        .await;
+    assert!(run.report.is_ok());
+    let requests = backend.requests();
+    let Some(Message::ToolResults { results }) = requests[1].conversation.messages.last() else {
+        panic!("expected tool results");
+    };
+    let content = &results[0].content;
+    assert!(content.len() < 64 * 1024 + 100, "{}", content.len());
+    assert!(content.ends_with(&format!(
+        "[truncated: {} of {} bytes shown]",
+        64 * 1024,
+        10 * 1024 * 1024
+    )));
+}
