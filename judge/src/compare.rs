@@ -1,0 +1,300 @@
+//! [`Comparison`]: a baseline results file against a new one — which item
+//! runs changed outcome (PASS → FAIL/ERROR is a regression, the reverse a
+//! fix), the pass-rate delta, and token and latency deltas. Pure: it takes
+//! rows, not files.
+
+use crate::html::percentile;
+use crate::results::{Outcome, ResultRow};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// The numbers of one side of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// The arena's name (of the first row).
+    pub arena: String,
+    /// The backend's name.
+    pub backend: String,
+    /// The model name.
+    pub model: String,
+    /// The config hash (of the first row).
+    pub config_hash: String,
+    /// Item runs (rows).
+    pub total: usize,
+    /// PASS rows.
+    pub pass: usize,
+    /// FAIL rows.
+    pub fail: usize,
+    /// ERROR rows.
+    pub error: usize,
+    /// `pass / total` (0 without rows).
+    pub pass_rate: f64,
+    /// Input + output tokens over every row.
+    pub tokens_total: u64,
+    /// Mean tokens per row.
+    pub tokens_mean: f64,
+    /// Mean wall time per row, in milliseconds.
+    pub wall_mean_ms: f64,
+    /// Median wall time, in milliseconds.
+    pub wall_p50_ms: f64,
+    /// 95th-percentile wall time, in milliseconds.
+    pub wall_p95_ms: f64,
+}
+
+impl Side {
+    /// The numbers of `rows`.
+    pub fn of(rows: &[ResultRow]) -> Side {
+        let first = rows.first();
+        let text = |f: fn(&ResultRow) -> &String| first.map(|r| f(r).clone()).unwrap_or_default();
+        let count = |o: Outcome| rows.iter().filter(|r| r.outcome == o).count();
+        let n = rows.len();
+        let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+        let tokens_total: u64 = rows.iter().map(|r| r.usage.total()).sum();
+        let mut walls: Vec<f64> = rows.iter().map(|r| r.wall_ms).collect();
+        walls.sort_by(f64::total_cmp);
+        Side {
+            arena: text(|r| &r.arena),
+            backend: text(|r| &r.backend),
+            model: text(|r| &r.model),
+            config_hash: text(|r| &r.config_hash),
+            total: n,
+            pass: count(Outcome::Pass),
+            fail: count(Outcome::Fail),
+            error: count(Outcome::Error),
+            pass_rate: mean(count(Outcome::Pass) as f64),
+            tokens_total,
+            tokens_mean: mean(tokens_total as f64),
+            wall_mean_ms: mean(walls.iter().sum()),
+            wall_p50_ms: percentile(&walls, 0.50),
+            wall_p95_ms: percentile(&walls, 0.95),
+        }
+    }
+}
+
+/// What kind of outcome change an item run shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// PASS before, FAIL or ERROR now.
+    Regression,
+    /// FAIL or ERROR before, PASS now.
+    Fix,
+    /// FAIL ↔ ERROR: still not passing, for another reason.
+    Changed,
+}
+
+/// One item run whose outcome differs between the files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The item id.
+    pub id: String,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// The baseline outcome.
+    pub base: Outcome,
+    /// The new outcome.
+    pub new: Outcome,
+    /// Regression, fix or other change.
+    pub kind: ChangeKind,
+    /// The new run's error code, if it is an ERROR.
+    pub error_code: Option<String>,
+    /// The new run's failed checks' types, if it is a FAIL.
+    pub failed_checks: Vec<String>,
+    /// New tokens minus baseline tokens.
+    pub tokens_delta: i64,
+    /// New wall time minus baseline wall time, in milliseconds.
+    pub wall_delta_ms: f64,
+}
+
+/// An (item, repeat) present in only one of the files.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RunKey {
+    /// The item id.
+    pub id: String,
+    /// The 0-based repeat.
+    pub repeat: u32,
+}
+
+/// A baseline against a new run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The baseline's numbers.
+    pub base: Side,
+    /// The new run's numbers.
+    pub new: Side,
+    /// New pass rate minus baseline pass rate.
+    pub pass_rate_delta: f64,
+    /// New mean tokens per row minus the baseline's.
+    pub tokens_mean_delta: f64,
+    /// New total tokens minus the baseline's.
+    pub tokens_total_delta: i64,
+    /// New mean wall time minus the baseline's, in milliseconds.
+    pub wall_mean_delta_ms: f64,
+    /// New median wall time minus the baseline's, in milliseconds.
+    pub wall_p50_delta_ms: f64,
+    /// New p95 wall time minus the baseline's, in milliseconds.
+    pub wall_p95_delta_ms: f64,
+    /// Item runs present in both files: how many.
+    pub matched: usize,
+    /// Every outcome change, regressions first, then fixes, then the rest;
+    /// in report order within each kind.
+    pub changes: Vec<Change>,
+    /// Item runs only in the baseline (not counted as regressions).
+    pub only_base: Vec<RunKey>,
+    /// Item runs only in the new file.
+    pub only_new: Vec<RunKey>,
+}
+
+impl Comparison {
+    /// Compares `base` with `new`, each the latest row per (item, repeat),
+    /// matching rows by item id and repeat.
+    pub fn new(base: &[ResultRow], new: &[ResultRow]) -> Comparison {
+        let key = |r: &ResultRow| (r.id.clone(), r.repeat);
+        let base_map: BTreeMap<(String, u32), &ResultRow> =
+            base.iter().map(|r| (key(r), r)).collect();
+        let new_keys: BTreeSet<(String, u32)> = new.iter().map(key).collect();
+        let mut changes = Vec::new();
+        let mut matched = 0;
+        let mut only_new = Vec::new();
+        for n in new {
+            let Some(b) = base_map.get(&key(n)) else {
+                only_new.push(run_key(n));
+                continue;
+            };
+            matched += 1;
+            let kind = match (b.outcome, n.outcome) {
+                (x, y) if x == y => continue,
+                (Outcome::Pass, _) => ChangeKind::Regression,
+                (_, Outcome::Pass) => ChangeKind::Fix,
+                _ => ChangeKind::Changed,
+            };
+            changes.push(Change {
+                id: n.id.clone(),
+                repeat: n.repeat,
+                base: b.outcome,
+                new: n.outcome,
+                kind,
+                error_code: n.error_code.clone(),
+                failed_checks: n
+                    .checks
+                    .iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| c.kind.clone())
+                    .collect(),
+                tokens_delta: n.usage.total() as i64 - b.usage.total() as i64,
+                wall_delta_ms: n.wall_ms - b.wall_ms,
+            });
+        }
+        changes.sort_by_key(|c| match c.kind {
+            ChangeKind::Regression => 0,
+            ChangeKind::Fix => 1,
+            ChangeKind::Changed => 2,
+        });
+        let only_base = base
+            .iter()
+            .filter(|r| !new_keys.contains(&key(r)))
+            .map(run_key)
+            .collect();
+        let (b, n) = (Side::of(base), Side::of(new));
+        Comparison {
+            pass_rate_delta: n.pass_rate - b.pass_rate,
+            tokens_mean_delta: n.tokens_mean - b.tokens_mean,
+            tokens_total_delta: n.tokens_total as i64 - b.tokens_total as i64,
+            wall_mean_delta_ms: n.wall_mean_ms - b.wall_mean_ms,
+            wall_p50_delta_ms: n.wall_p50_ms - b.wall_p50_ms,
+            wall_p95_delta_ms: n.wall_p95_ms - b.wall_p95_ms,
+            base: b,
+            new: n,
+            matched,
+            changes,
+            only_base,
+            only_new,
+        }
+    }
+
+    /// How many item runs regressed (PASS → FAIL or ERROR).
+    pub fn regressions(&self) -> usize {
+        self.count(ChangeKind::Regression)
+    }
+
+    /// How many item runs were fixed (FAIL or ERROR → PASS).
+    pub fn fixes(&self) -> usize {
+        self.count(ChangeKind::Fix)
+    }
+
+    fn count(&self, kind: ChangeKind) -> usize {
+        self.changes.iter().filter(|c| c.kind == kind).count()
+    }
+
+    /// A plain-text summary for the terminal.
+    pub fn to_text(&self) -> String {
+        let (b, n) = (&self.base, &self.new);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "compare {} ({} · {}) → {} ({} · {})",
+            b.arena, b.backend, b.model, n.arena, n.backend, n.model
+        );
+        let _ = writeln!(
+            out,
+            "pass rate {:.1}% → {:.1}% ({:+.1} points) · {} regression(s), {} fix(es), {} other change(s)",
+            b.pass_rate * 100.0,
+            n.pass_rate * 100.0,
+            self.pass_rate_delta * 100.0,
+            self.regressions(),
+            self.fixes(),
+            self.count(ChangeKind::Changed)
+        );
+        let _ = writeln!(
+            out,
+            "tokens/run {:.1} → {:.1} ({:+.1}) · latency mean {:.1} → {:.1} ms ({:+.1}), p95 {:.1} → {:.1} ms ({:+.1})",
+            b.tokens_mean,
+            n.tokens_mean,
+            self.tokens_mean_delta,
+            b.wall_mean_ms,
+            n.wall_mean_ms,
+            self.wall_mean_delta_ms,
+            b.wall_p95_ms,
+            n.wall_p95_ms,
+            self.wall_p95_delta_ms
+        );
+        for c in &self.changes {
+            let word = match c.kind {
+                ChangeKind::Regression => "REGRESSION",
+                ChangeKind::Fix => "fix",
+                ChangeKind::Changed => "changed",
+            };
+            let _ = write!(
+                out,
+                "  {word:<10} {} #{}: {} → {}",
+                c.id,
+                c.repeat,
+                c.base.as_str(),
+                c.new.as_str()
+            );
+            if let Some(code) = &c.error_code {
+                let _ = write!(out, " ({code})");
+            } else if !c.failed_checks.is_empty() {
+                let _ = write!(out, " (failed: {})", c.failed_checks.join(", "));
+            }
+            out.push('\n');
+        }
+        for (label, keys) in [
+            ("only in baseline", &self.only_base),
+            ("only in new", &self.only_new),
+        ] {
+            if !keys.is_empty() {
+                let _ = writeln!(out, "{} item run(s) {label}", keys.len());
+            }
+        }
+        out
+    }
+}
+
+fn run_key(r: &ResultRow) -> RunKey {
+    RunKey {
+        id: r.id.clone(),
+        repeat: r.repeat,
+    }
+}

@@ -1,0 +1,169 @@
+//! Renders a [`Comparison`] as one self-contained, static HTML page: the
+//! two sides' numbers with deltas, then every changed item run,
+//! regressions first. Everything from the result files is escaped.
+
+use crate::compare::{ChangeKind, Comparison, Side};
+use crate::html::escape::escape_html;
+use crate::html::render::{head, pct};
+use crate::report::MOCK_BANNER;
+use std::fmt::Write as _;
+
+/// Renders the comparison page.
+pub fn render_compare(c: &Comparison) -> String {
+    let mut out = String::with_capacity(16 * 1024 + c.changes.len() * 200);
+    let title = format!("tribunal compare · {} → {}", c.base.arena, c.new.arena);
+    head(&mut out, &title);
+    let _ = writeln!(out, "<header><h1>{}</h1>", escape_html(&title));
+    let mock = c.base.backend == crate::MOCK_BACKEND || c.new.backend == crate::MOCK_BACKEND;
+    if mock {
+        let _ = writeln!(
+            out,
+            r#"<p class="mock-banner" id="mock-banner">{}</p>"#,
+            escape_html(MOCK_BANNER)
+        );
+    }
+    out.push_str(r#"<div class="stats">"#);
+    for (class, label, n) in [
+        ("fail", "regressions", c.regressions()),
+        ("pass", "fixes", c.fixes()),
+        (
+            "",
+            "other changes",
+            c.changes
+                .iter()
+                .filter(|x| x.kind == ChangeKind::Changed)
+                .count(),
+        ),
+    ] {
+        let _ = write!(
+            out,
+            r#"<div class="stat {class}"><span class="n">{n}</span><span class="k">{label}</span></div>"#
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n">{:+.1}</span><span class="k">pass rate, points</span></div></div></header>"#,
+        c.pass_rate_delta * 100.0
+    );
+    out.push_str(
+        "\n<h2>Numbers</h2><table><tr><th></th><th>baseline</th><th>new</th><th class=\"num\">delta</th></tr>",
+    );
+    let (b, n) = (&c.base, &c.new);
+    let text_rows: [(&str, fn(&Side) -> &String); 4] = [
+        ("arena", |s| &s.arena),
+        ("backend", |s| &s.backend),
+        ("model", |s| &s.model),
+        ("config hash", |s| &s.config_hash),
+    ];
+    for (label, f) in text_rows {
+        let _ = write!(
+            out,
+            "<tr><td>{label}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td></td></tr>",
+            escape_html(f(b)),
+            escape_html(f(n))
+        );
+    }
+    let nums = [
+        (
+            "PASS / FAIL / ERROR",
+            format!("{} / {} / {}", b.pass, b.fail, b.error),
+            format!("{} / {} / {}", n.pass, n.fail, n.error),
+            format!("{} matched run(s)", c.matched),
+        ),
+        (
+            "pass rate",
+            pct(b.pass_rate),
+            pct(n.pass_rate),
+            format!("{:+.1} points", c.pass_rate_delta * 100.0),
+        ),
+        (
+            "tokens per run",
+            format!("{:.1}", b.tokens_mean),
+            format!("{:.1}", n.tokens_mean),
+            format!("{:+.1}", c.tokens_mean_delta),
+        ),
+        (
+            "tokens in total",
+            b.tokens_total.to_string(),
+            n.tokens_total.to_string(),
+            format!("{:+}", c.tokens_total_delta),
+        ),
+        (
+            "latency mean",
+            ms(b.wall_mean_ms),
+            ms(n.wall_mean_ms),
+            format!("{:+.1} ms", c.wall_mean_delta_ms),
+        ),
+        (
+            "latency p50",
+            ms(b.wall_p50_ms),
+            ms(n.wall_p50_ms),
+            format!("{:+.1} ms", c.wall_p50_delta_ms),
+        ),
+        (
+            "latency p95",
+            ms(b.wall_p95_ms),
+            ms(n.wall_p95_ms),
+            format!("{:+.1} ms", c.wall_p95_delta_ms),
+        ),
+    ];
+    for (label, x, y, d) in nums {
+        let _ = write!(
+            out,
+            "<tr><td>{label}</td><td>{x}</td><td>{y}</td><td class=\"num\">{d}</td></tr>"
+        );
+    }
+    out.push_str("</table>\n<h2>Changed item runs</h2>");
+    if c.changes.is_empty() {
+        out.push_str("<p class=\"muted\">No item run changed outcome.</p>");
+    } else {
+        out.push_str(
+            "<table id=\"changes\"><tr><th>change</th><th>id</th><th>repeat</th><th>baseline</th><th>new</th><th>why</th><th class=\"num\">Δ tokens</th><th class=\"num\">Δ latency ms</th></tr>",
+        );
+        for ch in &c.changes {
+            let (word, class) = match ch.kind {
+                ChangeKind::Regression => ("regression", "FAIL"),
+                ChangeKind::Fix => ("fix", "PASS"),
+                ChangeKind::Changed => ("changed", "ERROR"),
+            };
+            let why = match &ch.error_code {
+                Some(code) => code.clone(),
+                None => ch.failed_checks.join(", "),
+            };
+            let _ = write!(
+                out,
+                "<tr class=\"change {word}\"><td><span class=\"badge {class}\">{word}</span></td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td class=\"num\">{:+}</td><td class=\"num\">{:+.1}</td></tr>",
+                escape_html(&ch.id),
+                ch.repeat,
+                ch.base.as_str(),
+                ch.new.as_str(),
+                escape_html(&why),
+                ch.tokens_delta,
+                ch.wall_delta_ms
+            );
+        }
+        out.push_str("</table>");
+    }
+    for (label, keys) in [
+        ("Only in the baseline", &c.only_base),
+        ("Only in the new file", &c.only_new),
+    ] {
+        if keys.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "<h2>{label} ({})</h2><p>", keys.len());
+        for k in keys.iter().take(200) {
+            let _ = write!(out, "<code>{} #{}</code> ", escape_html(&k.id), k.repeat);
+        }
+        if keys.len() > 200 {
+            let _ = write!(out, "and {} more", keys.len() - 200);
+        }
+        out.push_str("</p>");
+    }
+    out.push_str("\n</body>\n</html>\n");
+    out
+}
+
+fn ms(x: f64) -> String {
+    format!("{x:.1} ms")
+}

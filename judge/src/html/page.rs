@@ -1,0 +1,189 @@
+//! [`ReportPage`]: the data the HTML report is built from — header, counts,
+//! chart data and one entry per item and repeat — gathered from result rows
+//! and, when recorded, their transcripts. Pure: no I/O except through the
+//! transcript lookup the caller passes in.
+
+use crate::backends::MOCK_BACKEND;
+use crate::checks::CheckResult;
+use crate::html::charts::{Histogram, TokenBars};
+use crate::results::{Outcome, ResultRow};
+use crate::summary::{Summary, summarize};
+use crate::transcript::Transcript;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use tribunal_runtime::{ToolCallRecord, Usage};
+
+/// Everything the report page shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportPage {
+    /// The arena's name.
+    pub arena: String,
+    /// The backend's name.
+    pub backend: String,
+    /// The model name.
+    pub model: String,
+    /// Whether the rows came from the mock backend (the page then carries
+    /// the mock banner).
+    pub mock: bool,
+    /// When the last row was written, `YYYY-MM-DD HH:MM UTC` (empty when no
+    /// row carries a time).
+    pub date: String,
+    /// The config hash (every distinct one, comma-separated, if mixed).
+    pub config_hash: String,
+    /// Counts, pass rate, pass^k and unstable items.
+    pub summary: Summary,
+    /// The latency histogram.
+    pub latency: Histogram,
+    /// The tokens-per-item chart.
+    pub tokens: TokenBars,
+    /// One entry per item and repeat, in report order.
+    pub items: Vec<PageItem>,
+    /// Things the reader should know (unreadable transcripts, mixed config
+    /// hashes), in the order found.
+    pub notes: Vec<String>,
+}
+
+/// One item's run on the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageItem {
+    /// The item id.
+    pub id: String,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// PASS, FAIL or ERROR.
+    pub outcome: Outcome,
+    /// The stable error code of an ERROR.
+    pub error_code: Option<String>,
+    /// Every check with its detail (empty on ERROR).
+    pub checks: Vec<CheckResult>,
+    /// The validated answer (PASS and FAIL only).
+    pub answer: Option<Value>,
+    /// Token usage.
+    pub usage: Usage,
+    /// Tool calls executed.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Wall time, in milliseconds.
+    pub wall_ms: f64,
+    /// Model turns.
+    pub turns: u32,
+    /// Whether the repair turn was used.
+    pub repair_used: bool,
+    /// The transcript, when one was recorded.
+    pub transcript: Option<Transcript>,
+}
+
+impl ReportPage {
+    /// The page of `rows` (latest row per key, as [`crate::latest`] gives
+    /// them), without transcripts.
+    pub fn from_rows(rows: &[ResultRow]) -> ReportPage {
+        Self::build(rows, |_| Ok(None))
+    }
+
+    /// The page of `rows`, with each run's transcript read from `dir` when
+    /// one was recorded there. A transcript that exists but cannot be read
+    /// becomes a note on the page, not an error.
+    pub fn with_transcripts(rows: &[ResultRow], dir: &Path) -> ReportPage {
+        Self::build(rows, |row| {
+            Transcript::read(dir, &row.id, row.repeat).map_err(|e| e.to_string())
+        })
+    }
+
+    /// The page of `rows`, asking `transcript` for each row's transcript
+    /// (`Err` is a message shown as a note).
+    pub fn build(
+        rows: &[ResultRow],
+        mut transcript: impl FnMut(&ResultRow) -> Result<Option<Transcript>, String>,
+    ) -> ReportPage {
+        let first = rows.first();
+        let text = |f: fn(&ResultRow) -> &String| first.map(|r| f(r).clone()).unwrap_or_default();
+        let backend = text(|r| &r.backend);
+        let hashes: BTreeSet<&str> = rows.iter().map(|r| r.config_hash.as_str()).collect();
+        let mut notes = Vec::new();
+        if hashes.len() > 1 {
+            notes.push(format!(
+                "rows of {} different config hashes are mixed in this file",
+                hashes.len()
+            ));
+        }
+        let mut items = Vec::with_capacity(rows.len());
+        for row in rows {
+            let transcript = match transcript(row) {
+                Ok(t) => t,
+                Err(message) => {
+                    notes.push(format!(
+                        "transcript of {} #{}: {message}",
+                        row.id, row.repeat
+                    ));
+                    None
+                }
+            };
+            items.push(PageItem {
+                id: row.id.clone(),
+                repeat: row.repeat,
+                outcome: row.outcome,
+                error_code: row.error_code.clone(),
+                checks: row.checks.clone(),
+                answer: row.answer.clone(),
+                usage: row.usage,
+                tool_calls: row.tool_calls.clone(),
+                wall_ms: row.wall_ms,
+                turns: row.turns,
+                repair_used: row.repair_used,
+                transcript,
+            });
+        }
+        let latencies: Vec<f64> = rows.iter().map(|r| r.wall_ms).collect();
+        let tokens: Vec<Usage> = rows.iter().map(|r| r.usage).collect();
+        ReportPage {
+            arena: text(|r| &r.arena),
+            mock: backend == MOCK_BACKEND,
+            backend,
+            model: text(|r| &r.model),
+            date: rows
+                .iter()
+                .map(|r| r.finished_at_ms)
+                .max()
+                .filter(|ms| *ms > 0)
+                .map(utc_minute)
+                .unwrap_or_default(),
+            config_hash: hashes.into_iter().collect::<Vec<_>>().join(", "),
+            summary: summarize(rows),
+            latency: Histogram::of(&latencies),
+            tokens: TokenBars::of(&tokens),
+            items,
+            notes,
+        }
+    }
+}
+
+/// `ms` since the Unix epoch as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_minute(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{d:02} {h:02}:{m:02} UTC")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_minutes() {
+        assert_eq!(utc_minute(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_minute(951_782_400_000), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_minute(1_786_000_000_000), "2026-08-06 07:06 UTC");
+    }
+}

@@ -1,0 +1,239 @@
+//! Renders a [`ReportPage`] as one self-contained HTML file: inline CSS, inline
+//! JavaScript, the item data as JSON in a `<script type="application/json">`
+//! block, and the charts as inline SVG. No network access; opens from
+//! `file://`.
+//!
+//! The header and charts are rendered here, escaped; the items table and
+//! each item's detail are built by the page's script from the JSON data,
+//! with `textContent` only — model, tool and dataset text never becomes
+//! markup.
+
+use crate::html::charts::{
+    latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
+};
+use crate::html::escape::{escape_html, script_safe};
+use crate::html::page::{PageItem, ReportPage};
+use crate::report::MOCK_BANNER;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The page's stylesheet.
+pub(crate) const CSS: &str = include_str!("assets/report.css");
+/// The page's script.
+const JS: &str = include_str!("assets/report.js");
+
+/// How many unstable item ids the header lists before "and N more".
+const UNSTABLE_SHOWN: usize = 30;
+
+/// Renders the whole report page.
+pub fn render_page(page: &ReportPage) -> String {
+    let data = script_safe(&data_json(page));
+    let mut out = String::with_capacity(data.len() + 16 * 1024);
+    let title = format!("tribunal report · {}", page.arena);
+    head(&mut out, &title);
+    out.push_str("<header>\n");
+    let _ = writeln!(out, "<h1>{}</h1>", escape_html(&title));
+    if page.mock {
+        let _ = writeln!(
+            out,
+            r#"<p class="mock-banner" id="mock-banner">{}</p>"#,
+            escape_html(MOCK_BANNER)
+        );
+    }
+    out.push_str(r#"<dl class="meta">"#);
+    for (k, v) in [
+        ("arena", &page.arena),
+        ("backend", &page.backend),
+        ("model", &page.model),
+        ("date", &page.date),
+        ("config hash", &page.config_hash),
+    ] {
+        let _ = write!(out, "<div><dt>{k}</dt><dd>{}</dd></div>", escape_html(v));
+    }
+    out.push_str("</dl>\n");
+    stats(&mut out, page);
+    out.push_str("</header>\n");
+    if !page.notes.is_empty() {
+        out.push_str(r#"<section class="notes"><h2>Notes</h2><ul>"#);
+        for n in &page.notes {
+            let _ = write!(out, "<li>{}</li>", escape_html(n));
+        }
+        out.push_str("</ul></section>\n");
+    }
+    let _ = writeln!(
+        out,
+        r#"<section class="charts"><figure class="wide">{}<figcaption>Outcomes</figcaption></figure><figure>{}<figcaption>{}</figcaption></figure><figure>{}<figcaption>{}</figcaption></figure></section>"#,
+        outcome_bar(&page.summary),
+        latency_histogram(&page.latency),
+        escape_html(&latency_caption(&page.latency)),
+        token_chart(&page.tokens),
+        escape_html(&token_caption(&page.tokens)),
+    );
+    let repeated = page.summary.repeats > 1;
+    let _ = writeln!(
+        out,
+        r##"<section class="items"><h2>Items</h2>
+<form class="controls" id="controls" onsubmit="return false">
+<label>Outcome <select id="filter"><option value="">all</option><option>PASS</option><option>FAIL</option><option>ERROR</option></select></label>
+<label>Search id <input id="search" type="search" placeholder="item id" autocomplete="off"></label>
+<label>Sort <select id="sort"><option value="">report order</option><option value="wall-desc">latency, slowest first</option><option value="wall-asc">latency, fastest first</option><option value="tokens-desc">tokens, most first</option><option value="tokens-asc">tokens, fewest first</option></select></label>
+<span id="shown" class="shown"></span>
+</form>
+<table id="items"><thead><tr><th>id</th>{}<th>outcome</th><th>checks</th><th>error code</th><th class="num">tokens</th><th class="num">latency ms</th><th class="num">tool calls</th><th class="num">turns</th></tr></thead>
+<tbody id="rows"></tbody></table>
+<noscript><p>The items table needs JavaScript (inline, no network access).</p></noscript>
+</section>"##,
+        if repeated { "<th>repeat</th>" } else { "" },
+    );
+    let _ = writeln!(
+        out,
+        r#"<script type="application/json" id="report-data">{data}</script>"#
+    );
+    let _ = writeln!(out, "<script>\n{JS}</script>\n</body>\n</html>");
+    out
+}
+
+/// Writes the document head and opens the body.
+pub(crate) fn head(out: &mut String, title: &str) {
+    let _ = writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>",
+        escape_html(title)
+    );
+}
+
+fn stats(out: &mut String, page: &ReportPage) {
+    let s = &page.summary;
+    out.push_str(r#"<div class="stats">"#);
+    for (class, label, n) in [
+        ("pass", "PASS", s.pass),
+        ("fail", "FAIL", s.fail),
+        ("error", "ERROR", s.error),
+    ] {
+        let _ = write!(
+            out,
+            r#"<div class="stat {class}"><span class="n" id="count-{class}">{n}</span><span class="k">{label}</span></div>"#
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="pass-rate">{}</span><span class="k">pass rate ({} of {})</span></div>"#,
+        pct(s.pass_rate),
+        s.pass,
+        s.total
+    );
+    if s.repeats > 1 {
+        let _ = write!(
+            out,
+            r#"<div class="stat"><span class="n" id="pass-hat-k">{}</span><span class="k">pass^{} ({} items)</span></div>"#,
+            pct(s.pass_hat_k),
+            s.repeats,
+            s.items
+        );
+        let per: Vec<String> = s
+            .per_repeat
+            .iter()
+            .map(|r| format!("#{}: {}", r.repeat, pct(r.pass_rate)))
+            .collect();
+        let _ = write!(
+            out,
+            r#"</div><p class="repeats">Pass rate per repeat: {}</p><p class="unstable" id="unstable"><b>{} unstable item(s)</b>"#,
+            escape_html(&per.join(", ")),
+            s.unstable.len()
+        );
+        if !s.unstable.is_empty() {
+            let shown: Vec<String> = s
+                .unstable
+                .iter()
+                .take(UNSTABLE_SHOWN)
+                .map(|id| format!("<code>{}</code>", escape_html(id)))
+                .collect();
+            let _ = write!(out, ": {}", shown.join(" "));
+            if s.unstable.len() > UNSTABLE_SHOWN {
+                let _ = write!(out, " and {} more", s.unstable.len() - UNSTABLE_SHOWN);
+            }
+        }
+        out.push_str("</p>");
+    } else {
+        out.push_str("</div>");
+    }
+}
+
+/// A rate as a percentage with one decimal.
+pub(crate) fn pct(rate: f64) -> String {
+    format!("{:.1}%", rate * 100.0)
+}
+
+/// The item data the page's script reads, compact: one array per item run
+/// (see `assets/report.js` for the field order), check specs stored once
+/// and referred to by index.
+pub fn data_json(page: &ReportPage) -> String {
+    let mut specs: Vec<String> = Vec::new();
+    let mut spec_index: HashMap<String, usize> = HashMap::new();
+    let mut items = String::with_capacity(page.items.len() * 256);
+    items.push('[');
+    for (k, item) in page.items.iter().enumerate() {
+        if k > 0 {
+            items.push(',');
+        }
+        let row = item_json(item, &mut |spec: &Value| {
+            let text = spec.to_string();
+            let next = specs.len();
+            let i = *spec_index.entry(text.clone()).or_insert(next);
+            if i == next {
+                specs.push(text);
+            }
+            i
+        });
+        items.push_str(&row.to_string());
+    }
+    items.push(']');
+    format!(
+        r#"{{"repeats":{},"specs":[{}],"items":{items}}}"#,
+        page.summary.repeats,
+        specs.join(",")
+    )
+}
+
+fn item_json(item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Value {
+    let checks: Vec<Value> = item
+        .checks
+        .iter()
+        .map(|c| json!([c.kind, u8::from(c.ok), c.detail, spec(&c.spec)]))
+        .collect();
+    let tools: Vec<Value> = item
+        .tool_calls
+        .iter()
+        .map(|t| json!([t.name, t.arguments, u8::from(t.ok), round1(t.duration_ms)]))
+        .collect();
+    let transcript = item
+        .transcript
+        .as_ref()
+        .map(|t| json!({"system": t.conversation.system, "messages": t.conversation.messages}));
+    json!([
+        item.id,
+        item.repeat,
+        item.outcome.as_str(),
+        item.error_code,
+        round1(item.wall_ms),
+        item.usage.input_tokens,
+        item.usage.output_tokens,
+        item.turns,
+        u8::from(item.repair_used),
+        checks,
+        tools,
+        item.answer,
+        transcript,
+    ])
+}
+
+fn round1(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 10.0).round() / 10.0
+    } else {
+        0.0
+    }
+}
