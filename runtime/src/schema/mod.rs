@@ -1,12 +1,27 @@
 //! Owner schemas: compilation for each provider target, decoding of wire
 //! answers, and validation against the original schema.
+//!
+//! [`compile`] turns an owner schema into a [`CompiledSchema`]: the wire
+//! schema a provider accepts plus the [`DecodePlan`] that turns the
+//! provider's answer back into the owner's shape. [`OutputSchema`] caches one
+//! compilation per target and validates decoded answers against the original
+//! owner schema. [`compile_embedded_in`] compiles an owner schema as one field
+//! of a larger envelope (the GREEN/RED verdict), sharing a [`WireBudget`].
 
 mod compile;
 mod decode;
+mod keywords;
+mod limits;
+mod lower;
+mod merge;
+mod refs;
 mod validate;
 
-pub use compile::{CompiledSchema, compile};
-pub use decode::DecodePlan;
+pub use compile::{
+    CompiledSchema, MAX_SCHEMA_DEPTH, WRAPPER_KEY, compile, compile_embedded, compile_embedded_in,
+};
+pub use decode::{Branch, DecodePlan, Field, Step};
+pub use limits::{WireBudget, WireLimits, WireStats};
 pub use validate::{Issue, OwnerValidator};
 
 use crate::backend::SchemaTarget;
