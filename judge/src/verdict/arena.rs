@@ -1,0 +1,142 @@
+//! A verdict arena: `arena.toml` declares a GREEN/RED review with
+//!
+//! ```toml
+//! tools = ["files"]
+//! files_root = "items"
+//!
+//! [verdict]
+//! pass_schema = "schemas/green.json"   # the GREEN owner schema
+//! fail_schema = "schemas/red.json"     # the RED owner schema
+//! item_root = "items/{id}"             # optional: file tools rooted per item
+//! ```
+//!
+//! Every item's answer is then the verdict envelope; the stored answer is the
+//! flat verdict, which `verdict_equals` and the owner-field checks read. With
+//! `item_root`, each run of an item gets the file tools (`list_files`,
+//! `read_file`, `grep`) rooted at that folder (`{id}` is the item id), so
+//! every item is its own small code base and paths in findings are relative
+//! to it; the arena-wide tools are then not offered to that run.
+
+use super::VerdictSchemas;
+use crate::arena::{ARENA_TOML, DATASET};
+use crate::item::Item;
+use crate::lint::Problem;
+use crate::toolset::file_tools;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tribunal_runtime::ToolBox;
+
+/// The `[verdict]` table of `arena.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictToml {
+    /// The GREEN owner schema: a JSON file, relative to the arena folder.
+    pub pass_schema: String,
+    /// The RED owner schema: a JSON file, relative to the arena folder.
+    pub fail_schema: String,
+    /// The root of each item's file tools, relative to the arena folder,
+    /// with `{id}` standing for the item id. Default: none (the arena's tools).
+    #[serde(default)]
+    pub item_root: Option<String>,
+}
+
+/// The review of a verdict arena: its owner schemas and where each item's
+/// code lives.
+#[derive(Debug, Clone)]
+pub struct VerdictArena {
+    /// The GREEN and RED owner schemas; every item answers with their envelope.
+    pub schemas: Arc<VerdictSchemas>,
+    /// The per-item root of the file tools (`{id}` is the item id), relative
+    /// to the arena folder. `None`: the arena's own tools.
+    pub item_root: Option<String>,
+}
+
+impl VerdictArena {
+    /// The folder of `item_id`'s file tools, when roots are per item.
+    pub fn item_dir(&self, arena_dir: &Path, item_id: &str) -> Option<PathBuf> {
+        self.item_root
+            .as_ref()
+            .map(|r| arena_dir.join(r.replace("{id}", item_id)))
+    }
+
+    /// The tools of one run of `item_id`: the file tools rooted at its
+    /// folder, or `None` to use the arena's tools. A folder that vanished
+    /// after loading gives an empty toolbox (the run's tool calls then fail
+    /// as tool errors).
+    pub fn toolbox_for(&self, arena_dir: &Path, item_id: &str) -> Option<Arc<ToolBox>> {
+        let dir = self.item_dir(arena_dir, item_id)?;
+        let mut toolbox = ToolBox::new();
+        match file_tools(&dir) {
+            Ok(tools) => tools.into_iter().for_each(|t| toolbox.add(t)),
+            Err(e) => tracing::warn!(item = %item_id, "no file tools: {e}"),
+        }
+        Some(Arc::new(toolbox))
+    }
+
+    /// Checks that every item's folder exists (lint).
+    pub(crate) fn lint_items(&self, arena_dir: &Path, items: &[Item], problems: &mut Vec<Problem>) {
+        for item in items {
+            if let Some(dir) = self.item_dir(arena_dir, &item.id)
+                && let Err(e) = file_tools(&dir)
+            {
+                problems.push(Problem::at(
+                    DATASET,
+                    item.line,
+                    format!("verdict.item_root: item {:?}: {e}", item.id),
+                ));
+            }
+        }
+    }
+}
+
+/// Loads the review of `table`; every problem goes to `problems`. `tools`
+/// are the arena's tool names (`item_root` needs `files` among them, so the
+/// mock scripts and `tool_used` checks are linted against the file tools).
+pub(crate) fn load_verdict(
+    dir: &Path,
+    table: &VerdictToml,
+    tools: &[String],
+    problems: &mut Vec<Problem>,
+) -> Option<VerdictArena> {
+    if table.item_root.is_some() && !tools.iter().any(|t| t == "files") {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "verdict.item_root: needs tools = [\"files\"]",
+        ));
+    }
+    let green = read_json(dir, "pass_schema", &table.pass_schema, problems);
+    let red = read_json(dir, "fail_schema", &table.fail_schema, problems);
+    let (green, red) = (green?, red?);
+    match VerdictSchemas::new(green, red) {
+        Ok(s) => Some(VerdictArena {
+            schemas: Arc::new(s),
+            item_root: table.item_root.clone(),
+        }),
+        Err(e) => {
+            problems.push(Problem::file(ARENA_TOML, format!("verdict: {e}")));
+            None
+        }
+    }
+}
+
+fn read_json(dir: &Path, key: &str, rel: &str, problems: &mut Vec<Problem>) -> Option<Value> {
+    let text = match std::fs::read_to_string(dir.join(rel)) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                format!("verdict.{key}: cannot read {rel}: {e}"),
+            ));
+            return None;
+        }
+    };
+    match serde_json::from_str(&text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            problems.push(Problem::at(rel, e.line(), format!("invalid JSON: {e}")));
+            None
+        }
+    }
+}

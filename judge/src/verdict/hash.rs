@@ -1,0 +1,56 @@
+//! [`review_hash`]: SHA-256 over the canonical JSON of everything that
+//! shapes a verdict — prompt, system prompt, both owner schemas, tools,
+//! budgets and extraction — so a stored verdict names the config that
+//! produced it.
+
+use super::{Verdict, VerdictSchemas};
+use crate::hash::canonical;
+use crate::toolset::hex;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tribunal_runtime::{AnswerPolicy, Budget, ToolSpec};
+
+/// Version of the hashed layout; bump it when the layout changes.
+const HASH_LAYOUT: u32 = 1;
+
+/// The config hash of a review: lowercase hex SHA-256 over the canonical
+/// JSON (keys sorted) of the prompt, the system prompt, the GREEN and RED
+/// owner schemas, the tools offered, the budgets and the answer policy.
+/// A human submission hashes only the schemas (`prompt` and `system` are
+/// `None`, no tools).
+pub fn review_hash(
+    prompt: Option<&str>,
+    system: Option<&str>,
+    schemas: &VerdictSchemas,
+    tools: &[ToolSpec],
+    budget: Option<&Budget>,
+    answer: Option<&AnswerPolicy>,
+) -> String {
+    let config = json!({
+        "layout": HASH_LAYOUT,
+        "prompt": prompt,
+        "system": system,
+        "schemas": {
+            "green": schemas.owner(Verdict::Green),
+            "red": schemas.owner(Verdict::Red),
+        },
+        "tools": tools.iter().map(|s| json!({
+            "name": s.name, "description": s.description, "parameters": s.parameters,
+        })).collect::<Vec<_>>(),
+        "budget": budget.map(|b| json!({
+            "max_tokens": b.max_tokens,
+            "max_tool_calls": b.max_tool_calls,
+            "deadline_ms": b.deadline.map(|d| d.as_millis() as u64),
+            "max_turns": b.max_turns,
+            "on_budget": b.on_budget,
+        })),
+        "answer": answer.map(|a| json!({
+            "mode": a.mode, "max_depth": a.max_depth, "max_bytes": a.max_bytes,
+        })),
+    });
+    digest(&config)
+}
+
+fn digest(config: &Value) -> String {
+    hex(&Sha256::digest(canonical(config).as_bytes()))
+}
