@@ -48,6 +48,15 @@ pub use answer::{
     Accepted, AnswerPolicy, MAX_REPAIR_MESSAGE_CHARS, MAX_REPAIR_PATHS, evaluate_answer, one_line,
     repair_message,
 };
+pub use backend::anthropic::Anthropic;
+pub use backend::config::{
+    BackendKind, BackendOptions, OutputMode, ProviderConfig, connect, connect_with_env,
+};
+pub use backend::openai_chat::OpenAiChat;
+pub use backend::openai_responses::OpenAiResponses;
+pub use backend::record::Recording;
+pub use backend::replay::Replay;
+pub use backend::retry::Retry;
 pub use backend::scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
 pub use backend::{
     Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget,

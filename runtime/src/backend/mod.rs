@@ -1,10 +1,27 @@
 //! The [`Backend`] trait (one request in, one assistant turn out), the request
 //! type, and the backends and wrappers that implement it.
 //!
-//! Wrappers compose like tower layers: `Retry::new(Recording::new(OpenAiChat::new(cfg), sink))`
-//! — the outermost wrapper sees the request first.
+//! Wrappers compose like tower layers: `Recording::new(Retry::new(OpenAiChat::new(cfg)?, 2), path)?`
+//! — the outermost wrapper sees the request first. [`config`] documents the
+//! order [`connect`] uses and why.
 
+pub mod anthropic;
+pub mod config;
+mod http;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod record;
+pub mod replay;
+pub mod retry;
 pub mod scripted;
+mod wire;
+
+pub use config::{
+    BackendKind, BackendOptions, OutputMode, ProviderConfig, connect, connect_with_env,
+};
+pub use record::Recording;
+pub use replay::Replay;
+pub use retry::Retry;
 
 use crate::conversation::{Conversation, ModelTurn};
 use crate::tool::ToolSpec;
@@ -100,6 +117,9 @@ pub struct BackendError {
     pub provider_type: Option<String>,
     /// A short description, free of secrets and request content.
     pub message: String,
+    /// How long the provider asked to wait before a retry (`Retry-After`),
+    /// when it said so. Read by the retry wrapper.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl BackendError {
@@ -110,6 +130,7 @@ impl BackendError {
             status: None,
             provider_type: None,
             message: message.into(),
+            retry_after: None,
         }
     }
 }

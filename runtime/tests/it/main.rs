@@ -18,6 +18,10 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod backend_loop;
+mod backend_record;
+mod backend_retry;
+mod backend_support;
 mod loop_basic;
 mod loop_budget;
 mod loop_repair;

@@ -1,0 +1,295 @@
+//! [`Anthropic`]: the Anthropic Messages backend (`POST {base}/v1/messages`),
+//! on reqwest with the serde types below.
+//!
+//! Headers `x-api-key` and `anthropic-version: 2023-06-01`; tools with
+//! `input_schema`; `tool_use` / `tool_result` blocks; the answer's format in
+//! `output_config.format`, merged with any other `output_config` settings from
+//! [`ProviderConfig::extra_body`]. `max_tokens` is required by the API: the
+//! request's ceiling, else [`STRUCTURED_MAX_TOKENS`] when a JSON answer is
+//! asked for and [`TEXT_MAX_TOKENS`] otherwise. The assistant turn is never
+//! prefilled: prefill is incompatible with structured output.
+
+use super::config::ProviderConfig;
+use super::http::{Endpoint, join_url};
+use super::wire;
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The `anthropic-version` header value sent.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// `max_tokens` when the request sets none and a JSON answer is asked for.
+pub const STRUCTURED_MAX_TOKENS: u32 = 8192;
+/// `max_tokens` when the request sets none and free text is asked for.
+pub const TEXT_MAX_TOKENS: u32 = 4096;
+
+/// The Anthropic Messages backend. Sends no retries of its own; wrap it in
+/// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
+#[derive(Debug)]
+pub struct Anthropic {
+    config: ProviderConfig,
+    endpoint: Endpoint,
+}
+
+#[derive(Debug, Serialize)]
+struct MessagesRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<WireMessage>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<Value>,
+}
+
+#[derive(Debug, Serialize)]
+struct WireMessage {
+    role: &'static str,
+    content: Vec<Block>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict: Option<bool>,
+}
+
+impl Anthropic {
+    /// A backend for `config`. Errors: the key cannot travel in a header, or
+    /// the HTTP client cannot be built.
+    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
+        let endpoint = Endpoint::new(
+            "anthropic",
+            join_url(&config.base_url, "/v1/messages"),
+            &config.api_key,
+            &[("x-api-key", config.api_key.clone())],
+            &[("anthropic-version", ANTHROPIC_VERSION)],
+        )?;
+        Ok(Anthropic { config, endpoint })
+    }
+
+    /// The JSON body this backend sends for `request` (for inspection and tests).
+    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+        let mut messages: Vec<WireMessage> = Vec::new();
+        for m in &request.conversation.messages {
+            let (role, blocks) = match m {
+                Message::User { text } => ("user", vec![Block::Text { text: text.clone() }]),
+                Message::Assistant { text, tool_calls } => {
+                    let mut blocks = Vec::new();
+                    // The API rejects empty text blocks.
+                    if !text.is_empty() {
+                        blocks.push(Block::Text { text: text.clone() });
+                    }
+                    blocks.extend(tool_calls.iter().map(|c| Block::ToolUse {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        input: wire::arguments_object(&c.arguments),
+                    }));
+                    ("assistant", blocks)
+                }
+                Message::ToolResults { results } => (
+                    "user",
+                    results
+                        .iter()
+                        .map(|r| Block::ToolResult {
+                            tool_use_id: r.id.clone(),
+                            content: r.content.clone(),
+                            is_error: r.is_error,
+                        })
+                        .collect(),
+                ),
+            };
+            if blocks.is_empty() {
+                continue;
+            }
+            // Consecutive turns of one role become one message (tool results
+            // first, then the user's text, as the API wants them).
+            match messages.last_mut() {
+                Some(last) if last.role == role => last.content.extend(blocks),
+                _ => messages.push(WireMessage {
+                    role,
+                    content: blocks,
+                }),
+            }
+        }
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| WireTool {
+                name: &t.name,
+                description: &t.description,
+                input_schema: &t.parameters,
+                strict: wire::strict_ready(&t.parameters).then_some(true),
+            })
+            .collect();
+        let output_config = wire::native_format(&self.config, request)
+            .map(|(_, schema)| json!({"format": {"type": "json_schema", "schema": schema}}));
+        let structured = matches!(request.output, OutputFormat::JsonSchema { .. });
+        let body = MessagesRequest {
+            model: &self.config.model,
+            max_tokens: request.max_output_tokens.unwrap_or(if structured {
+                STRUCTURED_MAX_TOKENS
+            } else {
+                TEXT_MAX_TOKENS
+            }),
+            system: wire::system_prompt(&self.config, request),
+            messages,
+            tools,
+            output_config,
+        };
+        let mut body = serde_json::to_value(&body).map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::Protocol,
+                format!("cannot encode the request: {e}"),
+            )
+        })?;
+        wire::merge_extra(&mut body, &self.config.extra_body);
+        Ok(body)
+    }
+}
+
+impl Backend for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn schema_target(&self) -> SchemaTarget {
+        wire::target(&self.config, SchemaTarget::Anthropic)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let body = self.request_body(request)?;
+            let answer = self.endpoint.post_json(&body).await?;
+            parse_response(answer)
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct MessagesResponse {
+    #[serde(default)]
+    content: Option<Vec<Value>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<AnthropicUsage>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct AnthropicUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// Maps a Messages answer to a [`ModelTurn`].
+pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
+    let response: MessagesResponse = serde_json::from_value(answer).map_err(|e| {
+        BackendError::new(
+            BackendErrorKind::Protocol,
+            format!("anthropic: unexpected response shape: {e}"),
+        )
+    })?;
+    let u = response.usage.unwrap_or_default();
+    let usage = Usage {
+        input_tokens: u.input_tokens.unwrap_or(0)
+            + u.cache_creation_input_tokens.unwrap_or(0)
+            + u.cache_read_input_tokens.unwrap_or(0),
+        output_tokens: u.output_tokens.unwrap_or(0),
+    };
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for (i, block) in response.content.unwrap_or_default().iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("tool_use") => tool_calls.push(ToolCall {
+                id: block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("toolu_{i}")),
+                name: block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                arguments: wire::arguments_text(block.get("input")),
+            }),
+            // Thinking and other blocks are not part of the turn we keep.
+            _ => {}
+        }
+    }
+    let stop = match response.stop_reason.as_deref() {
+        Some("refusal") => StopReason::Refusal,
+        Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
+        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        _ => StopReason::EndTurn,
+    };
+    Ok(ModelTurn {
+        text,
+        tool_calls,
+        usage,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_reasons() {
+        let turn = parse_response(json!({"id": "msg_1", "type": "message", "role": "assistant",
+            "content": [{"type": "text", "text": "Let me look."},
+                        {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "x"}}],
+            "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 3}}))
+        .unwrap();
+        assert_eq!(turn.stop, StopReason::ToolUse);
+        assert_eq!(turn.tool_calls[0].arguments, "{\"q\":\"x\"}");
+        let cut = parse_response(json!({"content": [{"type": "text", "text": "{"}],
+            "stop_reason": "max_tokens"}))
+        .unwrap();
+        assert_eq!(cut.stop, StopReason::Length);
+        let refused = parse_response(json!({"content": [], "stop_reason": "refusal"})).unwrap();
+        assert_eq!(refused.stop, StopReason::Refusal);
+    }
+}

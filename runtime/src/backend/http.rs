@@ -1,0 +1,269 @@
+//! The HTTP leg shared by the live backends: one JSON POST, no retries, and
+//! the mapping of statuses, provider error bodies and `Retry-After` headers
+//! into [`BackendError`]s that never carry a request body or a key.
+
+use super::{BackendError, BackendErrorKind};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use std::time::{Duration, SystemTime};
+
+/// Longest provider error message kept in a [`BackendError`], in characters.
+const MAX_ERROR_MESSAGE_CHARS: usize = 300;
+
+/// One provider endpoint: a URL, the headers every request carries (auth
+/// headers marked sensitive) and the secret to scrub from error text.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    secret: String,
+    backend: &'static str,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the headers: they hold the key.
+        f.debug_struct("Endpoint")
+            .field("url", &self.url)
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Endpoint {
+    /// An endpoint at `url`. `auth` are the headers holding the secret; they
+    /// are marked sensitive so no debug output of reqwest shows them.
+    pub(crate) fn new(
+        backend: &'static str,
+        url: String,
+        secret: &str,
+        auth: &[(&'static str, String)],
+        plain: &[(&'static str, &'static str)],
+    ) -> Result<Self, BackendError> {
+        let mut headers = HeaderMap::new();
+        for (name, value) in auth {
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                BackendError::new(
+                    BackendErrorKind::Config,
+                    format!("the {backend} API key holds characters not allowed in a header"),
+                )
+            })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static(name), value);
+        }
+        for (name, value) in plain {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        // No timeouts here: the run deadline bounds every call (the driver),
+        // and a per-request timeout belongs in a wrapper. No retries either:
+        // plain reqwest has none, and the `Retry` wrapper owns the count.
+        let client = reqwest::Client::builder().build().map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::Config,
+                format!("cannot build the HTTP client: {e}"),
+            )
+        })?;
+        Ok(Endpoint {
+            client,
+            url,
+            headers,
+            secret: secret.to_string(),
+            backend,
+        })
+    }
+
+    /// POSTs `body` as JSON and returns the parsed JSON answer.
+    ///
+    /// Errors: a connection that fails before any response is `Transport`
+    /// without a status (retryable); an error status is `Http` with the
+    /// provider's error type and `Retry-After`; a body that breaks off after
+    /// the status arrived is `Transport` *with* the status (not retryable: part
+    /// of the response was received); an unreadable body is `Protocol`.
+    pub(crate) async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
+        tracing::debug!(backend = self.backend, url = %self.url, "POST");
+        tracing::trace!(backend = self.backend, body = %body, "request body");
+        let response = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| self.transport(None, &e))?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers(), SystemTime::now());
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| self.transport(Some(status), &e))?;
+        tracing::debug!(
+            backend = self.backend,
+            status,
+            bytes = bytes.len(),
+            "response"
+        );
+        if !(200..300).contains(&status) {
+            let mut error = self.http_error(status, &bytes);
+            error.retry_after = retry_after;
+            return Err(error);
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::Protocol,
+                format!(
+                    "{} answered with a body that is not JSON: {e}",
+                    self.backend
+                ),
+            )
+        })
+    }
+
+    fn transport(&self, status: Option<u16>, error: &reqwest::Error) -> BackendError {
+        let what = if status.is_some() {
+            "the response body broke off"
+        } else if error.is_connect() {
+            "cannot connect"
+        } else if error.is_timeout() {
+            "the request timed out"
+        } else {
+            "the request failed"
+        };
+        // reqwest's Display names the URL but never headers or the body.
+        let mut e = BackendError::new(
+            BackendErrorKind::Transport,
+            self.scrub(&format!("{}: {what}: {error}", self.backend)),
+        );
+        e.status = status;
+        e
+    }
+
+    fn http_error(&self, status: u16, body: &[u8]) -> BackendError {
+        let (provider_type, detail) = provider_error(body);
+        let mut message = format!("{} answered HTTP {status}", self.backend);
+        if let Some(t) = &provider_type {
+            message.push_str(&format!(" ({t})"));
+        }
+        if let Some(d) = detail {
+            message.push_str(": ");
+            message.push_str(&crate::truncate_chars(&d, MAX_ERROR_MESSAGE_CHARS));
+        }
+        BackendError {
+            kind: BackendErrorKind::Http,
+            status: Some(status),
+            provider_type,
+            message: self.scrub(&message),
+            retry_after: None,
+        }
+    }
+
+    /// Removes the key from text that came from elsewhere (error messages).
+    fn scrub(&self, text: &str) -> String {
+        if self.secret.len() >= 4 && text.contains(&self.secret) {
+            text.replace(&self.secret, "[redacted]")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// The provider's error type and message from an error body, in the OpenAI
+/// (`{"error": {"type", "code", "message"}}`) or Anthropic
+/// (`{"type": "error", "error": {"type", "message"}}`) shape.
+fn provider_error(body: &[u8]) -> (Option<String>, Option<String>) {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return (None, None);
+    };
+    let error = match value.get("error") {
+        Some(e) if e.is_object() => e,
+        Some(Value::String(s)) => return (None, Some(s.clone())),
+        _ => &value,
+    };
+    let text = |key: &str| error.get(key).and_then(Value::as_str).map(str::to_string);
+    let provider_type = text("type").or_else(|| text("code"));
+    (provider_type, text("message"))
+}
+
+/// The wait a response asks for: `retry-after-ms` (OpenAI), else
+/// `Retry-After` in seconds or as an HTTP date (relative to `now`).
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64(ms / 1000.0));
+        }
+    }
+    let value = text("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// `base` without a trailing slash, joined with `path`.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!("{}{path}", base.trim_end_matches('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(
+                HeaderName::from_static(k),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn retry_after_seconds_date_and_ms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "3")]), now),
+            Some(Duration::from_secs(3))
+        );
+        let date = httpdate::fmt_http_date(now + Duration::from_secs(7));
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", &date)]), now),
+            Some(Duration::from_secs(7))
+        );
+        let past = httpdate::fmt_http_date(now - Duration::from_secs(7));
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", &past)]), now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                now
+            ),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
+        assert_eq!(retry_after(&headers(&[]), now), None);
+    }
+
+    #[test]
+    fn provider_error_shapes() {
+        let openai = br#"{"error":{"message":"bad","type":"invalid_request_error","code":null}}"#;
+        assert_eq!(
+            provider_error(openai),
+            (Some("invalid_request_error".into()), Some("bad".into()))
+        );
+        let anthropic = br#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#;
+        assert_eq!(
+            provider_error(anthropic),
+            (Some("overloaded_error".into()), Some("busy".into()))
+        );
+        assert_eq!(provider_error(b"<html>"), (None, None));
+    }
+}

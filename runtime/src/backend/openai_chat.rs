@@ -1,0 +1,333 @@
+//! [`OpenAiChat`]: the OpenAI Chat Completions backend (`POST {base}/chat/completions`),
+//! which also serves OpenAI-compatible servers (vLLM, llama.cpp's server, Ollama).
+//!
+//! Requests are built from async-openai 0.43's request types and sent with
+//! plain reqwest. async-openai's own `Client` always wraps its transport in a
+//! retry layer (up to 3 retries on 429/5xx) unless its `middleware` feature is
+//! enabled, and those retries would be invisible to our count and deadline; so
+//! the transport is ours and the [`Retry`](super::retry::Retry) wrapper owns
+//! every retry. Answers are parsed with the loose serde types below rather
+//! than async-openai's response types: compatible servers send `content: ""`
+//! beside tool calls, omit `created`/`object`, add `timings`, and sometimes
+//! give tool arguments as an object. Unknown fields are ignored.
+
+use super::config::ProviderConfig;
+use super::http::{Endpoint, join_url};
+use super::wire;
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
+use async_openai::types::chat::{
+    ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
+    ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
+    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestSystemMessageContent, ChatCompletionRequestToolMessage,
+    ChatCompletionRequestToolMessageContent, ChatCompletionRequestUserMessage,
+    ChatCompletionRequestUserMessageContent, ChatCompletionTool, ChatCompletionTools,
+    CreateChatCompletionRequest, FunctionCall, FunctionObject, ResponseFormat,
+    ResponseFormatJsonSchema,
+};
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The OpenAI Chat Completions backend. Sends no retries of its own; wrap it
+/// in [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
+#[derive(Debug)]
+pub struct OpenAiChat {
+    config: ProviderConfig,
+    endpoint: Endpoint,
+}
+
+impl OpenAiChat {
+    /// A backend for `config`. Errors: the key cannot travel in a header, or
+    /// the HTTP client cannot be built.
+    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
+        let endpoint = Endpoint::new(
+            "openai-chat",
+            join_url(&config.base_url, "/chat/completions"),
+            &config.api_key,
+            &[("authorization", format!("Bearer {}", config.api_key))],
+            &[],
+        )?;
+        Ok(OpenAiChat { config, endpoint })
+    }
+
+    /// The JSON body this backend sends for `request` (for inspection and tests).
+    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+        let mut messages = Vec::new();
+        if let Some(system) = wire::system_prompt(&self.config, request) {
+            messages.push(ChatCompletionRequestMessage::System(
+                ChatCompletionRequestSystemMessage {
+                    content: ChatCompletionRequestSystemMessageContent::Text(system),
+                    name: None,
+                },
+            ));
+        }
+        for message in &request.conversation.messages {
+            match message {
+                Message::User { text } => {
+                    messages.push(ChatCompletionRequestMessage::User(
+                        ChatCompletionRequestUserMessage {
+                            content: ChatCompletionRequestUserMessageContent::Text(text.clone()),
+                            name: None,
+                        },
+                    ));
+                }
+                Message::Assistant { text, tool_calls } => {
+                    let calls: Vec<ChatCompletionMessageToolCalls> = tool_calls
+                        .iter()
+                        .map(|c| {
+                            ChatCompletionMessageToolCalls::Function(
+                                ChatCompletionMessageToolCall {
+                                    id: c.id.clone(),
+                                    function: FunctionCall {
+                                        name: c.name.clone(),
+                                        arguments: c.arguments.clone(),
+                                    },
+                                },
+                            )
+                        })
+                        .collect();
+                    messages.push(ChatCompletionRequestMessage::Assistant(
+                        ChatCompletionRequestAssistantMessage {
+                            // OpenAI accepts `null` content beside tool calls.
+                            content: (!text.is_empty() || calls.is_empty()).then(|| {
+                                ChatCompletionRequestAssistantMessageContent::Text(text.clone())
+                            }),
+                            tool_calls: (!calls.is_empty()).then_some(calls),
+                            ..Default::default()
+                        },
+                    ));
+                }
+                Message::ToolResults { results } => {
+                    for r in results {
+                        messages.push(ChatCompletionRequestMessage::Tool(
+                            ChatCompletionRequestToolMessage {
+                                content: ChatCompletionRequestToolMessageContent::Text(
+                                    r.content.clone(),
+                                ),
+                                tool_call_id: r.id.clone(),
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        let tools: Vec<ChatCompletionTools> = request
+            .tools
+            .iter()
+            .map(|t| {
+                ChatCompletionTools::Function(ChatCompletionTool {
+                    function: FunctionObject {
+                        name: t.name.clone(),
+                        description: Some(t.description.clone()),
+                        parameters: Some(t.parameters.clone()),
+                        strict: wire::strict_ready(&t.parameters).then_some(true),
+                    },
+                })
+            })
+            .collect();
+        let response_format = wire::native_format(&self.config, request).map(|(name, schema)| {
+            ResponseFormat::JsonSchema {
+                json_schema: ResponseFormatJsonSchema {
+                    description: None,
+                    name: name.to_string(),
+                    schema: schema.clone(),
+                    strict: Some(true),
+                },
+            }
+        });
+        let has_tools = !tools.is_empty();
+        let body = CreateChatCompletionRequest {
+            messages,
+            model: self.config.model.clone(),
+            max_completion_tokens: request.max_output_tokens,
+            response_format,
+            tools: has_tools.then_some(tools),
+            // Strict function tools and parallel calls don't mix.
+            parallel_tool_calls: has_tools.then_some(false),
+            ..Default::default()
+        };
+        let mut body = serde_json::to_value(&body).map_err(|e| {
+            BackendError::new(
+                BackendErrorKind::Protocol,
+                format!("cannot encode the request: {e}"),
+            )
+        })?;
+        wire::merge_extra(&mut body, &self.config.extra_body);
+        Ok(body)
+    }
+}
+
+impl Backend for OpenAiChat {
+    fn name(&self) -> &str {
+        "openai-chat"
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn schema_target(&self) -> SchemaTarget {
+        wire::target(&self.config, SchemaTarget::OpenAi)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let body = self.request_body(request)?;
+            let answer = self.endpoint.post_json(&body).await?;
+            parse_response(answer)
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatResponse {
+    #[serde(default)]
+    choices: Option<Vec<Choice>>,
+    #[serde(default)]
+    usage: Option<ChatUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    #[serde(default)]
+    message: Option<ChoiceMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChoiceMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ChatToolCall>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<ChatFunction>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatFunction {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ChatUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+/// Maps a Chat Completions answer to a [`ModelTurn`].
+pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
+    let response: ChatResponse = serde_json::from_value(answer).map_err(|e| {
+        BackendError::new(
+            BackendErrorKind::Protocol,
+            format!("openai-chat: unexpected response shape: {e}"),
+        )
+    })?;
+    let usage = response.usage.unwrap_or_default();
+    let usage = Usage {
+        input_tokens: usage.prompt_tokens.unwrap_or(0),
+        output_tokens: usage.completion_tokens.unwrap_or(0),
+    };
+    let Some(choice) = response.choices.unwrap_or_default().into_iter().next() else {
+        return Err(BackendError::new(
+            BackendErrorKind::Protocol,
+            "openai-chat: the response has no choices",
+        ));
+    };
+    let message = choice.message.unwrap_or(ChoiceMessage {
+        content: None,
+        refusal: None,
+        tool_calls: None,
+    });
+    let tool_calls: Vec<ToolCall> = message
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let function = c.function?;
+            Some(ToolCall {
+                id: c
+                    .id
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(|| format!("call_{i}")),
+                name: function.name.unwrap_or_default(),
+                arguments: wire::arguments_text(function.arguments.as_ref()),
+            })
+        })
+        .collect();
+    let refusal = message.refusal.filter(|r| !r.is_empty());
+    let mut text = wire::content_text(message.content.as_ref());
+    let stop = match (choice.finish_reason.as_deref(), &refusal) {
+        (_, Some(_)) | (Some("content_filter"), _) => StopReason::Refusal,
+        (Some("length"), _) => StopReason::Length,
+        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        _ => StopReason::EndTurn,
+    };
+    if let (Some(r), true) = (refusal, text.is_empty()) {
+        text = r;
+    }
+    Ok(ModelTurn {
+        text,
+        tool_calls,
+        usage,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn llama_cpp_tool_call_with_empty_content_and_timings() {
+        let turn = parse_response(json!({
+            "choices": [{"finish_reason": "tool_calls", "index": 0, "message": {
+                "role": "assistant", "content": "",
+                "tool_calls": [{"type": "function", "id": "abc",
+                    "function": {"name": "search", "arguments": "{\"q\":\"x\"}"}}]}}],
+            "created": 1, "model": "qwen", "object": "chat.completion",
+            "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15},
+            "timings": {"prompt_n": 10, "predicted_ms": 20.5}
+        }))
+        .unwrap();
+        assert_eq!(turn.stop, StopReason::ToolUse);
+        assert_eq!(turn.text, "");
+        assert_eq!(turn.tool_calls[0].arguments, "{\"q\":\"x\"}");
+        assert_eq!(turn.usage.total(), 15);
+    }
+
+    #[test]
+    fn refusal_and_length() {
+        let refused = parse_response(json!({"choices": [{"finish_reason": "stop",
+            "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]}))
+        .unwrap();
+        assert_eq!(refused.stop, StopReason::Refusal);
+        assert_eq!(refused.text, "I can't help with that.");
+        let cut = parse_response(json!({"choices": [{"finish_reason": "length",
+            "message": {"role": "assistant", "content": "{\"a\": "}}]}))
+        .unwrap();
+        assert_eq!(cut.stop, StopReason::Length);
+        assert!(parse_response(json!({"choices": []})).is_err());
+    }
+}

@@ -1,0 +1,270 @@
+//! [`Recording`]: a [`Backend`] wrapper that writes every request and its
+//! answer to a cassette, and the cassette format [`Replay`](super::replay::Replay) reads.
+//!
+//! A cassette is JSON Lines: a [`CassetteLine::Header`] (format version,
+//! backend, model, schema target), then one [`CassetteLine::Exchange`] per
+//! request: the request in provider-neutral form, its normalised key, and the
+//! turn or error the wrapped backend returned. Recording happens above the
+//! provider, so no URL, header or key is ever seen here, let alone written.
+
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use crate::conversation::ModelTurn;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The cassette format version written and read.
+pub const CASSETTE_VERSION: u32 = 1;
+
+/// One line of a cassette.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CassetteLine {
+    /// The first line: what was recorded.
+    Header {
+        /// [`CASSETTE_VERSION`] at recording time.
+        version: u32,
+        /// The backend's name (`openai-chat`, …).
+        backend: String,
+        /// The model name.
+        model: String,
+        /// The backend's schema target, which replay reports.
+        schema_target: SchemaTarget,
+    },
+    /// One request and what came back.
+    Exchange {
+        /// [`request_key`] of the request.
+        key: String,
+        /// The request in provider-neutral form ([`request_json`]).
+        request: Value,
+        /// The answer.
+        outcome: RecordedOutcome,
+    },
+}
+
+/// What a recorded request produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordedOutcome {
+    /// A turn.
+    Turn(ModelTurn),
+    /// A failure (after the retries below the recorder).
+    Error(RecordedError),
+}
+
+/// A [`BackendError`] as written in a cassette.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedError {
+    /// The error kind.
+    pub kind: BackendErrorKind,
+    /// The HTTP status, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The provider's error type, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_type: Option<String>,
+    /// The message.
+    pub message: String,
+}
+
+impl From<&BackendError> for RecordedError {
+    fn from(e: &BackendError) -> Self {
+        RecordedError {
+            kind: e.kind,
+            status: e.status,
+            provider_type: e.provider_type.clone(),
+            message: e.message.clone(),
+        }
+    }
+}
+
+impl From<RecordedError> for BackendError {
+    fn from(e: RecordedError) -> Self {
+        BackendError {
+            kind: e.kind,
+            status: e.status,
+            provider_type: e.provider_type,
+            message: e.message,
+            retry_after: None,
+        }
+    }
+}
+
+/// A request in provider-neutral JSON: system prompt, messages, tools, output
+/// format and token ceiling.
+pub fn request_json(request: &ModelRequest) -> Value {
+    let output = match &request.output {
+        OutputFormat::Text => json!({"type": "text"}),
+        OutputFormat::JsonSchema { name, schema } => {
+            json!({"type": "json_schema", "name": name, "schema": schema.as_ref()})
+        }
+    };
+    json!({
+        "system": request.conversation.system,
+        "messages": request.conversation.messages,
+        "tools": request.tools,
+        "output": output,
+        "max_output_tokens": request.max_output_tokens,
+    })
+}
+
+/// The normalised key replay matches requests by: the SHA-256 (hex) of
+/// [`request_json`] with object keys sorted at every level and text trimmed
+/// of surrounding whitespace, so key order and stray blanks don't matter.
+pub fn request_key(request: &ModelRequest) -> String {
+    let canonical = normalise(&request_json(request));
+    let digest = Sha256::digest(canonical.to_string().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn normalise(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let mut sorted = Map::new();
+            for k in keys {
+                sorted.insert(k.clone(), normalise(&map[k]));
+            }
+            Value::Object(sorted)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(normalise).collect()),
+        Value::String(s) => Value::String(s.trim().to_string()),
+        other => other.clone(),
+    }
+}
+
+/// Writes every request/answer pair of the wrapped backend to a cassette.
+///
+/// Put it outside [`Retry`](super::retry::Retry) so the cassette holds what
+/// the loop saw (see [`config`](super::config)).
+#[derive(Debug)]
+pub struct Recording<B> {
+    inner: B,
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+fn io_error(path: &Path, what: &str, e: std::io::Error) -> BackendError {
+    BackendError::new(
+        BackendErrorKind::Config,
+        format!("cannot {what} the cassette {}: {e}", path.display()),
+    )
+}
+
+impl<B: Backend> Recording<B> {
+    /// Records `inner` into a new cassette at `path` (parent folders are
+    /// created; an existing file is replaced). Writes the header now.
+    pub fn new(inner: B, path: impl AsRef<Path>) -> Result<Self, BackendError> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| io_error(&path, "create", e))?;
+        }
+        let mut file = File::create(&path).map_err(|e| io_error(&path, "create", e))?;
+        let header = CassetteLine::Header {
+            version: CASSETTE_VERSION,
+            backend: inner.name().to_string(),
+            model: inner.model().to_string(),
+            schema_target: inner.schema_target(),
+        };
+        write_line(&mut file, &header).map_err(|e| io_error(&path, "write", e))?;
+        Ok(Recording {
+            inner,
+            path,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// The cassette's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The wrapped backend.
+    pub fn inner(&self) -> &B {
+        &self.inner
+    }
+}
+
+fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Result<()> {
+    let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    file.flush()
+}
+
+impl<B: Backend> Backend for Recording<B> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    fn schema_target(&self) -> SchemaTarget {
+        self.inner.schema_target()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let result = self.inner.complete(request).await;
+            let line = CassetteLine::Exchange {
+                key: request_key(request),
+                request: request_json(request),
+                outcome: match &result {
+                    Ok(turn) => RecordedOutcome::Turn(turn.clone()),
+                    Err(e) => RecordedOutcome::Error(e.into()),
+                },
+            };
+            // One whole line under the lock, so concurrent runs never interleave.
+            let written = match self.file.lock() {
+                Ok(mut file) => write_line(&mut file, &line),
+                Err(_) => Err(std::io::Error::other("the cassette lock is poisoned")),
+            };
+            if let Err(e) = written {
+                // A lost cassette line must not pass silently: fail the request.
+                return Err(io_error(&self.path, "write", e));
+            }
+            result
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conversation::Conversation;
+    use std::sync::Arc;
+
+    #[test]
+    fn key_ignores_key_order_and_surrounding_blanks() {
+        let a = ModelRequest {
+            conversation: Conversation::new(Some("sys".into()), "hello"),
+            tools: Vec::new(),
+            output: OutputFormat::JsonSchema {
+                name: "answer".into(),
+                schema: Arc::new(json!({"type": "object", "properties": {}})),
+            },
+            max_output_tokens: None,
+        };
+        let mut b = a.clone();
+        b.conversation = Conversation::new(Some("sys \n".into()), "hello");
+        b.output = OutputFormat::JsonSchema {
+            name: "answer".into(),
+            schema: Arc::new(json!({"properties": {}, "type": "object"})),
+        };
+        assert_eq!(request_key(&a), request_key(&b));
+        let mut c = a.clone();
+        c.conversation.push_user("more");
+        assert_ne!(request_key(&a), request_key(&c));
+    }
+}

@@ -1,0 +1,151 @@
+//! [`Replay`]: a [`Backend`] that serves a cassette written by
+//! [`Recording`](super::record::Recording), for re-running a recorded live run
+//! without keys or network.
+//!
+//! Requests are matched by their normalised key
+//! ([`request_key`](super::record::request_key)), not by position, so
+//! concurrent runs replay in any order. A request recorded several times is
+//! answered in recording order. A request the cassette has no answer for fails
+//! with a `Script` error naming the cassette.
+
+use super::record::{CASSETTE_VERSION, CassetteLine, RecordedOutcome, request_key};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use crate::conversation::ModelTurn;
+use futures::future::BoxFuture;
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Serves recorded answers.
+#[derive(Debug)]
+pub struct Replay {
+    path: PathBuf,
+    name: String,
+    model: String,
+    target: SchemaTarget,
+    answers: Mutex<HashMap<String, VecDeque<RecordedOutcome>>>,
+}
+
+fn bad(path: &Path, message: String) -> BackendError {
+    BackendError::new(
+        BackendErrorKind::Config,
+        format!("cassette {}: {message}", path.display()),
+    )
+}
+
+impl Replay {
+    /// Loads the cassette at `path`. Errors: unreadable file, a missing or
+    /// newer-version header, or a line that is not a cassette line.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, BackendError> {
+        let path = path.as_ref();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+        Replay::from_text(path, &text)
+    }
+
+    /// Parses cassette `text`; `path` only names it in messages.
+    pub fn from_text(path: impl AsRef<Path>, text: &str) -> Result<Self, BackendError> {
+        let path = path.as_ref();
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let header = lines
+            .next()
+            .ok_or_else(|| bad(path, "it is empty".to_string()))?;
+        let (name, model, target) = match serde_json::from_str::<CassetteLine>(header.1) {
+            Ok(CassetteLine::Header {
+                version,
+                backend,
+                model,
+                schema_target,
+            }) => {
+                if version > CASSETTE_VERSION {
+                    return Err(bad(
+                        path,
+                        format!("version {version} is newer than {CASSETTE_VERSION}"),
+                    ));
+                }
+                (backend, model, schema_target)
+            }
+            _ => return Err(bad(path, "line 1 is not a cassette header".to_string())),
+        };
+        let mut answers: HashMap<String, VecDeque<RecordedOutcome>> = HashMap::new();
+        for (index, line) in lines {
+            match serde_json::from_str::<CassetteLine>(line) {
+                Ok(CassetteLine::Exchange { key, outcome, .. }) => {
+                    answers.entry(key).or_default().push_back(outcome);
+                }
+                Ok(CassetteLine::Header { .. }) => {
+                    return Err(bad(path, format!("line {} is a second header", index + 1)));
+                }
+                Err(e) => return Err(bad(path, format!("line {}: {e}", index + 1))),
+            }
+        }
+        Ok(Replay {
+            path: path.to_path_buf(),
+            name,
+            model,
+            target,
+            answers: Mutex::new(answers),
+        })
+    }
+
+    /// How many recorded answers were never served.
+    pub fn remaining(&self) -> usize {
+        self.answers
+            .lock()
+            .map(|a| a.values().map(VecDeque::len).sum())
+            .unwrap_or(0)
+    }
+}
+
+impl Backend for Replay {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn schema_target(&self) -> SchemaTarget {
+        self.target
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let key = request_key(request);
+            let served = match self.answers.lock() {
+                Ok(mut answers) => answers.get_mut(&key).map(|q| q.pop_front()),
+                Err(_) => None,
+            };
+            match served {
+                Some(Some(RecordedOutcome::Turn(turn))) => Ok(turn),
+                Some(Some(RecordedOutcome::Error(e))) => Err(e.into()),
+                Some(None) => Err(BackendError::new(
+                    BackendErrorKind::Script,
+                    format!(
+                        "cassette {}: every recorded answer to this request (key {}) was already served",
+                        self.path.display(),
+                        key.get(..12).unwrap_or(&key)
+                    ),
+                )),
+                None => Err(BackendError::new(
+                    BackendErrorKind::Script,
+                    format!(
+                        "cassette {} has no answer for this request (key {}, {} message(s), {} tool(s)); \
+                         the run differs from the recorded one — record it again",
+                        self.path.display(),
+                        key.get(..12).unwrap_or(&key),
+                        request.conversation.messages.len(),
+                        request.tools.len()
+                    ),
+                )),
+            }
+        })
+    }
+}

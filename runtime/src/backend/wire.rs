@@ -1,0 +1,190 @@
+//! Helpers the provider backends share: when the native format is attached,
+//! the schema-in-prompt instruction, strict-tool eligibility, tool-argument
+//! parsing and merging of extra body fields.
+
+use super::config::{OutputMode, ProviderConfig};
+use super::{ModelRequest, OutputFormat, SchemaTarget};
+use serde_json::{Map, Value};
+
+/// The schema target of a backend whose native dialect is `native`.
+pub(crate) fn target(config: &ProviderConfig, native: SchemaTarget) -> SchemaTarget {
+    match config.output_mode {
+        OutputMode::Native => native,
+        OutputMode::Prompt => SchemaTarget::Plain,
+    }
+}
+
+/// The `(name, schema)` to send as the provider's structured-output format,
+/// if this request gets one: native mode, a JSON answer asked for, and either
+/// no tools offered or the schema allowed on tool turns.
+pub(crate) fn native_format<'a>(
+    config: &ProviderConfig,
+    request: &'a ModelRequest,
+) -> Option<(&'a str, &'a Value)> {
+    match (&request.output, config.output_mode) {
+        (OutputFormat::JsonSchema { name, schema }, OutputMode::Native)
+            if request.tools.is_empty() || config.schema_on_tool_turns =>
+        {
+            Some((name.as_str(), schema.as_ref()))
+        }
+        _ => None,
+    }
+}
+
+/// The system prompt to send: the conversation's, plus in prompt mode the
+/// answer's schema and how to answer.
+pub(crate) fn system_prompt(config: &ProviderConfig, request: &ModelRequest) -> Option<String> {
+    let system = request.conversation.system.clone();
+    let (OutputMode::Prompt, OutputFormat::JsonSchema { schema, .. }) =
+        (config.output_mode, &request.output)
+    else {
+        return system;
+    };
+    let instruction = format!(
+        "When you give your final answer, reply with one JSON value and nothing else. \
+         It must conform to this JSON Schema:\n{schema}"
+    );
+    Some(match system {
+        Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
+        _ => instruction,
+    })
+}
+
+/// Whether a tool's parameter schema already fits strict mode: every object
+/// is closed (`additionalProperties: false`) and lists all its properties as
+/// required. Other schemas are sent without `strict` rather than rejected.
+pub(crate) fn strict_ready(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            let is_object = match map.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => map.contains_key("properties"),
+            };
+            if is_object {
+                if map.get("additionalProperties") != Some(&Value::Bool(false)) {
+                    return false;
+                }
+                let props = map.get("properties").and_then(Value::as_object);
+                let required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if let Some(props) = props {
+                    if props.keys().any(|k| !required.contains(&k.as_str())) {
+                        return false;
+                    }
+                }
+            }
+            map.iter().all(|(k, v)| match k.as_str() {
+                // Values, not subschemas.
+                "enum" | "const" | "default" | "examples" | "required" => true,
+                "properties" | "$defs" | "definitions" => {
+                    v.as_object().is_none_or(|m| m.values().all(strict_ready))
+                }
+                _ => strict_ready(v),
+            })
+        }
+        Value::Array(items) => items.iter().all(strict_ready),
+        _ => true,
+    }
+}
+
+/// Tool-call arguments as a JSON object for APIs that want one (Anthropic
+/// `tool_use.input`): the parsed text if it is an object, else `{}` (the tool
+/// result already told the model its arguments were invalid).
+pub(crate) fn arguments_object(raw: &str) -> Value {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => Value::Object(Map::new()),
+    }
+}
+
+/// Tool-call arguments as raw text, from a provider that sent a string (the
+/// norm) or an object (some OpenAI-compatible servers).
+pub(crate) fn arguments_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => "{}".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Merges `extra` into the object `body`: objects key by key, and the body's
+/// own values win where both set a non-object.
+pub(crate) fn merge_extra(body: &mut Value, extra: &Map<String, Value>) {
+    let Value::Object(target) = body else {
+        return;
+    };
+    for (key, value) in extra {
+        match target.get_mut(key) {
+            None => {
+                target.insert(key.clone(), value.clone());
+            }
+            Some(existing @ Value::Object(_)) => {
+                if let Value::Object(more) = value {
+                    merge_extra(existing, more);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Text of an OpenAI-style `content` that may be a string, null or a list of
+/// parts with `text`.
+pub(crate) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strict_ready_needs_closed_objects_with_all_required() {
+        assert!(strict_ready(&json!({
+            "type": "object", "required": ["q"], "additionalProperties": false,
+            "properties": {"q": {"type": "string"}}
+        })));
+        assert!(!strict_ready(&json!({
+            "type": "object", "required": [], "additionalProperties": false,
+            "properties": {"q": {"type": "string"}}
+        })));
+        assert!(!strict_ready(&json!({
+            "type": "object", "required": ["q"],
+            "properties": {"q": {"type": "object", "properties": {}}}
+        })));
+    }
+
+    #[test]
+    fn merge_keeps_both_settings() {
+        let mut body =
+            json!({"output_config": {"format": {"type": "json_schema"}}, "max_tokens": 5});
+        let extra = json!({"output_config": {"effort": "low"}, "max_tokens": 9, "temperature": 0});
+        merge_extra(&mut body, extra.as_object().unwrap());
+        assert_eq!(
+            body,
+            json!({"output_config": {"format": {"type": "json_schema"}, "effort": "low"},
+                   "max_tokens": 5, "temperature": 0})
+        );
+    }
+
+    #[test]
+    fn arguments_round_trip() {
+        assert_eq!(arguments_object("{\"a\":1}"), json!({"a": 1}));
+        assert_eq!(arguments_object("not json"), json!({}));
+        assert_eq!(arguments_text(Some(&json!({"a": 1}))), "{\"a\":1}");
+        assert_eq!(arguments_text(Some(&json!("{\"a\":1}"))), "{\"a\":1}");
+    }
+}

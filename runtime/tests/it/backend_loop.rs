@@ -1,0 +1,223 @@
+//! The agent loop against a wiremock "model" on each live backend: exact
+//! request bodies (snapshots), provider-shaped answers mapped to outcomes.
+
+use crate::backend_support::*;
+use crate::support::{eiffel, landmark_schema};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tribunal_runtime::backend::{BackendOptions, OutputMode};
+use tribunal_runtime::{
+    Agent, BackendErrorKind, BackendKind, ErrorCode, ModelRequest, OutputFormat, ToolBox,
+    connect_with_env,
+};
+
+fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
+    Agent::new(backend, Arc::new(landmark_schema()))
+        .unwrap()
+        .with_system("You answer questions about landmarks. Use the search tool.")
+        .with_tools(ToolBox::new().with(Search))
+}
+
+/// Tool call, an invalid final answer, then a repair that fixes it: the
+/// structured_output scenario end to end on one backend.
+async fn tool_then_repair(kind: BackendKind, options: &BackendOptions) -> Vec<Value> {
+    let invalid = json!({"name": "Eiffel Tower", "year": 1889, "height_m": 330});
+    let server = model_server(
+        kind,
+        vec![
+            tool_call_turn(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
+            text_turn(kind, &invalid.to_string()),
+            text_turn(kind, &eiffel().to_string()),
+        ],
+    )
+    .await;
+    let env = env_for(kind, &server);
+    let backend = connect_with_env(kind, "test-model", options, &env).unwrap();
+    let run = agent(backend)
+        .run("Give me the landmark record of the Eiffel Tower.")
+        .await;
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&eiffel()),
+        "{:?}",
+        run.report
+    );
+    assert!(run.report.repair_used);
+    assert_eq!(run.report.tool_calls.len(), 1);
+    assert_eq!(run.report.usage.total(), 60 + 100 + 100);
+    let bodies = bodies(&server).await;
+    assert_eq!(bodies.len(), 3);
+    bodies.into_iter().map(redact_schema).collect()
+}
+
+#[tokio::test]
+async fn openai_chat_tool_call_then_repair() {
+    bind_snapshots!();
+    let bodies = tool_then_repair(BackendKind::OpenAiChat, &BackendOptions::default()).await;
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "the repair offers no tools"
+    );
+    insta::assert_json_snapshot!("backend_openai_chat_requests", bodies);
+}
+
+#[tokio::test]
+async fn openai_responses_tool_call_then_repair() {
+    bind_snapshots!();
+    let bodies = tool_then_repair(BackendKind::OpenAiResponses, &BackendOptions::default()).await;
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "the repair offers no tools"
+    );
+    insta::assert_json_snapshot!("backend_openai_responses_requests", bodies);
+}
+
+#[tokio::test]
+async fn anthropic_tool_call_then_repair() {
+    bind_snapshots!();
+    let bodies = tool_then_repair(BackendKind::Anthropic, &BackendOptions::default()).await;
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "the repair offers no tools"
+    );
+    assert_eq!(bodies[0]["max_tokens"], 8192);
+    insta::assert_json_snapshot!("backend_anthropic_requests", bodies);
+}
+
+#[tokio::test]
+async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
+    bind_snapshots!();
+    let options = BackendOptions {
+        output_mode: OutputMode::Prompt,
+        ..BackendOptions::default()
+    };
+    let bodies = tool_then_repair(BackendKind::OpenAiChat, &options).await;
+    for body in &bodies {
+        assert!(body.get("response_format").is_none());
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("\"sources\""), "{system}");
+    }
+    insta::assert_json_snapshot!("backend_openai_chat_prompt_mode_first_request", bodies[0]);
+}
+
+#[tokio::test]
+async fn schema_can_stay_off_tool_turns() {
+    for kind in ALL {
+        let options = BackendOptions {
+            schema_on_tool_turns: false,
+            extra_body: json!({"output_config": {"effort": "low"}, "temperature": 0})
+                .as_object()
+                .unwrap()
+                .clone(),
+            ..BackendOptions::default()
+        };
+        let bodies = tool_then_repair(kind, &options).await;
+        let format = |b: &Value| {
+            b.pointer("/response_format")
+                .or(b.pointer("/text/format"))
+                .or(b.pointer("/output_config/format"))
+                .cloned()
+        };
+        assert_eq!(
+            format(&bodies[0]),
+            None,
+            "{kind}: tool turn without the format"
+        );
+        assert!(
+            format(&bodies[2]).is_some(),
+            "{kind}: the repair carries it"
+        );
+        assert_eq!(bodies[0]["temperature"], 0);
+        if kind == BackendKind::Anthropic {
+            // Merged, not overwritten.
+            assert_eq!(bodies[2]["output_config"]["effort"], "low");
+            assert_eq!(bodies[2]["output_config"]["format"]["type"], "json_schema");
+        }
+    }
+}
+
+async fn one_turn_outcome(
+    kind: BackendKind,
+    answer: wiremock::ResponseTemplate,
+) -> Option<ErrorCode> {
+    let server = model_server(kind, vec![answer]).await;
+    let env = env_for(kind, &server);
+    let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+    let run = agent(backend).run("Give me the landmark record.").await;
+    run.report.outcome.error_code()
+}
+
+#[tokio::test]
+async fn refusals_truncations_and_errors_map_to_codes() {
+    for kind in ALL {
+        assert_eq!(
+            one_turn_outcome(kind, refusal_turn(kind)).await,
+            Some(ErrorCode::Refused),
+            "{kind}"
+        );
+        assert_eq!(
+            one_turn_outcome(kind, truncated_turn(kind, "{\"name\": \"Eiff")).await,
+            Some(ErrorCode::Truncated),
+            "{kind}"
+        );
+        assert_eq!(
+            one_turn_outcome(kind, error_turn(kind, 400, "invalid_request_error")).await,
+            Some(ErrorCode::BackendError),
+            "{kind}"
+        );
+        // A first answer that is valid ends the run at once.
+        assert_eq!(
+            one_turn_outcome(kind, text_turn(kind, &eiffel().to_string())).await,
+            None,
+            "{kind}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn error_bodies_become_backend_errors_with_status_and_type() {
+    for kind in ALL {
+        let server = model_server(kind, vec![error_turn(kind, 404, "not_found_error")]).await;
+        let backend = provider(kind, &server, &BackendOptions::default());
+        let request = ModelRequest {
+            conversation: tribunal_runtime::Conversation::new(None, "hi"),
+            tools: Vec::new(),
+            output: OutputFormat::Text,
+            max_output_tokens: Some(16),
+        };
+        let err = backend.complete(&request).await.unwrap_err();
+        assert_eq!(err.kind, BackendErrorKind::Http, "{kind}");
+        assert_eq!(err.status, Some(404));
+        assert_eq!(err.provider_type.as_deref(), Some("not_found_error"));
+        assert!(err.message.contains("request failed"), "{}", err.message);
+        assert!(
+            !err.message.contains("hi\""),
+            "no request content: {}",
+            err.message
+        );
+    }
+}
+
+#[tokio::test]
+async fn compatible_server_quirks_are_tolerated() {
+    // llama.cpp's server: `content: ""` beside tool calls, extra `timings`,
+    // no `created`/`object`/`id`.
+    let kind = BackendKind::OpenAiChat;
+    let quirky = wiremock::ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"finish_reason": "tool_calls", "index": 0, "message": {
+            "role": "assistant", "content": "",
+            "tool_calls": [{"type": "function", "id": "Yx2", "function":
+                {"name": "search", "arguments": "{\"query\":\"Eiffel\"}"}}]}}],
+        "model": "qwen2.5-0.5b", "usage": {"completion_tokens": 9, "prompt_tokens": 99, "total_tokens": 108},
+        "timings": {"prompt_n": 99, "prompt_ms": 120.5, "predicted_n": 9, "predicted_ms": 80.1}
+    }));
+    let server = model_server(kind, vec![quirky, text_turn(kind, &eiffel().to_string())]).await;
+    let env = env_for(kind, &server);
+    let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+    let run = agent(backend).run("Eiffel Tower?").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+    let bodies = bodies(&server).await;
+    // The tool-call turn goes back with null content and its call.
+    assert_eq!(bodies[1]["messages"][2]["tool_calls"][0]["id"], "Yx2");
+    assert_eq!(bodies[1]["messages"][3]["role"], "tool");
+}

@@ -1,0 +1,146 @@
+//! Retries over real HTTP (wiremock) with a paused clock: `Retry-After`,
+//! exhausted retries, statuses that are not retried, and a stalled answer
+//! that ends at the run deadline.
+
+use crate::backend_support::*;
+use crate::support::{eiffel, landmark_schema};
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::backend::BackendOptions;
+use tribunal_runtime::{
+    Agent, BackendErrorKind, BackendKind, Budget, Conversation, ErrorCode, ModelRequest,
+    OutputFormat, connect_with_env,
+};
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        conversation: Conversation::new(None, "hi"),
+        tools: Vec::new(),
+        output: OutputFormat::Text,
+        max_output_tokens: Some(32),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_is_honoured_then_success() {
+    for kind in ALL {
+        let server = model_server(
+            kind,
+            vec![
+                error_turn(kind, 429, "rate_limit_error").insert_header("retry-after", "2"),
+                text_turn(kind, "hello"),
+            ],
+        )
+        .await;
+        let env = env_for(kind, &server);
+        let backend =
+            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let start = tokio::time::Instant::now();
+        let turn = backend.complete(&request()).await.unwrap();
+        assert_eq!(turn.text, "hello");
+        assert!(start.elapsed() >= Duration::from_secs(2), "{kind}: waited");
+        assert_eq!(bodies(&server).await.len(), 2, "{kind}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn server_errors_give_up_after_exactly_three_attempts() {
+    for kind in ALL {
+        let server = model_server(kind, vec![error_turn(kind, 500, "server_error")]).await;
+        let env = env_for(kind, &server);
+        let backend =
+            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let err = backend.complete(&request()).await.unwrap_err();
+        assert_eq!((err.kind, err.status), (BackendErrorKind::Http, Some(500)));
+        assert_eq!(bodies(&server).await.len(), 3, "{kind}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn overloaded_529_is_retried() {
+    let kind = BackendKind::Anthropic;
+    let server = model_server(
+        kind,
+        vec![
+            error_turn(kind, 529, "overloaded_error"),
+            text_turn(kind, "ok"),
+        ],
+    )
+    .await;
+    let env = env_for(kind, &server);
+    let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+    assert_eq!(backend.complete(&request()).await.unwrap().text, "ok");
+    assert_eq!(bodies(&server).await.len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn client_errors_are_not_retried() {
+    for kind in ALL {
+        for (status, kind_name) in [
+            (400, "invalid_request_error"),
+            (401, "authentication_error"),
+            (403, "permission_error"),
+            (404, "not_found_error"),
+        ] {
+            let server = model_server(kind, vec![error_turn(kind, status, kind_name)]).await;
+            let env = env_for(kind, &server);
+            let backend =
+                connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+            let err = backend.complete(&request()).await.unwrap_err();
+            assert_eq!(err.status, Some(status));
+            assert_eq!(err.provider_type.as_deref(), Some(kind_name));
+            assert_eq!(bodies(&server).await.len(), 1, "{kind} {status}");
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn connection_failures_are_retried() {
+    // A port nothing listens on: every attempt fails to connect.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let env = move |name: &str| match name {
+        "OPENAI_API_KEY" => Some(FAKE_KEY.to_string()),
+        "OPENAI_BASE_URL" => Some(format!("http://127.0.0.1:{port}/v1")),
+        _ => None,
+    };
+    let backend = connect_with_env(
+        BackendKind::OpenAiChat,
+        "m",
+        &BackendOptions::default(),
+        &env,
+    )
+    .unwrap();
+    let err = backend.complete(&request()).await.unwrap_err();
+    assert_eq!((err.kind, err.status), (BackendErrorKind::Transport, None));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_answer_ends_at_the_deadline() {
+    for kind in ALL {
+        let stalled = text_turn(kind, &eiffel().to_string()).set_delay(Duration::from_secs(30));
+        let server = model_server(kind, vec![stalled]).await;
+        let env = env_for(kind, &server);
+        let backend =
+            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let agent = Agent::new(backend, Arc::new(landmark_schema()))
+            .unwrap()
+            .with_budget(Budget {
+                deadline: Some(Duration::from_secs(5)),
+                ..Budget::default()
+            });
+        let real = std::time::Instant::now();
+        let start = tokio::time::Instant::now();
+        let run = agent.run("Eiffel Tower?").await;
+        assert_eq!(
+            run.report.outcome.error_code(),
+            Some(ErrorCode::DeadlineExceeded),
+            "{kind}"
+        );
+        // The deadline, in virtual time; no real wait for the stalled body.
+        assert!(start.elapsed() >= Duration::from_secs(5));
+        assert!(start.elapsed() < Duration::from_secs(30));
+        assert!(real.elapsed() < Duration::from_secs(10));
+    }
+}

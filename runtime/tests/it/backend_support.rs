@@ -1,0 +1,251 @@
+//! Shared helpers for the live-backend tests: a wiremock "model" that plays
+//! provider-shaped answers in order, provider answer builders per API, a fake
+//! environment, and a search tool.
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tribunal_runtime::backend::{BackendOptions, ProviderConfig};
+use tribunal_runtime::{
+    Anthropic, Backend, BackendKind, OpenAiChat, OpenAiResponses, Tool, ToolError, ToolOutput,
+};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const FAKE_KEY: &str = "sk-test-SECRET-123";
+
+pub const ALL: [BackendKind; 3] = [
+    BackendKind::OpenAiChat,
+    BackendKind::OpenAiResponses,
+    BackendKind::Anthropic,
+];
+
+/// Answers requests with the given responses in order; the last one repeats.
+pub struct Sequence(Mutex<VecDeque<ResponseTemplate>>);
+
+impl Respond for Sequence {
+    fn respond(&self, _request: &Request) -> ResponseTemplate {
+        let mut queue = self.0.lock().unwrap();
+        if queue.len() > 1 {
+            queue.pop_front().unwrap()
+        } else {
+            queue
+                .front()
+                .cloned()
+                .unwrap_or_else(|| ResponseTemplate::new(500))
+        }
+    }
+}
+
+pub fn endpoint_path(kind: BackendKind) -> &'static str {
+    match kind {
+        BackendKind::OpenAiChat => "/v1/chat/completions",
+        BackendKind::OpenAiResponses => "/v1/responses",
+        BackendKind::Anthropic => "/v1/messages",
+    }
+}
+
+/// A mock server answering `kind`'s endpoint with `responses` in order.
+pub async fn model_server(kind: BackendKind, responses: Vec<ResponseTemplate>) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(endpoint_path(kind)))
+        .respond_with(Sequence(Mutex::new(responses.into())))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// An environment holding the fake key and the mock server's base URL.
+pub fn env_for(kind: BackendKind, server: &MockServer) -> impl Fn(&str) -> Option<String> {
+    let base = match kind {
+        BackendKind::Anthropic => server.uri(),
+        _ => format!("{}/v1", server.uri()),
+    };
+    move |name: &str| match name {
+        "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" => Some(FAKE_KEY.to_string()),
+        "OPENAI_BASE_URL" | "ANTHROPIC_BASE_URL" => Some(base.clone()),
+        _ => None,
+    }
+}
+
+/// A bare provider backend (no retry wrapper) against `server`.
+pub fn provider(
+    kind: BackendKind,
+    server: &MockServer,
+    options: &BackendOptions,
+) -> Arc<dyn Backend> {
+    let env = env_for(kind, server);
+    let config = ProviderConfig::from_env(kind, "test-model", options, &env).unwrap();
+    match kind {
+        BackendKind::OpenAiChat => Arc::new(OpenAiChat::new(config).unwrap()),
+        BackendKind::OpenAiResponses => Arc::new(OpenAiResponses::new(config).unwrap()),
+        BackendKind::Anthropic => Arc::new(Anthropic::new(config).unwrap()),
+    }
+}
+
+/// The JSON bodies the server received, in order.
+pub async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
+}
+
+fn ok(body: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+/// A turn that calls `name` with `args`, in `kind`'s documented shape.
+pub fn tool_call_turn(kind: BackendKind, id: &str, name: &str, args: Value) -> ResponseTemplate {
+    ok(match kind {
+        BackendKind::OpenAiChat => json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null, "refusal": null,
+                "tool_calls": [{"id": id, "type": "function",
+                    "function": {"name": name, "arguments": args.to_string()}}]}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
+        }),
+        BackendKind::OpenAiResponses => json!({
+            "id": "resp_1", "object": "response", "status": "completed", "model": "test-model",
+            "output": [{"type": "function_call", "id": "fc_1", "call_id": id, "name": name,
+                        "arguments": args.to_string(), "status": "completed"}],
+            "usage": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}
+        }),
+        BackendKind::Anthropic => json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
+            "content": [{"type": "text", "text": "Let me search."},
+                        {"type": "tool_use", "id": id, "name": name, "input": args}],
+            "stop_reason": "tool_use", "stop_sequence": null,
+            "usage": {"input_tokens": 50, "output_tokens": 10}
+        }),
+    })
+}
+
+/// A final text turn ending with `stop` (provider vocabulary) in `kind`'s shape.
+pub fn text_turn_with(kind: BackendKind, text: &str, stop: &str) -> ResponseTemplate {
+    ok(match kind {
+        BackendKind::OpenAiChat => json!({
+            "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": stop,
+                "message": {"role": "assistant", "content": text, "refusal": null}}],
+            "usage": {"prompt_tokens": 80, "completion_tokens": 20, "total_tokens": 100}
+        }),
+        BackendKind::OpenAiResponses => {
+            let (status, details) = if stop == "stop" {
+                ("completed", Value::Null)
+            } else {
+                ("incomplete", json!({"reason": stop}))
+            };
+            json!({
+                "id": "resp_2", "object": "response", "status": status,
+                "incomplete_details": details,
+                "output": [{"type": "message", "id": "msg_2", "role": "assistant", "status": status,
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                "usage": {"input_tokens": 80, "output_tokens": 20, "total_tokens": 100}
+            })
+        }
+        BackendKind::Anthropic => json!({
+            "id": "msg_2", "type": "message", "role": "assistant", "model": "test-model",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": if stop == "stop" { "end_turn" } else { stop }, "stop_sequence": null,
+            "usage": {"input_tokens": 80, "output_tokens": 20}
+        }),
+    })
+}
+
+/// A final text turn that ended normally.
+pub fn text_turn(kind: BackendKind, text: &str) -> ResponseTemplate {
+    text_turn_with(kind, text, "stop")
+}
+
+/// A length-truncated turn.
+pub fn truncated_turn(kind: BackendKind, text: &str) -> ResponseTemplate {
+    let stop = match kind {
+        BackendKind::OpenAiChat => "length",
+        BackendKind::OpenAiResponses => "max_output_tokens",
+        BackendKind::Anthropic => "max_tokens",
+    };
+    text_turn_with(kind, text, stop)
+}
+
+/// A refusal in `kind`'s shape.
+pub fn refusal_turn(kind: BackendKind) -> ResponseTemplate {
+    ok(match kind {
+        BackendKind::OpenAiChat => json!({
+            "id": "chatcmpl-3", "object": "chat.completion", "created": 3, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": null, "refusal": "I'm sorry, I can't help with that."}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}
+        }),
+        BackendKind::OpenAiResponses => json!({
+            "id": "resp_3", "object": "response", "status": "completed",
+            "output": [{"type": "message", "id": "msg_3", "role": "assistant", "status": "completed",
+                        "content": [{"type": "refusal", "refusal": "I'm sorry, I can't help with that."}]}],
+            "usage": {"input_tokens": 5, "output_tokens": 5, "total_tokens": 10}
+        }),
+        BackendKind::Anthropic => json!({
+            "id": "msg_3", "type": "message", "role": "assistant", "model": "test-model",
+            "content": [], "stop_reason": "refusal", "stop_sequence": null,
+            "usage": {"input_tokens": 5, "output_tokens": 5}
+        }),
+    })
+}
+
+/// An error answer with `status` and the provider's error body.
+pub fn error_turn(kind: BackendKind, status: u16, error_type: &str) -> ResponseTemplate {
+    let body = match kind {
+        BackendKind::Anthropic => {
+            json!({"type": "error", "error": {"type": error_type, "message": "request failed"},
+                                          "request_id": "req_1"})
+        }
+        _ => {
+            json!({"error": {"message": "request failed", "type": error_type, "param": null, "code": null}})
+        }
+    };
+    ResponseTemplate::new(status).set_body_json(body)
+}
+
+/// Fixed search results for the landmark question.
+pub struct Search;
+
+impl Tool for Search {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "Searches the offline corpus and returns numbered passages."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"query": {"type": "string"}},
+               "required": ["query"], "additionalProperties": false})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async {
+            Ok(ToolOutput::Text(
+                "[1] The Eiffel Tower, completed in 1889, is 330 m tall.".into(),
+            ))
+        })
+    }
+}
+
+/// Replaces the (separately compiled) wire schema in a body with a marker, so
+/// the snapshots pin the request shape, not the schema compiler's output.
+pub fn redact_schema(mut body: Value) -> Value {
+    for pointer in [
+        "/response_format/json_schema/schema",
+        "/text/format/schema",
+        "/output_config/format/schema",
+    ] {
+        if let Some(slot) = body.pointer_mut(pointer) {
+            assert!(slot.is_object(), "the wire schema is an object");
+            *slot = json!("[wire schema]");
+        }
+    }
+    body
+}
