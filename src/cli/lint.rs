@@ -1,10 +1,32 @@
-//! `tribunal lint` (not built yet: the issue that owns it replaces this file).
+//! `tribunal lint ARENA…`: every problem of each arena with file:line.
+//! Exit 0 when all are clean, 2 when there is any problem.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct LintArgs {}
+pub(crate) struct LintArgs {
+    /// Arena folders.
+    #[arg(required = true)]
+    arenas: Vec<PathBuf>,
+}
 
-pub(crate) fn run(_args: LintArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`tribunal lint` is not available yet")
+pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
+    let mut problems = 0;
+    for dir in &args.arenas {
+        let report = tribunal::judge::lint(dir);
+        for p in &report.problems {
+            println!("{}: {p}", dir.display());
+        }
+        if report.is_clean() {
+            println!("{}: ok, {} item(s)", dir.display(), report.items);
+        }
+        problems += report.problems.len();
+    }
+    if problems > 0 {
+        eprintln!("tribunal: {problems} problem(s)");
+        Ok(ExitCode::from(2))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
 }

@@ -1,10 +1,30 @@
-//! `tribunal merge` (not built yet: the issue that owns it replaces this file).
+//! `tribunal merge SHARD.jsonl…`: combine the result files of shards of one
+//! run (same arena and config hash) into one report, and optionally one
+//! results file. Exit codes as for `tribunal run`.
 
+use super::run::{ReportOpts, emit_report};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use tribunal::judge::{merge_files, rewrite};
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct MergeArgs {}
+pub(crate) struct MergeArgs {
+    /// Result files (JSON Lines) written by `tribunal run --shard`.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Also write the merged rows to this results file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    report: ReportOpts,
+}
 
-pub(crate) fn run(_args: MergeArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`tribunal merge` is not available yet")
+pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let format = args.report.format()?;
+    let rows = merge_files(&args.files)?;
+    if let Some(out) = &args.out {
+        rewrite(out, &rows)?;
+    }
+    let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
+    emit_report(&arena, &rows, format, &args.report)
 }

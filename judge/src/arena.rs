@@ -1,0 +1,436 @@
+//! [`Arena`]: a folder holding `dataset.jsonl` (required), `arena.toml` and
+//! `corpus.json` (optional), loaded and checked in one pass.
+//!
+//! Defaults when `arena.toml` is absent or silent: the name is the folder's,
+//! no system prompt, the output schema comes from each item's `json_schema`
+//! check, the `search` tool is offered when `corpus.json` exists, default
+//! budgets, lenient extraction.
+
+use crate::checks::{Check, ItemCheck};
+use crate::error::JudgeError;
+use crate::item::{Item, RawItem, parse_line};
+use crate::lint::{LintReport, Problem};
+use crate::toolset;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::json::ExtractionMode;
+use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OutputSchema, ToolBox};
+
+/// The arena's configuration file name.
+pub const ARENA_TOML: &str = "arena.toml";
+/// The dataset file name.
+pub const DATASET: &str = "dataset.jsonl";
+/// The default corpus file name.
+pub const CORPUS: &str = "corpus.json";
+
+/// A loaded arena: configuration, tools and items, all checked.
+#[derive(Debug, Clone)]
+pub struct Arena {
+    /// The arena's name (`arena.toml` `name`; default: the folder name).
+    pub name: String,
+    /// The arena folder.
+    pub dir: PathBuf,
+    /// What the arena tests. Default: none.
+    pub description: Option<String>,
+    /// The system prompt. Default: none.
+    pub system: Option<String>,
+    /// The arena-wide output schema. Default: none (per item, from its
+    /// `json_schema` check).
+    pub schema: Option<Value>,
+    /// The names of the tools offered (`search`, `files`).
+    pub tools: Vec<String>,
+    /// Budgets of each run. Default: [`Budget::default`].
+    pub budget: Budget,
+    /// How final answers are read. Default: lenient extraction.
+    pub answer: AnswerPolicy,
+    /// The items, in dataset order.
+    pub items: Vec<Item>,
+    /// The tools, built once and shared by every run.
+    pub toolbox: Arc<ToolBox>,
+    /// A digest of the tools' data (the corpus file), part of the config hash.
+    pub tools_digest: String,
+    /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
+    /// every item answers with the verdict envelope. Default: none.
+    pub verdict: Option<crate::verdict::VerdictArena>,
+}
+
+impl Arena {
+    /// Loads the arena in `dir`. Fails with [`JudgeError::Lint`] listing
+    /// every problem when there is any.
+    pub fn load(dir: &Path) -> Result<Arena, JudgeError> {
+        match load_checked(dir) {
+            (Some(arena), report) if report.is_clean() => Ok(arena),
+            (_, report) => Err(JudgeError::Lint(report)),
+        }
+    }
+}
+
+/// `arena.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArenaToml {
+    name: Option<String>,
+    description: Option<String>,
+    system: Option<String>,
+    /// A path (relative to the arena folder) or an inline table.
+    schema: Option<toml::Value>,
+    tools: Option<Vec<String>>,
+    corpus: Option<String>,
+    /// The root of the file tools, relative to the arena folder. Default: the folder.
+    files_root: Option<String>,
+    extraction: Option<ExtractionMode>,
+    budget: Option<BudgetToml>,
+    verdict: Option<crate::verdict::VerdictToml>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BudgetToml {
+    max_tokens: Option<u64>,
+    max_tool_calls: Option<u32>,
+    deadline_secs: Option<f64>,
+    max_turns: Option<u32>,
+    on_budget: Option<OnBudget>,
+}
+
+/// Loads and checks the arena in `dir`: the arena when it could be built,
+/// and the lint report (empty problems: clean).
+pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
+    let mut problems = Vec::new();
+    let folder_name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "arena".to_string());
+    let config = read_toml(dir, &mut problems);
+    let name = config.name.clone().unwrap_or(folder_name);
+
+    let schema = config
+        .schema
+        .as_ref()
+        .and_then(|s| read_schema(dir, s, &mut problems));
+    let arena_schema = schema.as_ref().and_then(|s| {
+        OutputSchema::new(&name, s.clone())
+            .map(Arc::new)
+            .map_err(|e| {
+                problems.push(Problem::file(
+                    ARENA_TOML,
+                    format!("schema: invalid schema: {e}"),
+                ))
+            })
+            .ok()
+    });
+
+    let corpus_path = dir.join(config.corpus.as_deref().unwrap_or(CORPUS));
+    let tools = config.tools.clone().unwrap_or_else(|| {
+        if corpus_path.is_file() {
+            vec!["search".to_string()]
+        } else {
+            Vec::new()
+        }
+    });
+    let mut toolbox = ToolBox::new();
+    let mut tools_digest = String::new();
+    for tool in &tools {
+        match tool.as_str() {
+            "search" => match toolset::search_tool(&corpus_path, &rel(dir, &corpus_path)) {
+                Ok((t, digest)) => {
+                    toolbox.add(t);
+                    tools_digest = digest;
+                }
+                Err(problem) => problems.push(problem),
+            },
+            "files" => {
+                let root = dir.join(config.files_root.as_deref().unwrap_or("."));
+                match toolset::file_tools(&root) {
+                    Ok(ts) => ts.into_iter().for_each(|t| toolbox.add(t)),
+                    Err(message) => problems.push(Problem::file(ARENA_TOML, message)),
+                }
+            }
+            other => problems.push(Problem::file(
+                ARENA_TOML,
+                format!("tools: unknown tool {other:?} (known: search, files)"),
+            )),
+        }
+    }
+    let offered: Vec<String> = toolbox.specs().into_iter().map(|s| s.name).collect();
+    let verdict = config
+        .verdict
+        .as_ref()
+        .and_then(|v| crate::verdict::load_verdict(dir, v, &tools, &mut problems));
+
+    let raw = read_dataset(dir, &mut problems);
+    let permissive = OutputSchema::new(&name, serde_json::json!({})).map(Arc::new);
+    let mut cache: HashMap<String, Arc<OutputSchema>> = HashMap::new();
+    let mut items = Vec::with_capacity(raw.len());
+    for (index, (line, raw)) in raw.into_iter().enumerate() {
+        let mut at = |m: String| problems.push(Problem::at(DATASET, line, m));
+        let checks = build_checks(
+            &raw,
+            arena_schema.as_ref(),
+            &name,
+            &mut cache,
+            &offered,
+            &mut at,
+        );
+        if let Some(mock) = &raw.mock {
+            for (t, turn) in mock.iter().enumerate() {
+                for call in &turn.tool_calls {
+                    if !offered.contains(&call.name) {
+                        at(format!(
+                            "mock[{t}]: calls tool {:?}, which the arena does not offer",
+                            call.name
+                        ));
+                    }
+                }
+            }
+        }
+        let schema = arena_schema.clone().or_else(|| {
+            checks.iter().find_map(|c| match &c.check {
+                Check::JsonSchema {
+                    schema: Some(_), ..
+                } => c.schema.clone(),
+                _ => None,
+            })
+        });
+        let schema = match (schema, &permissive) {
+            (Some(s), _) => s,
+            (None, Ok(p)) => p.clone(),
+            (None, Err(e)) => {
+                at(format!("no output schema: {e}"));
+                continue;
+            }
+        };
+        items.push(Item {
+            id: raw.id,
+            input: raw.input,
+            checks,
+            mock: raw.mock,
+            line,
+            index,
+            schema,
+        });
+    }
+
+    if let Some(v) = &verdict {
+        v.lint_items(dir, &items, &mut problems);
+    }
+    let report_items = items.len();
+    let arena = Arena {
+        name: name.clone(),
+        dir: dir.to_path_buf(),
+        description: config.description,
+        system: config.system,
+        schema,
+        tools,
+        budget: budget(config.budget.unwrap_or_default()),
+        answer: AnswerPolicy {
+            mode: config.extraction.unwrap_or_default(),
+            ..AnswerPolicy::default()
+        },
+        items,
+        toolbox: Arc::new(toolbox),
+        tools_digest,
+        verdict,
+    };
+    problems.sort_by(|a, b| {
+        (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
+    });
+    let report = LintReport {
+        arena: name,
+        items: report_items,
+        problems,
+    };
+    (Some(arena), report)
+}
+
+fn build_checks(
+    raw: &RawItem,
+    arena_schema: Option<&Arc<OutputSchema>>,
+    name: &str,
+    cache: &mut HashMap<String, Arc<OutputSchema>>,
+    offered: &[String],
+    at: &mut impl FnMut(String),
+) -> Vec<ItemCheck> {
+    let mut out = Vec::with_capacity(raw.checks.len());
+    for (i, (check, spec)) in raw.checks.iter().enumerate() {
+        let mut item_check = ItemCheck {
+            check: check.clone(),
+            spec: spec.clone(),
+            schema: None,
+            regex: None,
+        };
+        match check {
+            Check::JsonSchema {
+                schema: Some(s), ..
+            } => {
+                let key = s.to_string();
+                if let Some(compiled) = cache.get(&key) {
+                    item_check.schema = Some(compiled.clone());
+                } else {
+                    match OutputSchema::new(name, s.clone()) {
+                        Ok(compiled) => {
+                            let compiled = Arc::new(compiled);
+                            cache.insert(key, compiled.clone());
+                            item_check.schema = Some(compiled);
+                        }
+                        Err(e) => at(format!("checks[{i}]: json_schema: invalid schema: {e}")),
+                    }
+                }
+            }
+            Check::JsonSchema { schema: None, .. } => match arena_schema {
+                Some(s) => item_check.schema = Some(s.clone()),
+                None => at(format!(
+                    "checks[{i}]: json_schema: no inline schema and the arena has none"
+                )),
+            },
+            Check::Regex { pattern, .. } => match regex::Regex::new(pattern) {
+                Ok(re) => item_check.regex = Some(re),
+                Err(e) => at(format!(
+                    "checks[{i}]: regex: invalid pattern: {}",
+                    tribunal_runtime::one_line(&e.to_string(), 200)
+                )),
+            },
+            Check::ToolUsed { name, .. } if !offered.contains(name) => at(format!(
+                "checks[{i}]: tool_used: the arena does not offer a tool named {name:?}"
+            )),
+            _ => {}
+        }
+        out.push(item_check);
+    }
+    out
+}
+
+fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
+    let path = dir.join(ARENA_TOML);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ArenaToml::default(),
+        Err(e) => {
+            problems.push(Problem::file(ARENA_TOML, format!("cannot read: {e}")));
+            return ArenaToml::default();
+        }
+    };
+    match toml::from_str::<ArenaToml>(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                .unwrap_or(1);
+            problems.push(Problem::at(
+                ARENA_TOML,
+                line,
+                tribunal_runtime::one_line(e.message(), 300),
+            ));
+            ArenaToml::default()
+        }
+    }
+}
+
+fn read_schema(dir: &Path, schema: &toml::Value, problems: &mut Vec<Problem>) -> Option<Value> {
+    match schema {
+        toml::Value::String(p) => {
+            let path = dir.join(p);
+            let file = rel(dir, &path);
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    problems.push(Problem::file(
+                        ARENA_TOML,
+                        format!("schema: cannot read {p}: {e}"),
+                    ));
+                    return None;
+                }
+            };
+            match serde_json::from_str(&text) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    problems.push(Problem::at(file, e.line(), format!("invalid JSON: {e}")));
+                    None
+                }
+            }
+        }
+        toml::Value::Table(_) => match serde_json::to_value(schema) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                problems.push(Problem::file(ARENA_TOML, format!("schema: {e}")));
+                None
+            }
+        },
+        _ => {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                "schema: expected a path or an inline table",
+            ));
+            None
+        }
+    }
+}
+
+/// The well-formed items of the dataset with their 1-based lines; every
+/// problem (including duplicate ids) goes to `problems`.
+fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<(usize, RawItem)> {
+    let text = match std::fs::read_to_string(dir.join(DATASET)) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(Problem::file(DATASET, format!("cannot read: {e}")));
+            return Vec::new();
+        }
+    };
+    let mut items: Vec<(usize, RawItem)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, line_text) in text.lines().enumerate() {
+        let line = i + 1;
+        if line_text.trim().is_empty() {
+            continue;
+        }
+        let parsed = parse_line(line_text);
+        problems.extend(parsed.problems.into_iter().map(|m| Problem::at(DATASET, line, m)));
+        if let Some(id) = parsed.id {
+            if let Some(first) = seen.get(&id) {
+                problems.push(Problem::at(
+                    DATASET,
+                    line,
+                    format!("duplicate id {id:?} (first at line {first})"),
+                ));
+                continue;
+            }
+            seen.insert(id, line);
+        }
+        if let Some(item) = parsed.item {
+            items.push((line, item));
+        }
+    }
+    if items.is_empty() && problems.iter().all(|p| p.file != DATASET) {
+        problems.push(Problem::file(DATASET, "no items"));
+    }
+    items
+}
+
+fn budget(b: BudgetToml) -> Budget {
+    let d = Budget::default();
+    Budget {
+        max_tokens: b.max_tokens.or(d.max_tokens),
+        max_tool_calls: b.max_tool_calls.or(d.max_tool_calls),
+        deadline: match b.deadline_secs {
+            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            _ => d.deadline,
+        },
+        max_turns: b.max_turns.unwrap_or(d.max_turns),
+        on_budget: b.on_budget.unwrap_or(d.on_budget),
+    }
+}
+
+/// `path` relative to the arena folder, for problem locations.
+fn rel(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}

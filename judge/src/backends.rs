@@ -1,0 +1,98 @@
+//! [`BackendFactory`]: how the runner gets a model for each item. Mock mode
+//! builds a [`ScriptedBackend`] per item from its `mock` turns; a live
+//! backend is one shared client.
+
+use crate::item::Item;
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::{Backend, ScriptedBackend};
+
+/// Supplies the backend each item runs against.
+pub trait BackendFactory: Send + Sync {
+    /// The backend's name for reports and the config hash (`mock`, `openai-chat`, …).
+    fn name(&self) -> &str;
+    /// The model name.
+    fn model(&self) -> &str;
+    /// Whether results prove only the plumbing (a scripted model).
+    fn is_mock(&self) -> bool;
+    /// The backend for one run of `item`.
+    fn backend_for(&self, item: &Item) -> Arc<dyn Backend>;
+}
+
+/// The name mock rows carry as their backend.
+pub const MOCK_BACKEND: &str = "mock";
+/// The model name mock rows carry.
+pub const MOCK_MODEL: &str = "scripted";
+
+/// Mock mode: each item's `mock` turns, played by a fresh [`ScriptedBackend`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MockBackends {
+    /// Simulated model latency per turn. Default: none.
+    pub latency: Duration,
+}
+
+impl BackendFactory for MockBackends {
+    fn name(&self) -> &str {
+        MOCK_BACKEND
+    }
+
+    fn model(&self) -> &str {
+        MOCK_MODEL
+    }
+
+    fn is_mock(&self) -> bool {
+        true
+    }
+
+    fn backend_for(&self, item: &Item) -> Arc<dyn Backend> {
+        let turns = item.mock.as_deref().unwrap_or(&[]);
+        Arc::new(
+            ScriptedBackend::from_script(turns)
+                .with_model(MOCK_MODEL)
+                .with_latency(self.latency),
+        )
+    }
+}
+
+/// One backend shared by every run (a live provider client).
+#[derive(Clone)]
+pub struct SharedBackend {
+    backend: Arc<dyn Backend>,
+    name: String,
+    model: String,
+}
+
+impl SharedBackend {
+    /// Shares `backend` across all runs.
+    pub fn new(backend: Arc<dyn Backend>) -> Self {
+        SharedBackend {
+            name: backend.name().to_string(),
+            model: backend.model().to_string(),
+            backend,
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SharedBackend({} / {})", self.name, self.model)
+    }
+}
+
+impl BackendFactory for SharedBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn is_mock(&self) -> bool {
+        false
+    }
+
+    fn backend_for(&self, _item: &Item) -> Arc<dyn Backend> {
+        self.backend.clone()
+    }
+}

@@ -1,0 +1,74 @@
+//! [`JudgeError`]: the infrastructure failures of the judge (unreadable
+//! files, an arena with lint problems, results that cannot be mixed).
+//!
+//! Model misbehaviour is never an error here: it is an ERROR or FAIL row.
+
+use crate::lint::LintReport;
+use std::path::PathBuf;
+
+/// Why the judge could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JudgeError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The arena has problems; every one is listed with file:line.
+    #[error("the arena has {} problem(s):\n{}", .0.problems.len(), .0.render())]
+    Lint(LintReport),
+    /// A results file holds a line that is not a result row (other than a
+    /// torn last line, which is discarded).
+    #[error("{}:{line}: not a result row: {message}", path.display())]
+    CorruptResults {
+        /// The results file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Results written under another configuration would be mixed with this
+    /// one (`--resume` after the prompt, schema, tools, budgets, backend or
+    /// model changed), or shard files of different runs were merged.
+    #[error(
+        "{}: results were written with config hash {found}, this run has {expected}; \
+         use a new --out file (or drop --resume)",
+        path.display()
+    )]
+    ConfigMismatch {
+        /// The results file.
+        path: PathBuf,
+        /// This run's config hash.
+        expected: String,
+        /// The hash found in the file.
+        found: String,
+    },
+    /// Rows of different arenas were merged.
+    #[error("{}: rows of arena {found:?} cannot be merged with arena {expected:?}", path.display())]
+    ArenaMismatch {
+        /// The results file.
+        path: PathBuf,
+        /// The first arena seen.
+        expected: String,
+        /// The other arena.
+        found: String,
+    },
+    /// A command-line value is invalid (shard spec, repeat count, …).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl JudgeError {
+    /// An I/O error on `path`.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        JudgeError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The config hash: SHA-256 over the canonical JSON of everything that
+//! shapes a run's result (prompt, schema, tools, budgets, extraction,
+//! backend, model). Rows written under one hash are never mixed with
+//! another's.
+
+use crate::arena::Arena;
+use crate::toolset::hex;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// Version of the hashed layout; bump it when the layout changes.
+const HASH_LAYOUT: u32 = 1;
+
+/// The config hash of running `arena` on `backend`/`model`: the first 16
+/// hex digits of SHA-256 over the canonical config.
+pub fn config_hash(arena: &Arena, backend: &str, model: &str) -> String {
+    let config = json!({
+        "layout": HASH_LAYOUT,
+        "system": arena.system,
+        "schema": arena.schema,
+        "verdict": arena.verdict.as_ref().map(|v| json!({
+            "green": v.schemas.owner(crate::verdict::Verdict::Green),
+            "red": v.schemas.owner(crate::verdict::Verdict::Red),
+            "item_root": v.item_root,
+        })),
+        "tools": arena.toolbox.specs().iter().map(|s| json!({
+            "name": s.name, "description": s.description, "parameters": s.parameters,
+        })).collect::<Vec<_>>(),
+        "tools_digest": arena.tools_digest,
+        "budget": {
+            "max_tokens": arena.budget.max_tokens,
+            "max_tool_calls": arena.budget.max_tool_calls,
+            "deadline_ms": arena.budget.deadline.map(|d| d.as_millis() as u64),
+            "max_turns": arena.budget.max_turns,
+            "on_budget": arena.budget.on_budget,
+        },
+        "answer": {
+            "mode": arena.answer.mode,
+            "max_depth": arena.answer.max_depth,
+            "max_bytes": arena.answer.max_bytes,
+        },
+        "backend": backend,
+        "model": model,
+    });
+    let digest = Sha256::digest(canonical(&config).as_bytes());
+    hex(&digest)[..16].to_string()
+}
+
+/// Compact JSON with object keys sorted at every level.
+pub fn canonical(value: &Value) -> String {
+    sorted(value).to_string()
+}
+
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let mut out = Map::with_capacity(map.len());
+            for k in keys {
+                if let Some(v) = map.get(k) {
+                    out.insert(k.clone(), sorted(v));
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,118 @@
+//! [`Progress`]: what the runner reports while items finish — an indicatif
+//! bar when stderr is a terminal, plain lines otherwise (CI logs).
+
+use crate::results::ResultRow;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Receives the runner's progress. Called from concurrent runs.
+pub trait Progress: Send + Sync {
+    /// The run starts: `total` runs to do, `skipped` already finished (resume).
+    fn start(&self, arena: &str, total: usize, skipped: usize, mock: bool);
+    /// One run finished and its row was written.
+    fn finished(&self, row: &ResultRow);
+    /// Every run finished.
+    fn done(&self);
+}
+
+/// Reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _arena: &str, _total: usize, _skipped: usize, _mock: bool) {}
+    fn finished(&self, _row: &ResultRow) {}
+    fn done(&self) {}
+}
+
+/// Progress on stderr: a bar on a terminal, one line per item otherwise.
+#[derive(Debug)]
+pub struct Console {
+    bar: Option<ProgressBar>,
+    total: AtomicUsize,
+    finished: AtomicUsize,
+}
+
+impl Default for Console {
+    fn default() -> Self {
+        Console::new()
+    }
+}
+
+impl Console {
+    /// Chooses the bar when stderr is a terminal.
+    pub fn new() -> Self {
+        Console::with_bar(std::io::stderr().is_terminal())
+    }
+
+    /// A bar (`true`) or plain lines (`false`).
+    pub fn with_bar(bar: bool) -> Self {
+        Console {
+            bar: bar.then(|| {
+                let b = ProgressBar::new(0);
+                if let Ok(style) = ProgressStyle::with_template(
+                    "{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+                ) {
+                    b.set_style(style.progress_chars("=> "));
+                }
+                b
+            }),
+            total: AtomicUsize::new(0),
+            finished: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Progress for Console {
+    fn start(&self, arena: &str, total: usize, skipped: usize, mock: bool) {
+        self.total.store(total, Ordering::SeqCst);
+        let mode = if mock { " [MOCK]" } else { "" };
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(total as u64);
+                bar.set_prefix(format!("{arena}{mode}"));
+            }
+            None => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(
+                    err,
+                    "running {arena}{mode}: {total} run(s), {skipped} already finished"
+                );
+            }
+        }
+    }
+
+    fn finished(&self, row: &ResultRow) {
+        let n = self.finished.fetch_add(1, Ordering::SeqCst) + 1;
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(format!("{} {}", row.outcome.as_str(), row.id));
+                bar.inc(1);
+            }
+            None => {
+                let total = self.total.load(Ordering::SeqCst);
+                let code = row
+                    .error_code
+                    .as_deref()
+                    .map(|c| format!(" {c}"))
+                    .unwrap_or_default();
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(
+                    err,
+                    "[{n}/{total}] {} {}#{}{code} ({:.0} ms)",
+                    row.outcome.as_str(),
+                    row.id,
+                    row.repeat,
+                    row.wall_ms
+                );
+            }
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

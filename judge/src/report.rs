@@ -1,0 +1,385 @@
+//! [`Report`]: the scored report of a set of result rows, and its
+//! renderings — JSON, Markdown, JUnit XML and a terminal table.
+//!
+//! Every rendering of a mock-backend run says so: `"mock": true` in JSON, a
+//! banner elsewhere. Mock pass rates prove the plumbing, not a model.
+
+use crate::backends::MOCK_BACKEND;
+use crate::checks::CheckResult;
+use crate::error::JudgeError;
+use crate::results::{Outcome, ResultRow};
+use crate::summary::{Summary, summarize};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::str::FromStr;
+use tribunal_runtime::{ToolCallRecord, Usage};
+
+/// The version of the JSON report layout.
+pub const REPORT_VERSION: u32 = 1;
+
+/// The banner every non-JSON rendering of a mock run carries.
+pub const MOCK_BANNER: &str = "MOCK RUN: a scripted model played each item's `mock` turns. \
+These results prove the plumbing, not a model.";
+
+/// The scored report. Field names are a contract scripts rely on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The layout version ([`REPORT_VERSION`]).
+    pub version: u32,
+    /// The arena's name.
+    pub arena: String,
+    /// Whether the rows came from the mock backend.
+    pub mock: bool,
+    /// The backend's name.
+    pub backend: String,
+    /// The model name.
+    pub model: String,
+    /// The config hash of the rows.
+    pub config_hash: String,
+    /// Counts and rates.
+    pub summary: Summary,
+    /// One entry per item and repeat, in dataset order.
+    pub items: Vec<ReportItem>,
+}
+
+/// One item's run in the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportItem {
+    /// The item id.
+    pub id: String,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// `PASS`, `FAIL` or `ERROR`.
+    pub outcome: Outcome,
+    /// The stable error code of an ERROR, else null.
+    pub error_code: Option<String>,
+    /// The check results (empty on ERROR: checks are skipped).
+    pub checks: Vec<CheckResult>,
+    /// The validated answer (PASS and FAIL only).
+    pub answer: Option<Value>,
+    /// Token usage.
+    pub usage: Usage,
+    /// Tool calls executed.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Model turns.
+    pub turns: u32,
+    /// Whether the repair turn was used.
+    pub repair_used: bool,
+    /// Wall time, in milliseconds.
+    pub wall_ms: f64,
+}
+
+impl Report {
+    /// Builds the report of `rows` (one arena; ordered as given). An empty
+    /// set of rows gives an empty report named `arena`.
+    pub fn from_rows(arena: &str, rows: &[ResultRow]) -> Report {
+        let first = rows.first();
+        let backend = first.map(|r| r.backend.clone()).unwrap_or_default();
+        Report {
+            version: REPORT_VERSION,
+            arena: first
+                .map(|r| r.arena.clone())
+                .unwrap_or_else(|| arena.to_string()),
+            mock: backend == MOCK_BACKEND,
+            model: first.map(|r| r.model.clone()).unwrap_or_default(),
+            backend,
+            config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
+            summary: summarize(rows),
+            items: rows
+                .iter()
+                .map(|r| ReportItem {
+                    id: r.id.clone(),
+                    repeat: r.repeat,
+                    outcome: r.outcome,
+                    error_code: r.error_code.clone(),
+                    checks: r.checks.clone(),
+                    answer: r.answer.clone(),
+                    usage: r.usage,
+                    tool_calls: r.tool_calls.clone(),
+                    turns: r.turns,
+                    repair_used: r.repair_used,
+                    wall_ms: r.wall_ms,
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether the run succeeds: every item passed, or the pass rate is at
+    /// least `min_pass_rate` when one is given.
+    pub fn passed(&self, min_pass_rate: Option<f64>) -> bool {
+        self.summary.all_pass() || min_pass_rate.is_some_and(|m| self.summary.pass_rate >= m)
+    }
+
+    /// Renders the report in `format`.
+    pub fn render(&self, format: ReportFormat) -> String {
+        match format {
+            ReportFormat::Terminal => self.to_terminal(),
+            ReportFormat::Json => self.to_json(),
+            ReportFormat::Markdown => self.to_markdown(),
+            ReportFormat::Junit => self.to_junit(),
+        }
+    }
+
+    /// Pretty JSON, ending with a newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_else(|e| {
+            // Serialising plain data with string keys cannot fail.
+            format!("{{\"error\": {:?}}}", e.to_string())
+        });
+        s.push('\n');
+        s
+    }
+
+    /// A fixed-width table with the summary underneath.
+    pub fn to_terminal(&self) -> String {
+        let mut out = String::new();
+        if self.mock {
+            let _ = writeln!(out, "*** {MOCK_BANNER} ***\n");
+        }
+        let _ = writeln!(
+            out,
+            "arena {} · backend {} · model {} · config {}",
+            self.arena, self.backend, self.model, self.config_hash
+        );
+        let width = self
+            .items
+            .iter()
+            .map(|i| i.id.len())
+            .max()
+            .unwrap_or(2)
+            .max(2);
+        let repeated = self.summary.repeats > 1;
+        let _ = writeln!(out, "{:<width$}  {:<6} {:>8}  DETAIL", "ID", "RESULT", "MS");
+        for item in &self.items {
+            let id = if repeated {
+                format!("{}#{}", item.id, item.repeat)
+            } else {
+                item.id.clone()
+            };
+            let _ = writeln!(
+                out,
+                "{:<width$}  {:<6} {:>8.0}  {}",
+                id,
+                item.outcome.as_str(),
+                item.wall_ms,
+                item_detail(item)
+            );
+        }
+        let _ = writeln!(out, "\n{}", self.summary_line());
+        if self.mock {
+            let _ = writeln!(out, "(mock run)");
+        }
+        out
+    }
+
+    /// Markdown: banner, summary, one table row per item.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("# Arena `{}`\n\n", self.arena);
+        if self.mock {
+            let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
+        }
+        let _ = writeln!(
+            out,
+            "Backend `{}`, model `{}`, config `{}`.\n",
+            self.backend, self.model, self.config_hash
+        );
+        let _ = writeln!(out, "**{}**\n", self.summary_line());
+        let _ = writeln!(out, "| id | repeat | result | ms | detail |");
+        let _ = writeln!(out, "|---|---:|---|---:|---|");
+        for item in &self.items {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.0} | {} |",
+                md_escape(&item.id),
+                item.repeat,
+                item.outcome.as_str(),
+                item.wall_ms,
+                md_escape(&item_detail(item))
+            );
+        }
+        out
+    }
+
+    /// JUnit XML: one `<testcase>` per item and repeat; a FAIL is a
+    /// `<failure>`, an ERROR an `<error>`.
+    pub fn to_junit(&self) -> String {
+        let s = &self.summary;
+        let total_s: f64 = self.items.iter().map(|i| i.wall_ms).sum::<f64>() / 1000.0;
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            out,
+            "<testsuites name=\"tribunal\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
+            s.total, s.fail, s.error, total_s
+        );
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" time=\"{:.3}\">",
+            xml(&self.arena),
+            s.total,
+            s.fail,
+            s.error,
+            total_s
+        );
+        let _ = writeln!(out, "    <properties>");
+        for (k, v) in [
+            ("backend", self.backend.as_str()),
+            ("model", self.model.as_str()),
+            ("config_hash", self.config_hash.as_str()),
+            ("mock", if self.mock { "true" } else { "false" }),
+        ] {
+            let _ = writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", xml(v));
+        }
+        let _ = writeln!(out, "    </properties>");
+        for item in &self.items {
+            let name = if s.repeats > 1 {
+                format!("{}#{}", item.id, item.repeat)
+            } else {
+                item.id.clone()
+            };
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                xml(&self.arena),
+                xml(&name),
+                item.wall_ms / 1000.0
+            );
+            match item.outcome {
+                Outcome::Pass => out.push_str("/>\n"),
+                Outcome::Fail => {
+                    let failed: Vec<String> = item
+                        .checks
+                        .iter()
+                        .filter(|c| !c.ok)
+                        .map(|c| format!("{}: {}", c.kind, c.detail))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure type=\"check\" message=\"{}\">{}</failure>\n    </testcase>",
+                        xml(&format!("{} check(s) failed", failed.len())),
+                        xml(&failed.join("\n"))
+                    );
+                }
+                Outcome::Error => {
+                    let code = item.error_code.as_deref().unwrap_or("unknown");
+                    let _ = writeln!(
+                        out,
+                        ">\n      <error type=\"{}\" message=\"{}\"/>\n    </testcase>",
+                        xml(code),
+                        xml(&format!("the run ended with {code}; checks skipped"))
+                    );
+                }
+            }
+        }
+        if self.mock {
+            let _ = writeln!(out, "    <system-out>{}</system-out>", xml(MOCK_BANNER));
+        }
+        out.push_str("  </testsuite>\n</testsuites>\n");
+        out
+    }
+
+    /// `15 items: 15 PASS, 0 FAIL, 0 ERROR — pass rate 100.0%` (+ pass^k).
+    pub fn summary_line(&self) -> String {
+        let s = &self.summary;
+        let mut line = format!(
+            "{} run(s) of {} item(s): {} PASS, {} FAIL, {} ERROR — pass rate {:.1}%",
+            s.total,
+            s.items,
+            s.pass,
+            s.fail,
+            s.error,
+            s.pass_rate * 100.0
+        );
+        if s.repeats > 1 {
+            let per: Vec<String> = s
+                .per_repeat
+                .iter()
+                .map(|r| format!("{:.1}%", r.pass_rate * 100.0))
+                .collect();
+            let _ = write!(
+                line,
+                "; per repeat [{}]; pass^{} {:.1}%; unstable: {}",
+                per.join(", "),
+                s.repeats,
+                s.pass_hat_k * 100.0,
+                if s.unstable.is_empty() {
+                    "none".to_string()
+                } else {
+                    s.unstable.join(", ")
+                }
+            );
+        }
+        line
+    }
+}
+
+/// The one-line detail of an item: the error code, the failed checks, or
+/// how many checks held.
+fn item_detail(item: &ReportItem) -> String {
+    match item.outcome {
+        Outcome::Error => format!(
+            "{} (checks skipped)",
+            item.error_code.as_deref().unwrap_or("unknown")
+        ),
+        Outcome::Fail => item
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Outcome::Pass => format!("{} check(s) held", item.checks.len()),
+    }
+}
+
+/// The report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// A table for people (the default).
+    #[default]
+    Terminal,
+    /// The JSON report.
+    Json,
+    /// Markdown (for CI summaries).
+    Markdown,
+    /// JUnit XML (for CI test views).
+    Junit,
+}
+
+impl FromStr for ReportFormat {
+    type Err = JudgeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "terminal" | "table" => Ok(ReportFormat::Terminal),
+            "json" => Ok(ReportFormat::Json),
+            "markdown" | "md" => Ok(ReportFormat::Markdown),
+            "junit" => Ok(ReportFormat::Junit),
+            other => Err(JudgeError::Usage(format!(
+                "unknown report format {other:?} (terminal, json, markdown, junit)"
+            ))),
+        }
+    }
+}
+
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            // Characters XML 1.0 cannot carry.
+            c if (c as u32) < 0x20 && c != '\t' && c != '\r' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,269 @@
+//! Result rows: one JSON object per line, appended and flushed as each item
+//! finishes. Reading tolerates a torn last line (a process killed mid-write)
+//! and refuses any other damage; merging combines shard files.
+
+use crate::checks::CheckResult;
+use crate::error::JudgeError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tribunal_runtime::{ToolCallRecord, Usage};
+
+/// The version of the row layout, written in every row.
+pub const ROW_VERSION: u32 = 1;
+
+/// How an item's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Outcome {
+    /// Every check held.
+    Pass,
+    /// A check failed.
+    Fail,
+    /// The run ended with an error code (checks skipped). Never a FAIL.
+    Error,
+}
+
+impl Outcome {
+    /// `PASS`, `FAIL` or `ERROR`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "PASS",
+            Outcome::Fail => "FAIL",
+            Outcome::Error => "ERROR",
+        }
+    }
+}
+
+/// One finished run of one item: a line of the results file.
+///
+/// Keyed by (`arena`, `id`, `repeat`, `config_hash`). An ERROR row holds only
+/// its `error_code` — never model text — and no checks or answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultRow {
+    /// The row layout version ([`ROW_VERSION`]).
+    pub version: u32,
+    /// The arena's name.
+    pub arena: String,
+    /// The item id.
+    pub id: String,
+    /// The item's 0-based position in the dataset (report order).
+    pub index: usize,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// The config hash the row was produced under.
+    pub config_hash: String,
+    /// PASS, FAIL or ERROR.
+    pub outcome: Outcome,
+    /// The stable error code of an ERROR row (`ErrorCode::as_str`), else null.
+    pub error_code: Option<String>,
+    /// Every check's result; empty on ERROR (checks are skipped).
+    pub checks: Vec<CheckResult>,
+    /// The validated answer of a PASS or FAIL row; null on ERROR.
+    pub answer: Option<Value>,
+    /// Token usage over the run.
+    pub usage: Usage,
+    /// The tool calls executed.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Wall time of the run, in milliseconds.
+    pub wall_ms: f64,
+    /// Model turns taken.
+    pub turns: u32,
+    /// Whether the one repair turn was used.
+    pub repair_used: bool,
+    /// The backend's name (`mock` for the scripted mock backend).
+    pub backend: String,
+    /// The model name.
+    pub model: String,
+    /// When the row was written, in milliseconds since the Unix epoch.
+    pub finished_at_ms: u64,
+}
+
+impl ResultRow {
+    /// The row's key, without the arena (a file holds one arena).
+    pub fn key(&self) -> (String, u32) {
+        (self.id.clone(), self.repeat)
+    }
+}
+
+/// The rows of a results file.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRows {
+    /// Every complete row, in file order (a key may repeat: the last wins).
+    pub rows: Vec<ResultRow>,
+    /// Whether a torn last line was found and discarded.
+    pub torn: bool,
+    /// The byte length of the complete lines (where appending resumes).
+    pub good_len: u64,
+}
+
+/// Reads a results file. A last line without its newline, or one that does
+/// not parse, is a torn write and is discarded; any other bad line is
+/// [`JudgeError::CorruptResults`].
+pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
+    let text = std::fs::read(path).map_err(|e| JudgeError::io(path, e))?;
+    let mut out = ReadRows::default();
+    let mut offset = 0usize;
+    let mut line_no = 0usize;
+    while offset < text.len() {
+        line_no += 1;
+        let rest = &text[offset..];
+        let (line, complete, next) = match rest.iter().position(|b| *b == b'\n') {
+            Some(n) => (&rest[..n], true, offset + n + 1),
+            None => (rest, false, text.len()),
+        };
+        let is_last = next >= text.len();
+        if line.iter().all(u8::is_ascii_whitespace) {
+            if complete {
+                out.good_len = next as u64;
+            }
+            offset = next;
+            continue;
+        }
+        match serde_json::from_slice::<ResultRow>(line) {
+            Ok(row) if complete => {
+                out.rows.push(row);
+                out.good_len = next as u64;
+            }
+            Err(e) if !is_last => {
+                return Err(JudgeError::CorruptResults {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    message: e.to_string(),
+                });
+            }
+            // The last line, cut short (no newline) or unparsable: torn.
+            _ => {
+                out.torn = true;
+                tracing::warn!(path = %path.display(), line = line_no, "discarding a torn last line");
+            }
+        }
+        offset = next;
+    }
+    Ok(out)
+}
+
+/// The latest row per key, in report order (dataset position, then repeat).
+pub fn latest(rows: impl IntoIterator<Item = ResultRow>) -> Vec<ResultRow> {
+    let mut map: HashMap<(String, u32), ResultRow> = HashMap::new();
+    for row in rows {
+        map.insert(row.key(), row);
+    }
+    let mut out: Vec<ResultRow> = map.into_values().collect();
+    out.sort_by(|a, b| (a.index, &a.id, a.repeat).cmp(&(b.index, &b.id, b.repeat)));
+    out
+}
+
+/// Reads and combines results files (shards of one run): every file must
+/// hold the same arena and config hash; torn last lines are discarded.
+pub fn merge_files(paths: &[PathBuf]) -> Result<Vec<ResultRow>, JudgeError> {
+    let mut all = Vec::new();
+    let mut first: Option<(String, String)> = None;
+    for path in paths {
+        for row in read_rows(path)?.rows {
+            match &first {
+                None => first = Some((row.arena.clone(), row.config_hash.clone())),
+                Some((arena, _)) if *arena != row.arena => {
+                    return Err(JudgeError::ArenaMismatch {
+                        path: path.clone(),
+                        expected: arena.clone(),
+                        found: row.arena,
+                    });
+                }
+                Some((_, hash)) if *hash != row.config_hash => {
+                    return Err(JudgeError::ConfigMismatch {
+                        path: path.clone(),
+                        expected: hash.clone(),
+                        found: row.config_hash,
+                    });
+                }
+                Some(_) => {}
+            }
+            all.push(row);
+        }
+    }
+    Ok(latest(all))
+}
+
+/// Appends rows to a results file, one flushed line per row. Safe to share
+/// between concurrent runs.
+#[derive(Debug)]
+pub struct ResultsWriter {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl ResultsWriter {
+    /// Creates (or empties) the file at `path`, creating its folder.
+    pub fn create(path: &Path) -> Result<Self, JudgeError> {
+        create_parent(path)?;
+        let file = File::create(path).map_err(|e| JudgeError::io(path, e))?;
+        Ok(ResultsWriter {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Opens `path` for appending after its first `good_len` bytes (a torn
+    /// tail beyond them is cut off first).
+    pub fn append(path: &Path, good_len: u64) -> Result<Self, JudgeError> {
+        create_parent(path)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| JudgeError::io(path, e))?;
+        let len = file.metadata().map_err(|e| JudgeError::io(path, e))?.len();
+        if len > good_len {
+            file.set_len(good_len)
+                .map_err(|e| JudgeError::io(path, e))?;
+        }
+        Ok(ResultsWriter {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Writes one row as one line, in a single write, and flushes it.
+    pub fn write(&self, row: &ResultRow) -> Result<(), JudgeError> {
+        let mut line = serde_json::to_vec(row).map_err(|e| JudgeError::io(&self.path, e.into()))?;
+        line.push(b'\n');
+        let mut file = self.file.lock().map_err(|_| {
+            JudgeError::io(&self.path, std::io::Error::other("writer lock poisoned"))
+        })?;
+        file.write_all(&line)
+            .and_then(|()| file.flush())
+            .map_err(|e| JudgeError::io(&self.path, e))
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Rewrites `path` to hold exactly `rows` (write a sibling file, then
+/// rename over: a crash leaves either the old or the new file).
+pub fn rewrite(path: &Path, rows: &[ResultRow]) -> Result<(), JudgeError> {
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut text = Vec::new();
+    for row in rows {
+        serde_json::to_writer(&mut text, row).map_err(|e| JudgeError::io(&tmp, e.into()))?;
+        text.push(b'\n');
+    }
+    std::fs::write(&tmp, &text).map_err(|e| JudgeError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| JudgeError::io(path, e))
+}
+
+fn create_parent(path: &Path) -> Result<(), JudgeError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|e| JudgeError::io(dir, e))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,251 @@
+//! The runner: every (item, repeat) of an arena against a backend, with
+//! bounded concurrency, one result row appended and flushed per finished
+//! run, resume, retry of ERROR rows, and shards.
+
+use crate::arena::Arena;
+use crate::backends::BackendFactory;
+use crate::checks::score;
+use crate::error::JudgeError;
+use crate::hash::config_hash;
+use crate::item::Item;
+use crate::progress::Progress;
+use crate::results::{Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite};
+use crate::shard::Shard;
+use futures::StreamExt;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tribunal_runtime::{Agent, ErrorCode, RunOutcome, RunReport};
+
+/// How to run an arena.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Runs in flight at once (at least 1).
+    pub concurrency: usize,
+    /// Runs per item (at least 1).
+    pub repeat: u32,
+    /// Run only this shard's items. `None`: every item.
+    pub shard: Option<Shard>,
+    /// The results file (JSON Lines).
+    pub out: PathBuf,
+    /// Keep the finished rows of `out` and run only what is missing.
+    pub resume: bool,
+    /// Like `resume`, and also re-run the ERROR rows; a row is replaced only
+    /// when its retry finishes.
+    pub retry_errors: bool,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// The final rows of this run's items (latest per key), in report order.
+    pub rows: Vec<ResultRow>,
+    /// The config hash.
+    pub config_hash: String,
+    /// Runs executed now.
+    pub executed: usize,
+    /// Runs skipped because the results file already held them.
+    pub skipped: usize,
+    /// Whether a torn last line was discarded from the results file.
+    pub torn_discarded: bool,
+}
+
+/// Runs `arena` against `backends`, writing rows to `options.out`.
+///
+/// Fails only on infrastructure problems (results file, config mismatch on
+/// resume); every model or backend failure is an ERROR row.
+pub async fn run_arena(
+    arena: &Arena,
+    backends: Arc<dyn BackendFactory>,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunResult, JudgeError> {
+    if options.repeat == 0 {
+        return Err(JudgeError::Usage("--repeat must be at least 1".to_string()));
+    }
+    let hash = config_hash(arena, backends.name(), backends.model());
+    let continuing = options.resume || options.retry_errors;
+    let (existing, good_len, torn) = if continuing && options.out.exists() {
+        let read = read_rows(&options.out)?;
+        for row in &read.rows {
+            if row.config_hash != hash {
+                return Err(JudgeError::ConfigMismatch {
+                    path: options.out.clone(),
+                    expected: hash,
+                    found: row.config_hash.clone(),
+                });
+            }
+            if row.arena != arena.name {
+                return Err(JudgeError::ArenaMismatch {
+                    path: options.out.clone(),
+                    expected: arena.name.clone(),
+                    found: row.arena.clone(),
+                });
+            }
+        }
+        (read.rows, read.good_len, read.torn)
+    } else {
+        (Vec::new(), 0, false)
+    };
+    let done: HashMap<(String, u32), Outcome> =
+        existing.iter().map(|r| (r.key(), r.outcome)).collect();
+
+    let items: Vec<&Item> = arena
+        .items
+        .iter()
+        .filter(|i| options.shard.is_none_or(|s| s.contains(&i.id)))
+        .collect();
+    let mut jobs = Vec::new();
+    let mut skipped = 0;
+    for repeat in 0..options.repeat {
+        for item in &items {
+            match done.get(&(item.id.clone(), repeat)) {
+                Some(Outcome::Error) if options.retry_errors => jobs.push((*item, repeat)),
+                Some(_) => skipped += 1,
+                None => jobs.push((*item, repeat)),
+            }
+        }
+    }
+
+    let writer = if continuing {
+        ResultsWriter::append(&options.out, good_len)?
+    } else {
+        ResultsWriter::create(&options.out)?
+    };
+    progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
+    let executed = jobs.len();
+    let hash_ref = hash.as_str();
+    let backends_ref = &backends;
+    let writer_ref = &writer;
+    let mut stream = futures::stream::iter(jobs)
+        .map(|(item, repeat)| async move {
+            let backend = backends_ref.backend_for(item);
+            let row = run_item(arena, item, repeat, backend, hash_ref).await;
+            let written = writer_ref.write(&row);
+            (row, written)
+        })
+        .buffer_unordered(options.concurrency.max(1));
+    let mut fresh = Vec::with_capacity(executed);
+    while let Some((row, written)) = stream.next().await {
+        written?;
+        progress.finished(&row);
+        fresh.push(row);
+    }
+    drop(stream);
+    progress.done();
+
+    let wanted: std::collections::HashSet<(String, u32)> = (0..options.repeat)
+        .flat_map(|r| items.iter().map(move |i| (i.id.clone(), r)))
+        .collect();
+    let replaced = fresh.iter().any(|r| done.contains_key(&r.key()));
+    let all = latest(existing.into_iter().chain(fresh));
+    if replaced {
+        // Retried ERROR rows were appended; keep one row per key on disk.
+        rewrite(&options.out, &all)?;
+    }
+    let rows = all
+        .into_iter()
+        .filter(|r| wanted.contains(&r.key()))
+        .collect();
+    Ok(RunResult {
+        rows,
+        config_hash: hash,
+        executed,
+        skipped,
+        torn_discarded: torn,
+    })
+}
+
+/// Runs one item once and scores it.
+pub async fn run_item(
+    arena: &Arena,
+    item: &Item,
+    repeat: u32,
+    backend: Arc<dyn tribunal_runtime::Backend>,
+    config_hash: &str,
+) -> ResultRow {
+    let backend_name = backend.name().to_string();
+    let model = backend.model().to_string();
+    let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
+        Some(verdict) => verdict.schemas.clone(),
+        None => item.schema.clone(),
+    };
+    let tools = arena
+        .verdict
+        .as_ref()
+        .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
+        .unwrap_or_else(|| arena.toolbox.clone());
+    let report = match Agent::new(backend, contract) {
+        Ok(agent) => {
+            let mut agent = agent
+                .with_tools(tools)
+                .with_budget(arena.budget)
+                .with_answer_policy(arena.answer);
+            if let Some(system) = &arena.system {
+                agent = agent.with_system(system.clone());
+            }
+            agent.run(&item.input).await.report
+        }
+        Err(e) => {
+            tracing::warn!(item = %item.id, "the schema cannot be used with this backend: {e}");
+            failed_report(ErrorCode::SchemaMismatch)
+        }
+    };
+    let (outcome, error_code, checks, answer) = match &report.outcome {
+        RunOutcome::Ok { value } => {
+            let checks = score(&item.checks, Some(value), &report);
+            let outcome = if checks.iter().all(|c| c.ok) {
+                Outcome::Pass
+            } else {
+                Outcome::Fail
+            };
+            (outcome, None, checks, Some(value.clone()))
+        }
+        RunOutcome::Error { code } => (
+            Outcome::Error,
+            Some(code.as_str().to_string()),
+            Vec::new(),
+            None,
+        ),
+    };
+    ResultRow {
+        version: ROW_VERSION,
+        arena: arena.name.clone(),
+        id: item.id.clone(),
+        index: item.index,
+        repeat,
+        config_hash: config_hash.to_string(),
+        outcome,
+        error_code,
+        checks,
+        answer,
+        usage: report.usage,
+        tool_calls: report.tool_calls,
+        wall_ms: report.wall_ms,
+        turns: report.turns,
+        repair_used: report.repair_used,
+        backend: backend_name,
+        model,
+        finished_at_ms: now_ms(),
+    }
+}
+
+fn failed_report(code: ErrorCode) -> RunReport {
+    RunReport {
+        outcome: RunOutcome::Error { code },
+        repair_used: false,
+        extracted_from: None,
+        usage: Default::default(),
+        tool_calls: Vec::new(),
+        turns: 0,
+        wall_ms: 0.0,
+        finalized_after: None,
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}

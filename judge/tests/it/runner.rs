@@ -1,0 +1,221 @@
+//! The runner: ERROR vs FAIL, repeats and pass^k, shards, resume after a
+//! torn write, retry of ERROR rows, refusing a changed config.
+
+use crate::support::{arena_dir, item, mock_run, options, structured_output};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use tribunal_judge::{
+    Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, Shard, Silent, merge_files,
+    read_rows, run_arena,
+};
+
+const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
+
+fn mixed_arena() -> tempfile::TempDir {
+    let dataset = [
+        item("pass", CHECKS, r#"[{"json": {"n": 1}}]"#),
+        item("fail", CHECKS, r#"[{"json": {"n": 2}}]"#),
+        item(
+            "error",
+            CHECKS,
+            r#"[{"text": "no json here"}, {"text": "still no json"}]"#,
+        ),
+        item("noscript", CHECKS, "[]"),
+    ]
+    .join("\n");
+    arena_dir(&[("dataset.jsonl", &dataset)])
+}
+
+#[tokio::test]
+async fn error_is_never_a_fail() {
+    let dir = mixed_arena();
+    let arena = Arena::load(dir.path()).unwrap();
+    let result = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;
+    let by_id = |id: &str| result.rows.iter().find(|r| r.id == id).unwrap();
+    assert_eq!(by_id("pass").outcome, Outcome::Pass);
+    assert_eq!(by_id("fail").outcome, Outcome::Fail);
+    assert_eq!(by_id("fail").checks[0].detail, "n: expected 1, got 2");
+    let error = by_id("error");
+    assert_eq!(error.outcome, Outcome::Error);
+    assert_eq!(error.error_code.as_deref(), Some("no_json"));
+    assert!(error.checks.is_empty() && error.answer.is_none());
+    assert_eq!(by_id("noscript").error_code.as_deref(), Some("backend_error"));
+    // The model's text never reaches the row.
+    let text = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
+    assert!(!text.contains("no json here"));
+    let report = Report::from_rows(&arena.name, &result.rows);
+    assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 1, 2));
+    assert!(!report.passed(None));
+    assert!(report.passed(Some(0.25)));
+    assert!(!report.passed(Some(0.3)));
+}
+
+#[tokio::test]
+async fn repeats_report_pass_hat_k_and_unstable_items() {
+    // A fresh scripted backend per run: the same answer every repeat, so the
+    // arena is stable; instability is shown by a hand-made row set.
+    let dir = mixed_arena();
+    let arena = Arena::load(dir.path()).unwrap();
+    let mut opts = options(&dir.path().join("r.jsonl"));
+    opts.repeat = 3;
+    let result = mock_run(&arena, &opts).await;
+    assert_eq!(result.rows.len(), 12);
+    let report = Report::from_rows(&arena.name, &result.rows);
+    let s = &report.summary;
+    assert_eq!((s.repeats, s.items), (3, 4));
+    assert_eq!(s.per_repeat.iter().map(|r| r.pass).collect::<Vec<_>>(), vec![1, 1, 1]);
+    assert_eq!(s.pass_hat_k, 0.25);
+    assert!(s.unstable.is_empty());
+
+    let mut rows = result.rows.clone();
+    let flip = rows.iter_mut().find(|r| r.id == "pass" && r.repeat == 1).unwrap();
+    flip.outcome = Outcome::Fail;
+    let s = tribunal_judge::summarize(&rows);
+    assert_eq!(s.unstable, vec!["pass".to_string()]);
+    assert_eq!(s.pass_hat_k, 0.0);
+    assert!((s.per_repeat[1].pass_rate - 0.0).abs() < 1e-9);
+    let text = Report::from_rows(&arena.name, &rows).render(ReportFormat::Terminal);
+    assert!(text.contains("pass^3 0.0%; unstable: pass"), "{text}");
+}
+
+#[tokio::test]
+async fn shards_partition_the_items_and_merge_back() {
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut seen = BTreeSet::new();
+    for i in 1..=3 {
+        let mut opts = options(&dir.path().join(format!("s{i}.jsonl")));
+        opts.shard = Some(format!("{i}/3").parse().unwrap());
+        let result = mock_run(&arena, &opts).await;
+        for row in &result.rows {
+            assert!(seen.insert(row.id.clone()), "{} in two shards", row.id);
+        }
+        files.push(opts.out);
+    }
+    assert_eq!(seen.len(), 15);
+    let merged = merge_files(&files).unwrap();
+    assert_eq!(merged.len(), 15);
+    // Report order is dataset order, whatever the shard.
+    let ids: Vec<&str> = merged.iter().map(|r| r.id.as_str()).collect();
+    let expected: Vec<&str> = arena.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, expected);
+    // Stable by id: the same id is always in the same shard.
+    let s: Shard = "2/3".parse().unwrap();
+    assert_eq!(s.contains("eiffel-tower"), s.contains("eiffel-tower"));
+    assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err());
+}
+
+#[tokio::test]
+async fn resume_discards_a_torn_line_and_runs_each_item_once() {
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    mock_run(&arena, &options(&out)).await;
+    // Keep 5 complete rows and half of the 6th: a process killed mid-write.
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cut = lines[..5].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[5][..lines[5].len() / 2]);
+    std::fs::write(&out, &cut).unwrap();
+    let read = read_rows(&out).unwrap();
+    assert!(read.torn);
+    assert_eq!(read.rows.len(), 5);
+
+    let mut opts = options(&out);
+    opts.resume = true;
+    let result = mock_run(&arena, &opts).await;
+    assert!(result.torn_discarded);
+    assert_eq!((result.skipped, result.executed), (5, 10));
+    assert_eq!(result.rows.len(), 15);
+    let read = read_rows(&out).unwrap();
+    assert!(!read.torn);
+    let ids: Vec<String> = read.rows.iter().map(|r| r.id.clone()).collect();
+    let unique: BTreeSet<&String> = ids.iter().collect();
+    assert_eq!((ids.len(), unique.len()), (15, 15), "every item exactly once");
+}
+
+#[tokio::test]
+async fn a_bad_line_before_the_end_is_corruption() {
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    mock_run(&arena, &options(&out)).await;
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::write(&out, format!("{{oops\n{text}")).unwrap();
+    assert!(matches!(
+        read_rows(&out),
+        Err(JudgeError::CorruptResults { line: 1, .. })
+    ));
+}
+
+#[tokio::test]
+async fn resume_refuses_a_changed_config() {
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    mock_run(&arena, &options(&out)).await;
+    let mut changed = arena.clone();
+    changed.system = Some("a different prompt".to_string());
+    let mut opts = options(&out);
+    opts.resume = true;
+    let err = run_arena(&changed, Arc::new(MockBackends::default()), &opts, &Silent)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, JudgeError::ConfigMismatch { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn retry_errors_reruns_only_error_rows_and_replaces_them() {
+    let dir = mixed_arena();
+    let arena = Arena::load(dir.path()).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let first = mock_run(&arena, &options(&out)).await;
+    // Fix the erroring item's script; the config hash does not include scripts.
+    let mut fixed = arena.clone();
+    let fixed_script = serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap();
+    for it in fixed.items.iter_mut().filter(|i| i.id == "error") {
+        it.mock = Some(fixed_script);
+        break;
+    }
+    let mut opts = options(&out);
+    opts.retry_errors = true;
+    let result = mock_run(&fixed, &opts).await;
+    assert_eq!((result.executed, result.skipped), (2, 2));
+    let by_id = |id: &str| result.rows.iter().find(|r| r.id == id).unwrap().clone();
+    assert_eq!(by_id("error").outcome, Outcome::Pass);
+    assert_eq!(by_id("noscript").outcome, Outcome::Error);
+    let unchanged = first.rows.iter().find(|r| r.id == "fail").unwrap();
+    assert_eq!(by_id("fail").finished_at_ms, unchanged.finished_at_ms);
+    // One row per key on disk after the retry.
+    assert_eq!(read_rows(&out).unwrap().rows.len(), 4);
+}
+
+#[tokio::test]
+async fn junit_marks_fail_as_failure_and_error_as_error() {
+    bind_snapshots!();
+    let dir = mixed_arena();
+    let arena = Arena::load(dir.path()).unwrap();
+    let result = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;
+    let xml = Report::from_rows(&arena.name, &result.rows).render(ReportFormat::Junit);
+    let name = &arena.name;
+    let normalised = regex::Regex::new(r#"time="[0-9.]+""#)
+        .unwrap()
+        .replace_all(&xml, r#"time="[s]""#)
+        .replace(&result.rows[0].config_hash, "[hash]")
+        .replace(name.as_str(), "[arena]");
+    insta::assert_snapshot!("junit_mixed", normalised);
+    assert_eq!(xml.matches("<testcase ").count(), 4);
+    assert_eq!(xml.matches("<failure ").count(), 1);
+    assert_eq!(xml.matches("<error ").count(), 2);
+    assert!(xml.contains(r#"tests="4" failures="1" errors="2""#));
+}
+
+#[test]
+fn reports_of_mock_runs_say_so() {
+    let rows = Vec::new();
+    let empty = Report::from_rows("x", &rows);
+    assert!(!empty.mock);
+    assert!(!empty.passed(None), "no rows is not a pass");
+}
