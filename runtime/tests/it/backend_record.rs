@@ -197,3 +197,38 @@ async fn the_key_appears_in_no_log_and_no_cassette() {
         assert!(!files.contains(secret), "the key leaked into a cassette");
     }
 }
+
+/// A committed cassette (schema in the prompt, so the key does not depend on
+/// the schema compiler) replays through the whole loop without keys.
+#[tokio::test]
+async fn a_fixture_cassette_replays_through_the_loop() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/providers/openai_chat_landmark.jsonl"
+    );
+    let replay = Arc::new(tribunal_runtime::Replay::from_file(path).unwrap());
+    assert_eq!(
+        replay.schema_target(),
+        tribunal_runtime::SchemaTarget::Plain
+    );
+    let run = agent(replay.clone()).run("Eiffel Tower?").await;
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&eiffel()),
+        "{:?}",
+        run.report
+    );
+    assert_eq!(run.report.tool_calls.len(), 1);
+    assert!(!run.report.repair_used);
+    assert_eq!(replay.remaining(), 0);
+
+    let options = BackendOptions {
+        replay: Some(path.into()),
+        ..BackendOptions::default()
+    };
+    let no_env = |_: &str| None;
+    let backend =
+        connect_with_env(BackendKind::OpenAiChat, "fixture-model", &options, &no_env).unwrap();
+    let run = agent(backend).run("Eiffel Tower?").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+}
