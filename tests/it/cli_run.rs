@@ -1,0 +1,199 @@
+//! `tribunal run`, `lint` and `merge` as processes: exit codes, reports,
+//! a killed run resumed, shards merged.
+
+use crate::tribunal_bin;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn arena() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
+}
+
+fn tribunal(args: &[&str], cwd: &Path) -> Output {
+    Command::new(tribunal_bin())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn mock_run_passes_and_says_mock_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let a = a.to_str().unwrap();
+    let o = tribunal(&["run", a], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("MOCK RUN"), "{out}");
+    assert!(out.contains("15 PASS, 0 FAIL, 0 ERROR"), "{out}");
+    // Plain progress lines when stderr is not a terminal; default results file.
+    assert!(stderr(&o).contains("[15/15] PASS"), "{}", stderr(&o));
+    let rows = std::fs::read_to_string(dir.path().join("runs/structured_output.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 15);
+
+    let o = tribunal(&["run", a, "--report", "json"], dir.path());
+    assert_eq!(code(&o), 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["mock"], true);
+    assert_eq!(json["summary"]["pass"], 15);
+    assert_eq!(json["items"][0]["outcome"], "PASS");
+
+    let md = dir.path().join("out/report.md");
+    let o = tribunal(
+        &["run", a, "--report", "markdown", "--report-file", md.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0);
+    assert!(std::fs::read_to_string(&md).unwrap().contains("**MOCK RUN"));
+
+    let o = tribunal(&["run", a, "--report", "junit"], dir.path());
+    assert!(stdout(&o).contains("<testsuite name=\"structured_output\" tests=\"15\" failures=\"0\" errors=\"0\""));
+}
+
+fn failing_arena(dir: &Path) -> PathBuf {
+    let a = dir.join("failing");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        concat!(
+            r#"{"id": "ok", "input": "x", "checks": [{"type": "contains", "value": "yes"}], "mock": [{"json": "yes"}]}"#,
+            "\n",
+            r#"{"id": "no", "input": "x", "checks": [{"type": "contains", "value": "yes"}], "mock": [{"json": "no"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    a
+}
+
+#[test]
+fn exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let failing = failing_arena(dir.path());
+    let f = failing.to_str().unwrap();
+    assert_eq!(code(&tribunal(&["run", f], dir.path())), 1);
+    assert_eq!(code(&tribunal(&["run", f, "--min-pass-rate", "0.5"], dir.path())), 0);
+    assert_eq!(code(&tribunal(&["run", f, "--min-pass-rate", "0.6"], dir.path())), 1);
+    // Usage errors.
+    assert_eq!(code(&tribunal(&["run", f, "--shard", "3/2"], dir.path())), 2);
+    assert_eq!(code(&tribunal(&["run", f, "--report", "pdf"], dir.path())), 2);
+    let o = tribunal(&["run", f, "--backend", "anthropic"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--model"), "{}", stderr(&o));
+    // A lint problem: reported with file:line, exit 2, for run and lint.
+    std::fs::write(
+        failing.join("dataset.jsonl"),
+        "{\"id\": \"a\", \"input\": \"x\", \"checks\": [{\"type\": \"bogus\"}]}\n",
+    )
+    .unwrap();
+    let o = tribunal(&["run", f], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("dataset.jsonl:1: checks[0]: unknown check type"), "{}", stderr(&o));
+    let o = tribunal(&["lint", f], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).contains("dataset.jsonl:1:"), "{}", stdout(&o));
+    let a = arena();
+    assert_eq!(code(&tribunal(&["lint", a.to_str().unwrap()], dir.path())), 0);
+}
+
+#[test]
+fn a_killed_run_resumes_with_every_item_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let a = arena();
+    let mut child = Command::new(tribunal_bin())
+        .args(["run", a.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(["--mock-latency", "150", "--concurrency", "2"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    while lines(&out) < 3 {
+        assert!(started.elapsed() < Duration::from_secs(30), "no rows appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = lines(&out);
+    assert!((3..15).contains(&before), "{before} rows before the kill");
+
+    let o = tribunal(
+        &["run", a.to_str().unwrap(), "--out", out.to_str().unwrap(), "--resume"],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("{before} already finished")), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut ids: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 15);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 15, "every item exactly once");
+}
+
+#[test]
+fn shards_merge_into_one_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    for i in 1..=2 {
+        let o = tribunal(&["run", a.to_str().unwrap(), "--shard", &format!("{i}/2")], dir.path());
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let s1 = dir.path().join("runs/structured_output.shard-1-of-2.jsonl");
+    let s2 = dir.path().join("runs/structured_output.shard-2-of-2.jsonl");
+    let merged = dir.path().join("merged.jsonl");
+    let o = tribunal(
+        &[
+            "merge",
+            s1.to_str().unwrap(),
+            s2.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+            "--report",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["summary"]["total"], 15);
+    assert_eq!(json["mock"], true);
+    assert_eq!(std::fs::read_to_string(&merged).unwrap().lines().count(), 15);
+}
+
+#[test]
+fn repeat_reports_pass_hat_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let o = tribunal(&["run", a.to_str().unwrap(), "--repeat", "3", "--report", "json"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["summary"]["total"], 45);
+    assert_eq!(json["summary"]["repeats"], 3);
+    assert_eq!(json["summary"]["pass_hat_k"], 1.0);
+    assert_eq!(json["summary"]["per_repeat"].as_array().unwrap().len(), 3);
+}
