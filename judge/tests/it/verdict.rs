@@ -1,0 +1,261 @@
+//! The verdict envelope: wire schemas per target, decoding (JSON-encoded
+//! `verdictFields`, Anthropic case mapping, non-permitted fields), human
+//! submissions and their error text, reviews on a scripted model.
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+use tribunal_judge::verdict::{
+    Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
+};
+use tribunal_runtime::{
+    AnswerContract, ErrorCode, ScriptTurn, ScriptedBackend, SchemaTarget, repair_message,
+};
+
+fn arena_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/code_review")
+}
+
+fn read(path: &str) -> Value {
+    let text = std::fs::read_to_string(arena_dir().join(path)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The code_review arena's owner schemas.
+fn code_review() -> VerdictSchemas {
+    VerdictSchemas::new(read("schemas/green.json"), read("schemas/red.json")).unwrap()
+}
+
+fn red_fields() -> Value {
+    json!({
+        "summary": "The slice end is one past the page.",
+        "findings": [{"file": "src/pagination.py", "line": 10, "problem": "size + 1 records"}],
+        "covered": ["R1", "R2"],
+    })
+}
+
+#[test]
+fn wire_schema_per_target() {
+    bind_snapshots!();
+    let schemas = code_review();
+    for target in [SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+        let wire = schemas.wire_schema(target).unwrap();
+        insta::assert_json_snapshot!(format!("verdict_envelope_{}", target.as_str()), *wire);
+    }
+}
+
+#[test]
+fn verdict_comes_first_in_every_alternative() {
+    let schemas = code_review();
+    for target in [SchemaTarget::Plain, SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+        let wire = schemas.wire_schema(target).unwrap();
+        assert_eq!(wire["required"], json!(["result"]));
+        assert_eq!(wire["additionalProperties"], json!(false));
+        let alternatives = wire["properties"]["result"]["anyOf"].as_array().unwrap();
+        assert_eq!(alternatives.len(), 2);
+        for (alt, verdict) in alternatives.iter().zip(["GREEN", "RED"]) {
+            let keys: Vec<&String> = alt["properties"].as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["verdict", "verdictFields"], "{target:?}");
+            assert_eq!(alt["properties"]["verdict"]["const"], verdict);
+            assert_eq!(alt["required"], json!(["verdict", "verdictFields"]));
+            assert_eq!(alt["additionalProperties"], json!(false));
+        }
+    }
+}
+
+#[test]
+fn decodes_a_red_verdict_flat_with_verdict_first() {
+    let schemas = code_review();
+    let wire = json!({"result": {"verdict": "RED", "verdictFields": red_fields()}});
+    let flat = schemas.decode(SchemaTarget::OpenAi, wire).unwrap();
+    let keys: Vec<&String> = flat.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["verdict", "summary", "findings", "covered"]);
+    assert_eq!(flat["verdict"], "RED");
+}
+
+#[test]
+fn verdict_fields_as_json_encoded_text() {
+    let schemas = code_review();
+    let text = red_fields().to_string();
+    for target in [SchemaTarget::Plain, SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+        let wire = json!({"result": {"verdict": "RED", "verdictFields": text}});
+        let flat = schemas.decode(target, wire).unwrap();
+        assert_eq!(flat["findings"][0]["line"], 10, "{target:?}");
+        assert_eq!(flat["covered"], json!(["R1", "R2"]));
+    }
+}
+
+#[test]
+fn over_the_limits_the_whole_verdict_travels_as_text() {
+    // 30 optional properties exceed Anthropic's 24: the RED fields fall back to text.
+    let props: serde_json::Map<String, Value> = (0..30)
+        .map(|i| (format!("f{i}"), json!({"type": "string"})))
+        .collect();
+    let red = json!({"type": "object", "properties": props, "additionalProperties": false});
+    let green = json!({"type": "object", "properties": {"summary": {"type": "string"}},
+                       "required": ["summary"], "additionalProperties": false});
+    let schemas = VerdictSchemas::new(green, red).unwrap();
+    let envelope = schemas.envelope(SchemaTarget::Anthropic).unwrap();
+    assert!(envelope.red.fallback);
+    assert!(!envelope.green.fallback);
+    assert_eq!(
+        envelope.wire["properties"]["result"]["anyOf"][1]["properties"]["verdictFields"]["type"],
+        "string"
+    );
+    let wire = json!({"result": {"verdict": "RED", "verdictFields": "{\"f3\": \"x\"}"}});
+    let flat = schemas.decode(SchemaTarget::Anthropic, wire).unwrap();
+    assert_eq!(flat, json!({"verdict": "RED", "f3": "x"}));
+    // The original owner schema still validates the decoded object.
+    let wire = json!({"result": {"verdict": "RED", "verdictFields": "{\"f3\": 3}"}});
+    let err = schemas.decode(SchemaTarget::Anthropic, wire).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SchemaMismatch);
+    assert_eq!(err.issues[0].path, "/f3");
+}
+
+#[test]
+fn anthropic_lowercase_verdict_maps_to_canonical() {
+    let schemas = code_review();
+    let wire = json!({"result": {"verdict": "green", "verdictFields": {"summary": "fine"}}});
+    let flat = schemas.decode(SchemaTarget::Anthropic, wire.clone()).unwrap();
+    assert_eq!(flat, json!({"verdict": "GREEN", "summary": "fine"}));
+    // Only Anthropic gets the case mapping; OpenAI's const is exact.
+    let err = schemas.decode(SchemaTarget::OpenAi, wire).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SchemaMismatch);
+    assert_eq!(err.issues[0].path, "/result/verdict");
+}
+
+#[test]
+fn a_field_of_the_other_verdict_is_a_schema_mismatch() {
+    let schemas = code_review();
+    let wire = json!({"result": {"verdict": "GREEN", "verdictFields": red_fields()}});
+    let err = schemas.decode(SchemaTarget::Plain, wire).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SchemaMismatch);
+    let paths: Vec<&str> = err.issues.iter().map(|i| i.path.as_str()).collect();
+    assert!(paths.contains(&"/findings"), "{paths:?}");
+    assert!(paths.contains(&"/covered"), "{paths:?}");
+}
+
+#[test]
+fn an_undeclared_field_of_an_open_owner_schema_is_not_dropped() {
+    // The GREEN schema does not close its object: the wire does, so an extra
+    // field is still not permitted.
+    let green = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
+    let red = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
+    let schemas = VerdictSchemas::new(green, red).unwrap();
+    let wire = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "score": 3}}});
+    let err = schemas.decode(SchemaTarget::Anthropic, wire).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SchemaMismatch);
+    assert_eq!(err.issues[0].path, "/score");
+}
+
+#[test]
+fn envelope_shape_errors_name_the_path() {
+    let schemas = code_review();
+    let cases = [
+        (json!([1]), ""),
+        (json!({"verdict": "GREEN"}), ""),
+        (json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "x"}}, "extra": 1}), "/extra"),
+        (json!({"result": {"verdict": "AMBER", "verdictFields": {}}}), "/result/verdict"),
+        (json!({"result": {"verdict": "RED"}}), "/result"),
+        (json!({"result": {"verdictFields": {}, "verdict": "RED", "x": 1}}), "/result/x"),
+    ];
+    for (wire, path) in cases {
+        let err = schemas.decode(SchemaTarget::OpenAi, wire.clone()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::SchemaMismatch, "{wire}");
+        assert_eq!(err.issues[0].path, path, "{wire}");
+    }
+}
+
+#[test]
+fn owner_schemas_are_checked_when_loaded() {
+    let obj = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
+    assert!(VerdictSchemas::new(json!({"type": "string"}), obj.clone()).is_err());
+    let with_verdict = json!({"type": "object", "properties": {"verdict": {"type": "string"}}});
+    let err = VerdictSchemas::new(obj, with_verdict).unwrap_err();
+    assert_eq!(err.path, "/properties/verdict");
+}
+
+#[test]
+fn submission_error_text() {
+    bind_snapshots!();
+    let schemas = code_review();
+    let mut fields = red_fields();
+    fields["covered"] = json!("R1");
+    let err = submit(&schemas, Verdict::Red, fields).unwrap_err();
+    assert_eq!(err.to_string(), repair_message(&err.rejection));
+    insta::assert_snapshot!("verdict_submission_error", err.to_string());
+
+    // Many problems: at most five instance paths, each message cut to 200 characters.
+    let long = "x".repeat(500);
+    let fields = json!({"summary": 1, "findings": [], "covered": [long, 2, 3, 4, 5, 6], "more": 1});
+    let err = submit(&schemas, Verdict::Red, fields).unwrap_err();
+    insta::assert_snapshot!("verdict_submission_error_many", err.to_string());
+    let text = err.to_string();
+    assert_eq!(text.lines().filter(|l| l.starts_with("- instancePath")).count(), 5);
+    assert!(text.lines().all(|l| l.chars().count() <= 2 * 200 + 40));
+}
+
+#[test]
+fn a_valid_submission_is_stored_flat() {
+    let schemas = code_review();
+    let stored = submit(&schemas, Verdict::Green, json!({"summary": "Looks right."})).unwrap();
+    assert_eq!(stored.outcome, VerdictOutcome::Green);
+    assert_eq!(stored.result, Some(json!({"verdict": "GREEN", "summary": "Looks right."})));
+    assert_eq!(stored.reproduction.backend, "human");
+    assert_eq!(stored.reproduction.config_hash.len(), 64);
+    let round: StoredVerdict = serde_json::from_str(&stored.to_json_pretty()).unwrap();
+    assert_eq!(round, stored);
+}
+
+fn turns(v: Value) -> Vec<ScriptTurn> {
+    serde_json::from_value(v).unwrap()
+}
+
+fn review(dir: &Path) -> Review {
+    let tools = tribunal_tools::FileTools::new(dir).unwrap().into_toolbox();
+    Review::new(Arc::new(code_review()), "Review the change in CHANGE.diff.").with_tools(tools)
+}
+
+#[tokio::test]
+async fn a_review_reads_files_then_answers() {
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let backend = ScriptedBackend::from_script(&turns(json!([
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "CHANGE.diff"}}]},
+        {"json": {"result": {"verdict": "RED", "verdictFields": red_fields()}},
+         "usage": {"input_tokens": 10, "output_tokens": 5}},
+    ])));
+    let review = review(&dir);
+    let (stored, run) = run_review(&review, Arc::new(backend)).await.unwrap();
+    assert_eq!(stored.outcome, VerdictOutcome::Red);
+    assert_eq!(stored.outcome.exit_code(), 1);
+    assert_eq!(stored.reproduction.usage.output_tokens, 5);
+    assert_eq!(stored.reproduction.config_hash, review.config_hash());
+    assert!(run.report.tool_calls[0].ok);
+}
+
+#[tokio::test]
+async fn an_invalid_answer_after_the_repair_is_an_error_with_only_its_code() {
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let bad = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "covered": ["R1"]}}});
+    let backend = ScriptedBackend::from_script(&turns(json!([{"json": bad}, {"json": bad}])));
+    let (stored, run) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
+    assert_eq!(stored.outcome, VerdictOutcome::Error(ErrorCode::SchemaMismatch));
+    assert!(run.report.repair_used);
+    assert_eq!(stored.result, None);
+    let json: Value = serde_json::from_str(&stored.to_json_pretty()).unwrap();
+    assert_eq!(json["outcome"], "ERROR");
+    assert_eq!(json["error_code"], "schema_mismatch");
+    assert!(!stored.to_json_pretty().contains("covered"));
+}
+
+#[tokio::test]
+async fn fenced_answers_are_refused_by_strict_extraction() {
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let text = format!(
+        "```json\n{}\n```",
+        json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}})
+    );
+    let backend = ScriptedBackend::from_script(&turns(json!([{"text": text}, {"text": text}])));
+    let (stored, _) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
+    assert!(matches!(stored.outcome, VerdictOutcome::Error(_)), "{stored:?}");
+}
