@@ -3,7 +3,7 @@
 //! without keys or network.
 //!
 //! Requests are matched by their normalised key
-//! ([`request_key`](super::record::request_key)), not by position, so
+//! ([`super::record::request_key`]), not by position, so
 //! concurrent runs replay in any order. A request recorded several times is
 //! answered in recording order. A request the cassette has no answer for fails
 //! with a `Script` error naming the cassette.
