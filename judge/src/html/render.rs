@@ -82,6 +82,7 @@ pub fn render_page(page: &ReportPage) -> String {
 </form>
 <table id="items"><thead><tr><th>id</th>{}<th>outcome</th><th>checks</th><th>error code</th><th class="num">tokens</th><th class="num">latency ms</th><th class="num">tool calls</th><th class="num">turns</th></tr></thead>
 <tbody id="rows"></tbody></table>
+<p><button type="button" id="more" hidden></button></p>
 <noscript><p>The items table needs JavaScript (inline, no network access).</p></noscript>
 </section>"##,
         if repeated { "<th>repeat</th>" } else { "" },

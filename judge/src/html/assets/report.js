@@ -2,6 +2,9 @@
 // Every piece of item data is placed with textContent, never as markup.
 // State lives in the URL fragment (#filter=FAIL&q=id&sort=wall-desc&open=3)
 // so a link (or a headless browser) can open the page in any state.
+// At most PAGE rows are drawn at first ("show more" adds the next PAGE):
+// laying out ten thousand table rows takes seconds, and filter, search
+// and sort always work on every item.
 //
 // Item fields (see data_json in render.rs): 0 id, 1 repeat, 2 outcome,
 // 3 error code, 4 wall ms, 5 input tokens, 6 output tokens, 7 turns,
@@ -19,7 +22,9 @@
   var sortEl = document.getElementById("sort");
   var shownEl = document.getElementById("shown");
   var rowCache = new Array(items.length);
-  var state = { filter: "", q: "", sort: "", open: -1 };
+  var moreEl = document.getElementById("more");
+  var PAGE = 1000;
+  var state = { filter: "", q: "", sort: "", open: -1, limit: PAGE };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -183,6 +188,13 @@
     var key = state.sort.split("-")[0], dir = state.sort.endsWith("asc") ? 1 : -1;
     if (key === "wall") idx.sort(function (a, b) { return dir * (items[a][4] - items[b][4]) || a - b; });
     if (key === "tokens") idx.sort(function (a, b) { return dir * (tokens(items[a]) - tokens(items[b])) || a - b; });
+    if (state.open >= 0) {
+      // Keep the open item drawn even when it sorts past the limit.
+      var at = idx.indexOf(state.open);
+      if (at >= state.limit) { idx.splice(at, 1); idx.splice(state.limit - 1, 0, state.open); }
+    }
+    var total = idx.length;
+    if (idx.length > state.limit) idx = idx.slice(0, state.limit);
     var frag = document.createDocumentFragment();
     idx.forEach(function (i) {
       var tr = row(i);
@@ -192,12 +204,18 @@
     });
     tbody.textContent = "";
     tbody.appendChild(frag);
-    shownEl.textContent = "showing " + idx.length + " of " + items.length;
+    shownEl.textContent = total === idx.length
+      ? total + " of " + items.length + " item runs"
+      : "showing " + idx.length + " of " + total + " matching (" + items.length + " item runs)";
+    moreEl.hidden = total <= idx.length;
+    moreEl.textContent = "show " + Math.min(PAGE, total - idx.length) + " more of " + (total - idx.length);
   }
 
-  filterEl.addEventListener("change", function () { state.filter = filterEl.value; writeHash(); render(); });
-  sortEl.addEventListener("change", function () { state.sort = sortEl.value; writeHash(); render(); });
-  searchEl.addEventListener("input", function () { state.q = searchEl.value; writeHash(); render(); });
+  function changed() { state.limit = PAGE; writeHash(); render(); }
+  filterEl.addEventListener("change", function () { state.filter = filterEl.value; changed(); });
+  sortEl.addEventListener("change", function () { state.sort = sortEl.value; changed(); });
+  searchEl.addEventListener("input", function () { state.q = searchEl.value; changed(); });
+  moreEl.addEventListener("click", function () { state.limit += PAGE; render(); });
   tbody.addEventListener("click", function (e) {
     var tr = e.target.closest("tr.item");
     if (!tr) return;
@@ -210,5 +228,7 @@
   readHash();
   render();
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+  void tbody.offsetHeight; // lay the table out: the time below is "ready to read"
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
 })();
