@@ -176,12 +176,15 @@ impl Comparison {
                 new: n.outcome,
                 kind,
                 error_code: n.error_code.clone(),
-                failed_checks: n
-                    .checks
-                    .iter()
-                    .filter(|c| !c.ok)
-                    .map(|c| c.kind.clone())
-                    .collect(),
+                failed_checks: match n.outcome {
+                    Outcome::Fail => n
+                        .checks
+                        .iter()
+                        .filter(|c| !c.ok)
+                        .map(|c| c.kind.clone())
+                        .collect(),
+                    _ => Vec::new(),
+                },
                 tokens_delta: n.usage.total() as i64 - b.usage.total() as i64,
                 wall_delta_ms: n.wall_ms - b.wall_ms,
             });

@@ -88,8 +88,9 @@ fn compare_snapshot() {
     bind_snapshots!();
     let base = small_rows();
     let mut new = small_rows();
-    new[0].outcome = Outcome::Fail;
-    new[1].outcome = Outcome::Pass;
+    new[0] = row("eiffel-tower", 0, 0, Outcome::Fail);
+    new[1] = row("golden-gate", 1, 0, Outcome::Pass);
+    new[2].usage.output_tokens += 50;
     new[3].wall_ms += 5.0;
     let c = Comparison::new(&base, &new);
     insta::assert_json_snapshot!("compare_small", c);
