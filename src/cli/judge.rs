@@ -1,10 +1,204 @@
-//! `tribunal judge` (not built yet: the issue that owns it replaces this file).
+//! `tribunal judge`: GREEN/RED verdicts.
+//!
+//! - `judge submit --pass-schema P --fail-schema F --verdict GREEN|RED --fields JSON|@file.json`:
+//!   a human verdict, validated through the same path as a model's. Valid:
+//!   the stored verdict on stdout, exit 0. Invalid: the repair-message text
+//!   on stderr, exit 2, nothing stored.
+//! - `judge run --pass-schema P --fail-schema F --prompt FILE --root DIR [--backend … --model …]`:
+//!   an agent review with the file tools rooted at DIR; the stored verdict
+//!   on stdout; exit 0 GREEN, 1 RED, 2 ERROR.
 
+use anyhow::Context;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
+use tribunal::judge::{MOCK_BACKEND, MOCK_MODEL};
+use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
+use tribunal::runtime::{
+    Backend, Budget, ErrorCode, Rejection, ScriptTurn, ScriptedBackend, repair_message,
+};
+use tribunal::tools::FileTools;
 
 #[derive(Debug, clap::Subcommand)]
-pub(crate) enum JudgeCommand {}
+pub(crate) enum JudgeCommand {
+    /// Validate a human verdict and print its stored record (exit 0; 2 when invalid).
+    Submit(SubmitArgs),
+    /// Review code with an agent and print the stored verdict (exit 0 GREEN, 1 RED, 2 ERROR).
+    Run(ReviewArgs),
+}
+
+/// The two owner schemas of a review.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SchemaArgs {
+    /// The GREEN (pass) owner schema, a JSON file.
+    #[arg(long, value_name = "FILE")]
+    pass_schema: PathBuf,
+    /// The RED (fail) owner schema, a JSON file.
+    #[arg(long, value_name = "FILE")]
+    fail_schema: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SubmitArgs {
+    #[command(flatten)]
+    schemas: SchemaArgs,
+    /// The verdict: GREEN or RED.
+    #[arg(long)]
+    verdict: Verdict,
+    /// The flat owner fields: a JSON object, or @FILE to read it from a file.
+    #[arg(long, value_name = "JSON|@FILE")]
+    fields: String,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReviewArgs {
+    #[command(flatten)]
+    schemas: SchemaArgs,
+    /// The review prompt (the change and the question), a text file.
+    #[arg(long, value_name = "FILE")]
+    prompt: PathBuf,
+    /// The code base: the root of the file tools (list_files, read_file, grep).
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+    /// `mock` (plays --mock) or a live backend: openai-chat, openai-responses, anthropic.
+    #[arg(long, default_value = "mock")]
+    backend: String,
+    /// The model name (required for live backends).
+    #[arg(long)]
+    model: Option<String>,
+    /// Mock mode: a JSON array of script turns the scripted model plays.
+    #[arg(long, value_name = "FILE")]
+    mock: Option<PathBuf>,
+    /// Record every request/answer pair to this cassette (live backends).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Serve answers from this cassette instead of the provider (no key needed).
+    #[arg(long, value_name = "FILE")]
+    replay: Option<PathBuf>,
+    /// Replace the default review system prompt with this file's text.
+    #[arg(long, value_name = "FILE")]
+    system: Option<PathBuf>,
+    /// Most tool calls over the review. Default: unlimited.
+    #[arg(long)]
+    max_tool_calls: Option<u32>,
+    /// The review's wall-clock deadline, in seconds. Default: 300.
+    #[arg(long, value_name = "SECS")]
+    deadline: Option<f64>,
+}
 
 pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        JudgeCommand::Submit(a) => run_submit(a),
+        JudgeCommand::Run(a) => run_review_command(a),
+    }
+}
+
+fn load_schemas(args: &SchemaArgs) -> anyhow::Result<VerdictSchemas> {
+    let green = read_json(&args.pass_schema)?;
+    let red = read_json(&args.fail_schema)?;
+    Ok(VerdictSchemas::new(green, red)?)
+}
+
+fn read_json(path: &Path) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))
+}
+
+fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
+    let schemas = load_schemas(&args.schemas)?;
+    let text = match args.fields.strip_prefix('@') {
+        Some(path) => {
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?
+        }
+        None => args.fields.clone(),
+    };
+    let fields: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            let rejection = Rejection::new(
+                ErrorCode::InvalidJson,
+                format!("the fields are not valid JSON: {e}"),
+            );
+            eprintln!("{}", repair_message(&rejection));
+            return Ok(ExitCode::from(2));
+        }
+    };
+    match submit(&schemas, args.verdict, fields) {
+        Ok(stored) => {
+            println!("{}", stored.to_json_pretty());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
+    let schemas = Arc::new(load_schemas(&args.schemas)?);
+    let prompt = std::fs::read_to_string(&args.prompt)
+        .with_context(|| format!("cannot read {}", args.prompt.display()))?;
+    let tools = FileTools::new(&args.root)
+        .with_context(|| format!("--root {}", args.root.display()))?
+        .into_toolbox();
+    let defaults = Budget::default();
+    let budget = Budget {
+        max_tool_calls: args.max_tool_calls.or(defaults.max_tool_calls),
+        deadline: match args.deadline {
+            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => anyhow::bail!("--deadline must be a positive number of seconds, not {s}"),
+            None => defaults.deadline,
+        },
+        ..defaults
+    };
+    let mut review = Review::new(schemas, prompt)
+        .with_tools(tools)
+        .with_budget(budget);
+    if let Some(path) = &args.system {
+        let system = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        review = review.with_system(system);
+    }
+    let backend = backend(&args)?;
+    let (stored, _run) = super::tokio_runtime()?.block_on(run_review(&review, backend))?;
+    println!("{}", stored.to_json_pretty());
+    Ok(ExitCode::from(stored.outcome.exit_code()))
+}
+
+fn backend(args: &ReviewArgs) -> anyhow::Result<Arc<dyn Backend>> {
+    if args.backend == MOCK_BACKEND {
+        if args.record.is_some() || args.replay.is_some() {
+            anyhow::bail!("--record and --replay need a live --backend");
+        }
+        let path = args
+            .mock
+            .as_ref()
+            .context("--backend mock needs --mock FILE (a JSON array of script turns)")?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let turns: Vec<ScriptTurn> = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a JSON array of script turns", path.display()))?;
+        return Ok(Arc::new(
+            ScriptedBackend::from_script(&turns).with_model(MOCK_MODEL),
+        ));
+    }
+    if args.mock.is_some() {
+        anyhow::bail!("--mock needs --backend mock");
+    }
+    let kind: BackendKind = args.backend.parse()?;
+    let model = args
+        .model
+        .as_deref()
+        .context("--model is required with a live --backend")?;
+    let options = BackendOptions {
+        record: args.record.clone(),
+        replay: args.replay.clone(),
+        ..BackendOptions::default()
+    };
+    Ok(connect(kind, model, &options)?)
 }

@@ -1,0 +1,162 @@
+//! `tribunal judge submit` and `tribunal judge run`: output and exit codes
+//! (0 GREEN / 1 RED / 2 ERROR or invalid submission).
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn arena() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/code_review")
+}
+
+fn schema_args() -> Vec<String> {
+    vec![
+        "--pass-schema".into(),
+        arena().join("schemas/green.json").display().to_string(),
+        "--fail-schema".into(),
+        arena().join("schemas/red.json").display().to_string(),
+    ]
+}
+
+fn judge(sub: &str, args: &[String]) -> Output {
+    std::process::Command::new(crate::tribunal_bin())
+        .arg("judge")
+        .arg(sub)
+        .args(schema_args())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout))
+    })
+}
+
+fn strs(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn submit_valid_green_prints_the_stored_verdict() {
+    let out = judge("submit", &strs(&["--verdict", "GREEN", "--fields", r#"{"summary": "Correct."}"#]));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stored = stdout_json(&out);
+    assert_eq!(stored["outcome"], "GREEN");
+    assert_eq!(stored["result"], json!({"verdict": "GREEN", "summary": "Correct."}));
+    assert_eq!(stored["reproduction"]["backend"], "human");
+}
+
+#[test]
+fn submit_valid_red_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fields.json");
+    let fields = json!({"summary": "Off by one.",
+        "findings": [{"file": "src/pagination.py", "line": 10, "problem": "one extra record"}],
+        "covered": ["R2"]});
+    std::fs::write(&path, fields.to_string()).unwrap();
+    let out = judge("submit", &strs(&["--verdict", "RED", "--fields", &format!("@{}", path.display())]));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout_json(&out)["result"]["verdict"], "RED");
+}
+
+#[test]
+fn submit_invalid_prints_the_repair_text_and_exits_2() {
+    bind_snapshots!();
+    let fields = r#"{"summary": "Off by one.", "findings": [{"file": "a.py", "line": 3, "problem": "x"}], "covered": "R1"}"#;
+    let out = judge("submit", &strs(&["--verdict", "RED", "--fields", fields]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "nothing is stored or printed on stdout");
+    insta::assert_snapshot!("judge_submit_invalid", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn submit_a_red_field_under_green_exits_2() {
+    let fields = r#"{"summary": "ok", "covered": ["R1"]}"#;
+    let out = judge("submit", &strs(&["--verdict", "GREEN", "--fields", fields]));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("schema_mismatch"), "{stderr}");
+    assert!(stderr.contains("instancePath \"/covered\""), "{stderr}");
+}
+
+#[test]
+fn submit_fields_that_are_not_json_exit_2() {
+    let out = judge("submit", &strs(&["--verdict", "GREEN", "--fields", "{summary"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_json"));
+}
+
+fn review(item: &str, mock: Value) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("mock.json");
+    std::fs::write(&script, mock.to_string()).unwrap();
+    let prompt = dir.path().join("prompt.txt");
+    std::fs::write(&prompt, "Review the change in CHANGE.diff. Is it correct?").unwrap();
+    let root = arena().join("items").join(item);
+    judge(
+        "run",
+        &strs(&[
+            "--prompt",
+            &prompt.display().to_string(),
+            "--root",
+            &root.display().to_string(),
+            "--mock",
+            &script.display().to_string(),
+        ]),
+    )
+}
+
+fn read_then(answer: Value) -> Value {
+    json!([
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "CHANGE.diff"}}]},
+        {"json": answer},
+    ])
+}
+
+#[test]
+fn run_green_exits_0() {
+    let out = review(
+        "iterator_refactor",
+        read_then(json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "Same behaviour."}}})),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stored = stdout_json(&out);
+    assert_eq!(stored["outcome"], "GREEN");
+    assert_eq!(stored["reproduction"]["backend"], "mock");
+    assert_eq!(stored["reproduction"]["config_hash"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn run_red_exits_1() {
+    let fields = json!({"summary": "Off by one.",
+        "findings": [{"file": "src/pagination.py", "line": 10, "problem": "one extra record"}],
+        "covered": ["R1", "R2"]});
+    let out = review(
+        "pagination_off_by_one",
+        read_then(json!({"result": {"verdict": "RED", "verdictFields": fields}})),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout_json(&out)["result"]["findings"][0]["line"], 10);
+}
+
+#[test]
+fn run_invalid_twice_is_error_exit_2_with_only_the_code() {
+    let bad = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "secret": "model text"}}});
+    let out = review("iterator_refactor", json!([{"json": bad}, {"json": bad}]));
+    assert_eq!(out.status.code(), Some(2));
+    let stored = stdout_json(&out);
+    assert_eq!(stored["outcome"], "ERROR");
+    assert_eq!(stored["error_code"], "schema_mismatch");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("model text"));
+}
+
+#[test]
+fn run_without_a_mock_script_is_a_usage_error() {
+    let out = judge(
+        "run",
+        &strs(&["--prompt", "/nonexistent", "--root", &arena().display().to_string()]),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
