@@ -1,10 +1,94 @@
-//! `tribunal report` (not built yet: the issue that owns it replaces this file).
+//! `tribunal report RESULTS.jsonl [--html OUT.html] [--transcripts DIR]`:
+//! render a results file. With `--html`, one self-contained HTML page
+//! (inline CSS, JavaScript and SVG; opens from `file://`) with each item's
+//! checks, error code, usage, tool calls and, from DIR, its transcript.
+//! Without it, the terminal table. Exit 0 on success, 2 on unreadable input.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tribunal::judge::html::{ReportPage, render_page};
+use tribunal::judge::{Report, ResultRow, latest, read_rows};
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct ReportArgs {}
+pub(crate) struct ReportArgs {
+    /// The results file (JSON Lines) written by `tribunal run`.
+    results: PathBuf,
+    /// Write the HTML report to this file.
+    #[arg(long, value_name = "OUT.html")]
+    html: Option<PathBuf>,
+    /// Read the transcripts `tribunal run --transcripts DIR` recorded and
+    /// show them in each item's detail.
+    #[arg(long, value_name = "DIR")]
+    transcripts: Option<PathBuf>,
+}
 
-pub(crate) fn run(_args: ReportArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`tribunal report` is not available yet")
+pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let rows = read_results(&args.results)?;
+    match &args.html {
+        Some(out) => {
+            let bytes = write_html(&rows, args.transcripts.as_deref(), out)?;
+            eprintln!("report: {} ({bytes} bytes)", out.display());
+        }
+        None => {
+            let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
+            print!("{}", Report::from_rows(&arena, &rows).to_terminal());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The latest row per (item, repeat) of a results file; a torn last line
+/// is discarded with a warning.
+pub(crate) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRow>> {
+    let read = read_rows(path)?;
+    if read.torn {
+        eprintln!("tribunal: discarded a torn last line in {}", path.display());
+    }
+    Ok(latest(read.rows))
+}
+
+/// Writes the HTML report of `rows` to `out` (creating its folder), with
+/// transcripts from `transcripts` when given. Returns the size in bytes.
+pub(crate) fn write_html(
+    rows: &[ResultRow],
+    transcripts: Option<&Path>,
+    out: &Path,
+) -> anyhow::Result<usize> {
+    let page = match transcripts {
+        Some(dir) => ReportPage::with_transcripts(rows, dir),
+        None => ReportPage::from_rows(rows),
+    };
+    for note in &page.notes {
+        eprintln!("tribunal: note: {note}");
+    }
+    let html = render_page(&page);
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
+    }
+    std::fs::write(out, &html).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    Ok(html.len())
+}
+
+/// `--report html` on `run` and `merge`: the HTML report to `file`, or to
+/// stdout without one.
+pub(crate) fn emit_html(
+    rows: &[ResultRow],
+    transcripts: Option<&Path>,
+    file: Option<&Path>,
+) -> anyhow::Result<()> {
+    match file {
+        Some(out) => {
+            let bytes = write_html(rows, transcripts, out)?;
+            eprintln!("report: {} ({bytes} bytes)", out.display());
+        }
+        None => {
+            let page = match transcripts {
+                Some(dir) => ReportPage::with_transcripts(rows, dir),
+                None => ReportPage::from_rows(rows),
+            };
+            print!("{}", render_page(&page));
+        }
+    }
+    Ok(())
 }

@@ -24,7 +24,8 @@ fn compare_finds_regressions_fixes_and_changes() {
         row("f", 5, 0, Outcome::Pass),
     ];
     let c = Comparison::new(&base, &new);
-    let kinds: Vec<(&str, ChangeKind)> = c.changes.iter().map(|x| (x.id.as_str(), x.kind)).collect();
+    let kinds: Vec<(&str, ChangeKind)> =
+        c.changes.iter().map(|x| (x.id.as_str(), x.kind)).collect();
     assert_eq!(
         kinds,
         vec![
@@ -57,7 +58,10 @@ fn compare_without_changes_has_no_regression() {
 
 #[test]
 fn compare_deltas_and_one_sided_runs() {
-    let base = vec![row("a", 0, 0, Outcome::Fail), row("gone", 1, 0, Outcome::Pass)];
+    let base = vec![
+        row("a", 0, 0, Outcome::Fail),
+        row("gone", 1, 0, Outcome::Pass),
+    ];
     let mut a = row("a", 0, 0, Outcome::Pass);
     a.usage.input_tokens += 100;
     a.wall_ms += 20.0;

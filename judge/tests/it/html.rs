@@ -62,7 +62,10 @@ fn html_header_carries_counts_and_mock_banner() {
 #[test]
 fn html_repeated_run_shows_pass_hat_k_and_unstable_items() {
     let html = render_page(&ReportPage::from_rows(&repeated_rows()));
-    assert!(html.contains(r#"id="pass-hat-k">33.3%"#), "pass^2: 1 of 3 items");
+    assert!(
+        html.contains(r#"id="pass-hat-k">33.3%"#),
+        "pass^2: 1 of 3 items"
+    );
     assert!(html.contains("pass^2"));
     assert!(html.contains("1 unstable item(s)</b>: <code>golden-gate</code>"));
 }
@@ -74,7 +77,10 @@ fn html_escapes_everything_from_rows_and_transcripts() {
     write_fail_transcripts(&rows, dir.path());
     let page = ReportPage::with_transcripts(&rows, dir.path());
     assert!(page.notes.is_empty(), "{:?}", page.notes);
-    assert_eq!(page.items.iter().filter(|i| i.transcript.is_some()).count(), 2);
+    assert_eq!(
+        page.items.iter().filter(|i| i.transcript.is_some()).count(),
+        2
+    );
     let html = render_page(&page);
     // The only script elements are the page's own two.
     assert_eq!(html.matches("<script").count(), 2);
@@ -96,8 +102,16 @@ fn html_escapes_everything_from_rows_and_transcripts() {
 fn html_page_is_self_contained() {
     let html = render_page(&ReportPage::from_rows(&small_rows()));
     for needle in [
-        "http://", "https://", "<script src", "<link", "<img", "<iframe", "@import", "url(",
-        "fetch(", "XMLHttpRequest",
+        "http://",
+        "https://",
+        "<script src",
+        "<link",
+        "<img",
+        "<iframe",
+        "@import",
+        "url(",
+        "fetch(",
+        "XMLHttpRequest",
     ] {
         assert!(!html.contains(needle), "{needle}");
     }
@@ -152,5 +166,8 @@ fn html_ten_thousand_items_stay_under_5_mb() {
     let html = render_page(&page);
     println!("10,000-item report: {} bytes", html.len());
     assert!(html.len() < 5 * 1024 * 1024, "{} bytes", html.len());
-    assert_eq!(embedded_data(&html)["items"].as_array().unwrap().len(), 10_000);
+    assert_eq!(
+        embedded_data(&html)["items"].as_array().unwrap().len(),
+        10_000
+    );
 }

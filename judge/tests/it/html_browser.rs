@@ -122,7 +122,10 @@ fn run_chromium(bin: &Path, url: &str, extra: &[String]) -> (String, Duration) {
 
 fn dump_dom(bin: &Path, report: &Path, fragment: &str) -> String {
     let (dom, _) = run_chromium(bin, &file_url(report, fragment), &["--dump-dom".into()]);
-    assert!(dom.contains(r#"data-ready="1""#), "the page script did not finish:\n{dom:.2000}");
+    assert!(
+        dom.contains(r#"data-ready="1""#),
+        "the page script did not finish:\n{dom:.2000}"
+    );
     assert!(!dom.contains("data-pwned"), "hostile text ran as script");
     dom
 }
@@ -144,7 +147,11 @@ fn small_report() -> PathBuf {
     let transcripts = dir.join("transcripts");
     write_fail_transcripts(&rows, &transcripts);
     let path = dir.join("report.html");
-    std::fs::write(&path, render_page(&ReportPage::with_transcripts(&rows, &transcripts))).unwrap();
+    std::fs::write(
+        &path,
+        render_page(&ReportPage::with_transcripts(&rows, &transcripts)),
+    )
+    .unwrap();
     path
 }
 
@@ -154,7 +161,10 @@ fn html_browser_renders_rows_filters_and_escapes() {
     let report = small_report();
 
     let all = dump_dom(&bin, &report, "");
-    assert_eq!(row_outcomes(&all), ["PASS", "FAIL", "ERROR", "FAIL", "PASS"]);
+    assert_eq!(
+        row_outcomes(&all),
+        ["PASS", "FAIL", "ERROR", "FAIL", "PASS"]
+    );
     assert!(all.contains("5 of 5 item runs"));
     assert!(all.contains(r#"id="mock-banner""#));
 
@@ -163,7 +173,10 @@ fn html_browser_renders_rows_filters_and_escapes() {
     assert!(fail.contains("2 of 5 item runs"));
 
     let sorted = dump_dom(&bin, &report, "#sort=wall-desc");
-    assert_eq!(row_outcomes(&sorted), ["PASS", "FAIL", "ERROR", "FAIL", "PASS"]);
+    assert_eq!(
+        row_outcomes(&sorted),
+        ["PASS", "FAIL", "ERROR", "FAIL", "PASS"]
+    );
     assert!(sorted.find("cn-tower") < sorted.find("statue-of-liberty"));
     let searched = dump_dom(&bin, &report, "#sort=tokens-asc&q=TOWER");
     assert_eq!(row_outcomes(&searched).len(), 2);
@@ -177,7 +190,11 @@ fn html_browser_renders_rows_filters_and_escapes() {
     assert!(open.contains("&lt;/script&gt;&lt;script&gt;document.body.dataset.pwned='id'"));
     assert!(open.contains("&lt;/pre&gt;&lt;b&gt;bold?&lt;/b&gt;"));
     assert!(open.contains(r#"<tr class="detail" id="detail">"#));
-    assert_eq!(open.matches("<script").count(), 2, "only the page's own scripts");
+    assert_eq!(
+        open.matches("<script").count(),
+        2,
+        "only the page's own scripts"
+    );
 
     let detail = dump_dom(&bin, &report, "#open=4");
     assert!(detail.contains("&lt;img src=x onerror="));
@@ -195,7 +212,11 @@ fn html_browser_renders_rows_filters_and_escapes() {
         ],
     );
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
-    assert!(size > 10_000, "screenshot {} is {size} bytes", shot.display());
+    assert!(
+        size > 10_000,
+        "screenshot {} is {size} bytes",
+        shot.display()
+    );
     println!("screenshot: {}", shot.display());
 }
 

@@ -90,7 +90,8 @@ pub fn small_rows() -> Vec<ResultRow> {
         row(EVIL_ID, 3, 0, Outcome::Fail),
         row("cn-tower", 4, 0, Outcome::Pass),
     ];
-    rows[4].checks[0].detail = "<img src=x onerror=\"document.body.dataset.pwned='detail'\">".into();
+    rows[4].checks[0].detail =
+        "<img src=x onerror=\"document.body.dataset.pwned='detail'\">".into();
     rows
 }
 
