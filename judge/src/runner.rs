@@ -11,11 +11,12 @@ use crate::item::Item;
 use crate::progress::Progress;
 use crate::results::{Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite};
 use crate::shard::Shard;
+use crate::transcript::Transcript;
 use futures::StreamExt;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal_runtime::{Agent, ErrorCode, RunOutcome, RunReport};
+use tribunal_runtime::{Agent, Conversation, ErrorCode, RunOutcome, RunReport};
 
 /// How to run an arena.
 #[derive(Debug, Clone)]
@@ -33,6 +34,10 @@ pub struct RunOptions {
     /// Like `resume`, and also re-run the ERROR rows; a row is replaced only
     /// when its retry finishes.
     pub retry_errors: bool,
+    /// Write each run's transcript (conversation, usage, timings) as one
+    /// file per item and repeat into this folder ([`crate::Transcript`]).
+    /// `None`: no transcripts.
+    pub transcripts: Option<PathBuf>,
 }
 
 /// What a run produced.
@@ -117,11 +122,21 @@ pub async fn run_arena(
     let hash_ref = hash.as_str();
     let backends_ref = &backends;
     let writer_ref = &writer;
+    let transcripts = options.transcripts.as_deref();
     let mut stream = futures::stream::iter(jobs)
         .map(|(item, repeat)| async move {
             let backend = backends_ref.backend_for(item);
-            let row = run_item(arena, item, repeat, backend, hash_ref).await;
-            let written = writer_ref.write(&row);
+            let (row, run) = run_recorded(arena, item, repeat, backend, hash_ref).await;
+            let written = writer_ref
+                .write(&row)
+                .and_then(|()| match (transcripts, run) {
+                    (Some(dir), Some((report, conversation))) => {
+                        Transcript::new(&row, report, conversation)
+                            .write(dir)
+                            .map(drop)
+                    }
+                    _ => Ok(()),
+                });
             (row, written)
         })
         .buffer_unordered(options.concurrency.max(1));
@@ -164,6 +179,20 @@ pub async fn run_item(
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
 ) -> ResultRow {
+    run_recorded(arena, item, repeat, backend, config_hash)
+        .await
+        .0
+}
+
+/// [`run_item`], also returning the runtime's report and conversation for
+/// a transcript (`None` when the agent could not start).
+async fn run_recorded(
+    arena: &Arena,
+    item: &Item,
+    repeat: u32,
+    backend: Arc<dyn tribunal_runtime::Backend>,
+    config_hash: &str,
+) -> (ResultRow, Option<(RunReport, Conversation)>) {
     let backend_name = backend.name().to_string();
     let model = backend.model().to_string();
     let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
@@ -175,7 +204,7 @@ pub async fn run_item(
         .as_ref()
         .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
         .unwrap_or_else(|| arena.toolbox.clone());
-    let report = match Agent::new(backend, contract) {
+    let (report, conversation) = match Agent::new(backend, contract) {
         Ok(agent) => {
             let mut agent = agent
                 .with_tools(tools)
@@ -184,11 +213,12 @@ pub async fn run_item(
             if let Some(system) = &arena.system {
                 agent = agent.with_system(system.clone());
             }
-            agent.run(&item.input).await.report
+            let run = agent.run(&item.input).await;
+            (run.report, Some(run.conversation))
         }
         Err(e) => {
             tracing::warn!(item = %item.id, "the schema cannot be used with this backend: {e}");
-            failed_report(ErrorCode::SchemaMismatch)
+            (failed_report(ErrorCode::SchemaMismatch), None)
         }
     };
     let (outcome, error_code, checks, answer) = match &report.outcome {
@@ -208,7 +238,7 @@ pub async fn run_item(
             None,
         ),
     };
-    ResultRow {
+    let row = ResultRow {
         version: ROW_VERSION,
         arena: arena.name.clone(),
         id: item.id.clone(),
@@ -220,14 +250,16 @@ pub async fn run_item(
         checks,
         answer,
         usage: report.usage,
-        tool_calls: report.tool_calls,
+        tool_calls: report.tool_calls.clone(),
         wall_ms: report.wall_ms,
         turns: report.turns,
         repair_used: report.repair_used,
         backend: backend_name,
         model,
         finished_at_ms: now_ms(),
-    }
+    };
+    let run = conversation.map(|c| (report, c));
+    (row, run)
 }
 
 fn failed_report(code: ErrorCode) -> RunReport {

@@ -74,6 +74,7 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
         out: out.clone(),
         resume: false,
         retry_errors: false,
+        transcripts: None,
     };
     let result = run_arena(&arena, backends, &options, &Silent).await;
     // The rows are in memory; the scratch file is not needed any more.

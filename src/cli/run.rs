@@ -84,6 +84,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out,
         resume: args.resume,
         retry_errors: args.retry_errors,
+        transcripts: args.report.transcripts.clone(),
     };
     let progress = Console::new();
     let result =
@@ -137,7 +138,7 @@ fn default_out(arena: &str, shard: Option<Shard>) -> PathBuf {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportOpts {
-    /// Report format: terminal (default), json, markdown or junit.
+    /// Report format: terminal (default), json, markdown, junit or html.
     #[arg(long, value_name = "FORMAT", default_value = "terminal")]
     report: String,
     /// Write the report to this file instead of stdout.
@@ -146,6 +147,10 @@ pub(crate) struct ReportOpts {
     /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
     #[arg(long, value_name = "RATE")]
     min_pass_rate: Option<f64>,
+    /// Transcripts folder: `run` writes one file per item and repeat there
+    /// (the conversation, usage, timings); `--report html` shows them.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) transcripts: Option<PathBuf>,
 }
 
 impl ReportOpts {
@@ -155,7 +160,15 @@ impl ReportOpts {
         {
             anyhow::bail!("--min-pass-rate must be between 0 and 1, got {m}");
         }
+        if self.is_html() {
+            // `html` is rendered by `emit_report` (issue 9), not by `Report`.
+            return Ok(ReportFormat::Terminal);
+        }
         Ok(self.report.parse()?)
+    }
+
+    fn is_html(&self) -> bool {
+        self.report.eq_ignore_ascii_case("html")
     }
 }
 
@@ -167,6 +180,19 @@ pub(crate) fn emit_report(
     opts: &ReportOpts,
 ) -> anyhow::Result<ExitCode> {
     let report = Report::from_rows(arena, rows);
+    if opts.is_html() {
+        // Issue 9: the self-contained HTML report.
+        super::report::emit_html(
+            rows,
+            opts.transcripts.as_deref(),
+            opts.report_file.as_deref(),
+        )?;
+        return Ok(if report.passed(opts.min_pass_rate) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     let text = report.render(format);
     match &opts.report_file {
         Some(path) => {

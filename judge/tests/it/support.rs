@@ -32,6 +32,7 @@ pub fn options(out: &Path) -> RunOptions {
         out: out.to_path_buf(),
         resume: false,
         retry_errors: false,
+        transcripts: None,
     }
 }
 
