@@ -29,9 +29,8 @@ fn judge(sub: &str, args: &[String]) -> Output {
 }
 
 fn stdout_json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout))
-    })
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn strs(args: &[&str]) -> Vec<String> {
@@ -40,11 +39,27 @@ fn strs(args: &[&str]) -> Vec<String> {
 
 #[test]
 fn submit_valid_green_prints_the_stored_verdict() {
-    let out = judge("submit", &strs(&["--verdict", "GREEN", "--fields", r#"{"summary": "Correct."}"#]));
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = judge(
+        "submit",
+        &strs(&[
+            "--verdict",
+            "GREEN",
+            "--fields",
+            r#"{"summary": "Correct."}"#,
+        ]),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stored = stdout_json(&out);
     assert_eq!(stored["outcome"], "GREEN");
-    assert_eq!(stored["result"], json!({"verdict": "GREEN", "summary": "Correct."}));
+    assert_eq!(
+        stored["result"],
+        json!({"verdict": "GREEN", "summary": "Correct."})
+    );
     assert_eq!(stored["reproduction"]["backend"], "human");
 }
 
@@ -56,8 +71,21 @@ fn submit_valid_red_from_a_file() {
         "findings": [{"file": "src/pagination.py", "line": 10, "problem": "one extra record"}],
         "covered": ["R2"]});
     std::fs::write(&path, fields.to_string()).unwrap();
-    let out = judge("submit", &strs(&["--verdict", "RED", "--fields", &format!("@{}", path.display())]));
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = judge(
+        "submit",
+        &strs(&[
+            "--verdict",
+            "RED",
+            "--fields",
+            &format!("@{}", path.display()),
+        ]),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout_json(&out)["result"]["verdict"], "RED");
 }
 
@@ -67,7 +95,10 @@ fn submit_invalid_prints_the_repair_text_and_exits_2() {
     let fields = r#"{"summary": "Off by one.", "findings": [{"file": "a.py", "line": 3, "problem": "x"}], "covered": "R1"}"#;
     let out = judge("submit", &strs(&["--verdict", "RED", "--fields", fields]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty(), "nothing is stored or printed on stdout");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing is stored or printed on stdout"
+    );
     insta::assert_snapshot!("judge_submit_invalid", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -83,7 +114,10 @@ fn submit_a_red_field_under_green_exits_2() {
 
 #[test]
 fn submit_fields_that_are_not_json_exit_2() {
-    let out = judge("submit", &strs(&["--verdict", "GREEN", "--fields", "{summary"]));
+    let out = judge(
+        "submit",
+        &strs(&["--verdict", "GREEN", "--fields", "{summary"]),
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_json"));
 }
@@ -119,13 +153,26 @@ fn read_then(answer: Value) -> Value {
 fn run_green_exits_0() {
     let out = review(
         "iterator_refactor",
-        read_then(json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "Same behaviour."}}})),
+        read_then(
+            json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "Same behaviour."}}}),
+        ),
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stored = stdout_json(&out);
     assert_eq!(stored["outcome"], "GREEN");
     assert_eq!(stored["reproduction"]["backend"], "mock");
-    assert_eq!(stored["reproduction"]["config_hash"].as_str().unwrap().len(), 64);
+    assert_eq!(
+        stored["reproduction"]["config_hash"]
+            .as_str()
+            .unwrap()
+            .len(),
+        64
+    );
 }
 
 #[test]
@@ -137,7 +184,12 @@ fn run_red_exits_1() {
         "pagination_off_by_one",
         read_then(json!({"result": {"verdict": "RED", "verdictFields": fields}})),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout_json(&out)["result"]["findings"][0]["line"], 10);
 }
 
@@ -156,7 +208,12 @@ fn run_invalid_twice_is_error_exit_2_with_only_the_code() {
 fn run_without_a_mock_script_is_a_usage_error() {
     let out = judge(
         "run",
-        &strs(&["--prompt", "/nonexistent", "--root", &arena().display().to_string()]),
+        &strs(&[
+            "--prompt",
+            "/nonexistent",
+            "--root",
+            &arena().display().to_string(),
+        ]),
     );
     assert_eq!(out.status.code(), Some(2));
 }

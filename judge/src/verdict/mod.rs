@@ -16,8 +16,8 @@ mod review;
 mod stored;
 mod submission;
 
-pub use arena::{VerdictArena, VerdictToml};
 pub(crate) use arena::load_verdict;
+pub use arena::{VerdictArena, VerdictToml};
 pub use envelope::{
     Envelope, FIELDS_KEY, FIELDS_MISMATCH, FORMAT_NAME, RESULT_KEY, VERDICT_KEY, VerdictSchemas,
 };

@@ -9,7 +9,7 @@ use tribunal_judge::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
 use tribunal_runtime::{
-    AnswerContract, ErrorCode, ScriptTurn, ScriptedBackend, SchemaTarget, repair_message,
+    AnswerContract, ErrorCode, SchemaTarget, ScriptTurn, ScriptedBackend, repair_message,
 };
 
 fn arena_dir() -> std::path::PathBuf {
@@ -47,7 +47,11 @@ fn wire_schema_per_target() {
 #[test]
 fn verdict_comes_first_in_every_alternative() {
     let schemas = code_review();
-    for target in [SchemaTarget::Plain, SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+    for target in [
+        SchemaTarget::Plain,
+        SchemaTarget::OpenAi,
+        SchemaTarget::Anthropic,
+    ] {
         let wire = schemas.wire_schema(target).unwrap();
         assert_eq!(wire["required"], json!(["result"]));
         assert_eq!(wire["additionalProperties"], json!(false));
@@ -77,7 +81,11 @@ fn decodes_a_red_verdict_flat_with_verdict_first() {
 fn verdict_fields_as_json_encoded_text() {
     let schemas = code_review();
     let text = red_fields().to_string();
-    for target in [SchemaTarget::Plain, SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+    for target in [
+        SchemaTarget::Plain,
+        SchemaTarget::OpenAi,
+        SchemaTarget::Anthropic,
+    ] {
         let wire = json!({"result": {"verdict": "RED", "verdictFields": text}});
         let flat = schemas.decode(target, wire).unwrap();
         assert_eq!(flat["findings"][0]["line"], 10, "{target:?}");
@@ -116,7 +124,9 @@ fn over_the_limits_the_whole_verdict_travels_as_text() {
 fn anthropic_lowercase_verdict_maps_to_canonical() {
     let schemas = code_review();
     let wire = json!({"result": {"verdict": "green", "verdictFields": {"summary": "fine"}}});
-    let flat = schemas.decode(SchemaTarget::Anthropic, wire.clone()).unwrap();
+    let flat = schemas
+        .decode(SchemaTarget::Anthropic, wire.clone())
+        .unwrap();
     assert_eq!(flat, json!({"verdict": "GREEN", "summary": "fine"}));
     // Only Anthropic gets the case mapping; OpenAI's const is exact.
     let err = schemas.decode(SchemaTarget::OpenAi, wire).unwrap_err();
@@ -142,7 +152,8 @@ fn an_undeclared_field_of_an_open_owner_schema_is_not_dropped() {
     let green = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
     let red = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
     let schemas = VerdictSchemas::new(green, red).unwrap();
-    let wire = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "score": 3}}});
+    let wire =
+        json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "score": 3}}});
     let err = schemas.decode(SchemaTarget::Anthropic, wire).unwrap_err();
     assert_eq!(err.code, ErrorCode::SchemaMismatch);
     assert_eq!(err.issues[0].path, "/score");
@@ -154,13 +165,24 @@ fn envelope_shape_errors_name_the_path() {
     let cases = [
         (json!([1]), ""),
         (json!({"verdict": "GREEN"}), ""),
-        (json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "x"}}, "extra": 1}), "/extra"),
-        (json!({"result": {"verdict": "AMBER", "verdictFields": {}}}), "/result/verdict"),
+        (
+            json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "x"}}, "extra": 1}),
+            "/extra",
+        ),
+        (
+            json!({"result": {"verdict": "AMBER", "verdictFields": {}}}),
+            "/result/verdict",
+        ),
         (json!({"result": {"verdict": "RED"}}), "/result"),
-        (json!({"result": {"verdictFields": {}, "verdict": "RED", "x": 1}}), "/result/x"),
+        (
+            json!({"result": {"verdictFields": {}, "verdict": "RED", "x": 1}}),
+            "/result/x",
+        ),
     ];
     for (wire, path) in cases {
-        let err = schemas.decode(SchemaTarget::OpenAi, wire.clone()).unwrap_err();
+        let err = schemas
+            .decode(SchemaTarget::OpenAi, wire.clone())
+            .unwrap_err();
         assert_eq!(err.code, ErrorCode::SchemaMismatch, "{wire}");
         assert_eq!(err.issues[0].path, path, "{wire}");
     }
@@ -191,7 +213,12 @@ fn submission_error_text() {
     let err = submit(&schemas, Verdict::Red, fields).unwrap_err();
     insta::assert_snapshot!("verdict_submission_error_many", err.to_string());
     let text = err.to_string();
-    assert_eq!(text.lines().filter(|l| l.starts_with("- instancePath")).count(), 5);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("- instancePath"))
+            .count(),
+        5
+    );
     assert!(text.lines().all(|l| l.chars().count() <= 2 * 200 + 40));
 }
 
@@ -200,7 +227,10 @@ fn a_valid_submission_is_stored_flat() {
     let schemas = code_review();
     let stored = submit(&schemas, Verdict::Green, json!({"summary": "Looks right."})).unwrap();
     assert_eq!(stored.outcome, VerdictOutcome::Green);
-    assert_eq!(stored.result, Some(json!({"verdict": "GREEN", "summary": "Looks right."})));
+    assert_eq!(
+        stored.result,
+        Some(json!({"verdict": "GREEN", "summary": "Looks right."}))
+    );
     assert_eq!(stored.reproduction.backend, "human");
     assert_eq!(stored.reproduction.config_hash.len(), 64);
     let round: StoredVerdict = serde_json::from_str(&stored.to_json_pretty()).unwrap();
@@ -239,7 +269,10 @@ async fn an_invalid_answer_after_the_repair_is_an_error_with_only_its_code() {
     let bad = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok", "covered": ["R1"]}}});
     let backend = ScriptedBackend::from_script(&turns(json!([{"json": bad}, {"json": bad}])));
     let (stored, run) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
-    assert_eq!(stored.outcome, VerdictOutcome::Error(ErrorCode::SchemaMismatch));
+    assert_eq!(
+        stored.outcome,
+        VerdictOutcome::Error(ErrorCode::SchemaMismatch)
+    );
     assert!(run.report.repair_used);
     assert_eq!(stored.result, None);
     let json: Value = serde_json::from_str(&stored.to_json_pretty()).unwrap();
@@ -257,5 +290,8 @@ async fn fenced_answers_are_refused_by_strict_extraction() {
     );
     let backend = ScriptedBackend::from_script(&turns(json!([{"text": text}, {"text": text}])));
     let (stored, _) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
-    assert!(matches!(stored.outcome, VerdictOutcome::Error(_)), "{stored:?}");
+    assert!(
+        matches!(stored.outcome, VerdictOutcome::Error(_)),
+        "{stored:?}"
+    );
 }

@@ -8,7 +8,9 @@ use tribunal_judge::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal_judge::{Arena, MockBackends, Outcome, RunOptions, Silent, run_arena};
 
 fn arena(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../arenas")
+        .join(name)
 }
 
 #[tokio::test]
@@ -24,11 +26,16 @@ async fn code_review_mock_run_stored_verdicts() {
         out: dir.path().join("rows.jsonl"),
         resume: false,
         retry_errors: false,
+        transcripts: None,
     };
     let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent)
         .await
         .unwrap();
-    assert!(result.rows.iter().all(|r| r.outcome == Outcome::Pass), "{:#?}", result.rows);
+    assert!(
+        result.rows.iter().all(|r| r.outcome == Outcome::Pass),
+        "{:#?}",
+        result.rows
+    );
     let (mut green, mut red) = (0, 0);
     for row in &result.rows {
         let stored = StoredVerdict::from_row(row);
@@ -38,7 +45,15 @@ async fn code_review_mock_run_stored_verdicts() {
             VerdictOutcome::Error(code) => panic!("{}: {code}", row.id),
         }
         // Stored as written: verdict first, then the owner fields.
-        let keys: Vec<String> = stored.result.as_ref().unwrap().as_object().unwrap().keys().cloned().collect();
+        let keys: Vec<String> = stored
+            .result
+            .as_ref()
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(keys[0], "verdict");
         insta::assert_json_snapshot!(format!("code_review_verdict_{}", row.id), stored, {
             ".reproduction.config_hash" => "[hash]",
@@ -50,18 +65,26 @@ async fn code_review_mock_run_stored_verdicts() {
 #[test]
 fn snapshot_api_structured_output() {
     bind_snapshots!();
-    tribunal_judge::assert_arena_snapshot!("arena_structured_output", arena("structured_output").to_str().unwrap());
+    tribunal_judge::assert_arena_snapshot!(
+        "arena_structured_output",
+        arena("structured_output").to_str().unwrap()
+    );
 }
 
 #[test]
 fn snapshot_api_code_review() {
     bind_snapshots!();
-    tribunal_judge::assert_arena_snapshot!("arena_code_review", arena("code_review").to_str().unwrap());
+    tribunal_judge::assert_arena_snapshot!(
+        "arena_code_review",
+        arena("code_review").to_str().unwrap()
+    );
 }
 
 #[tokio::test]
 async fn snapshot_values_are_redacted_and_sorted() {
-    let value = arena_snapshot(&arena("code_review"), &SnapshotSource::Mock).await.unwrap();
+    let value = arena_snapshot(&arena("code_review"), &SnapshotSource::Mock)
+        .await
+        .unwrap();
     let report = &value["report"];
     assert_eq!(report["config_hash"], "[hash]");
     assert_eq!(report["items"][0]["wall_ms"], "[ms]");
@@ -70,7 +93,10 @@ async fn snapshot_values_are_redacted_and_sorted() {
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
-    assert_eq!(value["verdicts"]["pagination_off_by_one#0"]["outcome"], "RED");
+    assert_eq!(
+        value["verdicts"]["pagination_off_by_one#0"]["outcome"],
+        "RED"
+    );
 }
 
 #[test]
