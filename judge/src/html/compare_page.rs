@@ -2,7 +2,7 @@
 //! two sides' numbers with deltas, then every changed item run,
 //! regressions first. Everything from the result files is escaped.
 
-use crate::compare::{ChangeKind, Comparison, Side};
+use crate::compare::{ChangeKind, Comparison};
 use crate::html::escape::escape_html;
 use crate::html::render::{head, pct};
 use crate::report::MOCK_BANNER;
@@ -49,18 +49,17 @@ pub fn render_compare(c: &Comparison) -> String {
         "\n<h2>Numbers</h2><table><tr><th></th><th>baseline</th><th>new</th><th class=\"num\">delta</th></tr>",
     );
     let (b, n) = (&c.base, &c.new);
-    let text_rows: [(&str, fn(&Side) -> &String); 4] = [
-        ("arena", |s| &s.arena),
-        ("backend", |s| &s.backend),
-        ("model", |s| &s.model),
-        ("config hash", |s| &s.config_hash),
-    ];
-    for (label, f) in text_rows {
+    for (label, x, y) in [
+        ("arena", &b.arena, &n.arena),
+        ("backend", &b.backend, &n.backend),
+        ("model", &b.model, &n.model),
+        ("config hash", &b.config_hash, &n.config_hash),
+    ] {
         let _ = write!(
             out,
             "<tr><td>{label}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td></td></tr>",
-            escape_html(f(b)),
-            escape_html(f(n))
+            escape_html(x),
+            escape_html(y)
         );
     }
     let nums = [
