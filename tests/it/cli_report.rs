@@ -53,16 +53,7 @@ fn cli_run_writes_transcripts_and_report_renders_them() {
     let (results, transcripts) = mock_run(dir.path());
     let files = std::fs::read_dir(&transcripts).unwrap().count();
     assert_eq!(files, 15, "one transcript per item");
-    let one = std::fs::read_to_string(transcripts.join("eiffel-tower.r0.json"))
-        .or_else(|_| {
-            let first = std::fs::read_dir(&transcripts)
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap();
-            std::fs::read_to_string(first.path())
-        })
-        .unwrap();
+    let one = std::fs::read_to_string(transcripts.join("eiffel-tower.r0.json")).unwrap();
     let t: serde_json::Value = serde_json::from_str(&one).unwrap();
     assert!(t["conversation"]["messages"].as_array().unwrap().len() >= 3);
     assert!(t["report"]["usage"].is_object());

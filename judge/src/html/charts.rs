@@ -133,7 +133,7 @@ pub fn outcome_bar(s: &Summary) -> String {
     if s.total == 0 {
         let _ = write!(
             out,
-            r#"<rect width="{W}" height="28" class="empty"/><text x="8" y="19">no rows</text></svg>"#
+            r#"<rect width="{W}" height="28" class="empty"/><text x="8" y="19" class="axis">no rows</text></svg>"#
         );
         return out;
     }
@@ -193,6 +193,14 @@ pub fn token_chart(t: &TokenBars) -> String {
     let peak = t.bars.iter().map(|(i, o)| i + o).max().unwrap_or(0).max(1) as f64;
     let bw = W / t.bars.len().max(1) as f64;
     let mut out = svg_open("tokens", &label);
+    if t.total == 0 {
+        let _ = write!(
+            out,
+            r#"<rect width="{W}" height="{H}" class="empty"/><text x="12" y="{:.0}" class="axis">no token usage recorded</text></svg>"#,
+            H / 2.0
+        );
+        return out;
+    }
     for (k, (input, output)) in t.bars.iter().enumerate() {
         let x = k as f64 * bw;
         let hi = (H - 20.0) * *input as f64 / peak;
