@@ -6,7 +6,6 @@
 //! becomes its string form. Other fields are ignored. Load errors name the
 //! file, line and column.
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -170,7 +169,8 @@ impl Corpus {
     pub fn from_passages(passages: Vec<Passage>) -> Corpus {
         let index = Index::build(passages.iter().map(|p| [p.title.as_str(), p.text.as_str()]));
         let mut order: Vec<usize> = (0..passages.len()).collect();
-        order.sort_by(|&a, &b| compare_ids(&passages[a].id, &passages[b].id).then(a.cmp(&b)));
+        // Stable, so equal ids stay in file order.
+        order.sort_by_cached_key(|&pos| id_key(&passages[pos].id));
         let mut tie_rank = vec![0u32; passages.len()];
         for (rank, &pos) in order.iter().enumerate() {
             tie_rank[pos] = u32::try_from(rank).unwrap_or(u32::MAX);
@@ -235,12 +235,10 @@ impl Corpus {
 
 /// Id order for ties: ids that are plain non-negative integers first, by
 /// value; then the others, by bytes.
-fn compare_ids(a: &str, b: &str) -> Ordering {
-    match (a.parse::<u64>(), b.parse::<u64>()) {
-        (Ok(x), Ok(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
-        (Ok(_), Err(_)) => Ordering::Less,
-        (Err(_), Ok(_)) => Ordering::Greater,
-        (Err(_), Err(_)) => a.cmp(b),
+fn id_key(id: &str) -> (bool, u64, &str) {
+    match id.parse::<u64>() {
+        Ok(n) => (false, n, id),
+        Err(_) => (true, 0, id),
     }
 }
 
@@ -338,7 +336,7 @@ mod tests {
     #[test]
     fn id_order_puts_numbers_first_by_value() {
         let mut ids = vec!["b", "10", "2", "a", "0"];
-        ids.sort_by(|a, b| compare_ids(a, b));
+        ids.sort_by_key(|id| id_key(id));
         assert_eq!(ids, ["0", "2", "10", "a", "b"]);
     }
 

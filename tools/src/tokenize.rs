@@ -39,7 +39,8 @@ pub(crate) fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-/// The tokens of `text` as owned strings (for queries and tests).
+/// The tokens of `text` as owned strings.
+#[cfg(test)]
 pub(crate) fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_token(text, |t| out.push(t.to_string()));
