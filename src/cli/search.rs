@@ -1,10 +1,36 @@
-//! `tribunal search` (not built yet: the issue that owns it replaces this file).
+//! `tribunal search CORPUS.json "QUERY" [-k N]`: runs the same BM25 ranking
+//! the `search` tool uses and prints the hits as one JSON array
+//! `[{"id", "title", "text", "score"}]`, best first, so a user can see why an
+//! agent did or did not find a passage. Exit 0 (also with no hits), 2 when
+//! the corpus cannot be read.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(Debug, clap::Args)]
-pub(crate) struct SearchArgs {}
+use tribunal::tools::Corpus;
 
-pub(crate) fn run(_args: SearchArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`tribunal search` is not available yet")
+#[derive(Debug, clap::Args)]
+pub(crate) struct SearchArgs {
+    /// The corpus: a JSON array of {"id"?, "title", "text"} passages.
+    corpus: PathBuf,
+    /// The query, as an agent would pass it to the `search` tool.
+    query: String,
+    /// How many passages to print.
+    #[arg(short, default_value_t = tribunal::tools::DEFAULT_K)]
+    k: usize,
+}
+
+pub(crate) fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
+    // CorpusError's Display is one line naming the file (and line:column).
+    let corpus = Corpus::load(&args.corpus)?;
+    let hits = corpus.search(&args.query, args.k);
+    let mut json = serde_json::to_string_pretty(&hits)?;
+    json.push('\n');
+    match std::io::stdout().lock().write_all(json.as_bytes()) {
+        // `tribunal search … | head` is fine.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
 }

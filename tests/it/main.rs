@@ -23,4 +23,5 @@ macro_rules! bind_snapshots {
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
+mod cli_search;
 mod example;
