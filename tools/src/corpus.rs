@@ -47,7 +47,8 @@ pub struct Hit {
     pub title: String,
     /// The passage text.
     pub text: String,
-    /// The BM25 score (higher is better; always > 0).
+    /// The BM25 score, times [`crate::TITLE_MATCH_BOOST`] when every word
+    /// of the title is in the query (higher is better; always > 0).
     pub score: f64,
 }
 
@@ -167,7 +168,7 @@ impl Corpus {
     /// for uniqueness: equal ids tie-break by position and
     /// [`Corpus::get`] returns the first.
     pub fn from_passages(passages: Vec<Passage>) -> Corpus {
-        let index = Index::build(passages.iter().map(|p| [p.title.as_str(), p.text.as_str()]));
+        let index = Index::build(passages.iter().map(|p| (p.title.as_str(), p.text.as_str())));
         let mut order: Vec<usize> = (0..passages.len()).collect();
         // Stable, so equal ids stay in file order.
         order.sort_by_cached_key(|&pos| id_key(&passages[pos].id));
@@ -187,7 +188,8 @@ impl Corpus {
         }
     }
 
-    /// The `k` best passages for `query` by BM25, best first. Equal scores
+    /// The `k` best passages for `query` by BM25 (with the title-match
+    /// boost, see [`crate::TITLE_MATCH_BOOST`]), best first. Equal scores
     /// are ordered by id (numeric ids by value, before other ids, which
     /// compare as strings). An empty query, or one sharing no word with the
     /// corpus, gives an empty list.

@@ -6,7 +6,10 @@
 //! - [`Corpus`] loads a JSON array of `{"id"?, "title", "text"}` passages and
 //!   builds an in-memory inverted index once; [`Corpus::search`] ranks
 //!   passages with Okapi BM25 (k1 = 1.2, b = 0.75) and returns [`Hit`]s,
-//!   ties broken by id. It is immutable: share it as `Arc<Corpus>`.
+//!   ties broken by id. A passage whose title words all appear in the query
+//!   gets its score multiplied by [`TITLE_MATCH_BOOST`], so that the passage
+//!   *about* "Tokyo Tower" outranks "Tokyo Skytree … taller than the older
+//!   Tokyo Tower". It is immutable: share it as `Arc<Corpus>`.
 //! - [`SearchTool`] wraps an `Arc<Corpus>` as the `search` tool of the
 //!   runtime's [`Tool`](tribunal_runtime::Tool) trait; the model reads one
 //!   `[id] title: text` line per hit.
@@ -61,6 +64,7 @@ mod sandbox;
 mod search;
 mod tokenize;
 
+pub use bm25::TITLE_MATCH_BOOST;
 pub use cap::DEFAULT_MAX_OUTPUT_BYTES;
 pub use corpus::{Corpus, Hit, Passage};
 pub use error::{CorpusError, ErrorCode, FileToolsError, PathError};

@@ -1,6 +1,6 @@
 //! BM25 ranking on a small hand-made corpus: exact order, scores, ties,
 //! diacritics, empty queries. Expected scores were computed independently
-//! (a 20-line Python BM25 with the same tokenisation and idf).
+//! (a 25-line Python BM25 with the same tokenisation, idf and title boost).
 
 use tribunal_tools::{Corpus, Hit, Passage};
 
@@ -42,7 +42,8 @@ fn exact_order_and_scores() {
     let c = small();
     assert_eq!(
         ranked(&c.search("apple pie", 10)),
-        [("a", 2.4144), ("d", 1.2315), ("b", 0.9272), ("e", 0.9272)]
+        // "Apple" and "Apple pie" are titles the query names: ×1.5.
+        [("a", 3.6215), ("b", 1.3908), ("e", 1.3908), ("d", 1.2315)]
     );
     assert_eq!(
         ranked(&c.search("cinnamon", 10)),
@@ -87,7 +88,7 @@ fn ties_are_broken_by_id_whatever_the_file_order() {
 #[test]
 fn case_and_diacritics_are_folded_both_ways() {
     let c = small();
-    assert_eq!(ranked(&c.search("CREME brulee", 5)), [("f", 2.7677)]);
+    assert_eq!(ranked(&c.search("CREME brulee", 5)), [("f", 4.1516)]);
     assert_eq!(c.search("crème BRÛLÉE", 5), c.search("creme brulee", 5));
 }
 
@@ -98,6 +99,21 @@ fn the_title_is_part_of_the_passage() {
         Passage::new("2", "Monument", "An arch-shaped gate."),
     ]);
     assert_eq!(c.search("gateway", 5)[0].id, "1");
+}
+
+#[test]
+fn a_title_named_by_the_query_is_boosted() {
+    let c = small();
+    // Plain BM25 would put "d" (1.2315) above "b" and "e" (0.9272).
+    let ids: Vec<String> = c.search("apple pie", 4).into_iter().map(|h| h.id).collect();
+    assert_eq!(ids, ["a", "b", "e", "d"]);
+    // Only when every title word is in the query: "cinnamon" does not name
+    // "Cinnamon roll", so no boost there.
+    assert_eq!(
+        ranked(&c.search("cinnamon", 5)),
+        [("c", 1.3135), ("a", 0.9705)]
+    );
+    assert!((tribunal_tools::TITLE_MATCH_BOOST - 1.5).abs() < f64::EPSILON);
 }
 
 #[test]
