@@ -31,7 +31,12 @@ fn mock_run(c: &mut Criterion) {
     c.bench_function("structured_output_run_and_report", |b| {
         b.iter(|| {
             let result = rt
-                .block_on(run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent))
+                .block_on(run_arena(
+                    &arena,
+                    Arc::new(MockBackends::default()),
+                    &options,
+                    &Silent,
+                ))
                 .unwrap();
             Report::from_rows(&arena.name, &result.rows).render(ReportFormat::Json)
         })

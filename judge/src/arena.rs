@@ -391,7 +391,12 @@ fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<(usize, RawItem)
             continue;
         }
         let parsed = parse_line(line_text);
-        problems.extend(parsed.problems.into_iter().map(|m| Problem::at(DATASET, line, m)));
+        problems.extend(
+            parsed
+                .problems
+                .into_iter()
+                .map(|m| Problem::at(DATASET, line, m)),
+        );
         if let Some(id) = parsed.id {
             if let Some(first) = seen.get(&id) {
                 problems.push(Problem::at(

@@ -102,11 +102,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         }),
         _ => None,
     };
-    ParsedLine {
-        item,
-        id,
-        problems,
-    }
+    ParsedLine { item, id, problems }
 }
 
 fn parse_checks(

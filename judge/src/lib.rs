@@ -1,1 +1,94 @@
-//! The tribunal eval judge: arenas, mechanical checks, GREEN/RED verdicts, reports.
+//! The tribunal eval judge: run an arena of items against an agent, score
+//! each run with mechanical checks, and report PASS / FAIL / ERROR.
+//!
+//! # Overview
+//!
+//! - An [`Arena`] is a folder: `dataset.jsonl` (items with checks and an
+//!   optional mock script), optional `arena.toml` and `corpus.json`.
+//!   [`lint`] lists every problem with file:line; [`Arena::load`] refuses an
+//!   arena with any.
+//! - [`run_arena`] runs every item (× `repeat`) with bounded concurrency on
+//!   the backends a [`BackendFactory`] supplies, and appends one
+//!   [`ResultRow`] per finished run to a JSON Lines file, flushed at once —
+//!   so an interrupted run resumes where it stopped.
+//! - A [`Report`] scores a set of rows and renders it as JSON, Markdown,
+//!   JUnit or a terminal table. Outcomes: PASS (every check held), FAIL (a
+//!   check failed), ERROR (the run ended with an error code; checks skipped).
+//!   ERROR is never counted as FAIL.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use tribunal_judge::{Arena, MockBackends, Report, RunOptions, Silent, run_arena};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(
+//!     dir.path().join("dataset.jsonl"),
+//!     r#"{"id": "six", "input": "Six times seven?", "checks": [
+//!         {"type": "json_schema", "schema": {"type": "object", "required": ["n"]}},
+//!         {"type": "json_path_equals", "path": "n", "value": 42}],
+//!        "mock": [{"json": {"n": 42}}]}"#.replace('\n', " "),
+//! )?;
+//! let arena = Arena::load(dir.path())?;
+//! let options = RunOptions {
+//!     concurrency: 8,
+//!     repeat: 1,
+//!     shard: None,
+//!     out: dir.path().join("results.jsonl"),
+//!     resume: false,
+//!     retry_errors: false,
+//!     transcripts: None,
+//! };
+//! let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent).await?;
+//! let report = Report::from_rows(&arena.name, &result.rows);
+//! assert!(report.mock);
+//! assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 0, 0));
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+#![forbid(unsafe_code)]
+
+mod arena;
+mod backends;
+mod checks;
+mod compare;
+mod error;
+mod hash;
+mod item;
+mod lint;
+mod progress;
+mod report;
+mod results;
+mod runner;
+mod shard;
+pub mod snapshot;
+mod summary;
+mod toolset;
+mod transcript;
+
+/// The HTML report and comparison pages (issue 9).
+pub mod html;
+pub mod verdict;
+
+pub use arena::{ARENA_TOML, Arena, CORPUS, DATASET};
+pub use backends::{BackendFactory, MOCK_BACKEND, MOCK_MODEL, MockBackends, SharedBackend};
+pub use checks::{Check, CheckResult, ItemCheck, answer_text, lookup, score, values_equal};
+pub use compare::{Change, ChangeKind, Comparison, RunKey, Side};
+pub use error::JudgeError;
+pub use hash::{canonical, config_hash};
+pub use item::Item;
+pub use lint::{LintReport, Problem, lint};
+pub use progress::{Console, Progress, Silent};
+pub use report::{MOCK_BANNER, REPORT_VERSION, Report, ReportFormat, ReportItem};
+pub use results::{
+    Outcome, ROW_VERSION, ReadRows, ResultRow, ResultsWriter, latest, merge_files, read_rows,
+    rewrite,
+};
+pub use runner::{RunOptions, RunResult, run_arena, run_item};
+pub use shard::Shard;
+pub use summary::{RepeatSummary, Summary, summarize};
+pub use transcript::{TRANSCRIPT_VERSION, Transcript, transcript_path};
+pub use verdict::{
+    Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
+};

@@ -54,14 +54,23 @@ fn mock_run_passes_and_says_mock_everywhere() {
 
     let md = dir.path().join("out/report.md");
     let o = tribunal(
-        &["run", a, "--report", "markdown", "--report-file", md.to_str().unwrap()],
+        &[
+            "run",
+            a,
+            "--report",
+            "markdown",
+            "--report-file",
+            md.to_str().unwrap(),
+        ],
         dir.path(),
     );
     assert_eq!(code(&o), 0);
     assert!(std::fs::read_to_string(&md).unwrap().contains("**MOCK RUN"));
 
     let o = tribunal(&["run", a, "--report", "junit"], dir.path());
-    assert!(stdout(&o).contains("<testsuite name=\"structured_output\" tests=\"15\" failures=\"0\" errors=\"0\""));
+    assert!(stdout(&o).contains(
+        "<testsuite name=\"structured_output\" tests=\"15\" failures=\"0\" errors=\"0\""
+    ));
 }
 
 fn failing_arena(dir: &Path) -> PathBuf {
@@ -86,11 +95,23 @@ fn exit_codes() {
     let failing = failing_arena(dir.path());
     let f = failing.to_str().unwrap();
     assert_eq!(code(&tribunal(&["run", f], dir.path())), 1);
-    assert_eq!(code(&tribunal(&["run", f, "--min-pass-rate", "0.5"], dir.path())), 0);
-    assert_eq!(code(&tribunal(&["run", f, "--min-pass-rate", "0.6"], dir.path())), 1);
+    assert_eq!(
+        code(&tribunal(&["run", f, "--min-pass-rate", "0.5"], dir.path())),
+        0
+    );
+    assert_eq!(
+        code(&tribunal(&["run", f, "--min-pass-rate", "0.6"], dir.path())),
+        1
+    );
     // Usage errors.
-    assert_eq!(code(&tribunal(&["run", f, "--shard", "3/2"], dir.path())), 2);
-    assert_eq!(code(&tribunal(&["run", f, "--report", "pdf"], dir.path())), 2);
+    assert_eq!(
+        code(&tribunal(&["run", f, "--shard", "3/2"], dir.path())),
+        2
+    );
+    assert_eq!(
+        code(&tribunal(&["run", f, "--report", "pdf"], dir.path())),
+        2
+    );
     let o = tribunal(&["run", f, "--backend", "anthropic"], dir.path());
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("--model"), "{}", stderr(&o));
@@ -102,12 +123,19 @@ fn exit_codes() {
     .unwrap();
     let o = tribunal(&["run", f], dir.path());
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("dataset.jsonl:1: checks[0]: unknown check type"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("dataset.jsonl:1: checks[0]: unknown check type"),
+        "{}",
+        stderr(&o)
+    );
     let o = tribunal(&["lint", f], dir.path());
     assert_eq!(code(&o), 2);
     assert!(stdout(&o).contains("dataset.jsonl:1:"), "{}", stdout(&o));
     let a = arena();
-    assert_eq!(code(&tribunal(&["lint", a.to_str().unwrap()], dir.path())), 0);
+    assert_eq!(
+        code(&tribunal(&["lint", a.to_str().unwrap()], dir.path())),
+        0
+    );
 }
 
 #[test]
@@ -130,7 +158,10 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
             .unwrap_or(0)
     };
     while lines(&out) < 3 {
-        assert!(started.elapsed() < Duration::from_secs(30), "no rows appeared");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no rows appeared"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();
@@ -139,15 +170,30 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
     assert!((3..15).contains(&before), "{before} rows before the kill");
 
     let o = tribunal(
-        &["run", a.to_str().unwrap(), "--out", out.to_str().unwrap(), "--resume"],
+        &[
+            "run",
+            a.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--resume",
+        ],
         dir.path(),
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stderr(&o).contains(&format!("{before} already finished")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{before} already finished")),
+        "{}",
+        stderr(&o)
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let mut ids: Vec<String> = text
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(ids.len(), 15);
     ids.sort();
@@ -160,7 +206,10 @@ fn shards_merge_into_one_report() {
     let dir = tempfile::tempdir().unwrap();
     let a = arena();
     for i in 1..=2 {
-        let o = tribunal(&["run", a.to_str().unwrap(), "--shard", &format!("{i}/2")], dir.path());
+        let o = tribunal(
+            &["run", a.to_str().unwrap(), "--shard", &format!("{i}/2")],
+            dir.path(),
+        );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
     let s1 = dir.path().join("runs/structured_output.shard-1-of-2.jsonl");
@@ -182,14 +231,27 @@ fn shards_merge_into_one_report() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(json["summary"]["total"], 15);
     assert_eq!(json["mock"], true);
-    assert_eq!(std::fs::read_to_string(&merged).unwrap().lines().count(), 15);
+    assert_eq!(
+        std::fs::read_to_string(&merged).unwrap().lines().count(),
+        15
+    );
 }
 
 #[test]
 fn repeat_reports_pass_hat_k() {
     let dir = tempfile::tempdir().unwrap();
     let a = arena();
-    let o = tribunal(&["run", a.to_str().unwrap(), "--repeat", "3", "--report", "json"], dir.path());
+    let o = tribunal(
+        &[
+            "run",
+            a.to_str().unwrap(),
+            "--repeat",
+            "3",
+            "--report",
+            "json",
+        ],
+        dir.path(),
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(json["summary"]["total"], 45);

@@ -23,5 +23,9 @@ macro_rules! bind_snapshots {
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
+mod cli_judge;
+mod cli_report;
+mod cli_run;
+mod cli_schema;
 mod cli_search;
 mod example;

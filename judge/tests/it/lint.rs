@@ -21,7 +21,11 @@ fn every_arena_lints_clean() {
 
 fn problems(files: &[(&str, &str)]) -> Vec<String> {
     let dir = arena_dir(files);
-    lint(dir.path()).problems.iter().map(|p| p.to_string()).collect()
+    lint(dir.path())
+        .problems
+        .iter()
+        .map(|p| p.to_string())
+        .collect()
 }
 
 const OK_CHECKS: &str = r#"[{"type": "json_valid"}]"#;
@@ -84,13 +88,22 @@ fn arena_toml_and_corpus_problems_have_lines() {
         ("arena.toml", "name = \"x\"\n\n[budget]\nmax_turn = 3\n"),
     ]);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("arena.toml:4: unknown field `max_turn`"), "{found:?}");
+    assert!(
+        found[0].starts_with("arena.toml:4: unknown field `max_turn`"),
+        "{found:?}"
+    );
 
-    let found = problems(&[("dataset.jsonl", &line), ("corpus.json", "[\n{\"title\": 1}\n]")]);
+    let found = problems(&[
+        ("dataset.jsonl", &line),
+        ("corpus.json", "[\n{\"title\": 1}\n]"),
+    ]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].starts_with("corpus.json:2: "), "{found:?}");
 
-    let found = problems(&[("dataset.jsonl", &line), ("arena.toml", "tools = [\"web\"]\n")]);
+    let found = problems(&[
+        ("dataset.jsonl", &line),
+        ("arena.toml", "tools = [\"web\"]\n"),
+    ]);
     assert!(found[0].contains("unknown tool \"web\""), "{found:?}");
 }
 
@@ -99,7 +112,11 @@ fn a_missing_dataset_is_a_problem_and_load_refuses() {
     let dir = arena_dir(&[]);
     let report = lint(dir.path());
     assert_eq!(report.problems.len(), 1);
-    assert!(report.problems[0].to_string().starts_with("dataset.jsonl: cannot read"));
+    assert!(
+        report.problems[0]
+            .to_string()
+            .starts_with("dataset.jsonl: cannot read")
+    );
     assert!(matches!(
         tribunal_judge::Arena::load(dir.path()),
         Err(JudgeError::Lint(_))
@@ -117,7 +134,10 @@ fn a_harness_folder_runs_with_defaults() {
     );
     let dir = arena_dir(&[
         ("dataset.jsonl", &line),
-        ("corpus.json", r#"[{"id": "p", "title": "N", "text": "n is 1"}]"#),
+        (
+            "corpus.json",
+            r#"[{"id": "p", "title": "N", "text": "n is 1"}]"#,
+        ),
     ]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     assert_eq!(arena.tools, vec!["search".to_string()]);

@@ -1,5 +1,10 @@
 //! Integration tests of `tribunal-judge`, one binary with a module per area.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 /// Points insta at the workspace's `snapshots/judge/` folder for the rest of
 /// the enclosing scope.
@@ -12,3 +17,14 @@ macro_rules! bind_snapshots {
         let _snapshot_guard = settings.bind_to_scope();
     };
 }
+
+mod compare;
+mod html;
+mod html_browser;
+mod html_fixtures;
+mod lint;
+mod runner;
+mod structured_output;
+mod support;
+mod verdict;
+mod verdict_arena;

@@ -39,12 +39,22 @@ async fn error_is_never_a_fail() {
     assert_eq!(error.outcome, Outcome::Error);
     assert_eq!(error.error_code.as_deref(), Some("no_json"));
     assert!(error.checks.is_empty() && error.answer.is_none());
-    assert_eq!(by_id("noscript").error_code.as_deref(), Some("backend_error"));
+    assert_eq!(
+        by_id("noscript").error_code.as_deref(),
+        Some("backend_error")
+    );
     // The model's text never reaches the row.
     let text = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
     assert!(!text.contains("no json here"));
     let report = Report::from_rows(&arena.name, &result.rows);
-    assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 1, 2));
+    assert_eq!(
+        (
+            report.summary.pass,
+            report.summary.fail,
+            report.summary.error
+        ),
+        (1, 1, 2)
+    );
     assert!(!report.passed(None));
     assert!(report.passed(Some(0.25)));
     assert!(!report.passed(Some(0.3)));
@@ -63,12 +73,18 @@ async fn repeats_report_pass_hat_k_and_unstable_items() {
     let report = Report::from_rows(&arena.name, &result.rows);
     let s = &report.summary;
     assert_eq!((s.repeats, s.items), (3, 4));
-    assert_eq!(s.per_repeat.iter().map(|r| r.pass).collect::<Vec<_>>(), vec![1, 1, 1]);
+    assert_eq!(
+        s.per_repeat.iter().map(|r| r.pass).collect::<Vec<_>>(),
+        vec![1, 1, 1]
+    );
     assert_eq!(s.pass_hat_k, 0.25);
     assert!(s.unstable.is_empty());
 
     let mut rows = result.rows.clone();
-    let flip = rows.iter_mut().find(|r| r.id == "pass" && r.repeat == 1).unwrap();
+    let flip = rows
+        .iter_mut()
+        .find(|r| r.id == "pass" && r.repeat == 1)
+        .unwrap();
     flip.outcome = Outcome::Fail;
     let s = tribunal_judge::summarize(&rows);
     assert_eq!(s.unstable, vec!["pass".to_string()]);
@@ -133,7 +149,11 @@ async fn resume_discards_a_torn_line_and_runs_each_item_once() {
     assert!(!read.torn);
     let ids: Vec<String> = read.rows.iter().map(|r| r.id.clone()).collect();
     let unique: BTreeSet<&String> = ids.iter().collect();
-    assert_eq!((ids.len(), unique.len()), (15, 15), "every item exactly once");
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (15, 15),
+        "every item exactly once"
+    );
 }
 
 #[tokio::test]
@@ -175,10 +195,8 @@ async fn retry_errors_reruns_only_error_rows_and_replaces_them() {
     // Fix the erroring item's script; the config hash does not include scripts.
     let mut fixed = arena.clone();
     let fixed_script = serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap();
-    for it in fixed.items.iter_mut().filter(|i| i.id == "error") {
-        it.mock = Some(fixed_script);
-        break;
-    }
+    let it = fixed.items.iter_mut().find(|i| i.id == "error").unwrap();
+    it.mock = Some(fixed_script);
     let mut opts = options(&out);
     opts.retry_errors = true;
     let result = mock_run(&fixed, &opts).await;

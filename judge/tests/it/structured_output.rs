@@ -15,7 +15,12 @@ async fn mock_run_passes_every_item_and_matches_the_snapshot() {
     let report = Report::from_rows(&arena.name, &result.rows);
     assert!(report.mock);
     assert_eq!(
-        (report.summary.total, report.summary.pass, report.summary.fail, report.summary.error),
+        (
+            report.summary.total,
+            report.summary.pass,
+            report.summary.fail,
+            report.summary.error
+        ),
         (15, 15, 0, 0)
     );
     let json: Value = serde_json::from_str(&report.render(ReportFormat::Json)).unwrap();
@@ -41,7 +46,9 @@ fn gold_values_equal_the_corpus_passages() {
             item.checks
                 .iter()
                 .find_map(|c| match &c.check {
-                    Check::JsonPathEquals { path: p, value, .. } if p == path => Some(value.clone()),
+                    Check::JsonPathEquals { path: p, value, .. } if p == path => {
+                        Some(value.clone())
+                    }
                     _ => None,
                 })
                 .unwrap_or_else(|| panic!("{}: no check on {path}", item.id))
@@ -55,8 +62,15 @@ fn gold_values_equal_the_corpus_passages() {
         let year = gold("year").to_string();
         let height = format!("{} m", gold("height_m"));
         assert!(text.contains(&year), "{}: {year} not in {text}", item.id);
-        assert!(text.contains(&height), "{}: {height} not in {text}", item.id);
-        assert_eq!(item.input, format!("Return the record for {}.", name.as_str().unwrap()));
+        assert!(
+            text.contains(&height),
+            "{}: {height} not in {text}",
+            item.id
+        );
+        assert_eq!(
+            item.input,
+            format!("Return the record for {}.", name.as_str().unwrap())
+        );
         // The mock cites the landmark's own passage.
         let mock = item.mock.as_ref().unwrap();
         assert_eq!(mock.len(), 2);
