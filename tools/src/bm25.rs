@@ -80,7 +80,10 @@ impl Hasher for FxHasher {
         self.add(i as u64);
     }
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the low bits (the table's bucket index) poorly
+        // mixed; fold the high bits in (as rustc-hash 2 does with a rotate).
+        let h = self.0;
+        h ^ (h >> 29) ^ (h >> 47)
     }
 }
 

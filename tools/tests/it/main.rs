@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
