@@ -29,3 +29,4 @@ mod cli_run;
 mod cli_schema;
 mod cli_search;
 mod example;
+mod live_arena;
