@@ -6,8 +6,8 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tribunal_runtime::{
-    Action, AnswerPolicy, Budget, Conversation, Input, Machine, MachineConfig, ModelTurn,
-    OnBudget, SchemaTarget, ToolExecution, ToolResult,
+    Action, AnswerPolicy, Budget, Conversation, Input, Machine, MachineConfig, ModelTurn, OnBudget,
+    SchemaTarget, ToolExecution, ToolResult,
 };
 
 enum Step {
@@ -111,7 +111,11 @@ fn traces() {
         (
             "tool then answer",
             b(),
-            vec![Model(calls(&[("count", json!({}))])), Tools, Model(answer(&eiffel()))],
+            vec![
+                Model(calls(&[("count", json!({}))])),
+                Tools,
+                Model(answer(&eiffel())),
+            ],
             "CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(ok)",
         ),
         (
@@ -128,19 +132,33 @@ fn traces() {
         ),
         (
             "tool budget, fail",
-            Budget { max_tool_calls: Some(1), ..b() },
+            Budget {
+                max_tool_calls: Some(1),
+                ..b()
+            },
             vec![Model(calls(&[("count", json!({})), ("count", json!({}))]))],
             "CallModel(tools=1), Done(max_tool_calls_exceeded)",
         ),
         (
             "tool budget, finalize",
-            Budget { max_tool_calls: Some(1), on_budget: OnBudget::Finalize, ..b() },
-            vec![Model(calls(&[("count", json!({})), ("count", json!({}))])), Model(answer(&eiffel()))],
+            Budget {
+                max_tool_calls: Some(1),
+                on_budget: OnBudget::Finalize,
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({})), ("count", json!({}))])),
+                Model(answer(&eiffel())),
+            ],
             "CallModel(tools=1), CallModel(tools=0), Done(ok)",
         ),
         (
             "turn budget, finalize then repair",
-            Budget { max_turns: 1, on_budget: OnBudget::Finalize, ..b() },
+            Budget {
+                max_turns: 1,
+                on_budget: OnBudget::Finalize,
+                ..b()
+            },
             vec![
                 Model(calls(&[("count", json!({}))])),
                 Tools,
@@ -151,19 +169,31 @@ fn traces() {
         ),
         (
             "deadline passes during tools",
-            Budget { deadline: Some(Duration::from_secs(10)), ..b() },
-            vec![Model(calls(&[("count", json!({}))])), Wait(Duration::from_secs(11))],
+            Budget {
+                deadline: Some(Duration::from_secs(10)),
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({}))])),
+                Wait(Duration::from_secs(11)),
+            ],
             "CallModel(tools=1), CallTools(1), Done(deadline_exceeded)",
         ),
         (
             "answer arriving after the deadline",
-            Budget { deadline: Some(Duration::from_secs(10)), ..b() },
+            Budget {
+                deadline: Some(Duration::from_secs(10)),
+                ..b()
+            },
             vec![Wait(Duration::from_secs(10)), Model(answer(&eiffel()))],
             "CallModel(tools=1), Done(deadline_exceeded)",
         ),
         (
             "tokens over budget on the answer",
-            Budget { max_tokens: Some(10), ..b() },
+            Budget {
+                max_tokens: Some(10),
+                ..b()
+            },
             vec![Model(with_usage(answer(&eiffel()), 10, 1))],
             "CallModel(tools=1), Done(max_tokens_exceeded)",
         ),
