@@ -69,8 +69,8 @@ fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
 pub(crate) fn load_schema(path: &Path, target: SchemaTarget) -> anyhow::Result<OutputSchema> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the schema {}", path.display()))?;
-    let owner: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not JSON", path.display()))?;
+    let owner: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -9,8 +9,11 @@ use tribunal::runtime::{
 };
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/runtime/tests/fixtures/schemas"))
-        .join(format!("{name}.json"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/runtime/tests/fixtures/schemas"
+    ))
+    .join(format!("{name}.json"))
 }
 
 fn run(args: &[&str], stdin: &str) -> Output {
@@ -42,7 +45,13 @@ fn schema_compile_prints_wire_plan_fallback_notes() {
     let landmark = fixture("20_landmark");
     for target in ["openai", "anthropic"] {
         let out = run(
-            &["schema", "compile", "--target", target, landmark.to_str().unwrap()],
+            &[
+                "schema",
+                "compile",
+                "--target",
+                target,
+                landmark.to_str().unwrap(),
+            ],
             "",
         );
         assert_eq!(out.status.code(), Some(0));
@@ -52,7 +61,13 @@ fn schema_compile_prints_wire_plan_fallback_notes() {
         insta::assert_json_snapshot!(format!("cli_schema_compile_landmark_{target}"), v);
     }
     let out = run(
-        &["schema", "compile", "--target", "openai", fixture("07_enum_2000").to_str().unwrap()],
+        &[
+            "schema",
+            "compile",
+            "--target",
+            "openai",
+            fixture("07_enum_2000").to_str().unwrap(),
+        ],
         "",
     );
     assert_eq!(stdout_json(&out)["fallback"], json!(true));
@@ -61,18 +76,39 @@ fn schema_compile_prints_wire_plan_fallback_notes() {
 #[test]
 fn schema_compile_unsupported_or_unreadable_exits_2() {
     let out = run(
-        &["schema", "compile", "--target", "openai", fixture("34_external_ref").to_str().unwrap()],
+        &[
+            "schema",
+            "compile",
+            "--target",
+            "openai",
+            fixture("34_external_ref").to_str().unwrap(),
+        ],
         "",
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(one_line_stderr(&out).contains("/properties/x/$ref"));
     let out = run(
-        &["schema", "compile", "--target", "anthropic", fixture("15_allof_infeasible").to_str().unwrap()],
+        &[
+            "schema",
+            "compile",
+            "--target",
+            "anthropic",
+            fixture("15_allof_infeasible").to_str().unwrap(),
+        ],
         "",
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(one_line_stderr(&out).contains("allOf cannot be satisfied"));
-    let out = run(&["schema", "compile", "--target", "openai", "/no/such/schema.json"], "");
+    let out = run(
+        &[
+            "schema",
+            "compile",
+            "--target",
+            "openai",
+            "/no/such/schema.json",
+        ],
+        "",
+    );
     assert_eq!(out.status.code(), Some(2));
     one_line_stderr(&out);
     assert!(out.stdout.is_empty());
@@ -83,7 +119,14 @@ fn schema_compile_unsupported_or_unreadable_exits_2() {
 #[test]
 fn check_valid_answer_exits_0() {
     let text = "Here it is:\n```json\n{\"name\":\"Eiffel Tower\",\"year\":1889,\"height_m\":330,\"sources\":[\"p1\"]}\n```";
-    let out = run(&["check", "--schema", fixture("20_landmark").to_str().unwrap()], text);
+    let out = run(
+        &[
+            "check",
+            "--schema",
+            fixture("20_landmark").to_str().unwrap(),
+        ],
+        text,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout_json(&out),
@@ -122,7 +165,10 @@ fn check_invalid_answer_exits_1_with_the_loops_repair_message() {
     .unwrap_err();
     assert_eq!(v["repair"], json!(repair_message(&rejection)));
 
-    let out = run(&["check", "--schema", path.to_str().unwrap()], "I don't know.");
+    let out = run(
+        &["check", "--schema", path.to_str().unwrap()],
+        "I don't know.",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_json(&out)["code"], json!("no_json"));
 }
@@ -131,16 +177,31 @@ fn check_invalid_answer_exits_1_with_the_loops_repair_message() {
 fn check_with_target_decodes_the_wire_answer() {
     let path = fixture("01_optional_non_null");
     let out = run(
-        &["check", "--schema", path.to_str().unwrap(), "--target", "openai"],
+        &[
+            "check",
+            "--schema",
+            path.to_str().unwrap(),
+            "--target",
+            "openai",
+        ],
         r#"{"name":"a","nick":null}"#,
     );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout_json(&out)["value"], json!({"name": "a"}));
     // Without --target the placeholder is owner-shaped data, and invalid.
-    let out = run(&["check", "--schema", path.to_str().unwrap()], r#"{"name":"a","nick":null}"#);
+    let out = run(
+        &["check", "--schema", path.to_str().unwrap()],
+        r#"{"name":"a","nick":null}"#,
+    );
     assert_eq!(out.status.code(), Some(1));
     let out = run(
-        &["check", "--schema", fixture("16_root_array").to_str().unwrap(), "--target", "anthropic"],
+        &[
+            "check",
+            "--schema",
+            fixture("16_root_array").to_str().unwrap(),
+            "--target",
+            "anthropic",
+        ],
         r#"{"value":[{"x":1}]}"#,
     );
     assert_eq!(stdout_json(&out)["value"], json!([{"x": 1}]));
@@ -150,7 +211,10 @@ fn check_with_target_decodes_the_wire_answer() {
 fn check_strict_rejects_prose_and_fences() {
     let path = fixture("20_landmark");
     let text = "```json\n{\"name\":\"x\",\"year\":1,\"height_m\":1,\"sources\":[\"a\"]}\n```";
-    let out = run(&["check", "--schema", path.to_str().unwrap(), "--strict"], text);
+    let out = run(
+        &["check", "--schema", path.to_str().unwrap(), "--strict"],
+        text,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_json(&out)["code"], json!("invalid_json"));
 }

@@ -84,9 +84,12 @@ pub fn extract(
     // 1. The whole text. If it *is* one JSON document (starts with a bracket that
     //    closes at the very end), its parse error is final: never look inside it
     //    for a different, smaller value.
-    match parse_strict(trimmed, limits) {
-        Ok(v) => return Ok(whole(v)),
-        Err(e) => {
+    //    Texts that cannot be one JSON value are not parsed at all (a cheap
+    //    check on their ends), so long prose costs no full parse.
+    match whole_parse(trimmed, limits) {
+        None => {}
+        Some(Ok(v)) => return Ok(whole(v)),
+        Some(Err(e)) => {
             if let Some(first) = trimmed.bytes().next().filter(|b| matches!(b, b'{' | b'[')) {
                 match balanced_end(trimmed.as_bytes(), 0, first) {
                     Some(end) if end == trimmed.len() => return Err(ExtractionError::Invalid(e)),
@@ -97,8 +100,13 @@ pub fn extract(
         }
     }
 
+    // One pass finds the first opening bracket and whether a fence exists.
+    let bytes = trimmed.as_bytes();
+    let second = if want_object { b'{' } else { b'[' };
+    let (fenced, first_open) = scan(bytes, second);
+
     // 2. Fenced blocks.
-    if let Some(body) = find_fence(trimmed) {
+    if let Some(body) = fenced.then(|| find_fence(trimmed)).flatten() {
         return parse_strict(body.trim(), limits)
             .map(|v| Extraction {
                 value: v,
@@ -114,23 +122,89 @@ pub fn extract(
     }
 
     // 3. The first balanced span of an acceptable root type.
-    let bytes = trimmed.as_bytes();
     // Quotes in the prose before a span are not JSON strings, so the scan for
     // an opening bracket does not track them.
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'{' || (b == b'[' && !want_object) {
-            return match balanced_end(bytes, i, b) {
-                Some(end) => parse_strict(&trimmed[i..end], limits)
-                    .map(|v| Extraction {
-                        value: v,
-                        extracted_from: ExtractedFrom::Span,
-                    })
-                    .map_err(ExtractionError::Invalid),
-                None => Err(ExtractionError::Truncated),
-            };
-        }
+    let Some(i) = first_open.or_else(|| find_either(bytes, b'{', second, b'{')) else {
+        return Err(ExtractionError::NoJson);
+    };
+    match balanced_end(bytes, i, bytes[i]) {
+        Some(end) => parse_strict(&trimmed[i..end], limits)
+            .map(|v| Extraction {
+                value: v,
+                extracted_from: ExtractedFrom::Span,
+            })
+            .map_err(ExtractionError::Invalid),
+        None => Err(ExtractionError::Truncated),
     }
-    Err(ExtractionError::NoJson)
+}
+
+/// `parse_strict` of the whole text, or `None` when the text surely is not
+/// one JSON value (the parse would fail): a scalar must span the whole text,
+/// so its first and last bytes must fit. Objects and arrays are always
+/// parsed: their error decides between invalid and truncated.
+fn whole_parse(text: &str, limits: &ParseLimits) -> Option<Result<Value, ParseError>> {
+    let bytes = text.as_bytes();
+    let (&first, &last) = (bytes.first()?, bytes.last()?);
+    let possible = match first {
+        b'{' | b'[' => true,
+        b'"' => last == b'"' && bytes.len() >= 2,
+        b'-' | b'0'..=b'9' => bytes
+            .iter()
+            .all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')),
+        b't' | b'f' | b'n' => matches!(text, "true" | "false" | "null"),
+        _ => false,
+    };
+    possible.then(|| parse_strict(text, limits))
+}
+
+/// One pass over `bytes`: whether a fence (```` ``` ````) occurs, and the index
+/// of the first `{` or `second` before the scan stopped. The scan stops at
+/// the first fence, where the index may be `None` even if a bracket follows.
+fn scan(bytes: &[u8], second: u8) -> (bool, Option<usize>) {
+    let mut first_open = None;
+    let mut pos = 0;
+    loop {
+        let (a, b) = if first_open.is_none() {
+            (b'{', second)
+        } else {
+            (b'`', b'`')
+        };
+        let Some(i) = find_either(&bytes[pos..], a, b, b'`').map(|i| pos + i) else {
+            return (false, first_open);
+        };
+        if bytes[i] == b'`' {
+            if bytes[i..].starts_with(b"```") {
+                return (true, first_open);
+            }
+        } else {
+            first_open = Some(i);
+        }
+        pos = i + 1;
+    }
+}
+
+/// The index of the first byte equal to `a`, `b` or `c`. Scans 64-byte
+/// blocks with a branch-free test the compiler vectorises, then finds the
+/// position inside the block.
+fn find_either(bytes: &[u8], a: u8, b: u8, c: u8) -> Option<usize> {
+    const BLOCK: usize = 64;
+    let is = |x: u8| x == a || x == b || x == c;
+    let mut chunks = bytes.chunks_exact(BLOCK);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let hit = chunk
+            .iter()
+            .fold(false, |acc, &x| acc | (x == a) | (x == b) | (x == c));
+        if hit {
+            return chunk.iter().position(|&x| is(x)).map(|i| offset + i);
+        }
+        offset += BLOCK;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&x| is(x))
+        .map(|i| offset + i)
 }
 
 /// Given `bytes[start] == open`, returns the index one past the bracket that

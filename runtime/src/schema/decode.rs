@@ -212,7 +212,7 @@ fn decode_step(step: &Step, value: Value, path: &mut String, issues: &mut Vec<Is
 
 /// `s`, or the one declared value equal to it ignoring case.
 fn case_map(values: &[String], s: String) -> String {
-    if values.iter().any(|v| *v == s) {
+    if values.contains(&s) {
         return s;
     }
     let lower = s.to_lowercase();

@@ -320,9 +320,9 @@ fn intersect_types(a: &[String], b: &[String]) -> Vec<String> {
     for t in a {
         let hit = if b.contains(t) {
             Some(t.as_str())
-        } else if t == "number" && b.iter().any(|x| x == "integer") {
-            Some("integer")
-        } else if t == "integer" && b.iter().any(|x| x == "number") {
+        } else if (t == "number" && b.iter().any(|x| x == "integer"))
+            || (t == "integer" && b.iter().any(|x| x == "number"))
+        {
             Some("integer")
         } else {
             None

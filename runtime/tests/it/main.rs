@@ -26,4 +26,6 @@ mod loop_basic;
 mod loop_budget;
 mod loop_repair;
 mod machine_trace;
+mod schema_compile;
+mod schema_decode;
 mod support;

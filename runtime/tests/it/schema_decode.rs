@@ -33,7 +33,10 @@ fn placeholder_null_is_removed_when_the_owner_rejects_null() {
 fn null_is_kept_where_the_owner_accepts_it() {
     let s = schema("03_optional_enum");
     let v = s
-        .decode_and_validate(SchemaTarget::OpenAi, json!({"status": "Open", "color": null}))
+        .decode_and_validate(
+            SchemaTarget::OpenAi,
+            json!({"status": "Open", "color": null}),
+        )
         .unwrap();
     assert_eq!(v, json!({"status": "Open", "color": null}));
 }
@@ -74,7 +77,9 @@ fn anthropic_enum_case_is_mapped_back_openai_is_not() {
         .decode_and_validate(SchemaTarget::Anthropic, wire.clone())
         .unwrap();
     assert_eq!(v, json!({"level": "High", "flags": ["A", "B"]}));
-    let err = s.decode_and_validate(SchemaTarget::OpenAi, wire).unwrap_err();
+    let err = s
+        .decode_and_validate(SchemaTarget::OpenAi, wire)
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::SchemaMismatch);
 }
 
@@ -112,7 +117,10 @@ fn fallback_answer_is_one_json_string() {
         .unwrap();
     assert_eq!(v, json!({"code": "code_0042"}));
     let err = s
-        .decode_and_validate(SchemaTarget::OpenAi, json!({"value": "{\"code\": \"nope\"}"}))
+        .decode_and_validate(
+            SchemaTarget::OpenAi,
+            json!({"value": "{\"code\": \"nope\"}"}),
+        )
         .unwrap_err();
     assert_eq!(err.issues[0].path, "/code");
     // Anthropic has no enum limit: no fallback.
@@ -207,8 +215,11 @@ fn hostile_schemas_terminate_without_panicking() {
     let err = compile(&deep, SchemaTarget::OpenAi).unwrap_err();
     assert!(err.message.contains("deeper"));
     // Nonsense is an error naming the path, never a panic.
-    let err = compile(&json!({"type": "object", "properties": {"a": {"type": 7}}}), SchemaTarget::OpenAi)
-        .unwrap_err();
+    let err = compile(
+        &json!({"type": "object", "properties": {"a": {"type": 7}}}),
+        SchemaTarget::OpenAi,
+    )
+    .unwrap_err();
     assert_eq!(err.path, "/properties/a/type");
     for junk in [json!(null), json!(3), json!("s"), json!([1]), json!(false)] {
         assert!(compile(&junk, SchemaTarget::OpenAi).is_err());
@@ -224,8 +235,21 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<i32>().prop_map(|n| json!(n)),
         "[a-z$#/]{0,8}".prop_map(Value::String),
         prop::sample::select(vec![
-            "type", "object", "string", "properties", "required", "$ref", "#", "#/$defs/a",
-            "anyOf", "oneOf", "allOf", "items", "enum", "const", "additionalProperties",
+            "type",
+            "object",
+            "string",
+            "properties",
+            "required",
+            "$ref",
+            "#",
+            "#/$defs/a",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "items",
+            "enum",
+            "const",
+            "additionalProperties",
         ])
         .prop_map(|s| json!(s)),
     ];
@@ -235,9 +259,24 @@ fn arb_json() -> impl Strategy<Value = Value> {
             prop::collection::vec(
                 (
                     prop::sample::select(vec![
-                        "type", "properties", "required", "$ref", "$defs", "anyOf", "oneOf",
-                        "allOf", "items", "enum", "const", "additionalProperties", "a", "b",
-                        "prefixItems", "not", "minimum", "pattern",
+                        "type",
+                        "properties",
+                        "required",
+                        "$ref",
+                        "$defs",
+                        "anyOf",
+                        "oneOf",
+                        "allOf",
+                        "items",
+                        "enum",
+                        "const",
+                        "additionalProperties",
+                        "a",
+                        "b",
+                        "prefixItems",
+                        "not",
+                        "minimum",
+                        "pattern",
                     ]),
                     inner
                 ),
@@ -332,7 +371,10 @@ const MIXED: &str = r#"{
 /// the same value, which validates against the owner schema.
 fn round_trip(owner: &Value, value: &Value) -> Result<(), TestCaseError> {
     let schema = OutputSchema::new("t", owner.clone()).unwrap();
-    prop_assert!(schema.validator().is_valid(value), "generated value is valid");
+    prop_assert!(
+        schema.validator().is_valid(value),
+        "generated value is valid"
+    );
     for t in [SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
         let c = schema.compiled(t).unwrap();
         let wire = c.plan.encode(value);
@@ -342,9 +384,9 @@ fn round_trip(owner: &Value, value: &Value) -> Result<(), TestCaseError> {
             "wire value {wire} does not match the wire schema for {}",
             t.as_str()
         );
-        let back = schema.decode_and_validate(t, wire).map_err(|r| {
-            TestCaseError::fail(format!("{:?}", r.issues))
-        })?;
+        let back = schema
+            .decode_and_validate(t, wire)
+            .map_err(|r| TestCaseError::fail(format!("{:?}", r.issues)))?;
         prop_assert_eq!(&back, value);
     }
     Ok(())
