@@ -1,5 +1,5 @@
 //! Load check: N runs in flight at once, each with two model calls of
-//! simulated latency. Prints wall time against the ideal and the process's
+//! simulated latency (a tool call, then the final answer). Prints wall time against the ideal and the process's
 //! peak resident memory (Linux `VmHWM`).
 //!
 //! ```sh
@@ -10,7 +10,30 @@
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::{Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, ToolBox};
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tribunal_runtime::{
+    Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, StopReason, Tool, ToolBox, ToolCall,
+    ToolError, ToolOutput,
+};
+
+/// A tool that answers at once.
+struct Echo;
+
+impl Tool for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+    fn description(&self) -> &str {
+        "echoes"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {"q": {"type": "string"}}})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async { Ok(ToolOutput::Text("[1] Eiffel Tower: 1889, 330 m".into())) })
+    }
+}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -27,7 +50,7 @@ fn main() {
         )
         .unwrap(),
     );
-    let tools = Arc::new(ToolBox::new());
+    let tools = Arc::new(ToolBox::new().with(Echo));
     let started = Instant::now();
     let ok = rt.block_on(async {
         let handles: Vec<_> = (0..runs)
@@ -35,7 +58,12 @@ fn main() {
                 let backend: Arc<dyn Backend> = Arc::new(
                     ScriptedBackend::from_turns([
                         ModelTurn {
-                            text: "thinking… {\"n\": \"x\"}".into(),
+                            tool_calls: vec![ToolCall {
+                                id: "c1".into(),
+                                name: "echo".into(),
+                                arguments: r#"{"q":"Eiffel Tower"}"#.into(),
+                            }],
+                            stop: StopReason::ToolUse,
                             ..Default::default()
                         },
                         ModelTurn {

@@ -137,7 +137,7 @@ impl Agent {
         let machine = match Machine::new(
             config,
             self.contract.clone(),
-            self.tools.specs(),
+            self.tools.shared_specs(),
             conversation.clone(),
             now,
         ) {
@@ -201,7 +201,7 @@ impl Agent {
         conversation.push_user(question);
         let request = ModelRequest {
             conversation: conversation.clone(),
-            tools: Vec::new(),
+            tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: self.max_output_tokens,
         };

@@ -49,8 +49,7 @@ pub async fn drive(
             Some(Action::Done) | None => break,
         }
     }
-    let conversation = machine.conversation().clone();
-    (machine.into_report(), conversation)
+    machine.into_parts()
 }
 
 /// Runs `fut` until `deadline`; `None` if the deadline came first.

@@ -89,7 +89,7 @@ pub struct Machine {
     config: MachineConfig,
     contract: Arc<dyn AnswerContract>,
     output: OutputFormat,
-    tools: Vec<ToolSpec>,
+    tools: Arc<[ToolSpec]>,
     conversation: Conversation,
     started: Instant,
     deadline: Option<Instant>,
@@ -110,7 +110,7 @@ impl Machine {
     pub fn new(
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
-        tools: Vec<ToolSpec>,
+        tools: impl Into<Arc<[ToolSpec]>>,
         conversation: Conversation,
         now: Instant,
     ) -> Result<Self, SchemaError> {
@@ -123,7 +123,7 @@ impl Machine {
             config,
             contract,
             output,
-            tools,
+            tools: tools.into(),
             conversation,
             started: now,
             deadline,
@@ -168,7 +168,7 @@ impl Machine {
                 let tools = if phase == Phase::Agent {
                     self.tools.clone()
                 } else {
-                    Vec::new()
+                    Arc::from(Vec::new())
                 };
                 let request = ModelRequest {
                     conversation: self.conversation.clone(),
@@ -357,6 +357,11 @@ impl Machine {
     /// The report of a finished run (or of one stopped early: a run that is
     /// not done reports `backend_error`).
     pub fn into_report(self) -> RunReport {
+        self.into_parts().0
+    }
+
+    /// The report and the final conversation.
+    pub fn into_parts(self) -> (RunReport, Conversation) {
         let outcome = match self.state {
             State::Done(outcome) => outcome,
             _ => error(ErrorCode::BackendError),
@@ -365,7 +370,7 @@ impl Machine {
             .ended_at
             .map(|e| e.saturating_duration_since(self.started))
             .unwrap_or(Duration::ZERO);
-        RunReport {
+        let report = RunReport {
             outcome,
             repair_used: self.repair_used,
             extracted_from: self.extracted_from,
@@ -374,7 +379,8 @@ impl Machine {
             turns: self.turns,
             wall_ms: wall.as_secs_f64() * 1000.0,
             finalized_after: self.finalized_after,
-        }
+        };
+        (report, self.conversation)
     }
 }
 

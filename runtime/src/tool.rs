@@ -96,6 +96,7 @@ struct Entry {
 /// the run.
 pub struct ToolBox {
     tools: IndexMap<String, Entry>,
+    specs: Arc<[ToolSpec]>,
     /// Time limit per call when the tool sets none. Default: 30 s.
     pub default_timeout: Duration,
     /// Cap on one result's text, in bytes; longer results are cut with a
@@ -124,6 +125,7 @@ impl ToolBox {
     pub fn new() -> Self {
         ToolBox {
             tools: IndexMap::new(),
+            specs: Arc::from(Vec::new()),
             default_timeout: Duration::from_secs(30),
             max_output_bytes: 64 * 1024,
         }
@@ -154,6 +156,7 @@ impl ToolBox {
                 validator,
             },
         );
+        self.specs = self.tools.values().map(|e| e.spec.clone()).collect();
     }
 
     /// Whether there are no tools.
@@ -163,7 +166,12 @@ impl ToolBox {
 
     /// The tools as advertised to the model, in insertion order.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|e| e.spec.clone()).collect()
+        self.specs.to_vec()
+    }
+
+    /// The same specs, shared (cheap to clone into every request of a run).
+    pub fn shared_specs(&self) -> Arc<[ToolSpec]> {
+        self.specs.clone()
     }
 
     /// Executes a batch of calls concurrently; results come back in call order.
@@ -205,7 +213,7 @@ impl ToolBox {
         };
         let args: Value = crate::json::parse_strict(raw, &crate::json::ParseLimits::default())
             .map_err(|e| format!("error: the arguments are not valid JSON: {}", e.message))?;
-        if let Some(validator) = &entry.validator {
+        if let Some(validator) = entry.validator.as_ref().filter(|v| !v.is_valid(&args)) {
             let problems: Vec<String> = validator
                 .iter_errors(&args)
                 .take(5)
@@ -233,22 +241,21 @@ impl ToolBox {
     async fn invoke(&self, tool: Arc<dyn Tool>, args: Value) -> (String, bool) {
         let limit = tool.timeout().unwrap_or(self.default_timeout);
         let name = tool.name().to_string();
-        // Spawned so that a panic inside the tool is contained by the task.
+        // Spawned, so that a panic inside the tool is contained by its task and
+        // a tool that blocks its thread still lets this run reach its timeout
+        // (on a multi-threaded runtime).
         let mut handle = tokio::spawn(async move { tool.call(args).await });
         match tokio::time::timeout(limit, &mut handle).await {
             Ok(Ok(Ok(output))) => (output.into_text(), false),
             Ok(Ok(Err(e))) => (format!("error: {}", e.message), true),
-            Ok(Err(join)) => {
-                tracing::warn!(tool = %name, "tool task failed: {join}");
+            Ok(Err(_panic)) => {
+                tracing::warn!(tool = %name, "tool panicked");
                 (format!("error: the tool {name} crashed"), true)
             }
             Err(_) => {
                 handle.abort();
                 (
-                    format!(
-                        "error: the tool {name} timed out after {} ms",
-                        limit.as_millis()
-                    ),
+                    format!("error: the tool {name} timed out after {} ms", limit.as_millis()),
                     true,
                 )
             }

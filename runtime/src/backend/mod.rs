@@ -79,7 +79,8 @@ pub struct ModelRequest {
     /// System prompt and messages so far.
     pub conversation: Conversation,
     /// Tools offered on this request (empty: none; always empty on a repair).
-    pub tools: Vec<ToolSpec>,
+    /// Shared, because every request of a run offers the same tools.
+    pub tools: Arc<[ToolSpec]>,
     /// The answer format asked for.
     pub output: OutputFormat,
     /// Per-request output-token ceiling, if any.

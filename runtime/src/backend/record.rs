@@ -249,7 +249,7 @@ mod tests {
     fn key_ignores_key_order_and_surrounding_blanks() {
         let a = ModelRequest {
             conversation: Conversation::new(Some("sys".into()), "hello"),
-            tools: Vec::new(),
+            tools: Vec::new().into(),
             output: OutputFormat::JsonSchema {
                 name: "answer".into(),
                 schema: Arc::new(json!({"type": "object", "properties": {}})),

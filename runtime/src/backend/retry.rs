@@ -155,7 +155,7 @@ mod tests {
     fn request() -> ModelRequest {
         ModelRequest {
             conversation: Conversation::new(None, "hi"),
-            tools: Vec::new(),
+            tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: None,
         }

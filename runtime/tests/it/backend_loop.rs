@@ -181,7 +181,7 @@ async fn error_bodies_become_backend_errors_with_status_and_type() {
         let backend = provider(kind, &server, &BackendOptions::default());
         let request = ModelRequest {
             conversation: tribunal_runtime::Conversation::new(None, "hi"),
-            tools: Vec::new(),
+            tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: Some(16),
         };

@@ -64,7 +64,7 @@ async fn a_recorded_run_replays_without_keys() {
         let err = replay
             .complete(&ModelRequest {
                 conversation: Conversation::new(None, "something else"),
-                tools: Vec::new(),
+                tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,
             })
@@ -175,7 +175,7 @@ async fn the_key_appears_in_no_log_and_no_cassette() {
         let err = provider(kind, &server, &BackendOptions::default())
             .complete(&ModelRequest {
                 conversation: Conversation::new(None, "hi"),
-                tools: Vec::new(),
+                tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,
             })
