@@ -7,11 +7,11 @@
 //! ```
 #![allow(clippy::unwrap_used)]
 
+use futures::future::BoxFuture;
+use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use futures::future::BoxFuture;
-use serde_json::Value;
 use tribunal_runtime::{
     Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, StopReason, Tool, ToolBox, ToolCall,
     ToolError, ToolOutput,

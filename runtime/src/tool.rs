@@ -255,7 +255,10 @@ impl ToolBox {
             Err(_) => {
                 handle.abort();
                 (
-                    format!("error: the tool {name} timed out after {} ms", limit.as_millis()),
+                    format!(
+                        "error: the tool {name} timed out after {} ms",
+                        limit.as_millis()
+                    ),
                     true,
                 )
             }
