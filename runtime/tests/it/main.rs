@@ -22,6 +22,7 @@ mod backend_loop;
 mod backend_record;
 mod backend_retry;
 mod backend_support;
+mod faults;
 mod loop_basic;
 mod loop_budget;
 mod loop_repair;

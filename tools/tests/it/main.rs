@@ -19,6 +19,7 @@ macro_rules! bind_snapshots {
 }
 
 mod adversarial;
+mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
