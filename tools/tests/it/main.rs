@@ -19,7 +19,6 @@ macro_rules! bind_snapshots {
 }
 
 mod adversarial;
-mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
