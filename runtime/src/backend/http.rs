@@ -9,6 +9,9 @@ use std::time::{Duration, SystemTime};
 
 /// Longest provider error message kept in a [`BackendError`], in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
+/// The largest response body read into memory (32 MiB); a larger one is a
+/// protocol error instead of unbounded memory use.
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
 /// One provider endpoint: a URL, the headers every request carries (auth
 /// headers marked sensitive) and the secret to scrub from error text.
@@ -96,10 +99,26 @@ impl Endpoint {
             .map_err(|e| self.transport(None, &e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers(), SystemTime::now());
-        let bytes = response
-            .bytes()
+        let mut response = response;
+        let mut bytes: Vec<u8> = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| self.transport(Some(status), &e))?;
+            .map_err(|e| self.transport(Some(status), &e))?
+        {
+            if bytes.len().saturating_add(chunk.len()) > MAX_RESPONSE_BYTES {
+                let mut e = BackendError::new(
+                    BackendErrorKind::Protocol,
+                    format!(
+                        "{} answered with a body larger than {MAX_RESPONSE_BYTES} bytes",
+                        self.backend
+                    ),
+                );
+                e.status = Some(status);
+                return Err(e);
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         tracing::debug!(
             backend = self.backend,
             status,

@@ -217,10 +217,19 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
         input_tokens: usage.input_tokens.unwrap_or(0),
         output_tokens: usage.output_tokens.unwrap_or(0),
     };
+    // A body without `output` is not a Responses answer (an HTML error page
+    // parsed as JSON, a proxy's own object): fail as a protocol error rather
+    // than reading it as an empty turn.
+    let Some(output) = response.output else {
+        return Err(BackendError::new(
+            BackendErrorKind::Protocol,
+            "openai-responses: the response has no `output`",
+        ));
+    };
     let mut text = String::new();
     let mut refusal = None;
     let mut tool_calls = Vec::new();
-    for (i, item) in response.output.unwrap_or_default().iter().enumerate() {
+    for (i, item) in output.iter().enumerate() {
         match str_field(item, "type") {
             Some("message") => {
                 let parts = item.get("content").and_then(Value::as_array);

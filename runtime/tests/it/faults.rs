@@ -312,29 +312,16 @@ async fn malformed_bodies_are_backend_errors_not_retried() {
             let server = model_server(kind, vec![body.clone()]).await;
             let agent = agent(wiremock_backend(kind, &server), ToolBox::new());
             let report = timed(&format!("{kind} malformed #{i}"), &agent).await;
-            if i < 3 {
-                assert_eq!(
-                    report.outcome.error_code(),
-                    Some(ErrorCode::BackendError),
-                    "{kind} #{i}: {:?}",
-                    report.outcome
-                );
-                assert_eq!(bodies(&server).await.len(), 1, "{kind} #{i}: not retried");
-            } else {
-                // JSON of the wrong shape: the Responses parser reads a body
-                // without `output` as an empty turn (no answer, then one
-                // repair, then `no_json`); the others reject it.
-                let expected = match kind {
-                    BackendKind::OpenAiResponses => ErrorCode::NoJson,
-                    _ => ErrorCode::BackendError,
-                };
-                assert_eq!(
-                    report.outcome.error_code(),
-                    Some(expected),
-                    "{kind} #{i}: {:?}",
-                    report.outcome
-                );
-            }
+            // Cut-off JSON, HTML, an empty body, and JSON of the wrong shape
+            // (including a Responses body without `output`) are all protocol
+            // failures: `backend_error`, sent once.
+            assert_eq!(
+                report.outcome.error_code(),
+                Some(ErrorCode::BackendError),
+                "{kind} #{i}: {:?}",
+                report.outcome
+            );
+            assert_eq!(bodies(&server).await.len(), 1, "{kind} #{i}: not retried");
         }
     }
 }
@@ -504,4 +491,33 @@ async fn faulty_runs_do_not_disturb_concurrent_healthy_runs() {
             _ => assert_eq!(report.outcome.value(), Some(&eiffel()), "{kind} #{fault}"),
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_read_cap_is_a_backend_error_not_unbounded_memory() {
+    // A valid Chat Completions answer followed by 33 MiB of whitespace: still
+    // valid JSON, so only the 32 MiB read cap (shared by every live backend in
+    // `backend/http.rs`) can turn it into an error.
+    let answer = json!({
+        "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": eiffel().to_string(), "refusal": null}}],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 20, "total_tokens": 100}
+    });
+    let body = answer.to_string() + &" ".repeat(33 * 1024 * 1024);
+    let kind = BackendKind::OpenAiChat;
+    let server = model_server(
+        kind,
+        vec![ResponseTemplate::new(200).set_body_raw(body, "application/json")],
+    )
+    .await;
+    let agent = agent(wiremock_backend(kind, &server), ToolBox::new());
+    let report = timed(&format!("{kind} 33 MiB body"), &agent).await;
+    assert_eq!(
+        report.outcome.error_code(),
+        Some(ErrorCode::BackendError),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(bodies(&server).await.len(), 1, "not retried");
 }
