@@ -163,14 +163,7 @@ impl Anthropic {
             tools,
             output_config,
         };
-        let mut body = serde_json::to_value(&body).map_err(|e| {
-            BackendError::new(
-                BackendErrorKind::Protocol,
-                format!("cannot encode the request: {e}"),
-            )
-        })?;
-        wire::merge_extra(&mut body, &self.config.extra_body);
-        Ok(body)
+        wire::encode_body(&body, &self.config.extra_body)
     }
 }
 

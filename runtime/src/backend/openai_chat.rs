@@ -148,14 +148,7 @@ impl OpenAiChat {
             parallel_tool_calls: has_tools.then_some(false),
             ..Default::default()
         };
-        let mut body = serde_json::to_value(&body).map_err(|e| {
-            BackendError::new(
-                BackendErrorKind::Protocol,
-                format!("cannot encode the request: {e}"),
-            )
-        })?;
-        wire::merge_extra(&mut body, &self.config.extra_body);
-        Ok(body)
+        wire::encode_body(&body, &self.config.extra_body)
     }
 }
 

@@ -3,7 +3,7 @@
 //! parsing and merging of extra body fields.
 
 use super::config::{OutputMode, ProviderConfig};
-use super::{ModelRequest, OutputFormat, SchemaTarget};
+use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
 use serde_json::{Map, Value};
 
 /// The schema target of a backend whose native dialect is `native`.
@@ -109,6 +109,22 @@ pub(crate) fn arguments_text(value: Option<&Value>) -> String {
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
     }
+}
+
+/// Serialises a provider request body and merges the configured extra fields
+/// into it (see [`merge_extra`]).
+pub(crate) fn encode_body<T: serde::Serialize>(
+    body: &T,
+    extra: &Map<String, Value>,
+) -> Result<Value, BackendError> {
+    let mut body = serde_json::to_value(body).map_err(|e| {
+        BackendError::new(
+            BackendErrorKind::Protocol,
+            format!("cannot encode the request: {e}"),
+        )
+    })?;
+    merge_extra(&mut body, extra);
+    Ok(body)
 }
 
 /// Merges `extra` into the object `body`: objects key by key, and the body's
