@@ -197,9 +197,8 @@ impl Machine {
 
     /// Takes what happened at `now`.
     pub fn handle(&mut self, input: Input, now: Instant) {
-        let state = std::mem::replace(&mut self.state, State::Done(error(ErrorCode::BackendError)));
-        self.state = state.clone();
-        match (state, input) {
+        // Each arm below sets the next state; an ignored input leaves it as is.
+        match (self.state.clone(), input) {
             (State::Done(_), _) => {}
             (_, Input::DeadlineExceeded) => {
                 self.finish(error(ErrorCode::DeadlineExceeded), now);
