@@ -70,6 +70,25 @@ pub struct ReportItem {
     pub wall_ms: f64,
 }
 
+impl ReportItem {
+    /// The report entry of one result row.
+    pub fn from_row(r: &ResultRow) -> ReportItem {
+        ReportItem {
+            id: r.id.clone(),
+            repeat: r.repeat,
+            outcome: r.outcome,
+            error_code: r.error_code.clone(),
+            checks: r.checks.clone(),
+            answer: r.answer.clone(),
+            usage: r.usage,
+            tool_calls: r.tool_calls.clone(),
+            turns: r.turns,
+            repair_used: r.repair_used,
+            wall_ms: r.wall_ms,
+        }
+    }
+}
+
 impl Report {
     /// Builds the report of `rows` (one arena; ordered as given). An empty
     /// set of rows gives an empty report named `arena`.
@@ -86,22 +105,7 @@ impl Report {
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
             summary: summarize(rows),
-            items: rows
-                .iter()
-                .map(|r| ReportItem {
-                    id: r.id.clone(),
-                    repeat: r.repeat,
-                    outcome: r.outcome,
-                    error_code: r.error_code.clone(),
-                    checks: r.checks.clone(),
-                    answer: r.answer.clone(),
-                    usage: r.usage,
-                    tool_calls: r.tool_calls.clone(),
-                    turns: r.turns,
-                    repair_used: r.repair_used,
-                    wall_ms: r.wall_ms,
-                })
-                .collect(),
+            items: rows.iter().map(ReportItem::from_row).collect(),
         }
     }
 

@@ -4,16 +4,15 @@
 //! transcript lookup the caller passes in.
 
 use crate::backends::MOCK_BACKEND;
-use crate::checks::CheckResult;
 use crate::html::charts::{Histogram, TokenBars};
-use crate::results::{Outcome, ResultRow};
+use crate::report::ReportItem;
+use crate::results::ResultRow;
 use crate::summary::{Summary, summarize};
 use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use tribunal_runtime::{ToolCallRecord, Usage};
+use tribunal_runtime::Usage;
 
 /// Everything the report page shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,28 +47,10 @@ pub struct ReportPage {
 /// One item's run on the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageItem {
-    /// The item id.
-    pub id: String,
-    /// The 0-based repeat.
-    pub repeat: u32,
-    /// PASS, FAIL or ERROR.
-    pub outcome: Outcome,
-    /// The stable error code of an ERROR.
-    pub error_code: Option<String>,
-    /// Every check with its detail (empty on ERROR).
-    pub checks: Vec<CheckResult>,
-    /// The validated answer (PASS and FAIL only).
-    pub answer: Option<Value>,
-    /// Token usage.
-    pub usage: Usage,
-    /// Tool calls executed.
-    pub tool_calls: Vec<ToolCallRecord>,
-    /// Wall time, in milliseconds.
-    pub wall_ms: f64,
-    /// Model turns.
-    pub turns: u32,
-    /// Whether the repair turn was used.
-    pub repair_used: bool,
+    /// The run as the JSON report holds it (flattened: the page data keeps
+    /// the same field names).
+    #[serde(flatten)]
+    pub run: ReportItem,
     /// The transcript, when one was recorded.
     pub transcript: Option<Transcript>,
 }
@@ -120,17 +101,7 @@ impl ReportPage {
                 }
             };
             items.push(PageItem {
-                id: row.id.clone(),
-                repeat: row.repeat,
-                outcome: row.outcome,
-                error_code: row.error_code.clone(),
-                checks: row.checks.clone(),
-                answer: row.answer.clone(),
-                usage: row.usage,
-                tool_calls: row.tool_calls.clone(),
-                wall_ms: row.wall_ms,
-                turns: row.turns,
-                repair_used: row.repair_used,
+                run: ReportItem::from_row(row),
                 transcript,
             });
         }

@@ -199,7 +199,8 @@ pub fn data_json(page: &ReportPage) -> String {
     )
 }
 
-fn item_json(item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Value {
+fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Value {
+    let item = &page_item.run;
     let checks: Vec<Value> = item
         .checks
         .iter()
@@ -210,7 +211,7 @@ fn item_json(item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Value {
         .iter()
         .map(|t| json!([t.name, t.arguments, u8::from(t.ok), round1(t.duration_ms)]))
         .collect();
-    let transcript = item
+    let transcript = page_item
         .transcript
         .as_ref()
         .map(|t| json!({"system": t.conversation.system, "messages": t.conversation.messages}));
