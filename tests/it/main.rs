@@ -30,3 +30,5 @@ mod cli_schema;
 mod cli_search;
 mod example;
 mod live_arena;
+mod secrets;
+mod stand_in;

@@ -12,6 +12,10 @@ const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 /// The largest response body read into memory (32 MiB); a larger one is a
 /// protocol error instead of unbounded memory use.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+/// Keys shorter than this are not scrubbed from provider text.
+const MIN_SCRUBBED_KEY_LEN: usize = 4;
+/// What a key in provider text is replaced with.
+const REDACTED: &str = "[redacted]";
 
 /// One provider endpoint: a URL, the headers every request carries (auth
 /// headers marked sensitive) and the secret to scrub from error text.
@@ -130,7 +134,7 @@ impl Endpoint {
             error.retry_after = retry_after;
             return Err(error);
         }
-        serde_json::from_slice(&bytes).map_err(|e| {
+        let mut answer: Value = serde_json::from_slice(&bytes).map_err(|e| {
             BackendError::new(
                 BackendErrorKind::Protocol,
                 format!(
@@ -138,7 +142,37 @@ impl Endpoint {
                     self.backend
                 ),
             )
-        })
+        })?;
+        self.scrub_answer(&mut answer);
+        Ok(answer)
+    }
+
+    /// Replaces the key in every string (and object key) of a provider's
+    /// answer before anything else sees it: a server that echoes the key
+    /// into content must not get it into results, reports or cassettes.
+    /// Iterative, so the walk's depth is not bounded by the stack.
+    fn scrub_answer(&self, answer: &mut Value) {
+        if !self.can_scrub() {
+            return;
+        }
+        let mut stack = vec![answer];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::String(s) if s.contains(&self.secret) => *s = self.scrub(s),
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::Object(map) => {
+                    if map.keys().any(|k| k.contains(&self.secret)) {
+                        let entries = std::mem::take(map);
+                        *map = entries
+                            .into_iter()
+                            .map(|(k, v)| (self.scrub(&k), v))
+                            .collect();
+                    }
+                    stack.extend(map.values_mut());
+                }
+                _ => {}
+            }
+        }
     }
 
     fn transport(&self, status: Option<u16>, error: &reqwest::Error) -> BackendError {
@@ -179,10 +213,17 @@ impl Endpoint {
         }
     }
 
-    /// Removes the key from text that came from elsewhere (error messages).
+    /// Whether the key is long enough to be told apart from ordinary text
+    /// (an empty or one-letter "key" must not rewrite every answer).
+    fn can_scrub(&self) -> bool {
+        self.secret.len() >= MIN_SCRUBBED_KEY_LEN
+    }
+
+    /// Removes the key from text that came from elsewhere (error messages,
+    /// answers).
     fn scrub(&self, text: &str) -> String {
-        if self.secret.len() >= 4 && text.contains(&self.secret) {
-            text.replace(&self.secret, "[redacted]")
+        if self.can_scrub() && text.contains(&self.secret) {
+            text.replace(&self.secret, REDACTED)
         } else {
             text.to_string()
         }
@@ -269,6 +310,45 @@ mod tests {
         );
         assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
         assert_eq!(retry_after(&headers(&[]), now), None);
+    }
+
+    fn endpoint(secret: &str) -> Endpoint {
+        let auth = [("authorization", format!("Bearer {secret}"))];
+        Endpoint::new("test", "http://127.0.0.1:9/".into(), secret, &auth, &[]).unwrap()
+    }
+
+    #[test]
+    fn answers_are_scrubbed_of_the_key_at_any_depth() {
+        let key = "sk-live-0123456789";
+        let mut deep = serde_json::json!(format!("deepest {key}"));
+        for _ in 0..100 {
+            deep = serde_json::json!([deep]);
+        }
+        let mut answer = serde_json::json!({
+            "content": format!("your key is {key}, again {key}"),
+            "list": [1, format!("{key}"), null],
+            format!("key-{key}"): {"nested": key},
+            "deep": deep,
+            "clean": "nothing here",
+        });
+        endpoint(key).scrub_answer(&mut answer);
+        let text = answer.to_string();
+        assert!(!text.contains(key), "{text}");
+        assert_eq!(
+            answer["content"],
+            "your key is [redacted], again [redacted]"
+        );
+        assert_eq!(answer["list"][1], "[redacted]");
+        assert_eq!(answer["key-[redacted]"]["nested"], "[redacted]");
+        assert_eq!(answer["clean"], "nothing here");
+        assert!(text.contains("deepest [redacted]"));
+    }
+
+    #[test]
+    fn a_key_too_short_to_recognise_rewrites_nothing() {
+        let mut answer = serde_json::json!({"text": "a b c"});
+        endpoint("a").scrub_answer(&mut answer);
+        assert_eq!(answer["text"], "a b c");
     }
 
     #[test]

@@ -1,0 +1,542 @@
+//! A stand-in model for the live backends, shared by the end-to-end tests:
+//! a wiremock responder that speaks OpenAI Chat Completions, OpenAI
+//! Responses or Anthropic Messages, plays the structured_output arena
+//! (search first, then the landmark's record; one item needs a repair), and
+//! the helpers that run the real `tribunal` binary against it.
+
+use crate::tribunal_bin;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The API key every live test puts in the environment.
+pub(crate) const FAKE_KEY: &str = "sk-test-SECRET-123";
+pub(crate) const MODEL: &str = "test-model";
+/// The landmark whose first final answer is invalid (year as a string).
+pub(crate) const REPAIRED: &str = "Willis Tower";
+pub(crate) const REPAIRED_ID: &str = "willis-tower";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Api {
+    Chat,
+    Responses,
+    Anthropic,
+}
+
+pub(crate) const ALL: [Api; 3] = [Api::Chat, Api::Responses, Api::Anthropic];
+
+impl Api {
+    pub(crate) fn cli_name(self) -> &'static str {
+        match self {
+            Api::Chat => "openai-chat",
+            Api::Responses => "openai-responses",
+            Api::Anthropic => "anthropic",
+        }
+    }
+
+    /// The path the backend POSTs to, given the base URL [`Api::base_url`].
+    pub(crate) fn endpoint(self) -> &'static str {
+        match self {
+            Api::Chat => "/v1/chat/completions",
+            Api::Responses => "/v1/responses",
+            Api::Anthropic => "/v1/messages",
+        }
+    }
+
+    pub(crate) fn key_var(self) -> &'static str {
+        match self {
+            Api::Chat | Api::Responses => "OPENAI_API_KEY",
+            Api::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    pub(crate) fn base_url_var(self) -> &'static str {
+        match self {
+            Api::Chat | Api::Responses => "OPENAI_BASE_URL",
+            Api::Anthropic => "ANTHROPIC_BASE_URL",
+        }
+    }
+
+    /// OpenAI base URLs include `/v1` (`https://api.openai.com/v1`);
+    /// Anthropic's does not (`https://api.anthropic.com`).
+    pub(crate) fn base_url(self, server: &MockServer) -> String {
+        match self {
+            Api::Anthropic => server.uri(),
+            Api::Chat | Api::Responses => format!("{}/v1", server.uri()),
+        }
+    }
+}
+
+pub(crate) fn arena() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
+}
+
+/// landmark name → the gold record (the item's scripted final answer, whose
+/// name, year and height the item's checks hold).
+pub(crate) fn gold_records() -> HashMap<String, Value> {
+    let text = std::fs::read_to_string(arena().join("dataset.jsonl")).unwrap();
+    let mut out = HashMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let item: Value = serde_json::from_str(line).unwrap();
+        let landmark = landmark_of(item["input"].as_str().unwrap()).unwrap();
+        let record = item["mock"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|turn| turn.get("json"))
+            .unwrap()
+            .clone();
+        // The gold values the checks compare against.
+        for check in item["checks"].as_array().unwrap() {
+            if check["type"] == "json_path_equals" {
+                let field = check["path"].as_str().unwrap();
+                let (want, got) = (&check["value"], &record[field]);
+                match want.as_f64() {
+                    Some(w) => assert!((w - got.as_f64().unwrap()).abs() <= 1.0, "{line}"),
+                    None => assert_eq!(want, got, "{line}"),
+                }
+            }
+        }
+        out.insert(landmark, record);
+    }
+    assert_eq!(out.len(), 15);
+    out
+}
+
+/// `<landmark>` of "Return the record for <landmark>.".
+pub(crate) fn landmark_of(text: &str) -> Option<String> {
+    let rest = text.split("Return the record for ").nth(1)?;
+    let end = rest.find('.')?;
+    Some(rest[..end].to_string())
+}
+
+/// What the model was asked on one request.
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    pub(crate) landmark: String,
+    pub(crate) phase: Phase,
+    pub(crate) tools_offered: Vec<String>,
+    pub(crate) has_format: bool,
+    pub(crate) key_ok: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// No tool results yet: the model searches.
+    Search,
+    /// Tool results present: the model answers.
+    Answer,
+    /// The last message is the loop's repair instruction.
+    Repair,
+}
+
+/// A text message of the conversation as the provider received it.
+#[derive(Debug)]
+pub(crate) enum Msg {
+    User(String),
+    ToolResult,
+    Assistant,
+}
+
+/// The wire shapes of the three APIs.
+impl Api {
+    /// The request's conversation, one entry per message or tool result.
+    pub(crate) fn conversation(self, body: &Value) -> Vec<Msg> {
+        let mut out = Vec::new();
+        match self {
+            Api::Chat => {
+                for m in body["messages"].as_array().unwrap() {
+                    match m["role"].as_str().unwrap() {
+                        "user" => out.push(Msg::User(text_of(&m["content"]))),
+                        "tool" => out.push(Msg::ToolResult),
+                        "assistant" => out.push(Msg::Assistant),
+                        _ => {}
+                    }
+                }
+            }
+            Api::Responses => {
+                for item in body["input"].as_array().unwrap() {
+                    match (item["type"].as_str(), item["role"].as_str()) {
+                        (Some("function_call_output"), _) => out.push(Msg::ToolResult),
+                        (Some("function_call"), _) | (_, Some("assistant")) => {
+                            out.push(Msg::Assistant)
+                        }
+                        (_, Some("user")) => out.push(Msg::User(text_of(&item["content"]))),
+                        _ => {}
+                    }
+                }
+            }
+            Api::Anthropic => {
+                for m in body["messages"].as_array().unwrap() {
+                    if m["role"] == "assistant" {
+                        out.push(Msg::Assistant);
+                        continue;
+                    }
+                    for block in m["content"].as_array().unwrap() {
+                        match block["type"].as_str() {
+                            Some("tool_result") => out.push(Msg::ToolResult),
+                            Some("text") => out.push(Msg::User(text_of(&block["text"]))),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A response body calling tool `name` with `args`.
+    pub(crate) fn tool_call(self, id: &str, name: &str, args: Value) -> Value {
+        match self {
+            Api::Chat => json!({
+                "id": format!("chatcmpl-{id}"), "object": "chat.completion", "created": 1,
+                "model": MODEL,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": null, "refusal": null,
+                    "tool_calls": [{"id": id, "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()}}]}}],
+                "usage": {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
+            }),
+            Api::Responses => json!({
+                "id": format!("resp_{id}"), "object": "response", "status": "completed",
+                "model": MODEL,
+                "output": [{"type": "function_call", "id": format!("fc_{id}"), "call_id": id,
+                    "name": name, "arguments": args.to_string(), "status": "completed"}],
+                "usage": {"input_tokens": 120, "output_tokens": 12, "total_tokens": 132}
+            }),
+            Api::Anthropic => json!({
+                "id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": MODEL,
+                "content": [{"type": "tool_use", "id": id, "name": name, "input": args}],
+                "stop_reason": "tool_use", "stop_sequence": null,
+                "usage": {"input_tokens": 120, "output_tokens": 12}
+            }),
+        }
+    }
+
+    /// The key the request carried, whatever its header.
+    pub(crate) fn received_key(self, request: &Request) -> String {
+        let name = match self {
+            Api::Chat | Api::Responses => "authorization",
+            Api::Anthropic => "x-api-key",
+        };
+        let value = request.headers.get(name).and_then(|v| v.to_str().ok());
+        let value = value.unwrap_or_default();
+        value.strip_prefix("Bearer ").unwrap_or(value).to_string()
+    }
+
+    /// A final response body whose answer text is `text`.
+    pub(crate) fn answer(self, text: &str) -> Value {
+        match self {
+            Api::Chat => json!({
+                "id": "chatcmpl-final", "object": "chat.completion", "created": 2, "model": MODEL,
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                    "role": "assistant", "content": text, "refusal": null}}],
+                "usage": {"prompt_tokens": 300, "completion_tokens": 30, "total_tokens": 330}
+            }),
+            Api::Responses => json!({
+                "id": "resp_final", "object": "response", "status": "completed", "model": MODEL,
+                "output": [{"type": "message", "id": "msg_final", "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                "usage": {"input_tokens": 300, "output_tokens": 30, "total_tokens": 330}
+            }),
+            Api::Anthropic => json!({
+                "id": "msg_final", "type": "message", "role": "assistant", "model": MODEL,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": null,
+                "usage": {"input_tokens": 300, "output_tokens": 30}
+            }),
+        }
+    }
+}
+
+/// A stand-in model for one API: reads the request, searches first, then
+/// answers with the landmark's record in the wire shape; the first answer for
+/// [`REPAIRED`] is invalid.
+pub(crate) struct Model {
+    api: Api,
+    records: HashMap<String, Value>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    behaviour: Behaviour,
+}
+
+/// How the stand-in model treats the key it receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Behaviour {
+    /// Plays the arena as a well-behaved provider.
+    Honest,
+    /// Answers with the record whose `name` is the key it received (a
+    /// hostile or buggy server echoing credentials into content).
+    EchoKeyInAnswer,
+    /// Refuses every request with 401 and an error message quoting the key
+    /// it received, as some servers do.
+    RejectQuotingKey,
+}
+
+/// The text of a content value: a string, or the concatenated text parts.
+pub(crate) fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+impl Model {
+    fn tools_offered(&self, body: &Value) -> Vec<String> {
+        let tools = body.get("tools").and_then(Value::as_array);
+        tools
+            .into_iter()
+            .flatten()
+            .filter_map(|t| {
+                let name = match self.api {
+                    Api::Chat => &t["function"]["name"],
+                    Api::Responses | Api::Anthropic => &t["name"],
+                };
+                name.as_str().map(str::to_string)
+            })
+            .collect()
+    }
+
+    fn format(&self, body: &Value) -> Option<Value> {
+        let schema = match self.api {
+            Api::Chat => &body["response_format"]["json_schema"]["schema"],
+            Api::Responses => &body["text"]["format"]["schema"],
+            Api::Anthropic => &body["output_config"]["format"]["schema"],
+        };
+        (!schema.is_null()).then(|| schema.clone())
+    }
+
+    fn key_ok(&self, request: &Request) -> bool {
+        let header = |name: &str| {
+            request
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        match self.api {
+            Api::Chat | Api::Responses => {
+                header("authorization") == Some(format!("Bearer {FAKE_KEY}"))
+            }
+            Api::Anthropic => {
+                header("x-api-key").as_deref() == Some(FAKE_KEY)
+                    && header("anthropic-version").as_deref() == Some("2023-06-01")
+            }
+        }
+    }
+
+    fn reply(&self, request: &Request) -> Result<Value, String> {
+        let body: Value = serde_json::from_slice(&request.body).map_err(|e| e.to_string())?;
+        if self.behaviour == Behaviour::RejectQuotingKey {
+            return Err(format!(
+                "Incorrect API key provided: {}",
+                self.api.received_key(request)
+            ));
+        }
+        if body["model"] != MODEL {
+            return Err(format!("model {}", body["model"]));
+        }
+        let conversation = self.api.conversation(&body);
+        let landmark = conversation
+            .iter()
+            .find_map(|m| match m {
+                Msg::User(text) => landmark_of(text),
+                _ => None,
+            })
+            .ok_or("no landmark in the user message")?;
+        let record = self
+            .records
+            .get(&landmark)
+            .ok_or_else(|| format!("unknown landmark {landmark}"))?;
+        let has_results = conversation.iter().any(|m| matches!(m, Msg::ToolResult));
+        let user_texts = conversation
+            .iter()
+            .filter(|m| matches!(m, Msg::User(_)))
+            .count();
+        let phase = match (has_results, conversation.last()) {
+            (false, _) => Phase::Search,
+            (true, Some(Msg::User(_))) if user_texts > 1 => Phase::Repair,
+            (true, _) => Phase::Answer,
+        };
+        self.seen.lock().unwrap().push(Seen {
+            landmark: landmark.clone(),
+            phase,
+            tools_offered: self.tools_offered(&body),
+            has_format: self.format(&body).is_some(),
+            key_ok: self.key_ok(request),
+        });
+        let id = format!("call_{}", landmark.to_lowercase().replace(' ', "_"));
+        Ok(match phase {
+            Phase::Search => self
+                .api
+                .tool_call(&id, "search", json!({"query": landmark})),
+            Phase::Answer if landmark == REPAIRED => {
+                // Invalid against the schema: year as a string.
+                let mut bad = record.clone();
+                bad["year"] = Value::String(record["year"].to_string());
+                self.api.answer(&bad.to_string())
+            }
+            Phase::Answer | Phase::Repair if self.behaviour == Behaviour::EchoKeyInAnswer => {
+                let mut echoed = record.clone();
+                echoed["name"] = Value::String(self.api.received_key(request));
+                self.api.answer(&echoed.to_string())
+            }
+            Phase::Answer | Phase::Repair => self.api.answer(&record.to_string()),
+        })
+    }
+}
+
+impl Respond for Model {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        match self.reply(request) {
+            Ok(body) => ResponseTemplate::new(200).set_body_json(body),
+            Err(message) => {
+                let (status, kind) = match self.behaviour {
+                    Behaviour::RejectQuotingKey => (401, "invalid_api_key"),
+                    Behaviour::Honest | Behaviour::EchoKeyInAnswer => {
+                        (400, "invalid_request_error")
+                    }
+                };
+                ResponseTemplate::new(status).set_body_json(json!({
+                    "error": {"type": kind, "message": message}
+                }))
+            }
+        }
+    }
+}
+
+/// A local server playing the arena honestly on `api`, and the requests it saw.
+pub(crate) async fn model_server(api: Api) -> (MockServer, Arc<Mutex<Vec<Seen>>>) {
+    model_server_with(api, Behaviour::Honest).await
+}
+
+/// A local server for `api` that treats the key as `behaviour` says.
+pub(crate) async fn model_server_with(
+    api: Api,
+    behaviour: Behaviour,
+) -> (MockServer, Arc<Mutex<Vec<Seen>>>) {
+    let server = MockServer::start().await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    Mock::given(method("POST"))
+        .and(path(api.endpoint()))
+        .respond_with(Model {
+            api,
+            records: gold_records(),
+            seen: Arc::clone(&seen),
+            behaviour,
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
+/// A stand-in code reviewer for `tribunal judge run`: reads `CHANGE.diff`
+/// with the file tools, then gives a GREEN verdict (whose summary is the key
+/// it received under [`Behaviour::EchoKeyInAnswer`]).
+pub(crate) struct Reviewer {
+    api: Api,
+    behaviour: Behaviour,
+}
+
+impl Respond for Reviewer {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let key = self.api.received_key(request);
+        if self.behaviour == Behaviour::RejectQuotingKey {
+            return ResponseTemplate::new(401).set_body_json(json!({
+                "error": {"type": "invalid_api_key",
+                    "message": format!("Incorrect API key provided: {key}")}
+            }));
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return ResponseTemplate::new(400);
+        };
+        let conversation = self.api.conversation(&body);
+        let body = if conversation.iter().any(|m| matches!(m, Msg::ToolResult)) {
+            let summary = match self.behaviour {
+                Behaviour::EchoKeyInAnswer => key,
+                Behaviour::Honest | Behaviour::RejectQuotingKey => "Same behaviour.".to_string(),
+            };
+            let verdict = json!({"result": {"verdict": "GREEN",
+                "verdictFields": {"summary": summary}}});
+            self.api.answer(&verdict.to_string())
+        } else {
+            self.api
+                .tool_call("call_read", "read_file", json!({"path": "CHANGE.diff"}))
+        };
+        ResponseTemplate::new(200).set_body_json(body)
+    }
+}
+
+/// A local server reviewing code on `api` as [`Reviewer`] does.
+pub(crate) async fn reviewer_server(api: Api, behaviour: Behaviour) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(api.endpoint()))
+        .respond_with(Reviewer { api, behaviour })
+        .mount(&server)
+        .await;
+    server
+}
+
+/// Runs `tribunal` in `cwd` with `env` set and every provider, proxy and log
+/// variable of the test's own environment removed.
+pub(crate) async fn tribunal(args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Output {
+    let mut cmd = tokio::process::Command::new(tribunal_bin());
+    cmd.args(args).current_dir(cwd);
+    for var in [
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "RUST_LOG",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().await.unwrap()
+}
+
+pub(crate) fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub(crate) fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub(crate) fn live_env(api: Api, server: &MockServer) -> Vec<(&'static str, String)> {
+    vec![
+        (api.key_var(), FAKE_KEY.to_string()),
+        (api.base_url_var(), api.base_url(server)),
+    ]
+}
+
+/// Every file under `dir`, recursively.
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
