@@ -23,6 +23,7 @@ use std::sync::{Arc, OnceLock};
 use tribunal_runtime::json::{ParseLimits, parse_strict};
 use tribunal_runtime::schema::{
     CompiledSchema, DecodePlan, Step, WireBudget, WireLimits, WireStats, compile_embedded_in,
+    rebase_local_refs,
 };
 use tribunal_runtime::{
     AnswerContract, ErrorCode, Issue, OutputSchema, Rejection, SchemaError, SchemaTarget,
@@ -142,7 +143,11 @@ impl VerdictSchemas {
             },
         )
         .map_err(|e| at_verdict(Verdict::Red, e))?;
-        let wire = envelope_schema(&green.wire, &red.wire);
+        let wire = if target == SchemaTarget::Plain {
+            plain_envelope(self.green.owner(), self.red.owner())
+        } else {
+            envelope_schema(&green.wire, &red.wire)
+        };
         if target != SchemaTarget::Plain {
             WireLimits::for_target(target)
                 .check(&WireStats::measure(&wire))
@@ -268,6 +273,51 @@ fn envelope_schema(green: &Value, red: &Value) -> Value {
         "required": [RESULT_KEY],
         "additionalProperties": false,
     })
+}
+
+/// The envelope for prompt mode, where the owner schemas are shown as
+/// written. An owner schema with local `$ref`s (`#/$defs/…`, `#`) is placed
+/// whole under the envelope's `$defs` with its references rebased, so they
+/// still resolve in the envelope document; one without is inlined.
+fn plain_envelope(green: &Value, red: &Value) -> Value {
+    let mut defs = Map::new();
+    let mut place = |verdict: Verdict, owner: &Value| {
+        if !has_local_ref(owner) {
+            return owner.clone();
+        }
+        let name = verdict.as_str().to_ascii_lowercase();
+        let pointer = format!("/$defs/{name}");
+        defs.insert(name, rebase_local_refs(owner.clone(), &pointer));
+        json!({"$ref": format!("#{pointer}")})
+    };
+    let (green, red) = (place(Verdict::Green, green), place(Verdict::Red, red));
+    let mut wire = envelope_schema(&green, &red);
+    if let (false, Value::Object(root)) = (defs.is_empty(), &mut wire) {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
+    wire
+}
+
+/// Whether `schema` holds a `$ref` that starts with `#` anywhere (iterative).
+fn has_local_ref(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| r.starts_with('#'))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn owner(verdict: Verdict, schema: Value) -> Result<OutputSchema, SchemaError> {

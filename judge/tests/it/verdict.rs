@@ -295,3 +295,45 @@ async fn fenced_answers_are_refused_by_strict_extraction() {
         "{stored:?}"
     );
 }
+
+/// In prompt mode the model reads the envelope as written: an owner schema's
+/// `#/$defs/…` references must still resolve inside it.
+#[test]
+fn the_prompt_mode_envelope_keeps_owner_refs_resolvable() {
+    let red = json!({
+        "type": "object",
+        "$defs": {"finding": {"type": "object",
+            "properties": {"line": {"type": "integer"}, "next": {"$ref": "#/$defs/finding"}},
+            "required": ["line"]}},
+        "properties": {"findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
+        "required": ["findings"],
+    });
+    let schemas = VerdictSchemas::new(read("schemas/green.json"), red).unwrap();
+    let wire = schemas.wire_schema(SchemaTarget::Plain).unwrap();
+    let alternatives = &wire["properties"]["result"]["anyOf"];
+    // GREEN has no refs: inlined as written. RED is placed under `$defs`.
+    assert_eq!(
+        alternatives[0]["properties"]["verdictFields"],
+        read("schemas/green.json")
+    );
+    assert_eq!(
+        alternatives[1]["properties"]["verdictFields"],
+        json!({"$ref": "#/$defs/red"})
+    );
+    assert_eq!(
+        wire["$defs"]["red"]["properties"]["findings"]["items"]["$ref"],
+        "#/$defs/red/$defs/finding"
+    );
+    // The envelope compiles as a schema of its own (no dangling reference)
+    // and judges through the rebased references.
+    let envelope = tribunal_runtime::OutputSchema::new("envelope", (*wire).clone()).unwrap();
+    let good = json!({"result": {"verdict": "RED", "verdictFields": {
+        "findings": [{"line": 3, "next": {"line": 4}}]}}});
+    assert!(envelope.validator().issues(&good).is_empty());
+    let bad = json!({"result": {"verdict": "RED", "verdictFields": {
+        "findings": [{"line": 3, "next": {"line": "four"}}]}}});
+    assert!(!envelope.validator().issues(&bad).is_empty());
+    // Decoding still validates against the original owner schema.
+    let flat = schemas.decode(SchemaTarget::Plain, good).unwrap();
+    assert_eq!(flat["findings"][0]["next"]["line"], 4);
+}

@@ -95,6 +95,60 @@ fn hex(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }
 
+/// Keywords whose values are data, not schemas: a `{"$ref": …}` inside them
+/// is an instance value and is never rewritten.
+const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
+/// Keywords whose values map names to schemas (a property may be called
+/// `const`).
+const NAME_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// `schema` as it must read when placed at JSON Pointer `base` inside a
+/// larger document: every local JSON Pointer reference (`#` and `#/…`) is
+/// rebased onto `base` (`#/$defs/Node` → `#<base>/$defs/Node`), so it still
+/// points into `schema` rather than into the new document's root. Anchor
+/// references (`#name`), external references and `$ref`-shaped data under
+/// `const`, `enum`, `default` and `examples` are left alone. Iterative: the
+/// walk's depth is not bounded by the stack.
+///
+/// Used to embed an owner schema whole (with its `$defs`) in a prompt-mode
+/// envelope, where the provider never sees a compiled wire schema.
+pub fn rebase_local_refs(schema: Value, base: &str) -> Value {
+    let mut out = schema;
+    // (node, whether node is a name → schema map such as `properties`)
+    let mut stack = vec![(&mut out, false)];
+    while let Some((node, names)) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if names {
+                    stack.extend(map.values_mut().map(|v| (v, false)));
+                    continue;
+                }
+                if let Some(Value::String(reference)) = map.get_mut("$ref") {
+                    if let Some(fragment) = reference.strip_prefix('#') {
+                        if fragment.is_empty() || fragment.starts_with('/') {
+                            *reference = format!("#{base}{fragment}");
+                        }
+                    }
+                }
+                for (key, value) in map.iter_mut() {
+                    if !DATA_KEYWORDS.contains(&key.as_str()) {
+                        stack.push((value, NAME_MAPS.contains(&key.as_str())));
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, false))),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Escapes one JSON Pointer segment.
 pub(crate) fn escape(segment: &str) -> String {
     if segment.contains(['~', '/']) {
@@ -111,4 +165,56 @@ pub(crate) fn short(s: &str) -> String {
         out.push('…');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn local_pointer_refs_are_rebased_and_nothing_else() {
+        let schema = json!({
+            "$defs": {"node": {"properties": {"next": {"$ref": "#/$defs/node"}}}},
+            "properties": {
+                "root": {"$ref": "#"},
+                "named": {"$ref": "#anchor"},
+                "external": {"$ref": "other.json#/x"},
+                "const": {"$ref": "#/$defs/node"},
+                "data": {"const": {"$ref": "#/data"}, "enum": [{"$ref": "#/e"}]},
+            },
+            "items": [{"$ref": "#/definitions/a~1b"}],
+        });
+        let out = rebase_local_refs(schema, "/$defs/red");
+        assert_eq!(
+            out["$defs"]["node"]["properties"]["next"]["$ref"],
+            "#/$defs/red/$defs/node"
+        );
+        let props = &out["properties"];
+        assert_eq!(props["root"]["$ref"], "#/$defs/red");
+        assert_eq!(props["named"]["$ref"], "#anchor");
+        assert_eq!(props["external"]["$ref"], "other.json#/x");
+        assert_eq!(props["const"]["$ref"], "#/$defs/red/$defs/node");
+        assert_eq!(props["data"]["const"], json!({"$ref": "#/data"}));
+        assert_eq!(props["data"]["enum"], json!([{"$ref": "#/e"}]));
+        assert_eq!(out["items"][0]["$ref"], "#/$defs/red/definitions/a~1b");
+    }
+
+    #[test]
+    fn deep_schemas_do_not_overflow_the_stack() {
+        let mut schema = json!({"$ref": "#"});
+        for _ in 0..100_000 {
+            let mut map = serde_json::Map::new();
+            map.insert("items".into(), schema);
+            schema = Value::Object(map);
+        }
+        let out = rebase_local_refs(schema, "/x");
+        let mut node = &out;
+        while let Some(next) = node.get("items") {
+            node = next;
+        }
+        assert_eq!(node["$ref"], "#/x");
+        // Dropping a 100,000-deep Value recurses in serde_json: leak it.
+        std::mem::forget(out);
+    }
 }
