@@ -92,9 +92,22 @@ struct ArenaToml {
 struct BudgetToml {
     max_tokens: Option<u64>,
     max_tool_calls: Option<u32>,
-    deadline_secs: Option<f64>,
+    #[serde(default, deserialize_with = "deadline_secs")]
+    deadline_secs: Option<Duration>,
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
+}
+
+/// `deadline_secs`: a positive number of seconds that fits a `Duration`;
+/// anything else is a lint problem at its line, never a silent default.
+fn deadline_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    let secs = f64::deserialize(d)?;
+    match Duration::try_from_secs_f64(secs) {
+        Ok(deadline) if !deadline.is_zero() => Ok(Some(deadline)),
+        _ => Err(serde::de::Error::custom(format!(
+            "deadline_secs must be a positive number of seconds, not {secs}"
+        ))),
+    }
 }
 
 /// Loads and checks the arena in `dir`: the arena when it could be built,
@@ -423,10 +436,7 @@ fn budget(b: BudgetToml) -> Budget {
     Budget {
         max_tokens: b.max_tokens.or(d.max_tokens),
         max_tool_calls: b.max_tool_calls.or(d.max_tool_calls),
-        deadline: match b.deadline_secs {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            _ => d.deadline,
-        },
+        deadline: b.deadline_secs.or(d.deadline),
         max_turns: b.max_turns.unwrap_or(d.max_turns),
         on_budget: b.on_budget.unwrap_or(d.on_budget),
     }

@@ -150,9 +150,11 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
     let budget = Budget {
         max_tool_calls: args.max_tool_calls.or(defaults.max_tool_calls),
         deadline: match args.deadline {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => anyhow::bail!("--deadline must be a positive number of seconds, not {s}"),
             None => defaults.deadline,
+            Some(secs) => match Duration::try_from_secs_f64(secs) {
+                Ok(d) if !d.is_zero() => Some(d),
+                _ => anyhow::bail!("--deadline must be a positive number of seconds, not {secs}"),
+            },
         },
         ..defaults
     };

@@ -217,3 +217,28 @@ fn run_without_a_mock_script_is_a_usage_error() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn run_with_a_deadline_that_is_not_a_positive_duration_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("prompt.txt");
+    std::fs::write(&prompt, "Review the change.").unwrap();
+    for bad in ["0", "-1", "NaN", "inf", "1e300"] {
+        let out = judge(
+            "run",
+            &strs(&[
+                "--prompt",
+                &prompt.display().to_string(),
+                "--root",
+                &arena().display().to_string(),
+                &format!("--deadline={bad}"),
+            ]),
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--deadline must be a positive number of seconds"),
+            "{bad}: {err}"
+        );
+    }
+}

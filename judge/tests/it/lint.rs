@@ -93,6 +93,23 @@ fn arena_toml_and_corpus_problems_have_lines() {
         "{found:?}"
     );
 
+    // A deadline that is not a positive, representable number of seconds is
+    // a problem at its line, not a silent fallback to the default.
+    for bad in ["0", "-5", "nan", "inf", "1e300", "\"soon\""] {
+        let toml = format!("name = \"x\"\n[budget]\n\ndeadline_secs = {bad}\n");
+        let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        assert!(found[0].starts_with("arena.toml:4: "), "{bad}: {found:?}");
+        if bad != "\"soon\"" {
+            assert!(
+                found[0].contains("deadline_secs must be a positive"),
+                "{found:?}"
+            );
+        }
+    }
+    let toml = "[budget]\ndeadline_secs = 2\n";
+    assert!(problems(&[("dataset.jsonl", &line), ("arena.toml", toml)]).is_empty());
+
     let found = problems(&[
         ("dataset.jsonl", &line),
         ("corpus.json", "[\n{\"title\": 1}\n]"),

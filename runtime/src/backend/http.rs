@@ -253,15 +253,22 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
+            return Some(seconds(ms / 1000.0));
         }
     }
     let value = text("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return (secs.is_finite() && secs >= 0.0).then(|| seconds(secs));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A finite, non-negative number of seconds as a `Duration`, saturating at
+/// `Duration::MAX` (a server may send `Retry-After: 1e300`; that is "too
+/// long to wait", never a panic).
+fn seconds(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 /// `base` without a trailing slash, joined with `path`.
@@ -309,6 +316,20 @@ mod tests {
             Some(Duration::from_millis(250))
         );
         assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
+        // Absurd values saturate instead of panicking in Duration.
+        for (name, value) in [
+            ("retry-after", "1e300"),
+            ("retry-after-ms", "1e300"),
+            ("retry-after", "18446744073709551616"),
+        ] {
+            assert_eq!(
+                retry_after(&headers(&[(name, value)]), now),
+                Some(Duration::MAX),
+                "{name}: {value}"
+            );
+        }
+        assert_eq!(retry_after(&headers(&[("retry-after", "-1")]), now), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", "NaN")]), now), None);
         assert_eq!(retry_after(&headers(&[]), now), None);
     }
 
