@@ -53,7 +53,8 @@ pub enum Check {
     ToolUsed {
         /// The tool name.
         name: String,
-        /// Least number of calls. Default: 1.
+        /// Least number of successful calls (failed calls do not count).
+        /// Default: 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         min: Option<u32>,
         /// Free text for humans.
@@ -169,12 +170,25 @@ pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -
 fn score_one(c: &ItemCheck, answer: Option<&Value>, report: &RunReport) -> (bool, String) {
     match (&c.check, answer) {
         (Check::ToolUsed { name, min, .. }, _) => {
+            // Only calls that ran and succeeded count: a call refused for
+            // invalid arguments (or that crashed) did not use the tool.
             let min = min.unwrap_or(1);
-            let n = report.tool_calls.iter().filter(|t| &t.name == name).count();
-            (
-                n >= min as usize,
-                format!("{name} called {n} time(s), at least {min} required"),
-            )
+            let calls = report.tool_calls.iter().filter(|t| &t.name == name);
+            let (ok, failed) = calls.fold((0usize, 0usize), |(ok, failed), t| {
+                if t.ok {
+                    (ok + 1, failed)
+                } else {
+                    (ok, failed + 1)
+                }
+            });
+            let detail = if failed == 0 {
+                format!("{name} called {ok} time(s), at least {min} required")
+            } else {
+                format!(
+                    "{name} called {ok} time(s) successfully ({failed} failed), at least {min} required"
+                )
+            };
+            (ok >= min as usize, detail)
         }
         (_, None) => (false, "the run produced no answer".to_string()),
         (_, Some(answer)) => score_answer(c, answer),

@@ -37,3 +37,58 @@ fn unknown_fields_are_refused() {
     let ok = serde_json::from_value::<Check>(json!({"type": "json_valid", "description": "x"}));
     assert!(ok.is_ok());
 }
+
+fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
+    RunReport {
+        outcome: tribunal_runtime::RunOutcome::Ok { value: json!({}) },
+        repair_used: false,
+        extracted_from: None,
+        usage: Default::default(),
+        tool_calls: calls
+            .iter()
+            .map(|(name, ok)| tribunal_runtime::ToolCallRecord {
+                name: name.to_string(),
+                arguments: "{}".into(),
+                ok: *ok,
+                duration_ms: 0.0,
+            })
+            .collect(),
+        turns: 1,
+        wall_ms: 0.0,
+        finalized_after: None,
+    }
+}
+
+#[test]
+fn tool_used_counts_only_successful_calls() {
+    let check = |spec: Value| ItemCheck {
+        check: serde_json::from_value(spec.clone()).unwrap(),
+        spec,
+        schema: None,
+        regex: None,
+    };
+    let once = [check(json!({"type": "tool_used", "name": "search"}))];
+    let twice = [check(
+        json!({"type": "tool_used", "name": "search", "min": 2}),
+    )];
+    let answer = json!({});
+
+    // Every call failed (e.g. invalid arguments): the tool was not used.
+    let failed = report_with_calls(&[("search", false), ("search", false)]);
+    let r = score(&once, Some(&answer), &failed);
+    assert!(!r[0].ok);
+    assert_eq!(
+        r[0].detail,
+        "search called 0 time(s) successfully (2 failed), at least 1 required"
+    );
+
+    let mixed = report_with_calls(&[("search", false), ("search", true), ("grep", true)]);
+    assert!(score(&once, Some(&answer), &mixed)[0].ok);
+    let r = score(&twice, Some(&answer), &mixed);
+    assert!(!r[0].ok, "{}", r[0].detail);
+
+    let good = report_with_calls(&[("search", true), ("search", true)]);
+    let r = score(&twice, Some(&answer), &good);
+    assert!(r[0].ok);
+    assert_eq!(r[0].detail, "search called 2 time(s), at least 2 required");
+}
