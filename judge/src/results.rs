@@ -1,6 +1,6 @@
 //! Result rows: one JSON object per line, appended and flushed as each item
-//! finishes. Reading tolerates a torn last line (a process killed mid-write)
-//! and refuses any other damage; merging combines shard files.
+//! finishes. Reading tolerates a torn last line (a process killed mid-write:
+//! no newline) and refuses any other damage; merging combines shard files.
 
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
@@ -101,9 +101,9 @@ pub struct ReadRows {
     pub good_len: u64,
 }
 
-/// Reads a results file. A last line without its newline, or one that does
-/// not parse, is a torn write and is discarded; any other bad line is
-/// [`JudgeError::CorruptResults`].
+/// Reads a results file. A last line without its newline is a torn write
+/// and is discarded; any complete line that is not a row (the last one
+/// included) is [`JudgeError::CorruptResults`] naming its line.
 pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
     let text = std::fs::read(path).map_err(|e| JudgeError::io(path, e))?;
     let mut out = ReadRows::default();
@@ -116,7 +116,6 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
             Some(n) => (&rest[..n], true, offset + n + 1),
             None => (rest, false, text.len()),
         };
-        let is_last = next >= text.len();
         if line.iter().all(u8::is_ascii_whitespace) {
             if complete {
                 out.good_len = next as u64;
@@ -129,17 +128,23 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
                 out.rows.push(row);
                 out.good_len = next as u64;
             }
-            Err(e) if !is_last => {
+            // A whole line (its newline written) that is not a row is
+            // damage, wherever it is: never silently dropped.
+            Err(e) if complete => {
                 return Err(JudgeError::CorruptResults {
                     path: path.to_path_buf(),
                     line: line_no,
-                    message: e.to_string(),
+                    message: tribunal_runtime::one_line(&e.to_string(), 300),
                 });
             }
-            // The last line, cut short (no newline) or unparsable: torn.
+            // The last line without its newline: a write cut short. Each row
+            // is one write ending in the newline, so this is the only shape
+            // a killed process leaves.
             _ => {
                 out.torn = true;
-                tracing::warn!(path = %path.display(), line = line_no, "discarding a torn last line");
+                // Callers learn it from `torn` (the CLI says so once); a log line
+                // at warn would say it twice.
+                tracing::debug!(path = %path.display(), line = line_no, "discarding a torn last line");
             }
         }
         offset = next;

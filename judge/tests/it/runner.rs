@@ -170,6 +170,32 @@ async fn a_bad_line_before_the_end_is_corruption() {
     ));
 }
 
+/// A last line with its newline was written whole: if it is not a row, the
+/// file is damaged (not torn), and nothing is dropped silently — also for
+/// input that is hostile rather than torn (100,000-deep nesting, a row of
+/// the wrong shape).
+#[tokio::test]
+async fn a_complete_bad_last_line_is_corruption_not_a_torn_write() {
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    mock_run(&arena, &options(&out)).await;
+    let text = std::fs::read_to_string(&out).unwrap();
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    for bad in ["{oops", r#"{"version": 1, "id": 5}"#, &deep] {
+        std::fs::write(&out, format!("{text}{bad}\n")).unwrap();
+        match read_rows(&out) {
+            Err(JudgeError::CorruptResults { line: 16, .. }) => {}
+            other => panic!("{}: {other:?}", &bad[..bad.len().min(20)]),
+        }
+        // Without its newline the same line is a torn write.
+        std::fs::write(&out, format!("{text}{bad}")).unwrap();
+        let read = read_rows(&out).unwrap();
+        assert!(read.torn);
+        assert_eq!(read.rows.len(), 15);
+    }
+}
+
 #[tokio::test]
 async fn resume_refuses_a_changed_config() {
     let arena = structured_output();
