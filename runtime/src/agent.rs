@@ -200,7 +200,7 @@ impl Agent {
     ) -> Result<String, BackendError> {
         conversation.push_user(question);
         let request = ModelRequest {
-            conversation: conversation.clone(),
+            conversation: Arc::new(conversation.clone()),
             tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: self.max_output_tokens,

@@ -35,6 +35,9 @@ pub async fn drive(
                         Err(e) => Input::BackendFailed(e),
                     })
                     .unwrap_or(Input::DeadlineExceeded);
+                // Release the request's share of the conversation first, so
+                // the machine grows it in place instead of copying it.
+                drop(request);
                 machine.handle(input, Instant::now().into_std());
             }
             Some(Action::CallTools(calls)) => {

@@ -45,7 +45,8 @@ pub enum Action {
     /// Send this request to the model.
     CallModel(ModelRequest),
     /// Execute these tool calls (concurrently) and report the results.
-    CallTools(Vec<ToolCall>),
+    /// Shared with the machine, which pairs the results with the calls.
+    CallTools(Arc<[ToolCall]>),
     /// The run is over; call [`Machine::into_report`].
     Done,
 }
@@ -78,8 +79,8 @@ enum Phase {
 enum State {
     Ready(Phase),
     AwaitingModel(Phase),
-    ToolsReady(Vec<ToolCall>),
-    AwaitingTools(Vec<ToolCall>),
+    ToolsReady(Arc<[ToolCall]>),
+    AwaitingTools(Arc<[ToolCall]>),
     Done(RunOutcome),
 }
 
@@ -90,7 +91,7 @@ pub struct Machine {
     contract: Arc<dyn AnswerContract>,
     output: OutputFormat,
     tools: Arc<[ToolSpec]>,
-    conversation: Conversation,
+    conversation: Arc<Conversation>,
     started: Instant,
     deadline: Option<Instant>,
     state: State,
@@ -124,7 +125,7 @@ impl Machine {
             contract,
             output,
             tools: tools.into(),
-            conversation,
+            conversation: Arc::new(conversation),
             started: now,
             deadline,
             state: State::Ready(Phase::Agent),
@@ -171,7 +172,7 @@ impl Machine {
                     Arc::from(Vec::new())
                 };
                 let request = ModelRequest {
-                    conversation: self.conversation.clone(),
+                    conversation: Arc::clone(&self.conversation),
                     tools,
                     output: self.output.clone(),
                     max_output_tokens: self.config.max_output_tokens,
@@ -181,7 +182,7 @@ impl Machine {
                 Some(Action::CallModel(request))
             }
             State::ToolsReady(calls) => {
-                self.state = State::AwaitingTools(calls.clone());
+                self.state = State::AwaitingTools(Arc::clone(&calls));
                 Some(Action::CallTools(calls))
             }
             State::Done(outcome) => {
@@ -209,7 +210,7 @@ impl Machine {
             }
             (State::AwaitingModel(phase), Input::Turn(turn)) => self.on_turn(phase, turn, now),
             (State::AwaitingTools(calls), Input::ToolsDone(executions)) => {
-                self.on_tools(calls, executions, now)
+                self.on_tools(&calls, executions, now)
             }
             (state, input) => {
                 // An input the machine did not ask for: a driver bug. End the run
@@ -221,9 +222,21 @@ impl Machine {
     }
 
     fn on_turn(&mut self, phase: Phase, turn: ModelTurn, now: Instant) {
+        let ModelTurn {
+            text,
+            tool_calls,
+            usage,
+            stop,
+        } = turn;
         self.turns += 1;
-        self.usage.add(turn.usage);
-        self.conversation.push_assistant(&turn);
+        self.usage.add(usage);
+        let calls: Arc<[ToolCall]> = tool_calls.into();
+        // The text moves into the conversation (an answer can be large); it is
+        // read back from there below.
+        self.conversation_mut().messages.push(Message::Assistant {
+            text,
+            tool_calls: calls.to_vec(),
+        });
         if let Some(max) = self.config.budget.max_tokens {
             if self.usage.total() > max {
                 self.finish(error(ErrorCode::MaxTokensExceeded), now);
@@ -234,25 +247,29 @@ impl Machine {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
             return;
         }
-        if phase == Phase::Agent && !turn.tool_calls.is_empty() {
-            let requested = turn.tool_calls.len() as u32;
+        if phase == Phase::Agent && !calls.is_empty() {
+            let requested = calls.len() as u32;
             if let Some(max) = self.config.budget.max_tool_calls {
                 if self.tool_calls_executed.saturating_add(requested) > max {
-                    self.refuse_batch(&turn.tool_calls);
+                    self.refuse_batch(&calls);
                     self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
                     return;
                 }
             }
-            self.state = State::ToolsReady(turn.tool_calls);
+            self.state = State::ToolsReady(calls);
             return;
         }
         // A final answer. (Tool calls on a tools-disabled turn are ignored: only
         // the text can be the answer.)
+        let text = match self.conversation.messages.last() {
+            Some(Message::Assistant { text, .. }) => text.as_str(),
+            _ => "",
+        };
         match evaluate_answer(
             self.contract.as_ref(),
             self.config.target,
-            &turn.text,
-            turn.stop,
+            text,
+            stop,
             &self.config.answer,
         ) {
             Ok(accepted) => {
@@ -276,13 +293,14 @@ impl Machine {
                 if let Phase::Finalize(code) = phase {
                     self.finalized_after = Some(code);
                 }
-                self.conversation.push_user(repair_message(&rejection));
+                self.conversation_mut()
+                    .push_user(repair_message(&rejection));
                 self.state = State::Ready(Phase::Repair);
             }
         }
     }
 
-    fn on_tools(&mut self, calls: Vec<ToolCall>, executions: Vec<ToolExecution>, now: Instant) {
+    fn on_tools(&mut self, calls: &[ToolCall], executions: Vec<ToolExecution>, now: Instant) {
         self.tool_calls_executed = self.tool_calls_executed.saturating_add(calls.len() as u32);
         let mut results = Vec::with_capacity(calls.len());
         for (call, execution) in calls.iter().zip(executions) {
@@ -303,7 +321,7 @@ impl Machine {
                 is_error: true,
             });
         }
-        self.conversation
+        self.conversation_mut()
             .messages
             .push(Message::ToolResults { results });
         if self.past_deadline(now) {
@@ -324,7 +342,7 @@ impl Machine {
                 is_error: true,
             })
             .collect();
-        self.conversation
+        self.conversation_mut()
             .messages
             .push(Message::ToolResults { results });
     }
@@ -379,7 +397,15 @@ impl Machine {
             wall_ms: wall.as_secs_f64() * 1000.0,
             finalized_after: self.finalized_after,
         };
-        (report, self.conversation)
+        let conversation =
+            Arc::try_unwrap(self.conversation).unwrap_or_else(|shared| (*shared).clone());
+        (report, conversation)
+    }
+
+    /// The conversation, to grow it. Copies it first only if a request still
+    /// holds it (copy on write).
+    fn conversation_mut(&mut self) -> &mut Conversation {
+        Arc::make_mut(&mut self.conversation)
     }
 }
 

@@ -76,8 +76,11 @@ pub enum OutputFormat {
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelRequest {
-    /// System prompt and messages so far.
-    pub conversation: Conversation,
+    /// System prompt and messages so far. Shared: the loop hands the same
+    /// conversation to every request of a turn (and to a backend that keeps
+    /// requests, like the scripted one's log) without copying it, and copies
+    /// it only when it grows while a request still holds it.
+    pub conversation: Arc<Conversation>,
     /// Tools offered on this request (empty: none; always empty on a repair).
     /// Shared, because every request of a run offers the same tools.
     pub tools: Arc<[ToolSpec]>,

@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn key_ignores_key_order_and_surrounding_blanks() {
         let a = ModelRequest {
-            conversation: Conversation::new(Some("sys".into()), "hello"),
+            conversation: Conversation::new(Some("sys".into()), "hello").into(),
             tools: Vec::new().into(),
             output: OutputFormat::JsonSchema {
                 name: "answer".into(),
@@ -257,14 +257,14 @@ mod tests {
             max_output_tokens: None,
         };
         let mut b = a.clone();
-        b.conversation = Conversation::new(Some("sys \n".into()), "hello");
+        b.conversation = Conversation::new(Some("sys \n".into()), "hello").into();
         b.output = OutputFormat::JsonSchema {
             name: "answer".into(),
             schema: Arc::new(json!({"properties": {}, "type": "object"})),
         };
         assert_eq!(request_key(&a), request_key(&b));
         let mut c = a.clone();
-        c.conversation.push_user("more");
+        Arc::make_mut(&mut c.conversation).push_user("more");
         assert_ne!(request_key(&a), request_key(&c));
     }
 }

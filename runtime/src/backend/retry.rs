@@ -154,7 +154,7 @@ mod tests {
 
     fn request() -> ModelRequest {
         ModelRequest {
-            conversation: Conversation::new(None, "hi"),
+            conversation: Conversation::new(None, "hi").into(),
             tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: None,

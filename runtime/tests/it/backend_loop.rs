@@ -180,7 +180,7 @@ async fn error_bodies_become_backend_errors_with_status_and_type() {
         let server = model_server(kind, vec![error_turn(kind, 404, "not_found_error")]).await;
         let backend = provider(kind, &server, &BackendOptions::default());
         let request = ModelRequest {
-            conversation: tribunal_runtime::Conversation::new(None, "hi"),
+            conversation: tribunal_runtime::Conversation::new(None, "hi").into(),
             tools: Vec::new().into(),
             output: OutputFormat::Text,
             max_output_tokens: Some(16),

@@ -63,7 +63,7 @@ async fn a_recorded_run_replays_without_keys() {
         // A request the cassette never saw fails clearly.
         let err = replay
             .complete(&ModelRequest {
-                conversation: Conversation::new(None, "something else"),
+                conversation: Conversation::new(None, "something else").into(),
                 tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,
@@ -174,7 +174,7 @@ async fn the_key_appears_in_no_log_and_no_cassette() {
         assert!(run.report.outcome.value().is_none());
         let err = provider(kind, &server, &BackendOptions::default())
             .complete(&ModelRequest {
-                conversation: Conversation::new(None, "hi"),
+                conversation: Conversation::new(None, "hi").into(),
                 tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,

@@ -14,7 +14,7 @@ use tribunal_runtime::{
 
 fn request() -> ModelRequest {
     ModelRequest {
-        conversation: Conversation::new(None, "hi"),
+        conversation: Conversation::new(None, "hi").into(),
         tools: Vec::new().into(),
         output: OutputFormat::Text,
         max_output_tokens: Some(32),

@@ -293,3 +293,66 @@ async fn oversized_tool_output_is_capped_with_a_marker() {
         10 * 1024 * 1024
     )));
 }
+
+/// A backend that keeps nothing of a request: it notes the address and
+/// length of each request's conversation, then plays its turns.
+struct Forgetful {
+    turns: std::sync::Mutex<std::collections::VecDeque<ModelTurn>>,
+    seen: std::sync::Mutex<Vec<(usize, usize)>>,
+}
+
+impl Backend for Forgetful {
+    fn name(&self) -> &str {
+        "forgetful"
+    }
+    fn model(&self) -> &str {
+        "m"
+    }
+    fn schema_target(&self) -> tribunal_runtime::SchemaTarget {
+        tribunal_runtime::SchemaTarget::Plain
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a tribunal_runtime::ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, tribunal_runtime::BackendError>> {
+        let address = Arc::as_ptr(&request.conversation) as usize;
+        let len = request.conversation.messages.len();
+        self.seen.lock().unwrap().push((address, len));
+        let turn = self.turns.lock().unwrap().pop_front().unwrap_or_default();
+        Box::pin(async move { Ok(turn) })
+    }
+}
+
+/// Requests share the run's conversation instead of copying it, and the
+/// loop grows it in place once the backend has let go of the request: the
+/// same conversation (one address) is seen growing over every turn.
+#[tokio::test]
+async fn the_conversation_is_shared_with_requests_not_copied() {
+    let backend = Arc::new(Forgetful {
+        turns: std::sync::Mutex::new(
+            [
+                calls(&[("count", json!({"q": "a"}))]),
+                calls(&[("count", json!({"q": "b"}))]),
+                text(&eiffel().to_string()),
+            ]
+            .into(),
+        ),
+        seen: Default::default(),
+    });
+    let (tool, _) = Counter::new("count");
+    let agent = Agent::new(
+        backend.clone() as Arc<dyn Backend>,
+        Arc::new(landmark_schema()),
+    )
+    .unwrap()
+    .with_tools(ToolBox::new().with(tool));
+    let run = agent.run("go").await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    let seen = backend.seen.lock().unwrap().clone();
+    let lengths: Vec<usize> = seen.iter().map(|(_, len)| *len).collect();
+    assert_eq!(lengths, [1, 3, 5]);
+    assert!(
+        seen.iter().all(|(address, _)| *address == seen[0].0),
+        "the conversation was copied between turns: {seen:?}"
+    );
+}
