@@ -1,6 +1,7 @@
 //! [`Progress`]: what the runner reports while items finish — an indicatif
 //! bar when stderr is a terminal, plain lines otherwise (CI logs).
 
+use crate::report::error_text;
 use crate::results::ResultRow;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -95,7 +96,7 @@ impl Progress for Console {
                 let code = row
                     .error_code
                     .as_deref()
-                    .map(|c| format!(" {c}"))
+                    .map(|c| format!(" {}", error_text(Some(c), row.backend_failure.as_ref())))
                     .unwrap_or_default();
                 let mut err = std::io::stderr().lock();
                 let _ = writeln!(

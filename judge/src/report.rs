@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::str::FromStr;
-use tribunal_runtime::{ToolCallRecord, Usage};
+use tribunal_runtime::{BackendFailure, ToolCallRecord, Usage};
 
 /// The version of the JSON report layout.
 pub const REPORT_VERSION: u32 = 1;
@@ -54,6 +54,9 @@ pub struct ReportItem {
     pub outcome: Outcome,
     /// The stable error code of an ERROR, else null.
     pub error_code: Option<String>,
+    /// On `backend_error`: kind, HTTP status, provider error type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_failure: Option<BackendFailure>,
     /// The check results (empty on ERROR: checks are skipped).
     pub checks: Vec<CheckResult>,
     /// The validated answer (PASS and FAIL only).
@@ -78,6 +81,7 @@ impl ReportItem {
             repeat: r.repeat,
             outcome: r.outcome,
             error_code: r.error_code.clone(),
+            backend_failure: r.backend_failure.clone(),
             checks: r.checks.clone(),
             answer: r.answer.clone(),
             usage: r.usage,
@@ -270,7 +274,10 @@ impl Report {
                         out,
                         ">\n      <error type=\"{}\" message=\"{}\"/>\n    </testcase>",
                         xml(code),
-                        xml(&format!("the run ended with {code}; checks skipped"))
+                        xml(&format!(
+                            "the run ended with {}; checks skipped",
+                            error_text(Some(code), item.backend_failure.as_ref())
+                        ))
                     );
                 }
             }
@@ -317,13 +324,23 @@ impl Report {
     }
 }
 
+/// An error code with what is known of a backend failure:
+/// `backend_error: HTTP 401 invalid_api_key`.
+pub(crate) fn error_text(code: Option<&str>, failure: Option<&BackendFailure>) -> String {
+    let code = code.unwrap_or("unknown");
+    match failure {
+        Some(f) => format!("{code}: {f}"),
+        None => code.to_string(),
+    }
+}
+
 /// The one-line detail of an item: the error code, the failed checks, or
 /// how many checks held.
 fn item_detail(item: &ReportItem) -> String {
     match item.outcome {
         Outcome::Error => format!(
             "{} (checks skipped)",
-            item.error_code.as_deref().unwrap_or("unknown")
+            error_text(item.error_code.as_deref(), item.backend_failure.as_ref())
         ),
         Outcome::Fail => item
             .checks

@@ -11,7 +11,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use tribunal_runtime::{ToolCallRecord, Usage};
+use tribunal_runtime::{BackendFailure, ToolCallRecord, Usage};
 
 /// The version of the row layout, written in every row.
 pub const ROW_VERSION: u32 = 1;
@@ -61,6 +61,10 @@ pub struct ResultRow {
     pub outcome: Outcome,
     /// The stable error code of an ERROR row (`ErrorCode::as_str`), else null.
     pub error_code: Option<String>,
+    /// On a `backend_error` row: the failure's kind, HTTP status and provider
+    /// error type (never a message). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_failure: Option<BackendFailure>,
     /// Every check's result; empty on ERROR (checks are skipped).
     pub checks: Vec<CheckResult>,
     /// The validated answer of a PASS or FAIL row; null on ERROR.

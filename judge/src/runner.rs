@@ -218,7 +218,7 @@ async fn run_recorded(
         }
         Err(e) => {
             tracing::warn!(item = %item.id, "the schema cannot be used with this backend: {e}");
-            (failed_report(ErrorCode::SchemaMismatch), None)
+            (RunReport::failed(ErrorCode::SchemaMismatch), None)
         }
     };
     let (outcome, error_code, checks, answer) = match &report.outcome {
@@ -247,6 +247,7 @@ async fn run_recorded(
         config_hash: config_hash.to_string(),
         outcome,
         error_code,
+        backend_failure: report.backend_failure.clone(),
         checks,
         answer,
         usage: report.usage,
@@ -260,19 +261,6 @@ async fn run_recorded(
     };
     let run = conversation.map(|c| (report, c));
     (row, run)
-}
-
-fn failed_report(code: ErrorCode) -> RunReport {
-    RunReport {
-        outcome: RunOutcome::Error { code },
-        repair_used: false,
-        extracted_from: None,
-        usage: Default::default(),
-        tool_calls: Vec::new(),
-        turns: 0,
-        wall_ms: 0.0,
-        finalized_after: None,
-    }
 }
 
 fn now_ms() -> u64 {

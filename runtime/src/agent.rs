@@ -146,18 +146,7 @@ impl Agent {
             Err(e) => {
                 tracing::error!("schema compile failed: {e}");
                 return Run {
-                    report: RunReport {
-                        outcome: RunOutcome::Error {
-                            code: ErrorCode::SchemaMismatch,
-                        },
-                        repair_used: false,
-                        extracted_from: None,
-                        usage: Default::default(),
-                        tool_calls: Vec::new(),
-                        turns: 0,
-                        wall_ms: 0.0,
-                        finalized_after: None,
-                    },
+                    report: RunReport::failed(ErrorCode::SchemaMismatch),
                     conversation,
                 };
             }

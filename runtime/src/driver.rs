@@ -32,7 +32,13 @@ pub async fn drive(
                     .await
                     .map(|r| match r {
                         Ok(t) => Input::Turn(t),
-                        Err(e) => Input::BackendFailed(e),
+                        Err(e) => {
+                            // The one place the reason is told: the report
+                            // keeps only its code and kind. The message is
+                            // free of keys and request content.
+                            tracing::warn!(backend = backend.name(), error = %e, "the model call failed");
+                            Input::BackendFailed(e)
+                        }
                     })
                     .unwrap_or(Input::DeadlineExceeded);
                 // Release the request's share of the conversation first, so

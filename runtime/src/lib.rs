@@ -67,7 +67,7 @@ pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, T
 pub use driver::drive;
 pub use error::{ErrorCode, SchemaError};
 pub use machine::{Action, Input, Machine, MachineConfig};
-pub use report::{RunOutcome, RunReport, ToolCallRecord};
+pub use report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 pub use schema::{Issue, OutputSchema};
 pub use tool::{
     Tool, ToolBox, ToolError, ToolExecution, ToolOutput, ToolSpec, cap_text, truncate_chars,

@@ -21,7 +21,7 @@ use crate::contract::AnswerContract;
 use crate::conversation::{Conversation, Message, ModelTurn, ToolCall, ToolResult, Usage};
 use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
-use crate::report::{RunOutcome, RunReport, ToolCallRecord};
+use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::tool::{ToolExecution, ToolSpec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,6 +102,7 @@ pub struct Machine {
     finalized_after: Option<ErrorCode>,
     extracted_from: Option<ExtractedFrom>,
     tool_records: Vec<ToolCallRecord>,
+    backend_failure: Option<BackendFailure>,
     ended_at: Option<Instant>,
 }
 
@@ -136,6 +137,7 @@ impl Machine {
             finalized_after: None,
             extracted_from: None,
             tool_records: Vec::new(),
+            backend_failure: None,
             ended_at: None,
         })
     }
@@ -205,7 +207,7 @@ impl Machine {
                 self.finish(error(ErrorCode::DeadlineExceeded), now);
             }
             (State::AwaitingModel(_), Input::BackendFailed(e)) => {
-                tracing::trace!(error = %e, "backend failed");
+                self.backend_failure = Some(BackendFailure::of(&e));
                 self.finish(error(ErrorCode::BackendError), now);
             }
             (State::AwaitingModel(phase), Input::Turn(turn)) => self.on_turn(phase, turn, now),
@@ -396,6 +398,7 @@ impl Machine {
             turns: self.turns,
             wall_ms: wall.as_secs_f64() * 1000.0,
             finalized_after: self.finalized_after,
+            backend_failure: self.backend_failure,
         };
         let conversation =
             Arc::try_unwrap(self.conversation).unwrap_or_else(|shared| (*shared).clone());

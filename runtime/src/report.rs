@@ -3,6 +3,7 @@
 //! Invariant: a report never holds the model's text for a failed answer — an
 //! error outcome is only its [`ErrorCode`].
 
+use crate::backend::{BackendError, BackendErrorKind};
 use crate::conversation::Usage;
 use crate::error::ErrorCode;
 use crate::json::ExtractedFrom;
@@ -43,6 +44,58 @@ impl RunOutcome {
     }
 }
 
+/// What is known of the backend failure that ended a run with
+/// `backend_error`, beyond the code: its kind, HTTP status and the
+/// provider's error type. Never a message — provider messages can quote the
+/// request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendFailure {
+    /// What kind of failure it was.
+    pub kind: BackendErrorKind,
+    /// The HTTP status, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The provider's error type (e.g. `invalid_api_key`), when it gave a
+    /// plain identifier (at most 64 of `[A-Za-z0-9_.-]`; anything else is
+    /// dropped rather than stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_type: Option<String>,
+}
+
+/// The longest provider error type kept in a [`BackendFailure`].
+const MAX_PROVIDER_TYPE: usize = 64;
+
+impl BackendFailure {
+    /// The storable part of `error`.
+    pub fn of(error: &BackendError) -> Self {
+        let identifier = |t: &&String| {
+            !t.is_empty()
+                && t.len() <= MAX_PROVIDER_TYPE
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        };
+        BackendFailure {
+            kind: error.kind,
+            status: error.status,
+            provider_type: error.provider_type.as_ref().filter(identifier).cloned(),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendFailure {
+    /// `HTTP 401 invalid_api_key`, `transport`, `HTTP 503`, …
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(status) => write!(f, "HTTP {status}")?,
+            None => f.write_str(self.kind.as_str())?,
+        }
+        if let Some(t) = &self.provider_type {
+            write!(f, " {t}")?;
+        }
+        Ok(())
+    }
+}
+
 /// One executed tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
@@ -76,9 +129,28 @@ pub struct RunReport {
     /// Set when a budget was hit and the answer came from the one
     /// tools-disabled finalize turn (`on_budget = finalize`).
     pub finalized_after: Option<ErrorCode>,
+    /// Set when the run ended with `backend_error`: the failure's kind,
+    /// status and provider error type (no message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_failure: Option<BackendFailure>,
 }
 
 impl RunReport {
+    /// The report of a run that ended with `code` before any model turn.
+    pub fn failed(code: ErrorCode) -> Self {
+        RunReport {
+            outcome: RunOutcome::Error { code },
+            repair_used: false,
+            extracted_from: None,
+            usage: Usage::default(),
+            tool_calls: Vec::new(),
+            turns: 0,
+            wall_ms: 0.0,
+            finalized_after: None,
+            backend_failure: None,
+        }
+    }
+
     /// Whether the run produced a valid answer.
     pub fn is_ok(&self) -> bool {
         matches!(self.outcome, RunOutcome::Ok { .. })

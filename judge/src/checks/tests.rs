@@ -56,6 +56,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
         turns: 1,
         wall_ms: 0.0,
         finalized_after: None,
+        backend_failure: None,
     }
 }
 

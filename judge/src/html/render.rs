@@ -13,7 +13,7 @@ use crate::html::charts::{
 };
 use crate::html::escape::{escape_html, script_safe};
 use crate::html::page::{PageItem, ReportPage};
-use crate::report::MOCK_BANNER;
+use crate::report::{MOCK_BANNER, error_text};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -219,7 +219,9 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         item.id,
         item.repeat,
         item.outcome.as_str(),
-        item.error_code,
+        item.error_code
+            .as_deref()
+            .map(|code| error_text(Some(code), item.backend_failure.as_ref())),
         round1(item.wall_ms),
         item.usage.input_tokens,
         item.usage.output_tokens,

@@ -49,6 +49,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         config_hash: "cfg-0123456789ab".to_string(),
         outcome,
         error_code: (outcome == Outcome::Error).then(|| "max_tool_calls_exceeded".to_string()),
+        backend_failure: None,
         answer: (outcome != Outcome::Error)
             .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }})),
         checks,
@@ -158,6 +159,7 @@ pub fn transcript(row: &ResultRow) -> Transcript {
         turns: 3,
         wall_ms: row.wall_ms,
         finalized_after: None,
+        backend_failure: None,
     };
     Transcript::new(row, report, conversation)
 }

@@ -109,6 +109,20 @@ pub enum BackendErrorKind {
     Refused,
 }
 
+impl BackendErrorKind {
+    /// The snake_case name (`http`, `transport`, …), as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendErrorKind::Http => "http",
+            BackendErrorKind::Transport => "transport",
+            BackendErrorKind::Protocol => "protocol",
+            BackendErrorKind::Config => "config",
+            BackendErrorKind::Script => "script",
+            BackendErrorKind::Refused => "refused",
+        }
+    }
+}
+
 /// A backend failure. Never carries a request body or a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{kind:?} error{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]

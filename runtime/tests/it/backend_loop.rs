@@ -198,6 +198,38 @@ async fn error_bodies_become_backend_errors_with_status_and_type() {
     }
 }
 
+/// A run ended by a provider error keeps the code, plus the failure's kind,
+/// status and provider error type (a plain identifier) — never its message.
+#[tokio::test]
+async fn a_run_ended_by_a_provider_error_reports_status_and_type_not_the_message() {
+    for kind in ALL {
+        let server = model_server(kind, vec![error_turn(kind, 404, "not_found_error")]).await;
+        let run = agent(provider(kind, &server, &BackendOptions::default()))
+            .run("hi")
+            .await;
+        assert_eq!(
+            run.report.outcome.error_code(),
+            Some(tribunal_runtime::ErrorCode::BackendError)
+        );
+        let failure = run.report.backend_failure.clone().unwrap();
+        assert_eq!(failure.kind, BackendErrorKind::Http, "{kind}");
+        assert_eq!(failure.status, Some(404));
+        assert_eq!(failure.provider_type.as_deref(), Some("not_found_error"));
+        assert_eq!(failure.to_string(), "HTTP 404 not_found_error");
+        let stored = serde_json::to_string(&run.report).unwrap();
+        assert!(!stored.contains("request failed"), "{stored}");
+
+        // A provider "type" that is not a plain identifier is not stored.
+        let odd = "<script>alert(1)</script> with the model's words";
+        let server = model_server(kind, vec![error_turn(kind, 400, odd)]).await;
+        let run = agent(provider(kind, &server, &BackendOptions::default()))
+            .run("hi")
+            .await;
+        let failure = run.report.backend_failure.clone().unwrap();
+        assert_eq!((failure.status, failure.provider_type), (Some(400), None));
+    }
+}
+
 #[tokio::test]
 async fn compatible_server_quirks_are_tolerated() {
     // llama.cpp's server: `content: ""` beside tool calls, extra `timings`,
