@@ -447,6 +447,14 @@ impl<'a> Lowering<'a> {
     }
 }
 
+/// The `type` keyword for `types`: a string for one type, else an array.
+fn type_keyword(types: &[String]) -> Value {
+    match types {
+        [one] => Value::String(one.clone()),
+        _ => json!(types),
+    }
+}
+
 /// The description of a JSON-encoded field: what its text must decode to.
 pub(crate) fn json_text_description(root: &Value, node: &Value, max: usize) -> String {
     // A bare reference is quoted as what it points to.

@@ -2,7 +2,7 @@
 //! placeholders for optional ones, open maps as JSON text), arrays and
 //! primitives.
 
-use super::{Failure, Lowered, Lowering, make_nullable, wire_accepts_null};
+use super::{Failure, Lowered, Lowering, make_nullable, type_keyword, wire_accepts_null};
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use crate::schema::decode::{Field, Step};
@@ -201,14 +201,7 @@ impl Lowering<'_> {
     ) -> Lowered {
         let mut handled = vec!["type", "enum", "const"];
         let mut wire = Map::new();
-        wire.insert(
-            "type".into(),
-            if types.len() == 1 {
-                json!(types[0])
-            } else {
-                json!(types)
-            },
-        );
+        wire.insert("type".into(), type_keyword(&types));
         let mut tail = Vec::new();
         for k in ["enum", "const"] {
             if let Some(v) = map.get(k) {

@@ -2,7 +2,7 @@
 //! every branch, nested unions flattened, constant-only unions collapsed into
 //! one `enum`, and the tagged decode step that tells branches apart.
 
-use super::{Failure, Lowered, Lowering, wire_keys, wire_tags, wire_types};
+use super::{Failure, Lowered, Lowering, type_keyword, wire_keys, wire_tags, wire_types};
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use crate::schema::decode::{Branch, Step};
@@ -188,14 +188,7 @@ impl Lowering<'_> {
             }
         }
         let mut wire = Map::new();
-        wire.insert(
-            "type".into(),
-            if types.len() == 1 {
-                json!(types[0])
-            } else {
-                json!(types)
-            },
-        );
+        wire.insert("type".into(), type_keyword(&types));
         if !lines.is_empty() {
             wire.insert("description".into(), Value::String(lines.join("\n")));
         }
