@@ -49,7 +49,8 @@ impl BackendFactory for MockBackends {
         Arc::new(
             ScriptedBackend::from_script(turns)
                 .with_model(MOCK_MODEL)
-                .with_latency(self.latency),
+                .with_latency(self.latency)
+                .without_request_log(),
         )
     }
 }

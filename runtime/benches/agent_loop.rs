@@ -77,7 +77,8 @@ fn one_run(c: &mut Criterion) {
     let tools = Arc::new(ToolBox::new().with(Echo));
     c.bench_function("loop/one_scripted_run", |b| {
         b.to_async(&rt).iter(|| {
-            let backend: Arc<dyn Backend> = Arc::new(ScriptedBackend::from_turns(turns()));
+            let backend: Arc<dyn Backend> =
+                Arc::new(ScriptedBackend::from_turns(turns()).without_request_log());
             let agent = Agent::new(backend, schema.clone())
                 .unwrap()
                 .with_tools(tools.clone());
@@ -107,7 +108,8 @@ fn ten_thousand_in_flight(c: &mut Criterion) {
                     .map(|_| {
                         let backend: Arc<dyn Backend> = Arc::new(
                             ScriptedBackend::from_turns(turns())
-                                .with_latency(Duration::from_millis(50)),
+                                .with_latency(Duration::from_millis(50))
+                                .without_request_log(),
                         );
                         let agent = Agent::new(backend, schema.clone())
                             .unwrap()

@@ -71,7 +71,8 @@ fn main() {
                             ..Default::default()
                         },
                     ])
-                    .with_latency(Duration::from_millis(latency_ms)),
+                    .with_latency(Duration::from_millis(latency_ms))
+                    .without_request_log(),
                 );
                 let agent = Agent::new(backend, schema.clone())
                     .unwrap()

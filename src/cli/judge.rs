@@ -186,7 +186,9 @@ fn backend(args: &ReviewArgs) -> anyhow::Result<Arc<dyn Backend>> {
         let turns: Vec<ScriptTurn> = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a JSON array of script turns", path.display()))?;
         return Ok(Arc::new(
-            ScriptedBackend::from_script(&turns).with_model(MOCK_MODEL),
+            ScriptedBackend::from_script(&turns)
+                .with_model(MOCK_MODEL)
+                .without_request_log(),
         ));
     }
     if args.mock.is_some() {

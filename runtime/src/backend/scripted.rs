@@ -111,6 +111,7 @@ pub struct ScriptedBackend {
     steps: Vec<ScriptStep>,
     next: AtomicUsize,
     requests: Mutex<Vec<ModelRequest>>,
+    log_requests: bool,
     latency: Duration,
     target: SchemaTarget,
     name: String,
@@ -124,6 +125,7 @@ impl ScriptedBackend {
             steps,
             next: AtomicUsize::new(0),
             requests: Mutex::new(Vec::new()),
+            log_requests: true,
             latency: Duration::ZERO,
             target: SchemaTarget::Plain,
             name: "mock".to_string(),
@@ -160,7 +162,17 @@ impl ScriptedBackend {
         self
     }
 
-    /// Every request received so far.
+    /// Keeps no request log ([`requests`](Self::requests) stays empty): for
+    /// mock runs and load tests, where nothing reads it. A kept request
+    /// holds a share of the run's conversation, so the loop must copy the
+    /// conversation when it next grows; without the log it grows in place.
+    pub fn without_request_log(mut self) -> Self {
+        self.log_requests = false;
+        self
+    }
+
+    /// Every request received so far (none after
+    /// [`without_request_log`](Self::without_request_log)).
     pub fn requests(&self) -> Vec<ModelRequest> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
@@ -191,8 +203,10 @@ impl Backend for ScriptedBackend {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
-            if let Ok(mut log) = self.requests.lock() {
-                log.push(request.clone());
+            if self.log_requests {
+                if let Ok(mut log) = self.requests.lock() {
+                    log.push(request.clone());
+                }
             }
             let index = self.next.fetch_add(1, Ordering::SeqCst);
             if !self.latency.is_zero() {

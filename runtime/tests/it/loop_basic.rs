@@ -356,3 +356,21 @@ async fn the_conversation_is_shared_with_requests_not_copied() {
         "the conversation was copied between turns: {seen:?}"
     );
 }
+
+#[tokio::test]
+async fn a_scripted_backend_without_its_request_log_keeps_no_request() {
+    let backend = Arc::new(
+        tribunal_runtime::ScriptedBackend::from_turns([
+            calls(&[("count", json!({"q": "a"}))]),
+            text(&eiffel().to_string()),
+        ])
+        .without_request_log(),
+    );
+    let (tool, count) = Counter::new("count");
+    let agent = agent(backend.clone()).with_tools(ToolBox::new().with(tool));
+    let run = agent.run("go").await;
+    assert!(run.report.is_ok());
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(backend.remaining(), 0);
+    assert!(backend.requests().is_empty());
+}
