@@ -25,9 +25,8 @@
 //! strongest evidence of what a passage is about; the boost is soft, so a
 //! much better BM25 match still wins.
 
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::tokenize::for_each_token;
 
@@ -38,56 +37,11 @@ pub(crate) const B: f64 = 0.75;
 /// Score factor for a document whose title words are all in the query.
 pub const TITLE_MATCH_BOOST: f64 = 1.5;
 
-/// The Fx hash (rustc's): much faster than SipHash on short keys. The
-/// index's keys are words from trusted corpus files, so its lack of
-/// collision resistance does not matter here.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        // The multiply leaves the low bits (the table's bucket index) poorly
-        // mixed; fold the high bits in (as rustc-hash 2 does with a rotate).
-        let h = self.0;
-        h ^ (h >> 29) ^ (h >> 47)
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// The index's maps use the Fx hash (rustc's, from `rustc-hash`): much
+/// faster than SipHash on short keys. Its keys are words from corpus files
+/// and document numbers, so its lack of collision resistance matters little
+/// here.
+type FxMap<K, V> = FxHashMap<K, V>;
 
 #[derive(Debug, Clone, Copy)]
 struct Posting {
