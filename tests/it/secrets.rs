@@ -366,6 +366,12 @@ async fn sweep_hostile(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
             Behaviour::RejectQuotingKey | Behaviour::Honest => {
                 assert_eq!(exit(&o), Some(2), "{api:?} {tag}: {}", stderr(&o));
                 assert!(stdout(&o).contains("backend_error"), "{}", stdout(&o));
+                let stored: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+                assert_eq!(
+                    stored["backend_failure"],
+                    serde_json::json!({"kind": "http", "status": 401, "provider_type": "invalid_api_key"}),
+                    "{api:?}"
+                );
             }
         }
     }

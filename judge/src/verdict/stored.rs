@@ -10,13 +10,14 @@
 //! ```
 //!
 //! An ERROR record has `"error_code"` instead of `"result"` — never the
-//! model's output.
+//! model's output — and, for `backend_error`, `"backend_failure"` (kind,
+//! HTTP status, provider error type; never a message).
 
 use super::{VERDICT_KEY, Verdict};
 use crate::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tribunal_runtime::{ErrorCode, RunOutcome, RunReport, Usage};
+use tribunal_runtime::{BackendFailure, ErrorCode, RunOutcome, RunReport, Usage};
 
 /// The layout version written in every stored verdict.
 pub const STORED_VERSION: u32 = 1;
@@ -98,6 +99,9 @@ pub struct StoredVerdict {
     pub result: Option<Value>,
     /// What reproduces it.
     pub reproduction: Reproduction,
+    /// On ERROR `backend_error`: the failure's kind, HTTP status and the
+    /// provider's error type (never a message).
+    pub backend_failure: Option<BackendFailure>,
 }
 
 impl StoredVerdict {
@@ -114,6 +118,7 @@ impl StoredVerdict {
                 outcome: v.into(),
                 result: Some(flat),
                 reproduction,
+                backend_failure: None,
             },
             None => StoredVerdict::error(ErrorCode::SchemaMismatch, reproduction),
         }
@@ -125,7 +130,14 @@ impl StoredVerdict {
             outcome: VerdictOutcome::Error(code),
             result: None,
             reproduction,
+            backend_failure: None,
         }
+    }
+
+    /// The record with what is known of the backend failure that ended it.
+    pub fn with_backend_failure(mut self, failure: Option<BackendFailure>) -> StoredVerdict {
+        self.backend_failure = failure;
+        self
     }
 
     /// The record of a finished run whose contract was a [`VerdictSchemas`](super::VerdictSchemas).
@@ -143,7 +155,8 @@ impl StoredVerdict {
         };
         match &report.outcome {
             RunOutcome::Ok { value } => StoredVerdict::accepted(value.clone(), reproduction),
-            RunOutcome::Error { code } => StoredVerdict::error(*code, reproduction),
+            RunOutcome::Error { code } => StoredVerdict::error(*code, reproduction)
+                .with_backend_failure(report.backend_failure.clone()),
         }
     }
 
@@ -160,7 +173,8 @@ impl StoredVerdict {
             (_, Some(code)) => StoredVerdict::error(
                 ErrorCode::parse(code).unwrap_or(ErrorCode::BackendError),
                 reproduction,
-            ),
+            )
+            .with_backend_failure(row.backend_failure.clone()),
             (Some(answer), None) => StoredVerdict::accepted(answer.clone(), reproduction),
             (None, None) => StoredVerdict::error(ErrorCode::SchemaMismatch, reproduction),
         }
@@ -183,6 +197,8 @@ struct StoredJson {
     result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error_code: Option<ErrorCode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    backend_failure: Option<BackendFailure>,
     reproduction: Reproduction,
 }
 
@@ -196,6 +212,7 @@ impl From<StoredVerdict> for StoredJson {
                 VerdictOutcome::Error(code) => Some(code),
                 _ => None,
             },
+            backend_failure: v.backend_failure,
             reproduction: v.reproduction,
         }
     }
@@ -219,6 +236,7 @@ impl TryFrom<StoredJson> for StoredVerdict {
             outcome,
             result: j.result,
             reproduction: j.reproduction,
+            backend_failure: j.backend_failure,
         })
     }
 }
