@@ -77,6 +77,12 @@ pub struct ModelTurn {
     /// Why the turn ended.
     #[serde(default)]
     pub stop: StopReason,
+    /// The provider's reasoning blocks of this turn, verbatim, to be sent
+    /// back with it: Anthropic `thinking` / `redacted_thinking` blocks, which
+    /// the API requires again on the next request when extended thinking is
+    /// on and the turn called tools. Empty for other providers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<serde_json::Value>,
 }
 
 /// One message of a conversation.
@@ -94,6 +100,11 @@ pub enum Message {
         text: String,
         /// Tool calls (may be empty).
         tool_calls: Vec<ToolCall>,
+        /// The turn's provider reasoning blocks, verbatim (see
+        /// [`ModelTurn::reasoning`]); sent back only to the provider that
+        /// produced them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<serde_json::Value>,
     },
     /// The results of the previous assistant turn's tool calls.
     ToolResults {
@@ -130,6 +141,7 @@ impl Conversation {
         self.messages.push(Message::Assistant {
             text: turn.text.clone(),
             tool_calls: turn.tool_calls.clone(),
+            reasoning: turn.reasoning.clone(),
         });
     }
 }

@@ -229,6 +229,7 @@ impl Machine {
             tool_calls,
             usage,
             stop,
+            reasoning,
         } = turn;
         self.turns += 1;
         self.usage.add(usage);
@@ -238,6 +239,7 @@ impl Machine {
         self.conversation_mut().messages.push(Message::Assistant {
             text,
             tool_calls: calls.to_vec(),
+            reasoning,
         });
         if let Some(max) = self.config.budget.max_tokens {
             if self.usage.total() > max {

@@ -127,6 +127,7 @@ pub fn transcript(row: &ResultRow) -> Transcript {
                     name: "search".to_string(),
                     arguments: r#"{"query":"landmark height"}"#.to_string(),
                 }],
+                reasoning: Vec::new(),
             },
             Message::ToolResults {
                 results: vec![ToolResult {
@@ -138,6 +139,7 @@ pub fn transcript(row: &ResultRow) -> Transcript {
             Message::Assistant {
                 text: format!("Here it is: {EVIL_TEXT}"),
                 tool_calls: Vec::new(),
+                reasoning: Vec::new(),
             },
             Message::User {
                 text: "Your answer was not valid JSON. Reply with only the JSON object.".into(),
@@ -145,6 +147,7 @@ pub fn transcript(row: &ResultRow) -> Transcript {
             Message::Assistant {
                 text: r#"{"name": "x", "height_m": 330}"#.to_string(),
                 tool_calls: Vec::new(),
+                reasoning: Vec::new(),
             },
         ],
     };

@@ -69,6 +69,9 @@ enum Block {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+    /// A block the API gave us, sent back unmodified (thinking blocks).
+    #[serde(untagged)]
+    Verbatim(Value),
 }
 
 #[derive(Debug, Serialize)]
@@ -100,8 +103,14 @@ impl Anthropic {
         for m in &request.conversation.messages {
             let (role, blocks) = match m {
                 Message::User { text } => ("user", vec![Block::Text { text: text.clone() }]),
-                Message::Assistant { text, tool_calls } => {
-                    let mut blocks = Vec::new();
+                Message::Assistant {
+                    text,
+                    tool_calls,
+                    reasoning,
+                } => {
+                    // Thinking blocks first, unmodified, as the API requires.
+                    let mut blocks: Vec<Block> =
+                        reasoning.iter().cloned().map(Block::Verbatim).collect();
                     // The API rejects empty text blocks.
                     if !text.is_empty() {
                         blocks.push(Block::Text { text: text.clone() });
@@ -231,6 +240,7 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
     };
     let mut text = String::new();
     let mut tool_calls = Vec::new();
+    let mut reasoning = Vec::new();
     for (i, block) in response.content.unwrap_or_default().iter().enumerate() {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
@@ -247,7 +257,10 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
                     .to_string(),
                 arguments: wire::arguments_text(block.get("input")),
             }),
-            // Thinking and other blocks are not part of the turn we keep.
+            // Kept verbatim: with extended thinking on, the API wants them
+            // back (signature included) on the next request.
+            Some("thinking" | "redacted_thinking") => reasoning.push(block.clone()),
+            // Other blocks are not part of the turn we keep.
             _ => {}
         }
     }
@@ -262,6 +275,7 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
         tool_calls,
         usage,
         stop,
+        reasoning,
     })
 }
 

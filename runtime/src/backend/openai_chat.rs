@@ -73,7 +73,9 @@ impl OpenAiChat {
                         },
                     ));
                 }
-                Message::Assistant { text, tool_calls } => {
+                Message::Assistant {
+                    text, tool_calls, ..
+                } => {
                     let calls: Vec<ChatCompletionMessageToolCalls> = tool_calls
                         .iter()
                         .map(|c| {
@@ -284,6 +286,7 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
         tool_calls,
         usage,
         stop,
+        reasoning: Vec::new(),
     })
 }
 

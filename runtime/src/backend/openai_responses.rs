@@ -58,7 +58,9 @@ impl OpenAiResponses {
         for m in &request.conversation.messages {
             match m {
                 Message::User { text } => input.push(message(Role::User, text)),
-                Message::Assistant { text, tool_calls } => {
+                Message::Assistant {
+                    text, tool_calls, ..
+                } => {
                     if !text.is_empty() {
                         input.push(message(Role::Assistant, text));
                     }
@@ -266,6 +268,7 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
         tool_calls,
         usage,
         stop,
+        reasoning: Vec::new(),
     })
 }
 

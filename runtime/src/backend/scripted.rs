@@ -97,6 +97,7 @@ impl ScriptTurn {
             tool_calls,
             usage: self.usage.unwrap_or_default(),
             stop,
+            reasoning: Vec::new(),
         }
     }
 }

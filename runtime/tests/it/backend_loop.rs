@@ -253,3 +253,66 @@ async fn compatible_server_quirks_are_tolerated() {
     assert_eq!(bodies[1]["messages"][2]["tool_calls"][0]["id"], "Yx2");
     assert_eq!(bodies[1]["messages"][3]["role"], "tool");
 }
+
+/// Anthropic extended thinking with tool use: the API requires the turn's
+/// thinking blocks — unmodified, signature included, before the tool_use —
+/// on the next request. They travel back verbatim; other blocks do not.
+#[tokio::test]
+async fn anthropic_thinking_blocks_go_back_unmodified_before_the_tool_call() {
+    let kind = BackendKind::Anthropic;
+    let thinking = json!({"type": "thinking", "thinking": "I should search first.",
+        "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"});
+    let redacted = json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"});
+    let first = wiremock::ResponseTemplate::new(200).set_body_json(json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
+        "content": [thinking, redacted,
+            {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"query": "Eiffel"}}],
+        "stop_reason": "tool_use", "usage": {"input_tokens": 50, "output_tokens": 20}
+    }));
+    let server = model_server(kind, vec![first, text_turn(kind, &eiffel().to_string())]).await;
+    let backend = provider(kind, &server, &BackendOptions::default());
+    let run = agent(backend).run("Eiffel Tower?").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+    let bodies = bodies(&server).await;
+    let assistant = &bodies[1]["messages"][1];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(assistant["content"][0], thinking);
+    assert_eq!(assistant["content"][1], redacted);
+    assert_eq!(assistant["content"][2]["type"], "tool_use");
+    assert_eq!(assistant["content"].as_array().unwrap().len(), 3);
+    // Kept in the conversation, where transcripts and follow-ups see it.
+    match &run.conversation.messages[1] {
+        tribunal_runtime::Message::Assistant { reasoning, .. } => {
+            assert_eq!(reasoning, &vec![thinking.clone(), redacted.clone()])
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The OpenAI backends never send reasoning blocks of another provider.
+#[tokio::test]
+async fn reasoning_blocks_are_not_sent_to_openai() {
+    for kind in [BackendKind::OpenAiChat, BackendKind::OpenAiResponses] {
+        let server = model_server(kind, vec![text_turn(kind, "{}")]).await;
+        let backend = provider(kind, &server, &BackendOptions::default());
+        let mut conversation = tribunal_runtime::Conversation::new(None, "hi");
+        conversation
+            .messages
+            .push(tribunal_runtime::Message::Assistant {
+                text: "earlier".into(),
+                tool_calls: Vec::new(),
+                reasoning: vec![json!({"type": "thinking", "thinking": "SECRET-THOUGHT"})],
+            });
+        conversation.push_user("again");
+        let request = ModelRequest {
+            conversation: conversation.into(),
+            tools: Vec::new().into(),
+            output: OutputFormat::Text,
+            max_output_tokens: Some(16),
+        };
+        backend.complete(&request).await.unwrap();
+        let body = bodies(&server).await[0].to_string();
+        assert!(!body.contains("SECRET-THOUGHT"), "{kind}: {body}");
+        assert!(body.contains("earlier"), "{kind}: {body}");
+    }
+}

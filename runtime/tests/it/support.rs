@@ -66,6 +66,7 @@ pub fn calls(calls: &[(&str, Value)]) -> ModelTurn {
             .collect(),
         stop: StopReason::ToolUse,
         usage: Usage::default(),
+        reasoning: Vec::new(),
     }
 }
 
