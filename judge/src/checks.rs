@@ -173,14 +173,13 @@ fn score_one(c: &ItemCheck, answer: Option<&Value>, report: &RunReport) -> (bool
             // Only calls that ran and succeeded count: a call refused for
             // invalid arguments (or that crashed) did not use the tool.
             let min = min.unwrap_or(1);
-            let calls = report.tool_calls.iter().filter(|t| &t.name == name);
-            let (ok, failed) = calls.fold((0usize, 0usize), |(ok, failed), t| {
-                if t.ok {
-                    (ok + 1, failed)
-                } else {
-                    (ok, failed + 1)
-                }
-            });
+            let calls: Vec<_> = report
+                .tool_calls
+                .iter()
+                .filter(|t| &t.name == name)
+                .collect();
+            let ok = calls.iter().filter(|t| t.ok).count();
+            let failed = calls.len() - ok;
             let detail = if failed == 0 {
                 format!("{name} called {ok} time(s), at least {min} required")
             } else {

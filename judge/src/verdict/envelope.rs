@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use tribunal_runtime::json::{ParseLimits, parse_strict};
 use tribunal_runtime::schema::{
     CompiledSchema, DecodePlan, Step, WireBudget, WireLimits, WireStats, compile_embedded_in,
-    rebase_local_refs,
+    contains_ref, rebase_local_refs,
 };
 use tribunal_runtime::{
     AnswerContract, ErrorCode, Issue, OutputSchema, Rejection, SchemaError, SchemaTarget,
@@ -276,13 +276,13 @@ fn envelope_schema(green: &Value, red: &Value) -> Value {
 }
 
 /// The envelope for prompt mode, where the owner schemas are shown as
-/// written. An owner schema with local `$ref`s (`#/$defs/…`, `#`) is placed
-/// whole under the envelope's `$defs` with its references rebased, so they
+/// written. An owner schema with `$ref`s (`#/$defs/…`, `#`) is placed whole
+/// under the envelope's `$defs` with its local references rebased, so they
 /// still resolve in the envelope document; one without is inlined.
 fn plain_envelope(green: &Value, red: &Value) -> Value {
     let mut defs = Map::new();
     let mut place = |verdict: Verdict, owner: &Value| {
-        if !has_local_ref(owner) {
+        if !contains_ref(owner) {
             return owner.clone();
         }
         let name = verdict.as_str().to_ascii_lowercase();
@@ -296,28 +296,6 @@ fn plain_envelope(green: &Value, red: &Value) -> Value {
         root.insert("$defs".into(), Value::Object(defs));
     }
     wire
-}
-
-/// Whether `schema` holds a `$ref` that starts with `#` anywhere (iterative).
-fn has_local_ref(schema: &Value) -> bool {
-    let mut stack = vec![schema];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                if map
-                    .get("$ref")
-                    .and_then(Value::as_str)
-                    .is_some_and(|r| r.starts_with('#'))
-                {
-                    return true;
-                }
-                stack.extend(map.values());
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    false
 }
 
 fn owner(verdict: Verdict, schema: Value) -> Result<OutputSchema, SchemaError> {

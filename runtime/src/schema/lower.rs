@@ -4,7 +4,7 @@
 use super::decode::Step;
 use super::keywords::{self, KeywordRole};
 use super::merge::{MergeError, merge_all, types_of, value_has_type};
-use super::refs::resolve;
+use super::refs::{contains_ref, resolve};
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use indexmap::{IndexMap, IndexSet};
@@ -488,23 +488,6 @@ pub(crate) fn json_text_description(root: &Value, node: &Value, max: usize) -> S
         "A JSON-encoded string. Its decoded value is checked against the schema on receipt."
             .to_string()
     }
-}
-
-fn contains_ref(node: &Value) -> bool {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        match n {
-            Value::Object(m) => {
-                if m.contains_key("$ref") {
-                    return true;
-                }
-                stack.extend(m.values());
-            }
-            Value::Array(a) => stack.extend(a.iter()),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Types implied by keywords when `type` is absent (`None`: any type).

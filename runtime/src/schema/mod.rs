@@ -22,7 +22,7 @@ pub use compile::{
 };
 pub use decode::{Branch, DecodePlan, Field, Step};
 pub use limits::{WireBudget, WireLimits, WireStats};
-pub use refs::rebase_local_refs;
+pub use refs::{contains_ref, rebase_local_refs};
 pub use validate::{Issue, OwnerValidator};
 
 use crate::backend::SchemaTarget;

@@ -149,6 +149,24 @@ pub fn rebase_local_refs(schema: Value, base: &str) -> Value {
     out
 }
 
+/// Whether `schema` holds a `$ref` anywhere (iterative).
+pub fn contains_ref(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if map.contains_key("$ref") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Escapes one JSON Pointer segment.
 pub(crate) fn escape(segment: &str) -> String {
     if segment.contains(['~', '/']) {
