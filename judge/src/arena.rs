@@ -73,7 +73,9 @@ impl Arena {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ArenaToml {
-    name: Option<String>,
+    /// Checked by [`plain_name`] after parsing (with its line), so a bad
+    /// name is one problem, not a reason to drop the rest of the file.
+    name: Option<toml::Spanned<String>>,
     description: Option<String>,
     system: Option<String>,
     /// A path (relative to the arena folder) or an inline table.
@@ -96,6 +98,23 @@ struct BudgetToml {
     deadline_secs: Option<Duration>,
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
+}
+
+/// The longest arena name.
+const MAX_NAME_LEN: usize = 100;
+
+/// Whether `name` can name files (`runs/<name>.jsonl`, `<record
+/// dir>/<name>.jsonl`): a plain file name — letters, digits, `.`, `_`, `-`,
+/// not starting with `.` — never a path that leads elsewhere.
+fn plain_name(name: &str) -> bool {
+    name.len() <= MAX_NAME_LEN
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// `deadline_secs`: a positive number of seconds that fits a `Duration`;
@@ -121,7 +140,11 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "arena".to_string());
     let config = read_toml(dir, &mut problems);
-    let name = config.name.clone().unwrap_or(folder_name);
+    let name = config
+        .name
+        .clone()
+        .map(toml::Spanned::into_inner)
+        .unwrap_or(folder_name);
 
     let schema = config
         .schema
@@ -329,13 +352,23 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
             return ArenaToml::default();
         }
     };
+    let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
     match toml::from_str::<ArenaToml>(&text) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            if let Some(name) = c.name.take_if(|n| !plain_name(n.get_ref())) {
+                problems.push(Problem::at(
+                    ARENA_TOML,
+                    line_at(name.span().start),
+                    format!(
+                        "name {:?} must be a plain file name of at most {MAX_NAME_LEN} letters, digits, '.', '_' or '-' (not starting with '.'): it names the results and cassette files",
+                        tribunal_runtime::one_line(name.get_ref(), 60)
+                    ),
+                ));
+            }
+            c
+        }
         Err(e) => {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
-                .unwrap_or(1);
+            let line = e.span().map(|s| line_at(s.start)).unwrap_or(1);
             problems.push(Problem::at(
                 ARENA_TOML,
                 line,

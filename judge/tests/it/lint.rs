@@ -107,6 +107,20 @@ fn arena_toml_and_corpus_problems_have_lines() {
             );
         }
     }
+    // The name names files: a path in it is a problem, not a way out of
+    // the results folder.
+    for bad in ["../../escaped", "a/b", ".hidden", "", "x y"] {
+        let toml = format!("description = \"d\"\nname = {bad:?}\n");
+        let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        assert!(
+            found[0].starts_with("arena.toml:2: name "),
+            "{bad}: {found:?}"
+        );
+    }
+    let toml = "name = \"my-arena_2.v1\"\n";
+    assert!(problems(&[("dataset.jsonl", &line), ("arena.toml", toml)]).is_empty());
+
     let toml = "[budget]\ndeadline_secs = 2\n";
     assert!(problems(&[("dataset.jsonl", &line), ("arena.toml", toml)]).is_empty());
 
