@@ -183,7 +183,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             },
             "files" => {
                 let root = dir.join(config.files_root.as_deref().unwrap_or("."));
-                match toolset::file_tools(&root) {
+                match inside(dir, &root).and_then(|()| toolset::file_tools(&root)) {
                     Ok(ts) => ts.into_iter().for_each(|t| toolbox.add(t)),
                     Err(message) => problems.push(Problem::file(ARENA_TOML, message)),
                 }
@@ -472,6 +472,25 @@ fn budget(b: BudgetToml) -> Budget {
         deadline: b.deadline_secs.or(d.deadline),
         max_turns: b.max_turns.unwrap_or(d.max_turns),
         on_budget: b.on_budget.unwrap_or(d.on_budget),
+    }
+}
+
+/// Refuses a `files_root` outside the arena folder (`..`, an absolute path,
+/// a symlink out): an arena is data, and its file tools must not open the
+/// rest of the machine to the model. (`tribunal judge run --root` takes any
+/// folder: there the user names it.)
+fn inside(dir: &Path, root: &Path) -> Result<(), String> {
+    let (Ok(dir), Ok(real)) = (dir.canonicalize(), root.canonicalize()) else {
+        // A missing root is reported by the file tools themselves.
+        return Ok(());
+    };
+    if real.starts_with(&dir) {
+        Ok(())
+    } else {
+        Err(format!(
+            "files_root: {} is outside the arena folder; the file tools may only read inside it",
+            root.display()
+        ))
     }
 }
 

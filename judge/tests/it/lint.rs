@@ -121,6 +121,14 @@ fn arena_toml_and_corpus_problems_have_lines() {
     let toml = "name = \"my-arena_2.v1\"\n";
     assert!(problems(&[("dataset.jsonl", &line), ("arena.toml", toml)]).is_empty());
 
+    // The file tools stay inside the arena folder.
+    for root in ["..", "/", "../.."] {
+        let toml = format!("tools = [\"files\"]\nfiles_root = {root:?}\n");
+        let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
+        assert_eq!(found.len(), 1, "{root}: {found:?}");
+        assert!(found[0].contains("outside the arena folder"), "{found:?}");
+    }
+
     let toml = "[budget]\ndeadline_secs = 2\n";
     assert!(problems(&[("dataset.jsonl", &line), ("arena.toml", toml)]).is_empty());
 
