@@ -149,3 +149,35 @@ impl Backend for Replay {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"type":"header","version":1,"backend":"anthropic","model":"m","schema_target":"anthropic"}"#;
+
+    fn error_of(text: &str) -> String {
+        match Replay::from_text("c.jsonl", text) {
+            Ok(_) => panic!("accepted: {text:.80}"),
+            Err(e) => {
+                assert_eq!(e.kind, BackendErrorKind::Config);
+                e.message
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_cassettes_are_config_errors_naming_the_line() {
+        assert!(error_of("").contains("it is empty"));
+        assert!(error_of("garbage\n").contains("line 1 is not a cassette header"));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(error_of(&deep).contains("line 1 is not a cassette header"));
+        assert!(error_of(&format!("{HEADER}\n{deep}\n")).contains("line 2:"));
+        assert!(error_of(&format!("{HEADER}\n\n{HEADER}\n")).contains("line 3 is a second header"));
+        let newer = HEADER.replace(r#""version":1"#, r#""version":2"#);
+        assert!(error_of(&newer).contains("newer"));
+        // A header alone is an empty cassette, not an error.
+        let replay = Replay::from_text("c.jsonl", HEADER).unwrap();
+        assert_eq!(replay.remaining(), 0);
+    }
+}
