@@ -421,3 +421,22 @@ proptest! {
         round_trip(&fixture("07_enum_2000"), &json!({"code": format!("code_{i:04}")}))?;
     }
 }
+
+/// An owner `pattern` written for catastrophic backtracking (`^(a+)+$`
+/// against 40 `a`s and a `!`) is judged — a mismatch at its path — instead
+/// of hanging the run: the validator's regex engine does not backtrack
+/// exponentially on it.
+#[test]
+fn a_backtracking_pattern_is_judged_not_hung() {
+    let owner = OutputSchema::new(
+        "evil",
+        json!({"type": "object", "required": ["s"],
+               "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}),
+    )
+    .unwrap();
+    let answer = json!({"s": format!("{}!", "a".repeat(40))});
+    let issues = owner.validator().issues(&answer);
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].path, "/s");
+    assert!(owner.validator().issues(&json!({"s": "aaaa"})).is_empty());
+}
