@@ -9,6 +9,7 @@ use crate::conversation::{Conversation, ModelTurn};
 use crate::driver::drive;
 use crate::error::{ErrorCode, SchemaError};
 use crate::machine::{Machine, MachineConfig};
+use crate::output::{OutputStrategy, ToolChoice};
 use crate::report::{RunOutcome, RunReport};
 use crate::schema::OutputSchema;
 use crate::tool::ToolBox;
@@ -25,6 +26,7 @@ pub struct Agent {
     budget: Budget,
     answer: AnswerPolicy,
     max_output_tokens: Option<u32>,
+    require_tool_first: bool,
 }
 
 impl std::fmt::Debug for dyn Backend {
@@ -59,7 +61,14 @@ impl Agent {
         backend: Arc<dyn Backend>,
         contract: Arc<dyn AnswerContract>,
     ) -> Result<Self, SchemaError> {
-        contract.wire_schema(backend.schema_target())?;
+        let plan = backend.output_plan();
+        contract.wire_schema(plan.target)?;
+        if plan.strategy == OutputStrategy::Tool && !contract.wire_root_is_object(plan.target) {
+            return Err(SchemaError::new(
+                "",
+                "the tool output strategy needs an answer whose wire schema is an object",
+            ));
+        }
         Ok(Agent {
             backend,
             contract,
@@ -68,6 +77,7 @@ impl Agent {
             budget: Budget::default(),
             answer: AnswerPolicy::default(),
             max_output_tokens: None,
+            require_tool_first: false,
         })
     }
 
@@ -109,6 +119,15 @@ impl Agent {
         self
     }
 
+    /// Requires a tool call before the first answer: until a tool call has
+    /// run, requests require one and (tool strategy) leave the answer tool
+    /// out; then the model decides. For tasks whose answer must come from the
+    /// tools (a small model otherwise answers from memory). Default: off.
+    pub fn with_tool_required_first(mut self, required: bool) -> Self {
+        self.require_tool_first = required;
+        self
+    }
+
     /// The backend.
     pub fn backend(&self) -> &Arc<dyn Backend> {
         &self.backend
@@ -131,7 +150,8 @@ impl Agent {
             budget: self.budget,
             answer: self.answer,
             max_output_tokens: self.max_output_tokens,
-            target: self.backend.schema_target(),
+            plan: self.backend.output_plan(),
+            require_tool_first: self.require_tool_first,
         };
         let now = tokio::time::Instant::now().into_std();
         let machine = match Machine::new(
@@ -191,6 +211,7 @@ impl Agent {
         let request = ModelRequest {
             conversation: Arc::new(conversation.clone()),
             tools: Vec::new().into(),
+            tool_choice: ToolChoice::Auto,
             output: OutputFormat::Text,
             max_output_tokens: self.max_output_tokens,
         };

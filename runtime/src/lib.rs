@@ -39,18 +39,19 @@ mod driver;
 mod error;
 pub mod json;
 mod machine;
+mod output;
 mod report;
 pub mod schema;
 mod tool;
 
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::{
-    Accepted, AnswerPolicy, MAX_REPAIR_MESSAGE_CHARS, MAX_REPAIR_PATHS, evaluate_answer, one_line,
-    repair_message,
+    Accepted, AnswerPolicy, MAX_REPAIR_MESSAGE_CHARS, MAX_REPAIR_PATHS, evaluate_answer,
+    finalize_message, one_line, prompt_instruction, repair_message,
 };
 pub use backend::anthropic::Anthropic;
 pub use backend::config::{
-    BackendKind, BackendOptions, OutputMode, ProviderConfig, connect, connect_with_env,
+    BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env, resolve_plan,
 };
 pub use backend::openai_chat::OpenAiChat;
 pub use backend::openai_responses::OpenAiResponses;
@@ -66,7 +67,11 @@ pub use contract::{AnswerContract, Rejection};
 pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage};
 pub use driver::drive;
 pub use error::{ErrorCode, SchemaError};
-pub use machine::{Action, Input, Machine, MachineConfig};
+pub use machine::{Action, Input, Machine, MachineConfig, REPEATED_CALL_RESULT};
+pub use output::{
+    ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputChoice, OutputPlan, OutputStrategy, ToolChoice,
+    UnknownStrategy,
+};
 pub use report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 pub use schema::{Issue, OutputSchema};
 pub use tool::{

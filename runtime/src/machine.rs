@@ -13,16 +13,31 @@
 //!                                   ├─ invalid, repair unused ─▶ Ready(Repair)   (no tools)
 //!                                   └─ invalid again ──────────▶ Done(Error(code))
 //! ```
+//!
+//! The [`OutputPlan`] decides how requests ask for the answer: under the
+//! tool strategy every agent request also offers the answer tool, a call to
+//! it is the final answer (its arguments go through the same decode →
+//! validate → one repair path, and it never counts as a tool call), and the
+//! repair and finalize requests offer only that tool and require a call.
+//! A call that repeats an earlier one of the run (same name, same arguments)
+//! is not run again: it gets a short result pointing at the earlier one and
+//! still counts toward `max_tool_calls`.
 
-use crate::answer::{AnswerPolicy, evaluate_answer, repair_message};
+use crate::answer::{
+    AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
+};
 use crate::backend::{BackendError, ModelRequest, OutputFormat, SchemaTarget};
 use crate::budget::{Budget, OnBudget};
 use crate::contract::AnswerContract;
-use crate::conversation::{Conversation, Message, ModelTurn, ToolCall, ToolResult, Usage};
+use crate::conversation::{
+    Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage,
+};
 use crate::error::{ErrorCode, SchemaError};
-use crate::json::ExtractedFrom;
+use crate::json::{ExtractedFrom, ParseLimits, parse_strict, sorted_keys};
+use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::tool::{ToolExecution, ToolSpec};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,8 +50,20 @@ pub struct MachineConfig {
     pub answer: AnswerPolicy,
     /// Per-request output-token ceiling passed to the backend.
     pub max_output_tokens: Option<u32>,
+    /// How the backend takes final answers (strategy and schema dialect).
+    pub plan: OutputPlan,
+    /// Until a tool call has run, agent requests require a tool call and
+    /// (tool strategy) leave the answer tool out: the model must look
+    /// something up before it can answer. Then the model decides again.
+    /// No effect without tools. Default: off.
+    pub require_tool_first: bool,
+}
+
+impl MachineConfig {
     /// The backend's schema dialect.
-    pub target: SchemaTarget,
+    pub fn target(&self) -> SchemaTarget {
+        self.plan.target
+    }
 }
 
 /// What the driver must do next.
@@ -44,8 +71,10 @@ pub struct MachineConfig {
 pub enum Action {
     /// Send this request to the model.
     CallModel(ModelRequest),
-    /// Execute these tool calls (concurrently) and report the results.
-    /// Shared with the machine, which pairs the results with the calls.
+    /// Execute these tool calls (concurrently) and report the results, one
+    /// per call in this order. Shared with the machine, which pairs the
+    /// results with the calls. Calls that repeat an earlier call of the run
+    /// are not in it: the machine answers those itself.
     CallTools(Arc<[ToolCall]>),
     /// The run is over; call [`Machine::into_report`].
     Done,
@@ -79,10 +108,34 @@ enum Phase {
 enum State {
     Ready(Phase),
     AwaitingModel(Phase),
-    ToolsReady(Arc<[ToolCall]>),
-    AwaitingTools(Arc<[ToolCall]>),
+    ToolsReady(Batch),
+    AwaitingTools(Batch),
     Done(RunOutcome),
 }
+
+/// One turn's tool calls: all of them, in order, and the ones to execute
+/// (the rest repeat an earlier call of the run).
+#[derive(Debug, Clone, PartialEq)]
+struct Batch {
+    calls: Arc<[ToolCall]>,
+    fresh: Arc<[ToolCall]>,
+    repeated: Vec<bool>,
+}
+
+/// The result a repeated call gets instead of a second run.
+pub const REPEATED_CALL_RESULT: &str = "not run again: this call repeats an earlier call with the same name and arguments, whose result is above. Use that result, call with other arguments, or give your final answer.";
+
+/// The result of a call the model made beside its final answer.
+const BESIDE_ANSWER_RESULT: &str = "not executed: the final answer was given in the same turn";
+
+/// The result of an answer-tool call that was accepted (for a follow-up).
+const ANSWER_ACCEPTED_RESULT: &str = "the final answer was accepted";
+
+/// The result of an answer-tool call that ended the run rejected.
+const ANSWER_REJECTED_RESULT: &str = "the final answer was rejected";
+
+/// The result of a call on a turn that offered no such tool.
+const TOOLS_DISABLED_RESULT: &str = "not executed: tools are disabled on this turn";
 
 /// The agent loop's decisions for one run.
 #[derive(Debug)]
@@ -90,7 +143,14 @@ pub struct Machine {
     config: MachineConfig,
     contract: Arc<dyn AnswerContract>,
     output: OutputFormat,
+    /// The user's tools.
     tools: Arc<[ToolSpec]>,
+    /// Tool strategy: the answer tool's name, the agent turns' tools (the
+    /// user's plus the answer tool) and the tools-disabled turns' (the answer
+    /// tool alone).
+    answer_tool: Option<(String, Arc<[ToolSpec]>, Arc<[ToolSpec]>)>,
+    /// Signatures (name and canonical arguments) of the calls run so far.
+    seen_calls: HashSet<String>,
     conversation: Arc<Conversation>,
     started: Instant,
     deadline: Option<Instant>,
@@ -113,19 +173,51 @@ impl Machine {
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
         tools: impl Into<Arc<[ToolSpec]>>,
-        conversation: Conversation,
+        mut conversation: Conversation,
         now: Instant,
     ) -> Result<Self, SchemaError> {
+        let tools: Arc<[ToolSpec]> = tools.into();
+        let target = config.target();
+        let schema = contract.wire_schema(target)?;
+        let answer_tool = match config.plan.strategy {
+            OutputStrategy::Tool => {
+                if !contract.wire_root_is_object(target) {
+                    return Err(SchemaError::new(
+                        "",
+                        "the tool output strategy needs an answer whose wire schema is an object",
+                    ));
+                }
+                let name = answer_tool_name(&tools);
+                let spec = ToolSpec {
+                    name: name.clone(),
+                    description: ANSWER_TOOL_DESCRIPTION.to_string(),
+                    parameters: (*schema).clone(),
+                };
+                let with_user: Arc<[ToolSpec]> =
+                    tools.iter().cloned().chain([spec.clone()]).collect();
+                Some((name, with_user, Arc::from(vec![spec])))
+            }
+            OutputStrategy::Native | OutputStrategy::Prompt => None,
+        };
+        if config.plan.strategy == OutputStrategy::Prompt {
+            let instruction = prompt_instruction(&schema);
+            conversation.system = Some(match conversation.system.take() {
+                Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
+                _ => instruction,
+            });
+        }
         let output = OutputFormat::JsonSchema {
             name: contract.format_name().to_string(),
-            schema: contract.wire_schema(config.target)?,
+            schema,
         };
         let deadline = config.budget.deadline.map(|d| now + d);
         Ok(Machine {
             config,
             contract,
             output,
-            tools: tools.into(),
+            tools,
+            answer_tool,
+            seen_calls: HashSet::new(),
             conversation: Arc::new(conversation),
             started: now,
             deadline,
@@ -168,24 +260,15 @@ impl Machine {
                     self.budget_hit(ErrorCode::MaxTurnsExceeded, now);
                     return self.poll(now);
                 }
-                let tools = if phase == Phase::Agent {
-                    self.tools.clone()
-                } else {
-                    Arc::from(Vec::new())
-                };
-                let request = ModelRequest {
-                    conversation: Arc::clone(&self.conversation),
-                    tools,
-                    output: self.output.clone(),
-                    max_output_tokens: self.config.max_output_tokens,
-                };
+                let request = self.request(phase);
                 tracing::trace!(?phase, turn = self.turns + 1, "request model");
                 self.state = State::AwaitingModel(phase);
                 Some(Action::CallModel(request))
             }
-            State::ToolsReady(calls) => {
-                self.state = State::AwaitingTools(Arc::clone(&calls));
-                Some(Action::CallTools(calls))
+            State::ToolsReady(batch) => {
+                let fresh = Arc::clone(&batch.fresh);
+                self.state = State::AwaitingTools(batch);
+                Some(Action::CallTools(fresh))
             }
             State::Done(outcome) => {
                 self.state = State::Done(outcome);
@@ -211,13 +294,14 @@ impl Machine {
                 self.finish(error(ErrorCode::BackendError), now);
             }
             (State::AwaitingModel(phase), Input::Turn(turn)) => self.on_turn(phase, turn, now),
-            (State::AwaitingTools(calls), Input::ToolsDone(executions)) => {
-                self.on_tools(&calls, executions, now)
+            (State::AwaitingTools(batch), Input::ToolsDone(executions)) => {
+                self.on_tools(&batch, executions, now)
             }
-            (state, input) => {
+            (_, input) => {
                 // An input the machine did not ask for: a driver bug. End the run
-                // rather than guess.
-                tracing::error!(?state, ?input, "unexpected input for state");
+                // rather than guess. (The input's content can hold model text
+                // and tool output: only its kind is logged.)
+                tracing::error!(input = input_kind(&input), "unexpected input for state");
                 self.finish(error(ErrorCode::BackendError), now);
             }
         }
@@ -251,7 +335,8 @@ impl Machine {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
             return;
         }
-        if phase == Phase::Agent && !calls.is_empty() {
+        let at = self.answer_call(&calls);
+        if at.is_none() && phase == Phase::Agent && !calls.is_empty() {
             let requested = calls.len() as u32;
             if let Some(max) = self.config.budget.max_tool_calls {
                 if self.tool_calls_executed.saturating_add(requested) > max {
@@ -260,27 +345,69 @@ impl Machine {
                     return;
                 }
             }
-            self.state = State::ToolsReady(calls);
+            self.start_batch(calls, now);
             return;
         }
-        // A final answer. (Tool calls on a tools-disabled turn are ignored: only
-        // the text can be the answer.)
-        let text = match self.conversation.messages.last() {
-            Some(Message::Assistant { text, .. }) => text.as_str(),
+        // A final answer: the answer tool's arguments, or else the text.
+        // Nothing else of the turn runs (on a tools-disabled turn only the
+        // answer can count).
+        self.on_answer(phase, stop, &calls, at, now);
+    }
+
+    /// Evaluates the final answer of the turn just pushed: the arguments of
+    /// `calls[at]` (the answer tool), or the text when `at` is `None`.
+    fn on_answer(
+        &mut self,
+        phase: Phase,
+        stop: StopReason,
+        calls: &[ToolCall],
+        at: Option<usize>,
+        now: Instant,
+    ) {
+        // Read in place: an answer can be large.
+        let answer = match (self.conversation.messages.last(), at) {
+            (Some(Message::Assistant { tool_calls, .. }), Some(i)) => {
+                tool_calls.get(i).map_or("", |c| c.arguments.as_str())
+            }
+            (Some(Message::Assistant { text, .. }), None) => text.as_str(),
             _ => "",
         };
-        match evaluate_answer(
+        let stop = match (stop, at) {
+            (StopReason::ToolUse, Some(_)) => StopReason::EndTurn,
+            (stop, _) => stop,
+        };
+        let evaluated = evaluate_answer(
             self.contract.as_ref(),
-            self.config.target,
-            text,
+            self.config.target(),
+            answer,
             stop,
             &self.config.answer,
-        ) {
+        );
+        let finalized = match phase {
+            Phase::Finalize(code) => Some(code),
+            Phase::Agent | Phase::Repair => None,
+        };
+        // Every call of the turn gets a result, so the conversation stays
+        // well-formed for a repair or a follow-up question.
+        let other = if at.is_some() {
+            BESIDE_ANSWER_RESULT
+        } else {
+            TOOLS_DISABLED_RESULT
+        };
+        match evaluated {
             Ok(accepted) => {
-                self.extracted_from = Some(accepted.extracted_from);
-                if let Phase::Finalize(code) = phase {
-                    self.finalized_after = Some(code);
+                if !calls.is_empty() {
+                    self.answer_calls(calls, |i| {
+                        if Some(i) == at {
+                            ANSWER_ACCEPTED_RESULT
+                        } else {
+                            other
+                        }
+                        .to_string()
+                    });
                 }
+                self.extracted_from = Some(accepted.extracted_from);
+                self.finalized_after = self.finalized_after.or(finalized);
                 self.finish(
                     RunOutcome::Ok {
                         value: accepted.value,
@@ -289,41 +416,166 @@ impl Machine {
                 );
             }
             Err(rejection) if rejection.code == ErrorCode::Refused || self.repair_used => {
+                if !calls.is_empty() {
+                    self.answer_calls(calls, |i| {
+                        if Some(i) == at {
+                            ANSWER_REJECTED_RESULT
+                        } else {
+                            other
+                        }
+                        .to_string()
+                    });
+                }
                 self.finish(error(rejection.code), now);
             }
             Err(rejection) => {
                 tracing::trace!(code = %rejection.code, "final answer rejected; one repair");
                 self.repair_used = true;
-                if let Phase::Finalize(code) = phase {
-                    self.finalized_after = Some(code);
+                self.finalized_after = self.finalized_after.or(finalized);
+                let mut message = Some(repair_message(&rejection, self.answer_tool_name()));
+                if !calls.is_empty() {
+                    // The repair answers the answer call itself.
+                    self.answer_calls(calls, |i| match (Some(i) == at, message.as_mut()) {
+                        (true, Some(m)) => std::mem::take(m),
+                        _ => other.to_string(),
+                    });
                 }
-                self.conversation_mut()
-                    .push_user(repair_message(&rejection));
+                if let Some(m) = message.filter(|_| at.is_none()) {
+                    self.conversation_mut().push_user(m);
+                }
                 self.state = State::Ready(Phase::Repair);
             }
         }
     }
 
-    fn on_tools(&mut self, calls: &[ToolCall], executions: Vec<ToolExecution>, now: Instant) {
-        self.tool_calls_executed = self.tool_calls_executed.saturating_add(calls.len() as u32);
-        let mut results = Vec::with_capacity(calls.len());
-        for (call, execution) in calls.iter().zip(executions) {
+    /// The index of the first call to the answer tool, if there is one.
+    fn answer_call(&self, calls: &[ToolCall]) -> Option<usize> {
+        let name = self.answer_tool_name()?;
+        calls.iter().position(|c| c.name == name)
+    }
+
+    /// The answer tool's name under the tool strategy.
+    fn answer_tool_name(&self) -> Option<&str> {
+        self.answer_tool.as_ref().map(|(name, _, _)| name.as_str())
+    }
+
+    /// The request of a `phase` turn: the tools it offers, whether a call is
+    /// required, and whether the structured-output field rides along.
+    fn request(&self, phase: Phase) -> ModelRequest {
+        let agent = phase == Phase::Agent;
+        let must_call = agent
+            && self.config.require_tool_first
+            && self.tool_calls_executed == 0
+            && !self.tools.is_empty();
+        let (tools, tool_choice) = match (&self.answer_tool, agent) {
+            _ if must_call => (Arc::clone(&self.tools), ToolChoice::Required),
+            (Some((_, with_user, _)), true) if !self.tools.is_empty() => {
+                (Arc::clone(with_user), ToolChoice::Auto)
+            }
+            // No user tools, or a tools-disabled turn: the answer tool alone,
+            // and the model must call it.
+            (Some((_, _, alone)), _) => (Arc::clone(alone), ToolChoice::Required),
+            (None, true) => (Arc::clone(&self.tools), ToolChoice::Auto),
+            (None, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
+        };
+        let output = match self.config.plan.strategy {
+            OutputStrategy::Native if tools.is_empty() || self.config.plan.schema_on_tool_turns => {
+                self.output.clone()
+            }
+            _ => OutputFormat::Text,
+        };
+        ModelRequest {
+            conversation: Arc::clone(&self.conversation),
+            tools,
+            tool_choice,
+            output,
+            max_output_tokens: self.config.max_output_tokens,
+        }
+    }
+
+    /// Sets up a turn's tool calls: the ones that repeat an earlier call of
+    /// the run are answered here, the rest go to the driver.
+    fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
+        let repeated: Vec<bool> = calls
+            .iter()
+            .map(|c| !self.seen_calls.insert(call_signature(c)))
+            .collect();
+        let fresh: Arc<[ToolCall]> = calls
+            .iter()
+            .zip(&repeated)
+            .filter(|(_, r)| !**r)
+            .map(|(c, _)| c.clone())
+            .collect();
+        let batch = Batch {
+            calls,
+            fresh,
+            repeated,
+        };
+        if batch.fresh.is_empty() {
+            // Nothing to run: every call repeats an earlier one.
+            self.on_tools(&batch, Vec::new(), now);
+        } else {
+            self.state = State::ToolsReady(batch);
+        }
+    }
+
+    /// Gives every call of `calls` an error result with `content(index)`,
+    /// so the conversation stays well-formed for providers.
+    fn answer_calls(&mut self, calls: &[ToolCall], mut content: impl FnMut(usize) -> String) {
+        let results = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ToolResult {
+                id: c.id.clone(),
+                content: content(i),
+                is_error: true,
+            })
+            .collect();
+        self.conversation_mut()
+            .messages
+            .push(Message::ToolResults { results });
+    }
+
+    fn on_tools(&mut self, batch: &Batch, executions: Vec<ToolExecution>, now: Instant) {
+        self.tool_calls_executed = self
+            .tool_calls_executed
+            .saturating_add(batch.calls.len() as u32);
+        let mut executions = executions.into_iter();
+        let mut results = Vec::with_capacity(batch.calls.len());
+        for (call, repeated) in batch.calls.iter().zip(&batch.repeated) {
+            let (result, ok, duration_ms) = if *repeated {
+                let result = ToolResult {
+                    id: call.id.clone(),
+                    content: REPEATED_CALL_RESULT.to_string(),
+                    is_error: true,
+                };
+                (result, false, 0.0)
+            } else {
+                match executions.next() {
+                    Some(e) => {
+                        let ok = !e.result.is_error;
+                        (e.result, ok, e.duration.as_secs_f64() * 1000.0)
+                    }
+                    // A driver that returned fewer executions than calls:
+                    // every call still needs a result for the provider.
+                    None => {
+                        let result = ToolResult {
+                            id: call.id.clone(),
+                            content: "error: the tool produced no result".to_string(),
+                            is_error: true,
+                        };
+                        (result, false, 0.0)
+                    }
+                }
+            };
             self.tool_records.push(ToolCallRecord {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
-                ok: !execution.result.is_error,
-                duration_ms: execution.duration.as_secs_f64() * 1000.0,
+                ok,
+                duration_ms,
+                repeated: *repeated,
             });
-            results.push(execution.result);
-        }
-        // A driver that returned fewer executions than calls: every call still
-        // needs a result for the provider.
-        for call in calls.iter().skip(results.len()) {
-            results.push(ToolResult {
-                id: call.id.clone(),
-                content: "error: the tool produced no result".to_string(),
-                is_error: true,
-            });
+            results.push(result);
         }
         self.conversation_mut()
             .messages
@@ -338,17 +590,9 @@ impl Machine {
     /// Answers a refused batch with error results (providers require a result
     /// for every call); none of the calls runs.
     fn refuse_batch(&mut self, calls: &[ToolCall]) {
-        let results = calls
-            .iter()
-            .map(|c| ToolResult {
-                id: c.id.clone(),
-                content: "error: not executed: the run's tool-call budget is exhausted".to_string(),
-                is_error: true,
-            })
-            .collect();
-        self.conversation_mut()
-            .messages
-            .push(Message::ToolResults { results });
+        self.answer_calls(calls, |_| {
+            "error: not executed: the run's tool-call budget is exhausted".to_string()
+        });
     }
 
     /// A budget was hit: end the run, or (policy `finalize`) get ready for the
@@ -360,6 +604,8 @@ impl Machine {
             }
             OnBudget::Finalize => {
                 tracing::trace!(%code, "budget hit; asking for the final answer");
+                let message = finalize_message(code, self.answer_tool_name());
+                self.conversation_mut().push_user(message);
                 self.state = State::Ready(Phase::Finalize(code));
             }
         }
@@ -416,4 +662,37 @@ impl Machine {
 
 fn error(code: ErrorCode) -> RunOutcome {
     RunOutcome::Error { code }
+}
+
+/// The answer tool's name: [`ANSWER_TOOL`], or with a number appended when a
+/// user tool already has that name.
+fn answer_tool_name(tools: &[ToolSpec]) -> String {
+    let taken = |n: &str| tools.iter().any(|t| t.name == n);
+    if !taken(ANSWER_TOOL) {
+        return ANSWER_TOOL.to_string();
+    }
+    (1..)
+        .map(|i| format!("{ANSWER_TOOL}_{i}"))
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| ANSWER_TOOL.to_string())
+}
+
+/// What makes two calls the same: the name and the arguments with object
+/// keys sorted (arguments that are not JSON compare as trimmed text).
+fn call_signature(call: &ToolCall) -> String {
+    let arguments = match parse_strict(call.arguments.trim(), &ParseLimits::default()) {
+        Ok(value) => sorted_keys(&value).to_string(),
+        Err(_) => call.arguments.trim().to_string(),
+    };
+    format!("{}\u{0}{arguments}", call.name)
+}
+
+/// The kind of an input, for logs that must not carry its content.
+fn input_kind(input: &Input) -> &'static str {
+    match input {
+        Input::Turn(_) => "turn",
+        Input::BackendFailed(_) => "backend_failed",
+        Input::ToolsDone(_) => "tools_done",
+        Input::DeadlineExceeded => "deadline_exceeded",
+    }
 }

@@ -103,10 +103,15 @@ pub struct ToolCallRecord {
     pub name: String,
     /// The raw argument text.
     pub arguments: String,
-    /// Whether the call succeeded.
+    /// Whether the call succeeded (a repeated call did not run: `false`).
     pub ok: bool,
     /// How long it took, in milliseconds.
     pub duration_ms: f64,
+    /// Whether it repeated an earlier call of the run (same name and
+    /// arguments) and was answered with a pointer to that call's result
+    /// instead of running again. It still counted toward `max_tool_calls`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeated: bool,
 }
 
 /// The record of one run.

@@ -51,6 +51,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
                 arguments: "{}".into(),
                 ok: *ok,
                 duration_ms: 0.0,
+                repeated: false,
             })
             .collect(),
         turns: 1,

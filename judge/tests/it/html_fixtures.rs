@@ -62,6 +62,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
             arguments: format!(r#"{{"query":"{id}"}}"#),
             ok: true,
             duration_ms: 0.4,
+            repeated: false,
         }],
         wall_ms: 10.0 + 7.5 * n as f64 + f64::from(repeat),
         turns: 2,

@@ -12,8 +12,9 @@
 use super::config::ProviderConfig;
 use super::http::{Endpoint, join_url};
 use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
+use crate::output::{OutputPlan, ToolChoice};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -42,6 +43,8 @@ struct MessagesRequest<'a> {
     messages: Vec<WireMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_config: Option<Value>,
 }
@@ -147,7 +150,7 @@ impl Anthropic {
                 }),
             }
         }
-        let tools = request
+        let tools: Vec<WireTool> = request
             .tools
             .iter()
             .map(|t| WireTool {
@@ -157,7 +160,12 @@ impl Anthropic {
                 strict: wire::strict_ready(&t.parameters).then_some(true),
             })
             .collect();
-        let output_config = wire::native_format(&self.config, request)
+        let tool_choice = tool_choice(
+            !tools.is_empty(),
+            request.tool_choice,
+            self.config.parallel_tool_calls,
+        );
+        let output_config = wire::native_format(request)
             .map(|(_, schema)| json!({"format": {"type": "json_schema", "schema": schema}}));
         let structured = matches!(request.output, OutputFormat::JsonSchema { .. });
         let body = MessagesRequest {
@@ -167,12 +175,31 @@ impl Anthropic {
             } else {
                 TEXT_MAX_TOKENS
             }),
-            system: wire::system_prompt(&self.config, request),
+            system: request.conversation.system.clone(),
             messages,
             tools,
+            tool_choice,
             output_config,
         };
-        wire::encode_body(&body, &self.config.extra_body)
+        wire::encode_body(&body, &self.config)
+    }
+}
+
+/// Anthropic's `tool_choice`: `{"type": "any"}` when a tool call is required,
+/// and `disable_parallel_tool_use` when parallel calls are turned off. `None`
+/// (the API's default: auto, parallel allowed) otherwise, or without tools.
+fn tool_choice(has_tools: bool, choice: ToolChoice, parallel: Option<bool>) -> Option<Value> {
+    if !has_tools {
+        return None;
+    }
+    let kind = match choice {
+        ToolChoice::Auto => "auto",
+        ToolChoice::Required => "any",
+    };
+    match (choice, parallel) {
+        (_, Some(false)) => Some(json!({"type": kind, "disable_parallel_tool_use": true})),
+        (ToolChoice::Required, _) => Some(json!({"type": kind})),
+        (ToolChoice::Auto, _) => None,
     }
 }
 
@@ -185,8 +212,8 @@ impl Backend for Anthropic {
         &self.config.model
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        wire::target(&self.config, SchemaTarget::Anthropic)
+    fn output_plan(&self) -> OutputPlan {
+        self.config.plan
     }
 
     fn complete<'a>(

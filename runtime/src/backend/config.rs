@@ -27,7 +27,8 @@ use super::openai_responses::OpenAiResponses;
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
-use super::{Backend, BackendError, BackendErrorKind};
+use super::{Backend, BackendError, BackendErrorKind, SchemaTarget};
+use crate::output::{OutputChoice, OutputPlan, OutputStrategy};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -105,48 +106,29 @@ impl FromStr for BackendKind {
     }
 }
 
-/// Where the answer's schema goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputMode {
-    /// The provider's structured-output field (`response_format`,
-    /// `text.format`, `output_config.format`). The default.
-    #[default]
-    Native,
-    /// The schema is written into the system prompt and the backend reports
-    /// [`SchemaTarget::Plain`](super::SchemaTarget::Plain): for
-    /// OpenAI-compatible servers without `json_schema` support.
-    Prompt,
-}
-
-impl FromStr for OutputMode {
-    type Err = BackendError;
-
-    /// Parses `native` or `prompt`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "native" => Ok(OutputMode::Native),
-            "prompt" => Ok(OutputMode::Prompt),
-            other => Err(BackendError::new(
-                BackendErrorKind::Config,
-                format!("unknown output mode `{other}` (expected native or prompt)"),
-            )),
-        }
-    }
-}
-
-/// How [`connect`] builds a backend.
+/// How [`connect`] builds a backend: the output strategy and the request
+/// settings a user may change (`[backend]` in `arena.toml`, `run` flags).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BackendOptions {
-    /// Native structured output or schema in the prompt. Default: native.
-    pub output_mode: OutputMode,
-    /// Whether the native format is attached to requests that also offer
-    /// tools (some servers stop calling tools when it is). Default: `true`.
-    /// A request without tools (final answer, repair) always carries it.
-    pub schema_on_tool_turns: bool,
+    /// The output strategy. Default: `auto` — see [`resolve_plan`].
+    pub output: OutputChoice,
+    /// Native strategy: whether the structured-output field also rides on
+    /// requests that offer tools. Default (`None`): yes on the hosted OpenAI
+    /// and Anthropic APIs, no on any other base URL (see [`resolve_plan`]).
+    pub schema_on_tool_turns: Option<bool>,
     /// Retries per request after the first attempt. Default: 2.
     pub max_retries: u32,
+    /// Sampling temperature. Default: the provider's.
+    pub temperature: Option<f64>,
+    /// Sampling seed (OpenAI Chat Completions and compatible servers only).
+    /// Default: none.
+    pub seed: Option<i64>,
+    /// Whether the model may call several tools in one turn. Default: off on
+    /// the OpenAI APIs (strict tools and parallel calls don't mix), the
+    /// provider's default on Anthropic.
+    pub parallel_tool_calls: Option<bool>,
     /// Extra top-level body fields merged into every request, e.g.
-    /// `{"temperature": 0}` or `{"output_config": {"effort": "low"}}`.
+    /// `{"top_k": 20}` or `{"output_config": {"effort": "low"}}`.
     /// Objects are merged key by key; where both set the same value the
     /// backend's own field wins. Default: empty.
     pub extra_body: Map<String, Value>,
@@ -161,14 +143,70 @@ pub struct BackendOptions {
 impl Default for BackendOptions {
     fn default() -> Self {
         BackendOptions {
-            output_mode: OutputMode::Native,
-            schema_on_tool_turns: true,
+            output: OutputChoice::Auto,
+            schema_on_tool_turns: None,
             max_retries: 2,
+            temperature: None,
+            seed: None,
+            parallel_tool_calls: None,
             extra_body: Map::new(),
             record: None,
             replay: None,
         }
     }
+}
+
+/// Whether `base_url` is the provider's own hosted API (OpenAI, Azure
+/// OpenAI, Anthropic) rather than another server speaking its wire format.
+pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+    match kind {
+        BackendKind::OpenAiChat | BackendKind::OpenAiResponses => {
+            host == "api.openai.com" || host.ends_with(".openai.azure.com")
+        }
+        BackendKind::Anthropic => host == "api.anthropic.com",
+    }
+}
+
+/// The output plan for `kind` at `base_url` under `options`.
+///
+/// `auto` picks:
+///
+/// - the hosted OpenAI and Anthropic APIs: `native`, with the schema on tool
+///   turns too — they apply it to the final text only, and tools keep working;
+/// - Anthropic at another base URL (a proxy speaking Messages): `native`;
+/// - any other OpenAI-compatible base URL (llama.cpp, vLLM, Ollama, …):
+///   `tool`. These servers compile a `json_schema` response format into a
+///   grammar, and a grammar-bound model on a turn that offers tools can only
+///   write the final JSON — it never calls a tool. Their tool-call arguments
+///   are grammar-constrained too, so the answer as a tool call is constrained
+///   without taking the tools away.
+///
+/// `schema_on_tool_turns` unset means: on for the hosted APIs and Anthropic,
+/// off elsewhere, so no grammar-forcing schema is sent with tools.
+pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions) -> OutputPlan {
+    let native_everywhere = kind == BackendKind::Anthropic || is_hosted(kind, base_url);
+    let strategy = options.output.fixed().unwrap_or(if native_everywhere {
+        OutputStrategy::Native
+    } else {
+        OutputStrategy::Tool
+    });
+    let target = match kind {
+        BackendKind::OpenAiChat | BackendKind::OpenAiResponses => SchemaTarget::OpenAi,
+        BackendKind::Anthropic => SchemaTarget::Anthropic,
+    };
+    let mut plan = match strategy {
+        OutputStrategy::Native => OutputPlan::native(target),
+        OutputStrategy::Tool => OutputPlan::tool(target),
+        OutputStrategy::Prompt => OutputPlan::prompt(),
+    };
+    if strategy == OutputStrategy::Native {
+        plan.schema_on_tool_turns = options.schema_on_tool_turns.unwrap_or(native_everywhere);
+    }
+    plan
 }
 
 /// Everything a provider backend needs to send requests.
@@ -180,10 +218,14 @@ pub struct ProviderConfig {
     pub api_key: String,
     /// Base URL without the endpoint path (e.g. `https://api.openai.com/v1`).
     pub base_url: String,
-    /// Native structured output or schema in the prompt.
-    pub output_mode: OutputMode,
-    /// Whether the native format rides along on requests that offer tools.
-    pub schema_on_tool_turns: bool,
+    /// How final answers are asked for (resolved from the options).
+    pub plan: OutputPlan,
+    /// Sampling temperature, if set.
+    pub temperature: Option<f64>,
+    /// Sampling seed, if set.
+    pub seed: Option<i64>,
+    /// Parallel tool calls, if set.
+    pub parallel_tool_calls: Option<bool>,
     /// Extra top-level body fields (see [`BackendOptions::extra_body`]).
     pub extra_body: Map<String, Value>,
 }
@@ -194,8 +236,10 @@ impl std::fmt::Debug for ProviderConfig {
             .field("model", &self.model)
             .field("api_key", &"[redacted]")
             .field("base_url", &self.base_url)
-            .field("output_mode", &self.output_mode)
-            .field("schema_on_tool_turns", &self.schema_on_tool_turns)
+            .field("plan", &self.plan)
+            .field("temperature", &self.temperature)
+            .field("seed", &self.seed)
+            .field("parallel_tool_calls", &self.parallel_tool_calls)
             .field("extra_body", &self.extra_body)
             .finish()
     }
@@ -205,13 +249,15 @@ impl ProviderConfig {
     /// A config for `kind` from environment `env` (a lookup such as
     /// `|k| std::env::var(k).ok()`) and `options`.
     ///
-    /// Errors: the key variable is unset or empty (a `Config` error naming it).
+    /// Errors (`Config`): the key variable is unset or empty (the error names
+    /// it); a setting the provider does not take ([`check_options`]).
     pub fn from_env(
         kind: BackendKind,
         model: &str,
         options: &BackendOptions,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, BackendError> {
+        check_options(kind, options)?;
         let api_key = env(kind.key_var())
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty())
@@ -231,12 +277,39 @@ impl ProviderConfig {
         Ok(ProviderConfig {
             model: model.to_string(),
             api_key,
+            plan: resolve_plan(kind, &base_url, options),
             base_url,
-            output_mode: options.output_mode,
-            schema_on_tool_turns: options.schema_on_tool_turns,
+            temperature: options.temperature,
+            seed: options.seed,
+            parallel_tool_calls: options.parallel_tool_calls,
             extra_body: options.extra_body.clone(),
         })
     }
+}
+
+/// Refuses settings `kind` cannot send, rather than dropping them: a
+/// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1) and
+/// a seed on the Responses or Anthropic APIs, which have none.
+pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), BackendError> {
+    let bad = |m: String| Err(BackendError::new(BackendErrorKind::Config, m));
+    if let Some(t) = options.temperature {
+        let max = if kind == BackendKind::Anthropic {
+            1.0
+        } else {
+            2.0
+        };
+        if !(t.is_finite() && (0.0..=max).contains(&t)) {
+            return bad(format!(
+                "temperature {t} is outside the {kind} range 0 to {max}"
+            ));
+        }
+    }
+    if options.seed.is_some() && kind != BackendKind::OpenAiChat {
+        return bad(format!(
+            "the {kind} API takes no seed (only openai-chat and compatible servers do)"
+        ));
+    }
+    Ok(())
 }
 
 /// Connects a live backend, reading keys and base URLs from the process
@@ -272,6 +345,16 @@ pub fn connect_with_env(
                     path.display(),
                     replay.name(),
                     replay.model()
+                ),
+            ));
+        }
+        let recorded = replay.output_plan().strategy;
+        if let Some(wanted) = options.output.fixed().filter(|w| *w != recorded) {
+            return Err(BackendError::new(
+                BackendErrorKind::Config,
+                format!(
+                    "the cassette {} was recorded with the {recorded} output strategy, not {wanted}",
+                    path.display()
                 ),
             ));
         }
@@ -320,6 +403,76 @@ mod tests {
         .unwrap();
         assert_eq!(err.kind, BackendErrorKind::Config);
         assert!(err.message.contains("ANTHROPIC_API_KEY"), "{}", err.message);
+    }
+
+    #[test]
+    fn auto_keeps_native_on_hosted_apis_and_never_grammars_tool_turns_elsewhere() {
+        let auto = BackendOptions::default();
+        let chat = BackendKind::OpenAiChat;
+        let hosted = resolve_plan(chat, "https://api.openai.com/v1", &auto);
+        assert_eq!(hosted, OutputPlan::native(SchemaTarget::OpenAi));
+        assert!(hosted.schema_on_tool_turns);
+        let azure = resolve_plan(
+            BackendKind::OpenAiResponses,
+            "https://team.openai.azure.com/openai/v1",
+            &auto,
+        );
+        assert_eq!(azure.strategy, OutputStrategy::Native);
+        for local in [
+            "http://127.0.0.1:18084/v1",
+            "http://vllm:8000/v1",
+            "not a url",
+        ] {
+            let plan = resolve_plan(chat, local, &auto);
+            assert_eq!(plan, OutputPlan::tool(SchemaTarget::OpenAi), "{local}");
+            assert!(!plan.schema_on_tool_turns);
+        }
+        // A look-alike host is not the hosted API.
+        let lookalike = resolve_plan(chat, "https://api.openai.com.evil.example/v1", &auto);
+        assert_eq!(lookalike.strategy, OutputStrategy::Tool);
+        // Native on a compatible server: no schema beside tools unless asked.
+        let native = BackendOptions {
+            output: OutputChoice::Native,
+            ..BackendOptions::default()
+        };
+        let plan = resolve_plan(chat, "http://127.0.0.1:18084/v1", &native);
+        assert_eq!(plan.strategy, OutputStrategy::Native);
+        assert!(!plan.schema_on_tool_turns);
+        let forced = BackendOptions {
+            schema_on_tool_turns: Some(true),
+            ..native.clone()
+        };
+        assert!(resolve_plan(chat, "http://127.0.0.1:18084/v1", &forced).schema_on_tool_turns);
+        let anthropic = resolve_plan(BackendKind::Anthropic, "http://127.0.0.1:9/", &auto);
+        assert_eq!(anthropic, OutputPlan::native(SchemaTarget::Anthropic));
+        let prompt = BackendOptions {
+            output: OutputChoice::Prompt,
+            ..BackendOptions::default()
+        };
+        assert_eq!(
+            resolve_plan(BackendKind::Anthropic, "https://api.anthropic.com", &prompt),
+            OutputPlan::prompt()
+        );
+    }
+
+    #[test]
+    fn settings_a_provider_cannot_take_are_config_errors() {
+        let with = |temperature, seed| BackendOptions {
+            temperature,
+            seed,
+            ..BackendOptions::default()
+        };
+        assert!(check_options(BackendKind::OpenAiChat, &with(Some(1.5), Some(7))).is_ok());
+        let hot = check_options(BackendKind::Anthropic, &with(Some(1.5), None)).unwrap_err();
+        assert!(
+            hot.message.contains("outside the anthropic range 0 to 1"),
+            "{}",
+            hot.message
+        );
+        assert!(check_options(BackendKind::OpenAiChat, &with(Some(f64::NAN), None)).is_err());
+        assert!(check_options(BackendKind::OpenAiChat, &with(Some(-0.1), None)).is_err());
+        let seed = check_options(BackendKind::OpenAiResponses, &with(None, Some(1))).unwrap_err();
+        assert!(seed.message.contains("takes no seed"), "{}", seed.message);
     }
 
     #[test]

@@ -16,14 +16,13 @@ pub mod retry;
 pub mod scripted;
 mod wire;
 
-pub use config::{
-    BackendKind, BackendOptions, OutputMode, ProviderConfig, connect, connect_with_env,
-};
+pub use config::{BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env};
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
 
 use crate::conversation::{Conversation, ModelTurn};
+use crate::output::{OutputPlan, ToolChoice};
 use crate::tool::ToolSpec;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -36,7 +35,7 @@ use std::sync::Arc;
 #[serde(rename_all = "snake_case")]
 pub enum SchemaTarget {
     /// No transformation: the owner schema is shown as is (scripted backends,
-    /// schema-in-prompt mode) and answers are expected in owner shape.
+    /// the prompt strategy) and answers are expected in owner shape.
     Plain,
     /// OpenAI strict structured output (Chat Completions and Responses).
     OpenAi,
@@ -81,10 +80,13 @@ pub struct ModelRequest {
     /// requests, like the scripted one's log) without copying it, and copies
     /// it only when it grows while a request still holds it.
     pub conversation: Arc<Conversation>,
-    /// Tools offered on this request (empty: none; always empty on a repair).
-    /// Shared, because every request of a run offers the same tools.
+    /// Tools offered on this request (empty: none). Shared, because every
+    /// request of a run offers the same tools. A repair or finalize request
+    /// offers none, or only the answer tool under the tool strategy.
     pub tools: Arc<[ToolSpec]>,
-    /// The answer format asked for.
+    /// Whether the model must call one of `tools`.
+    pub tool_choice: ToolChoice,
+    /// The structured-output field to send, if any.
     pub output: OutputFormat,
     /// Per-request output-token ceiling, if any.
     pub max_output_tokens: Option<u32>,
@@ -162,8 +164,9 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &str;
     /// The model name sent to the provider.
     fn model(&self) -> &str;
-    /// The dialect in which this backend sends schemas and returns answers.
-    fn schema_target(&self) -> SchemaTarget;
+    /// How this backend takes final answers: the strategy and the schema
+    /// dialect, resolved from the user's options when it was built.
+    fn output_plan(&self) -> OutputPlan;
     /// Sends one request and returns the assistant turn.
     fn complete<'a>(
         &'a self,
@@ -178,8 +181,8 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
     fn model(&self) -> &str {
         (**self).model()
     }
-    fn schema_target(&self) -> SchemaTarget {
-        (**self).schema_target()
+    fn output_plan(&self) -> OutputPlan {
+        (**self).output_plan()
     }
     fn complete<'a>(
         &'a self,

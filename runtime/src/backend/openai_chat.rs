@@ -14,17 +14,18 @@
 use super::config::ProviderConfig;
 use super::http::{Endpoint, join_url};
 use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
+use crate::output::{OutputPlan, ToolChoice};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
     ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
     ChatCompletionRequestSystemMessageContent, ChatCompletionRequestToolMessage,
     ChatCompletionRequestToolMessageContent, ChatCompletionRequestUserMessage,
-    ChatCompletionRequestUserMessageContent, ChatCompletionTool, ChatCompletionTools,
-    CreateChatCompletionRequest, FunctionCall, FunctionObject, ResponseFormat,
-    ResponseFormatJsonSchema,
+    ChatCompletionRequestUserMessageContent, ChatCompletionTool, ChatCompletionToolChoiceOption,
+    ChatCompletionTools, CreateChatCompletionRequest, FunctionCall, FunctionObject, ResponseFormat,
+    ResponseFormatJsonSchema, ToolChoiceOptions,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -55,10 +56,10 @@ impl OpenAiChat {
     /// The JSON body this backend sends for `request` (for inspection and tests).
     pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
         let mut messages = Vec::new();
-        if let Some(system) = wire::system_prompt(&self.config, request) {
+        if let Some(system) = &request.conversation.system {
             messages.push(ChatCompletionRequestMessage::System(
                 ChatCompletionRequestSystemMessage {
-                    content: ChatCompletionRequestSystemMessageContent::Text(system),
+                    content: ChatCompletionRequestSystemMessageContent::Text(system.clone()),
                     name: None,
                 },
             ));
@@ -129,28 +130,32 @@ impl OpenAiChat {
                 })
             })
             .collect();
-        let response_format = wire::native_format(&self.config, request).map(|(name, schema)| {
-            ResponseFormat::JsonSchema {
+        let response_format =
+            wire::native_format(request).map(|(name, schema)| ResponseFormat::JsonSchema {
                 json_schema: ResponseFormatJsonSchema {
                     description: None,
                     name: name.to_string(),
                     schema: schema.clone(),
                     strict: Some(true),
                 },
-            }
-        });
+            });
         let has_tools = !tools.is_empty();
         let body = CreateChatCompletionRequest {
             messages,
             model: self.config.model.clone(),
             max_completion_tokens: request.max_output_tokens,
             response_format,
+            tool_choice: (has_tools && request.tool_choice == ToolChoice::Required).then_some(
+                ChatCompletionToolChoiceOption::Mode(ToolChoiceOptions::Required),
+            ),
             tools: has_tools.then_some(tools),
-            // Strict function tools and parallel calls don't mix.
-            parallel_tool_calls: has_tools.then_some(false),
+            // Strict function tools and parallel calls don't mix: off unless
+            // the user turns it on.
+            parallel_tool_calls: has_tools
+                .then_some(self.config.parallel_tool_calls.unwrap_or(false)),
             ..Default::default()
         };
-        wire::encode_body(&body, &self.config.extra_body)
+        wire::encode_body(&body, &self.config)
     }
 }
 
@@ -163,8 +168,8 @@ impl Backend for OpenAiChat {
         &self.config.model
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        wire::target(&self.config, SchemaTarget::OpenAi)
+    fn output_plan(&self) -> OutputPlan {
+        self.config.plan
     }
 
     fn complete<'a>(

@@ -9,13 +9,14 @@
 use super::config::ProviderConfig;
 use super::http::{Endpoint, join_url};
 use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
+use crate::output::{OutputPlan, ToolChoice};
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, FunctionCallOutput,
     FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputItem, InputParam, Item,
     MessageType, ResponseFormatJsonSchema, ResponseTextParam, Role,
-    TextResponseFormatConfiguration, Tool,
+    TextResponseFormatConfiguration, Tool, ToolChoiceOptions, ToolChoiceParam,
 };
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -103,30 +104,33 @@ impl OpenAiResponses {
                 })
             })
             .collect();
-        let text =
-            wire::native_format(&self.config, request).map(|(name, schema)| ResponseTextParam {
-                format: TextResponseFormatConfiguration::JsonSchema(ResponseFormatJsonSchema {
-                    description: None,
-                    name: name.to_string(),
-                    schema: schema.clone(),
-                    strict: Some(true),
-                }),
-                verbosity: None,
-            });
+        let text = wire::native_format(request).map(|(name, schema)| ResponseTextParam {
+            format: TextResponseFormatConfiguration::JsonSchema(ResponseFormatJsonSchema {
+                description: None,
+                name: name.to_string(),
+                schema: schema.clone(),
+                strict: Some(true),
+            }),
+            verbosity: None,
+        });
         let has_tools = !tools.is_empty();
         let body = CreateResponse {
             model: Some(self.config.model.clone()),
             input: InputParam::Items(input),
-            instructions: wire::system_prompt(&self.config, request),
+            instructions: request.conversation.system.clone(),
             max_output_tokens: request.max_output_tokens,
+            tool_choice: (has_tools && request.tool_choice == ToolChoice::Required)
+                .then_some(ToolChoiceParam::Option(ToolChoiceOptions::Required)),
             tools: has_tools.then_some(tools),
-            // Strict function tools and parallel calls don't mix.
-            parallel_tool_calls: has_tools.then_some(false),
+            // Strict function tools and parallel calls don't mix: off unless
+            // the user turns it on.
+            parallel_tool_calls: has_tools
+                .then_some(self.config.parallel_tool_calls.unwrap_or(false)),
             text,
             store: Some(false),
             ..Default::default()
         };
-        wire::encode_body(&body, &self.config.extra_body)
+        wire::encode_body(&body, &self.config)
     }
 }
 
@@ -139,8 +143,8 @@ impl Backend for OpenAiResponses {
         &self.config.model
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        wire::target(&self.config, SchemaTarget::OpenAi)
+    fn output_plan(&self) -> OutputPlan {
+        self.config.plan
     }
 
     fn complete<'a>(

@@ -9,6 +9,7 @@
 
 use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
 use crate::conversation::ModelTurn;
+use crate::output::{OutputPlan, OutputStrategy, ToolChoice};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -35,6 +36,14 @@ pub enum CassetteLine {
         model: String,
         /// The backend's schema target, which replay reports.
         schema_target: SchemaTarget,
+        /// The output strategy the requests were built for. Absent in
+        /// cassettes written before strategies existed: native.
+        #[serde(default)]
+        strategy: OutputStrategy,
+        /// Native strategy: whether tool turns carried the schema. Absent in
+        /// older cassettes: they did.
+        #[serde(default = "yes")]
+        schema_on_tool_turns: bool,
     },
     /// One request and what came back.
     Exchange {
@@ -95,8 +104,13 @@ impl From<RecordedError> for BackendError {
     }
 }
 
-/// A request in provider-neutral JSON: system prompt, messages, tools, output
-/// format and token ceiling.
+fn yes() -> bool {
+    true
+}
+
+/// A request in provider-neutral JSON: system prompt, messages, tools, tool
+/// choice (only when a call is required, so cassettes written before it
+/// existed keep their keys), output format and token ceiling.
 pub fn request_json(request: &ModelRequest) -> Value {
     let output = match &request.output {
         OutputFormat::Text => json!({"type": "text"}),
@@ -104,13 +118,17 @@ pub fn request_json(request: &ModelRequest) -> Value {
             json!({"type": "json_schema", "name": name, "schema": schema.as_ref()})
         }
     };
-    json!({
+    let mut json = json!({
         "system": request.conversation.system,
         "messages": request.conversation.messages,
         "tools": request.tools,
         "output": output,
         "max_output_tokens": request.max_output_tokens,
-    })
+    });
+    if request.tool_choice == ToolChoice::Required {
+        json["tool_choice"] = json!("required");
+    }
+    json
 }
 
 /// The normalised key replay matches requests by: the SHA-256 (hex) of
@@ -166,11 +184,14 @@ impl<B: Backend> Recording<B> {
             std::fs::create_dir_all(parent).map_err(|e| io_error(&path, "create", e))?;
         }
         let mut file = File::create(&path).map_err(|e| io_error(&path, "create", e))?;
+        let plan = inner.output_plan();
         let header = CassetteLine::Header {
             version: CASSETTE_VERSION,
             backend: inner.name().to_string(),
             model: inner.model().to_string(),
-            schema_target: inner.schema_target(),
+            schema_target: plan.target,
+            strategy: plan.strategy,
+            schema_on_tool_turns: plan.schema_on_tool_turns,
         };
         write_line(&mut file, &header).map_err(|e| io_error(&path, "write", e))?;
         Ok(Recording {
@@ -207,8 +228,8 @@ impl<B: Backend> Backend for Recording<B> {
         self.inner.model()
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        self.inner.schema_target()
+    fn output_plan(&self) -> OutputPlan {
+        self.inner.output_plan()
     }
 
     fn complete<'a>(
@@ -250,6 +271,7 @@ mod tests {
         let a = ModelRequest {
             conversation: Conversation::new(Some("sys".into()), "hello").into(),
             tools: Vec::new().into(),
+            tool_choice: ToolChoice::Auto,
             output: OutputFormat::JsonSchema {
                 name: "answer".into(),
                 schema: Arc::new(json!({"type": "object", "properties": {}})),
@@ -266,5 +288,8 @@ mod tests {
         let mut c = a.clone();
         Arc::make_mut(&mut c.conversation).push_user("more");
         assert_ne!(request_key(&a), request_key(&c));
+        let mut d = a.clone();
+        d.tool_choice = ToolChoice::Required;
+        assert_ne!(request_key(&a), request_key(&d));
     }
 }

@@ -9,8 +9,9 @@
 //! with a `Script` error naming the cassette.
 
 use super::record::{CASSETTE_VERSION, CassetteLine, RecordedOutcome, request_key};
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
 use crate::conversation::ModelTurn;
+use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub struct Replay {
     path: PathBuf,
     name: String,
     model: String,
-    target: SchemaTarget,
+    plan: OutputPlan,
     answers: Mutex<HashMap<String, VecDeque<RecordedOutcome>>>,
 }
 
@@ -53,12 +54,14 @@ impl Replay {
         let header = lines
             .next()
             .ok_or_else(|| bad(path, "it is empty".to_string()))?;
-        let (name, model, target) = match serde_json::from_str::<CassetteLine>(header.1) {
+        let (name, model, plan) = match serde_json::from_str::<CassetteLine>(header.1) {
             Ok(CassetteLine::Header {
                 version,
                 backend,
                 model,
                 schema_target,
+                strategy,
+                schema_on_tool_turns,
             }) => {
                 if version > CASSETTE_VERSION {
                     return Err(bad(
@@ -66,7 +69,12 @@ impl Replay {
                         format!("version {version} is newer than {CASSETTE_VERSION}"),
                     ));
                 }
-                (backend, model, schema_target)
+                let plan = OutputPlan {
+                    strategy,
+                    target: schema_target,
+                    schema_on_tool_turns,
+                };
+                (backend, model, plan)
             }
             _ => return Err(bad(path, "line 1 is not a cassette header".to_string())),
         };
@@ -86,7 +94,7 @@ impl Replay {
             path: path.to_path_buf(),
             name,
             model,
-            target,
+            plan,
             answers: Mutex::new(answers),
         })
     }
@@ -109,8 +117,8 @@ impl Backend for Replay {
         &self.model
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        self.target
+    fn output_plan(&self) -> OutputPlan {
+        self.plan
     }
 
     fn complete<'a>(

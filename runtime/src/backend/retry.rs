@@ -9,8 +9,9 @@
 //! error is returned). The run deadline cancels a wait: the driver bounds the
 //! whole `complete` call with it.
 
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
 use crate::conversation::ModelTurn;
+use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use rand::Rng;
 use std::time::Duration;
@@ -97,8 +98,8 @@ impl<B: Backend> Backend for Retry<B> {
         self.inner.model()
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        self.inner.schema_target()
+    fn output_plan(&self) -> OutputPlan {
+        self.inner.output_plan()
     }
 
     fn complete<'a>(
@@ -156,6 +157,7 @@ mod tests {
         ModelRequest {
             conversation: Conversation::new(None, "hi").into(),
             tools: Vec::new().into(),
+            tool_choice: Default::default(),
             output: OutputFormat::Text,
             max_output_tokens: None,
         }

@@ -3,6 +3,7 @@
 
 use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
 use crate::conversation::{ModelTurn, StopReason, ToolCall, Usage};
+use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -114,7 +115,7 @@ pub struct ScriptedBackend {
     requests: Mutex<Vec<ModelRequest>>,
     log_requests: bool,
     latency: Duration,
-    target: SchemaTarget,
+    plan: OutputPlan,
     name: String,
     model: String,
 }
@@ -128,7 +129,7 @@ impl ScriptedBackend {
             requests: Mutex::new(Vec::new()),
             log_requests: true,
             latency: Duration::ZERO,
-            target: SchemaTarget::Plain,
+            plan: OutputPlan::native(SchemaTarget::Plain),
             name: "mock".to_string(),
             model: "scripted".to_string(),
         }
@@ -153,7 +154,15 @@ impl ScriptedBackend {
     /// Plays answers in the wire dialect of `target`, so decode is exercised.
     /// Default: [`SchemaTarget::Plain`].
     pub fn with_target(mut self, target: SchemaTarget) -> Self {
-        self.target = target;
+        self.plan.target = target;
+        self
+    }
+
+    /// Reports `plan` to the loop, which then builds its requests for that
+    /// strategy (the answer tool, schema on tool turns, …). Default: native,
+    /// schema on every turn, [`SchemaTarget::Plain`].
+    pub fn with_output_plan(mut self, plan: OutputPlan) -> Self {
+        self.plan = plan;
         self
     }
 
@@ -195,8 +204,8 @@ impl Backend for ScriptedBackend {
         &self.model
     }
 
-    fn schema_target(&self) -> SchemaTarget {
-        self.target
+    fn output_plan(&self) -> OutputPlan {
+        self.plan
     }
 
     fn complete<'a>(

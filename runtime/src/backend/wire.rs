@@ -1,53 +1,33 @@
-//! Helpers the provider backends share: when the native format is attached,
-//! the schema-in-prompt instruction, strict-tool eligibility, tool-argument
-//! parsing and merging of extra body fields.
+//! Helpers the provider backends share: the structured-output field, the
+//! sampling settings, strict-tool eligibility, tool-argument parsing and
+//! merging of extra body fields.
 
-use super::config::{OutputMode, ProviderConfig};
-use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use super::config::ProviderConfig;
+use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
 use serde_json::{Map, Value};
 
-/// The schema target of a backend whose native dialect is `native`.
-pub(crate) fn target(config: &ProviderConfig, native: SchemaTarget) -> SchemaTarget {
-    match config.output_mode {
-        OutputMode::Native => native,
-        OutputMode::Prompt => SchemaTarget::Plain,
+/// The `(name, schema)` to send as the provider's structured-output field,
+/// if the loop asked for one on this request.
+pub(crate) fn native_format(request: &ModelRequest) -> Option<(&str, &Value)> {
+    match &request.output {
+        OutputFormat::JsonSchema { name, schema } => Some((name.as_str(), schema.as_ref())),
+        OutputFormat::Text => None,
     }
 }
 
-/// The `(name, schema)` to send as the provider's structured-output format,
-/// if this request gets one: native mode, a JSON answer asked for, and either
-/// no tools offered or the schema allowed on tool turns.
-pub(crate) fn native_format<'a>(
-    config: &ProviderConfig,
-    request: &'a ModelRequest,
-) -> Option<(&'a str, &'a Value)> {
-    match (&request.output, config.output_mode) {
-        (OutputFormat::JsonSchema { name, schema }, OutputMode::Native)
-            if request.tools.is_empty() || config.schema_on_tool_turns =>
-        {
-            Some((name.as_str(), schema.as_ref()))
-        }
-        _ => None,
-    }
-}
-
-/// The system prompt to send: the conversation's, plus in prompt mode the
-/// answer's schema and how to answer.
-pub(crate) fn system_prompt(config: &ProviderConfig, request: &ModelRequest) -> Option<String> {
-    let system = request.conversation.system.clone();
-    let (OutputMode::Prompt, OutputFormat::JsonSchema { schema, .. }) =
-        (config.output_mode, &request.output)
-    else {
-        return system;
+/// Sets the configured sampling fields (`temperature`, `seed`) on an encoded
+/// body, as plain JSON numbers (the request types hold `f32`, which would
+/// turn `0.7` into `0.699999988079071`).
+pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
+    let Value::Object(map) = body else {
+        return;
     };
-    let instruction = format!(
-        "When you give your final answer, reply with one JSON value and nothing else. \
-         It must conform to this JSON Schema:\n{schema}"
-    );
-    Some(match system {
-        Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
-        _ => instruction,
-    })
+    if let Some(t) = config.temperature {
+        map.insert("temperature".to_string(), Value::from(t));
+    }
+    if let Some(seed) = config.seed {
+        map.insert("seed".to_string(), Value::from(seed));
+    }
 }
 
 /// Whether a tool's parameter schema already fits strict mode: every object
@@ -111,11 +91,12 @@ pub(crate) fn arguments_text(value: Option<&Value>) -> String {
     }
 }
 
-/// Serialises a provider request body and merges the configured extra fields
-/// into it (see [`merge_extra`]).
+/// Serialises a provider request body, sets the sampling fields
+/// ([`apply_sampling`]) and merges the configured extra fields into it (see
+/// [`merge_extra`]).
 pub(crate) fn encode_body<T: serde::Serialize>(
     body: &T,
-    extra: &Map<String, Value>,
+    config: &ProviderConfig,
 ) -> Result<Value, BackendError> {
     let mut body = serde_json::to_value(body).map_err(|e| {
         BackendError::new(
@@ -123,7 +104,8 @@ pub(crate) fn encode_body<T: serde::Serialize>(
             format!("cannot encode the request: {e}"),
         )
     })?;
-    merge_extra(&mut body, extra);
+    apply_sampling(&mut body, config);
+    merge_extra(&mut body, &config.extra_body);
     Ok(body)
 }
 

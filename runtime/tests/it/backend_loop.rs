@@ -5,11 +5,22 @@ use crate::backend_support::*;
 use crate::support::{eiffel, landmark_schema};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use tribunal_runtime::backend::{BackendOptions, OutputMode};
+use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::{
-    Agent, BackendErrorKind, BackendKind, ErrorCode, ModelRequest, OutputFormat, ToolBox,
-    connect_with_env,
+    Agent, BackendErrorKind, BackendKind, ErrorCode, ModelRequest, OutputChoice, OutputFormat,
+    ToolBox, ToolChoice, connect_with_env,
 };
+
+/// What `auto` picks on the hosted APIs: native, with the schema on tool
+/// turns too (the stand-in servers here run on localhost, where `auto`
+/// would pick the tool strategy for the OpenAI APIs).
+fn hosted() -> BackendOptions {
+    BackendOptions {
+        output: OutputChoice::Native,
+        schema_on_tool_turns: Some(true),
+        ..BackendOptions::default()
+    }
+}
 
 fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
     Agent::new(backend, Arc::new(landmark_schema()))
@@ -53,7 +64,7 @@ async fn tool_then_repair(kind: BackendKind, options: &BackendOptions) -> Vec<Va
 #[tokio::test]
 async fn openai_chat_tool_call_then_repair() {
     bind_snapshots!();
-    let bodies = tool_then_repair(BackendKind::OpenAiChat, &BackendOptions::default()).await;
+    let bodies = tool_then_repair(BackendKind::OpenAiChat, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
         "the repair offers no tools"
@@ -64,7 +75,7 @@ async fn openai_chat_tool_call_then_repair() {
 #[tokio::test]
 async fn openai_responses_tool_call_then_repair() {
     bind_snapshots!();
-    let bodies = tool_then_repair(BackendKind::OpenAiResponses, &BackendOptions::default()).await;
+    let bodies = tool_then_repair(BackendKind::OpenAiResponses, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
         "the repair offers no tools"
@@ -75,7 +86,7 @@ async fn openai_responses_tool_call_then_repair() {
 #[tokio::test]
 async fn anthropic_tool_call_then_repair() {
     bind_snapshots!();
-    let bodies = tool_then_repair(BackendKind::Anthropic, &BackendOptions::default()).await;
+    let bodies = tool_then_repair(BackendKind::Anthropic, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
         "the repair offers no tools"
@@ -88,7 +99,7 @@ async fn anthropic_tool_call_then_repair() {
 async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
     bind_snapshots!();
     let options = BackendOptions {
-        output_mode: OutputMode::Prompt,
+        output: OutputChoice::Prompt,
         ..BackendOptions::default()
     };
     let bodies = tool_then_repair(BackendKind::OpenAiChat, &options).await;
@@ -104,7 +115,8 @@ async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
 async fn schema_can_stay_off_tool_turns() {
     for kind in ALL {
         let options = BackendOptions {
-            schema_on_tool_turns: false,
+            output: OutputChoice::Native,
+            schema_on_tool_turns: Some(false),
             extra_body: json!({"output_config": {"effort": "low"}, "temperature": 0})
                 .as_object()
                 .unwrap()
@@ -182,6 +194,7 @@ async fn error_bodies_become_backend_errors_with_status_and_type() {
         let request = ModelRequest {
             conversation: tribunal_runtime::Conversation::new(None, "hi").into(),
             tools: Vec::new().into(),
+            tool_choice: ToolChoice::Auto,
             output: OutputFormat::Text,
             max_output_tokens: Some(16),
         };
@@ -307,6 +320,7 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
         let request = ModelRequest {
             conversation: conversation.into(),
             tools: Vec::new().into(),
+            tool_choice: ToolChoice::Auto,
             output: OutputFormat::Text,
             max_output_tokens: Some(16),
         };

@@ -64,6 +64,7 @@ async fn a_recorded_run_replays_without_keys() {
         let err = replay
             .complete(&ModelRequest {
                 conversation: Conversation::new(None, "something else").into(),
+                tool_choice: Default::default(),
                 tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,
@@ -175,6 +176,7 @@ async fn the_key_appears_in_no_log_and_no_cassette() {
         let err = provider(kind, &server, &BackendOptions::default())
             .complete(&ModelRequest {
                 conversation: Conversation::new(None, "hi").into(),
+                tool_choice: Default::default(),
                 tools: Vec::new().into(),
                 output: OutputFormat::Text,
                 max_output_tokens: None,
@@ -208,7 +210,7 @@ async fn a_fixture_cassette_replays_through_the_loop() {
     );
     let replay = Arc::new(tribunal_runtime::Replay::from_file(path).unwrap());
     assert_eq!(
-        replay.schema_target(),
+        replay.output_plan().target,
         tribunal_runtime::SchemaTarget::Plain
     );
     let run = agent(replay.clone()).run("Eiffel Tower?").await;

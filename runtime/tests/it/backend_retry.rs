@@ -15,6 +15,7 @@ use tribunal_runtime::{
 fn request() -> ModelRequest {
     ModelRequest {
         conversation: Conversation::new(None, "hi").into(),
+        tool_choice: Default::default(),
         tools: Vec::new().into(),
         output: OutputFormat::Text,
         max_output_tokens: Some(32),

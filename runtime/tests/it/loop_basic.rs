@@ -308,8 +308,8 @@ impl Backend for Forgetful {
     fn model(&self) -> &str {
         "m"
     }
-    fn schema_target(&self) -> tribunal_runtime::SchemaTarget {
-        tribunal_runtime::SchemaTarget::Plain
+    fn output_plan(&self) -> tribunal_runtime::OutputPlan {
+        tribunal_runtime::OutputPlan::native(tribunal_runtime::SchemaTarget::Plain)
     }
     fn complete<'a>(
         &'a self,

@@ -19,7 +19,7 @@ fn budget() -> Budget {
 #[tokio::test]
 async fn max_tool_calls_exact_boundary_runs_the_batch() {
     let backend = script(vec![
-        calls(&[("count", json!({})), ("count", json!({}))]),
+        calls(&[("count", json!({"q": "a"})), ("count", json!({"q": "b"}))]),
         answer(&eiffel()),
     ]);
     let (tool, count) = Counter::new("count");
@@ -220,8 +220,8 @@ impl Backend for SlowOnCall {
     fn model(&self) -> &str {
         "slow"
     }
-    fn schema_target(&self) -> SchemaTarget {
-        SchemaTarget::Plain
+    fn output_plan(&self) -> tribunal_runtime::OutputPlan {
+        tribunal_runtime::OutputPlan::native(SchemaTarget::Plain)
     }
     fn complete<'a>(
         &'a self,

@@ -39,7 +39,8 @@ fn check(budget: Budget, steps: Vec<Step>) -> String {
         budget,
         answer: AnswerPolicy::default(),
         max_output_tokens: None,
-        target: SchemaTarget::Plain,
+        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
+        require_tool_first: false,
     };
     let spec = tribunal_runtime::ToolSpec {
         name: "count".into(),

@@ -26,6 +26,7 @@ mod faults;
 mod loop_basic;
 mod loop_budget;
 mod loop_repair;
+mod loop_strategy;
 mod machine_trace;
 mod schema_compile;
 mod schema_decode;
