@@ -4,12 +4,14 @@
 //! Defaults when `arena.toml` is absent or silent: the name is the folder's,
 //! no system prompt, the output schema comes from each item's `json_schema`
 //! check, the `search` tool is offered when `corpus.json` exists, default
-//! budgets, lenient extraction.
+//! budgets, lenient extraction, no tool required first, default backend
+//! settings.
 
 use crate::checks::{Check, ItemCheck};
 use crate::error::JudgeError;
 use crate::item::{Item, RawItem, parse_line};
 use crate::lint::{LintReport, Problem};
+use crate::settings::{BackendSettings, BackendToml};
 use crate::toolset;
 use serde::Deserialize;
 use serde_json::Value;
@@ -56,6 +58,13 @@ pub struct Arena {
     /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
     /// every item answers with the verdict envelope. Default: none.
     pub verdict: Option<crate::verdict::VerdictArena>,
+    /// Live backends' output strategy and request settings (`[backend]`).
+    /// Default: every setting at its default.
+    pub backend: BackendSettings,
+    /// Whether every run must call a tool before it may answer
+    /// (`require_tool_first`; see [`tribunal_runtime::Agent::with_tool_required_first`]).
+    /// Default: no.
+    pub require_tool_first: bool,
 }
 
 impl Arena {
@@ -85,8 +94,13 @@ struct ArenaToml {
     /// The root of the file tools, relative to the arena folder. Default: the folder.
     files_root: Option<String>,
     extraction: Option<ExtractionMode>,
+    require_tool_first: Option<bool>,
     budget: Option<BudgetToml>,
     verdict: Option<crate::verdict::VerdictToml>,
+    backend: Option<BackendToml>,
+    /// `backend`, checked (its problems are at their lines).
+    #[serde(skip)]
+    settings: BackendSettings,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -273,6 +287,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         toolbox: Arc::new(toolbox),
         tools_digest,
         verdict,
+        backend: config.settings,
+        require_tool_first: config.require_tool_first.unwrap_or(false),
     };
     problems.sort_by(|a, b| {
         (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
@@ -364,6 +380,9 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
                         tribunal_runtime::one_line(name.get_ref(), 60)
                     ),
                 ));
+            }
+            if let Some(table) = c.backend.take() {
+                c.settings = table.settings(ARENA_TOML, &line_at, problems);
             }
             c
         }

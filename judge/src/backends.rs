@@ -5,7 +5,7 @@
 use crate::item::Item;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::{Backend, ScriptedBackend};
+use tribunal_runtime::{Backend, OutputPlan, ScriptedBackend};
 
 /// Supplies the backend each item runs against.
 pub trait BackendFactory: Send + Sync {
@@ -15,6 +15,8 @@ pub trait BackendFactory: Send + Sync {
     fn model(&self) -> &str;
     /// Whether results prove only the plumbing (a scripted model).
     fn is_mock(&self) -> bool;
+    /// How the backend takes final answers (part of the config hash).
+    fn output_plan(&self) -> OutputPlan;
     /// The backend for one run of `item`.
     fn backend_for(&self, item: &Item) -> Arc<dyn Backend>;
 }
@@ -42,6 +44,10 @@ impl BackendFactory for MockBackends {
 
     fn is_mock(&self) -> bool {
         true
+    }
+
+    fn output_plan(&self) -> OutputPlan {
+        ScriptedBackend::from_turns([]).output_plan()
     }
 
     fn backend_for(&self, item: &Item) -> Arc<dyn Backend> {
@@ -91,6 +97,10 @@ impl BackendFactory for SharedBackend {
 
     fn is_mock(&self) -> bool {
         false
+    }
+
+    fn output_plan(&self) -> OutputPlan {
+        self.backend.output_plan()
     }
 
     fn backend_for(&self, _item: &Item) -> Arc<dyn Backend> {

@@ -1,19 +1,21 @@
 //! The config hash: SHA-256 over the canonical JSON of everything that
 //! shapes a run's result (prompt, schema, tools, budgets, extraction,
-//! backend, model). Rows written under one hash are never mixed with
+//! backend settings and output plan, backend, model). Rows written under one hash are never mixed with
 //! another's.
 
 use crate::arena::Arena;
 use crate::toolset::hex;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use tribunal_runtime::OutputPlan;
 
 /// Version of the hashed layout; bump it when the layout changes.
-const HASH_LAYOUT: u32 = 1;
+const HASH_LAYOUT: u32 = 2;
 
-/// The config hash of running `arena` on `backend`/`model`: the first 16
-/// hex digits of SHA-256 over the canonical config.
-pub fn config_hash(arena: &Arena, backend: &str, model: &str) -> String {
+/// The config hash of running `arena` on `backend`/`model` with output
+/// `plan`: the first 16 hex digits of SHA-256 over the canonical config
+/// (which holds the arena's backend settings but `max_retries`).
+pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan) -> String {
     let config = json!({
         "layout": HASH_LAYOUT,
         "system": arena.system,
@@ -39,6 +41,9 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str) -> String {
             "max_depth": arena.answer.max_depth,
             "max_bytes": arena.answer.max_bytes,
         },
+        "require_tool_first": arena.require_tool_first,
+        "backend_settings": arena.backend.hashed(),
+        "output_plan": plan,
         "backend": backend,
         "model": model,
     });

@@ -61,6 +61,7 @@ mod progress;
 mod report;
 mod results;
 mod runner;
+mod settings;
 mod shard;
 pub mod snapshot;
 mod summary;
@@ -86,6 +87,7 @@ pub use results::{
     rewrite,
 };
 pub use runner::{RunOptions, RunResult, run_arena, run_item};
+pub use settings::{BackendSettings, RESERVED_BODY_FIELDS, extra_body_problem};
 pub use shard::Shard;
 pub use summary::{RepeatSummary, Summary, summarize};
 pub use transcript::{TRANSCRIPT_VERSION, Transcript, transcript_path};

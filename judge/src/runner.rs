@@ -68,7 +68,12 @@ pub async fn run_arena(
     if options.repeat == 0 {
         return Err(JudgeError::Usage("--repeat must be at least 1".to_string()));
     }
-    let hash = config_hash(arena, backends.name(), backends.model());
+    let hash = config_hash(
+        arena,
+        backends.name(),
+        backends.model(),
+        &backends.output_plan(),
+    );
     let continuing = options.resume || options.retry_errors;
     let (existing, good_len, torn) = if continuing && options.out.exists() {
         let read = read_rows(&options.out)?;
@@ -209,7 +214,11 @@ async fn run_recorded(
             let mut agent = agent
                 .with_tools(tools)
                 .with_budget(arena.budget)
-                .with_answer_policy(arena.answer);
+                .with_answer_policy(arena.answer)
+                .with_tool_required_first(arena.require_tool_first);
+            if let Some(max) = arena.backend.max_output_tokens {
+                agent = agent.with_max_output_tokens(max);
+            }
             if let Some(system) = &arena.system {
                 agent = agent.with_system(system.clone());
             }

@@ -122,6 +122,17 @@ struct Batch {
     repeated: Vec<bool>,
 }
 
+/// The answer tool of the tool strategy and the tool lists it appears in.
+#[derive(Debug)]
+struct AnswerTool {
+    /// Its name ([`ANSWER_TOOL`] unless a user tool has that name).
+    name: String,
+    /// The agent turns' tools: the user's, then the answer tool.
+    with_user: Arc<[ToolSpec]>,
+    /// The tools-disabled turns' tools: the answer tool alone.
+    alone: Arc<[ToolSpec]>,
+}
+
 /// The result a repeated call gets instead of a second run.
 pub const REPEATED_CALL_RESULT: &str = "not run again: this call repeats an earlier call with the same name and arguments, whose result is above. Use that result, call with other arguments, or give your final answer.";
 
@@ -148,7 +159,7 @@ pub struct Machine {
     /// Tool strategy: the answer tool's name, the agent turns' tools (the
     /// user's plus the answer tool) and the tools-disabled turns' (the answer
     /// tool alone).
-    answer_tool: Option<(String, Arc<[ToolSpec]>, Arc<[ToolSpec]>)>,
+    answer_tool: Option<AnswerTool>,
     /// Signatures (name and canonical arguments) of the calls run so far.
     seen_calls: HashSet<String>,
     conversation: Arc<Conversation>,
@@ -195,7 +206,11 @@ impl Machine {
                 };
                 let with_user: Arc<[ToolSpec]> =
                     tools.iter().cloned().chain([spec.clone()]).collect();
-                Some((name, with_user, Arc::from(vec![spec])))
+                Some(AnswerTool {
+                    name,
+                    with_user,
+                    alone: Arc::from(vec![spec]),
+                })
             }
             OutputStrategy::Native | OutputStrategy::Prompt => None,
         };
@@ -405,6 +420,14 @@ impl Machine {
                         }
                         .to_string()
                     });
+                    // The accepted answer call is the one call that did not fail.
+                    if let (Some(i), Some(Message::ToolResults { results })) =
+                        (at, self.conversation_mut().messages.last_mut())
+                    {
+                        if let Some(r) = results.get_mut(i) {
+                            r.is_error = false;
+                        }
+                    }
                 }
                 self.extracted_from = Some(accepted.extracted_from);
                 self.finalized_after = self.finalized_after.or(finalized);
@@ -456,7 +479,7 @@ impl Machine {
 
     /// The answer tool's name under the tool strategy.
     fn answer_tool_name(&self) -> Option<&str> {
-        self.answer_tool.as_ref().map(|(name, _, _)| name.as_str())
+        self.answer_tool.as_ref().map(|a| a.name.as_str())
     }
 
     /// The request of a `phase` turn: the tools it offers, whether a call is
@@ -469,12 +492,12 @@ impl Machine {
             && !self.tools.is_empty();
         let (tools, tool_choice) = match (&self.answer_tool, agent) {
             _ if must_call => (Arc::clone(&self.tools), ToolChoice::Required),
-            (Some((_, with_user, _)), true) if !self.tools.is_empty() => {
-                (Arc::clone(with_user), ToolChoice::Auto)
+            (Some(answer), true) if !self.tools.is_empty() => {
+                (Arc::clone(&answer.with_user), ToolChoice::Auto)
             }
             // No user tools, or a tools-disabled turn: the answer tool alone,
             // and the model must call it.
-            (Some((_, _, alone)), _) => (Arc::clone(alone), ToolChoice::Required),
+            (Some(answer), _) => (Arc::clone(&answer.alone), ToolChoice::Required),
             (None, true) => (Arc::clone(&self.tools), ToolChoice::Auto),
             (None, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
         };

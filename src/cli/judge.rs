@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::judge::{MOCK_BACKEND, MOCK_MODEL};
+use tribunal::judge::{BackendSettings, MOCK_BACKEND, MOCK_MODEL};
 use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
 use tribunal::runtime::{
     Backend, Budget, ErrorCode, Rejection, ScriptTurn, ScriptedBackend, repair_message,
@@ -27,7 +27,7 @@ pub(crate) enum JudgeCommand {
     /// Validate a human verdict and print its stored record (exit 0; 2 when invalid).
     Submit(SubmitArgs),
     /// Review code with an agent and print the stored verdict (exit 0 GREEN, 1 RED, 2 ERROR).
-    Run(ReviewArgs),
+    Run(Box<ReviewArgs>),
 }
 
 /// The two owner schemas of a review.
@@ -87,12 +87,17 @@ pub(crate) struct ReviewArgs {
     /// The review's wall-clock deadline, in seconds. Default: 300.
     #[arg(long, value_name = "SECS")]
     deadline: Option<f64>,
+    /// Require a tool call (reading the code) before the verdict.
+    #[arg(long)]
+    require_tool_first: bool,
+    #[command(flatten)]
+    backend_flags: super::backend_flags::BackendFlags,
 }
 
 pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
     match command {
         JudgeCommand::Submit(a) => run_submit(a),
-        JudgeCommand::Run(a) => run_review_command(a),
+        JudgeCommand::Run(a) => run_review_command(*a),
     }
 }
 
@@ -158,24 +163,34 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
         },
         ..defaults
     };
+    let settings = args.backend_flags.settings()?;
     let mut review = Review::new(schemas, prompt)
         .with_tools(tools)
-        .with_budget(budget);
+        .with_budget(budget)
+        .with_tool_required_first(args.require_tool_first);
+    if let Some(max) = settings.max_output_tokens {
+        review = review.with_max_output_tokens(max);
+    }
     if let Some(path) = &args.system {
         let system = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         review = review.with_system(system);
     }
-    let backend = backend(&args)?;
+    let backend = backend(&args, &settings)?;
     let (stored, _run) = super::tokio_runtime()?.block_on(run_review(&review, backend))?;
     println!("{}", stored.to_json_pretty());
     Ok(ExitCode::from(stored.outcome.exit_code()))
 }
 
-fn backend(args: &ReviewArgs) -> anyhow::Result<Arc<dyn Backend>> {
+fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<dyn Backend>> {
     if args.backend == MOCK_BACKEND {
         if args.record.is_some() || args.replay.is_some() {
             anyhow::bail!("--record and --replay need a live --backend");
+        }
+        if args.backend_flags.any() {
+            anyhow::bail!(
+                "--output, --temperature and the other backend flags need a live --backend"
+            );
         }
         let path = args
             .mock
@@ -202,7 +217,7 @@ fn backend(args: &ReviewArgs) -> anyhow::Result<Arc<dyn Backend>> {
     let options = BackendOptions {
         record: args.record.clone(),
         replay: args.replay.clone(),
-        ..BackendOptions::default()
+        ..settings.options()
     };
     Ok(connect(kind, model, &options)?)
 }

@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file with
 //! its clap `Args` struct and a `run` function returning the exit code.
 
+mod backend_flags;
 mod check;
 mod compare;
 mod judge;
@@ -28,7 +29,7 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run an arena (mock backend by default).
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Check an arena's files and report every problem with file:line.
     Lint(lint::LintArgs),
     /// Combine shard result files into one report.
@@ -51,7 +52,7 @@ pub(crate) enum Command {
 
 pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Schema(c) => schema::run(c),

@@ -53,11 +53,13 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     #[command(flatten)]
+    backend_flags: super::backend_flags::BackendFlags,
+    #[command(flatten)]
     report: ReportOpts,
 }
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let arena = match Arena::load(&args.arena) {
+    let mut arena = match Arena::load(&args.arena) {
         Ok(a) => a,
         Err(JudgeError::Lint(report)) => {
             eprintln!("{}", report.render());
@@ -72,7 +74,9 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let shard: Option<Shard> = args.shard.as_deref().map(str::parse).transpose()?;
     let report_format = args.report.format()?;
-    let backends = backends(&args, &arena.name)?;
+    // Flags over the arena's [backend] table; the result enters the hash.
+    arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
+    let backends = backends(&args, &arena)?;
     let out = args
         .out
         .clone()
@@ -99,10 +103,15 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     emit_report(&arena.name, &result.rows, report_format, &args.report)
 }
 
-fn backends(args: &RunArgs, arena: &str) -> anyhow::Result<Arc<dyn BackendFactory>> {
+fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFactory>> {
     if args.backend == "mock" {
         if args.record.is_some() || args.replay.is_some() {
             anyhow::bail!("--record and --replay need a live --backend");
+        }
+        if args.backend_flags.any() {
+            anyhow::bail!(
+                "--output, --temperature and the other backend flags need a live --backend"
+            );
         }
         return Ok(Arc::new(MockBackends {
             latency: Duration::from_millis(args.mock_latency),
@@ -113,14 +122,14 @@ fn backends(args: &RunArgs, arena: &str) -> anyhow::Result<Arc<dyn BackendFactor
         .model
         .as_deref()
         .context("--model is required with a live --backend")?;
-    let cassette = |dir: &Path| dir.join(format!("{arena}.jsonl"));
+    let cassette = |dir: &Path| dir.join(format!("{}.jsonl", arena.name));
     if let Some(dir) = &args.record {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let options = BackendOptions {
         record: args.record.as_deref().map(cassette),
         replay: args.replay.as_deref().map(cassette),
-        ..BackendOptions::default()
+        ..arena.backend.options()
     };
     let backend = connect(kind, model, &options)?;
     Ok(Arc::new(SharedBackend::new(backend)))

@@ -86,10 +86,14 @@ fn assert_all_pass(api: Api, report: &str, results: &Path) {
     }
 }
 
-/// Asserts what the model saw: per landmark a search turn offering `search`,
-/// an answer turn, and for [`REPAIRED`] a repair turn with no tools; the key
-/// in the auth header every time, the format on every request.
+/// Asserts what the model saw: per landmark a search turn offering only
+/// `search` (the arena requires a tool first), an answer turn, and for
+/// [`REPAIRED`] a repair turn without the arena's tools; the key in the auth
+/// header every time. The stand-in runs on localhost, so `auto` picks the
+/// tool strategy for the OpenAI APIs (the answer tool beside `search`, never
+/// a format) and native for Anthropic (the format on every request).
 fn assert_conversations(api: Api, seen: &[Seen]) {
+    let tool_strategy = api != Api::Anthropic;
     let records = gold_records();
     for landmark in records.keys() {
         let turns: Vec<&Seen> = seen.iter().filter(|s| &s.landmark == landmark).collect();
@@ -105,16 +109,18 @@ fn assert_conversations(api: Api, seen: &[Seen]) {
         }
         for turn in turns {
             assert!(turn.key_ok, "{api:?}: auth headers of {turn:?}");
-            assert!(turn.has_format, "{api:?}: no format on {turn:?}");
-            match turn.phase {
-                Phase::Repair => assert!(
-                    turn.tools_offered.is_empty(),
-                    "{api:?}: the repair offered tools: {turn:?}"
-                ),
-                Phase::Search | Phase::Answer => {
-                    assert_eq!(turn.tools_offered, ["search"], "{api:?}: {turn:?}")
-                }
-            }
+            assert_eq!(
+                turn.has_format, !tool_strategy,
+                "{api:?}: format on {turn:?}"
+            );
+            let expected: &[&str] = match (turn.phase, tool_strategy) {
+                (Phase::Search, _) => &["search"],
+                (Phase::Answer, true) => &["search", "final_answer"],
+                (Phase::Answer, false) => &["search"],
+                (Phase::Repair, true) => &["final_answer"],
+                (Phase::Repair, false) => &[],
+            };
+            assert_eq!(turn.tools_offered, expected, "{api:?}: {turn:?}");
         }
     }
     assert_eq!(seen.len(), 15 * 2 + 1, "{api:?}");

@@ -357,23 +357,34 @@ impl Model {
             .get(&landmark)
             .ok_or_else(|| format!("unknown landmark {landmark}"))?;
         let has_results = conversation.iter().any(|m| matches!(m, Msg::ToolResult));
-        let user_texts = conversation
+        // The script: one search, one answer, one repair. The repair
+        // instruction is a user message (native) or the answer call's
+        // result (tool strategy): either way it follows the second turn.
+        let turns = conversation
             .iter()
-            .filter(|m| matches!(m, Msg::User(_)))
+            .filter(|m| matches!(m, Msg::Assistant))
             .count();
-        let phase = match (has_results, conversation.last()) {
+        let phase = match (has_results, turns) {
             (false, _) => Phase::Search,
-            (true, Some(Msg::User(_))) if user_texts > 1 => Phase::Repair,
-            (true, _) => Phase::Answer,
+            (true, 0 | 1) => Phase::Answer,
+            (true, _) => Phase::Repair,
         };
+        let tools_offered = self.tools_offered(&body);
+        // A real compatible server constrains tool arguments with a grammar:
+        // offered the answer tool, the model answers through it.
+        let through_tool = tools_offered.iter().any(|t| t == "final_answer");
         self.seen.lock().unwrap().push(Seen {
             landmark: landmark.clone(),
             phase,
-            tools_offered: self.tools_offered(&body),
+            tools_offered,
             has_format: self.format(&body).is_some(),
             key_ok: self.key_ok(request),
         });
-        let id = format!("call_{}", landmark.to_lowercase().replace(' ', "_"));
+        let id = format!("call_{}_{turns}", landmark.to_lowercase().replace(' ', "_"));
+        let answer = |value: &Value| match through_tool {
+            true => self.api.tool_call(&id, "final_answer", value.clone()),
+            false => self.api.answer(&value.to_string()),
+        };
         Ok(match phase {
             Phase::Search => self
                 .api
@@ -382,14 +393,14 @@ impl Model {
                 // Invalid against the schema: year as a string.
                 let mut bad = record.clone();
                 bad["year"] = Value::String(record["year"].to_string());
-                self.api.answer(&bad.to_string())
+                answer(&bad)
             }
             Phase::Answer | Phase::Repair if self.behaviour == Behaviour::EchoKeyInAnswer => {
                 let mut echoed = record.clone();
                 echoed["name"] = Value::String(self.api.received_key(request));
-                self.api.answer(&echoed.to_string())
+                answer(&echoed)
             }
-            Phase::Answer | Phase::Repair => self.api.answer(&record.to_string()),
+            Phase::Answer | Phase::Repair => answer(record),
         })
     }
 }

@@ -34,6 +34,10 @@ pub struct Review {
     pub budget: Budget,
     /// How the final answer is read. Default: strict extraction.
     pub answer: AnswerPolicy,
+    /// Per-request output-token ceiling. Default: the backend's.
+    pub max_output_tokens: Option<u32>,
+    /// Whether a tool call must come before the verdict. Default: no.
+    pub require_tool_first: bool,
 }
 
 impl Review {
@@ -50,7 +54,21 @@ impl Review {
                 mode: ExtractionMode::Strict,
                 ..AnswerPolicy::default()
             },
+            max_output_tokens: None,
+            require_tool_first: false,
         }
+    }
+
+    /// Sets the per-request output-token ceiling.
+    pub fn with_max_output_tokens(mut self, max: u32) -> Review {
+        self.max_output_tokens = Some(max);
+        self
+    }
+
+    /// Requires a tool call (reading the code) before the verdict.
+    pub fn with_tool_required_first(mut self, required: bool) -> Review {
+        self.require_tool_first = required;
+        self
     }
 
     /// Sets the tools.
@@ -87,11 +105,16 @@ impl Review {
     /// plain-text follow-up questions with [`Agent::follow_up`]). Fails if
     /// the envelope cannot be compiled for the backend's schema target.
     pub fn agent(&self, backend: Arc<dyn Backend>) -> Result<Agent, SchemaError> {
-        Ok(Agent::new(backend, self.schemas.clone())?
+        let agent = Agent::new(backend, self.schemas.clone())?
             .with_system(self.system.clone())
             .with_tools(self.tools.clone())
             .with_budget(self.budget)
-            .with_answer_policy(self.answer))
+            .with_answer_policy(self.answer)
+            .with_tool_required_first(self.require_tool_first);
+        Ok(match self.max_output_tokens {
+            Some(max) => agent.with_max_output_tokens(max),
+            None => agent,
+        })
     }
 }
 

@@ -182,3 +182,121 @@ fn a_harness_folder_runs_with_defaults() {
     assert_eq!(arena.tools, vec!["search".to_string()]);
     assert_eq!(arena.items[0].schema.owner()["required"][0], "n");
 }
+
+#[test]
+fn backend_settings_are_checked_at_their_line() {
+    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let bad = ["[backend]", "output = \"grammar\""].join("\n");
+    let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &bad)]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("arena.toml:2: unknown variant `grammar`"),
+        "{found:?}"
+    );
+    assert!(
+        found[0].contains("`auto`, `native`, `tool`, `prompt`"),
+        "{found:?}"
+    );
+
+    let bad = [
+        "require_tool_first = true",
+        "[backend]",
+        "output = \"tool\"",
+        "temperature = 3.5",
+        "max_output_tokens = 0",
+        "extra_body = { stream = true, top_k = 20 }",
+    ]
+    .join("\n");
+    let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &bad)]);
+    assert_eq!(
+        found,
+        [
+            "arena.toml:4: backend.temperature must be between 0 and 2, not 3.5",
+            "arena.toml:5: backend.max_output_tokens must be at least 1",
+            "arena.toml:6: backend.extra_body sets stream, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)",
+        ]
+    );
+    let unknown = "[backend]\ntemprature = 0\n";
+    let found = problems(&[("dataset.jsonl", &line), ("arena.toml", unknown)]);
+    assert!(
+        found[0].starts_with("arena.toml:2: unknown field `temprature`"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn backend_settings_load_into_the_arena() {
+    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let toml = [
+        "require_tool_first = true",
+        "[backend]",
+        "output = \"native\"",
+        "schema_on_tool_turns = false",
+        "max_retries = 5",
+        "max_output_tokens = 512",
+        "temperature = 0.7",
+        "seed = 7",
+        "parallel_tool_calls = true",
+        "extra_body = { top_k = 20, chat_template_kwargs = { enable_thinking = false } }",
+    ]
+    .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
+    let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
+    assert!(arena.require_tool_first);
+    let b = &arena.backend;
+    assert_eq!(b.output, tribunal_runtime::OutputChoice::Native);
+    assert_eq!(b.schema_on_tool_turns, Some(false));
+    assert_eq!((b.max_retries, b.max_output_tokens), (Some(5), Some(512)));
+    assert_eq!(
+        (b.temperature, b.seed, b.parallel_tool_calls),
+        (Some(0.7), Some(7), Some(true))
+    );
+    assert_eq!(
+        serde_json::Value::Object(b.extra_body.clone()),
+        serde_json::json!({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}})
+    );
+    let options = b.options();
+    assert_eq!(options.max_retries, 5);
+    assert_eq!(options.output, tribunal_runtime::OutputChoice::Native);
+}
+
+/// The config hash holds every backend setting and the output plan, but not
+/// `max_retries` (a harder retry may continue a results file).
+#[test]
+fn the_config_hash_holds_backend_settings_but_not_retries() {
+    use tribunal_runtime::{OutputPlan, SchemaTarget};
+    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let dir = arena_dir(&[("dataset.jsonl", &line)]);
+    let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
+    let plan = OutputPlan::tool(SchemaTarget::OpenAi);
+    let base = tribunal_judge::config_hash(&arena, "openai-chat", "m", &plan);
+    let with = |f: &dyn Fn(&mut tribunal_judge::Arena)| {
+        let mut changed = arena.clone();
+        f(&mut changed);
+        tribunal_judge::config_hash(&changed, "openai-chat", "m", &plan)
+    };
+    assert_eq!(with(&|a| a.backend.max_retries = Some(9)), base);
+    assert_ne!(with(&|a| a.backend.temperature = Some(0.0)), base);
+    assert_ne!(with(&|a| a.backend.seed = Some(1)), base);
+    assert_ne!(with(&|a| a.backend.max_output_tokens = Some(64)), base);
+    assert_ne!(with(&|a| a.backend.parallel_tool_calls = Some(true)), base);
+    assert_ne!(with(&|a| a.backend.schema_on_tool_turns = Some(true)), base);
+    assert_ne!(
+        with(&|a| a.backend.output = tribunal_runtime::OutputChoice::Tool),
+        base
+    );
+    assert_ne!(
+        with(&|a| {
+            a.backend
+                .extra_body
+                .insert("top_k".into(), serde_json::json!(1));
+        }),
+        base
+    );
+    assert_ne!(with(&|a| a.require_tool_first = true), base);
+    let native = OutputPlan::native(SchemaTarget::OpenAi);
+    assert_ne!(
+        tribunal_judge::config_hash(&arena, "openai-chat", "m", &native),
+        base
+    );
+}

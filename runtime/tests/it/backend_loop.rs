@@ -330,3 +330,202 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
         assert!(body.contains("earlier"), "{kind}: {body}");
     }
 }
+
+/// The tool strategy on each API: a search, an answer-tool call with a wrong
+/// field, the repair as that call's result with only the answer tool offered
+/// and a call required, then the valid answer call. No request carries the
+/// structured-output field.
+#[tokio::test]
+async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
+    bind_snapshots!();
+    let invalid =
+        json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});
+    for kind in ALL {
+        let server = model_server(
+            kind,
+            vec![
+                tool_call_turn(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
+                tool_call_turn(kind, "call_2", "final_answer", invalid.clone()),
+                tool_call_turn(kind, "call_3", "final_answer", eiffel()),
+            ],
+        )
+        .await;
+        let options = BackendOptions {
+            output: OutputChoice::Tool,
+            ..BackendOptions::default()
+        };
+        let backend =
+            connect_with_env(kind, "test-model", &options, &env_for(kind, &server)).unwrap();
+        let run = agent(backend)
+            .with_budget(tribunal_runtime::Budget {
+                max_tool_calls: Some(1),
+                ..Default::default()
+            })
+            .run("Give me the landmark record of the Eiffel Tower.")
+            .await;
+        assert_eq!(
+            run.report.outcome.value(),
+            Some(&eiffel()),
+            "{kind}: {:?}",
+            run.report
+        );
+        assert!(run.report.repair_used);
+        assert_eq!(
+            run.report.tool_calls.len(),
+            1,
+            "{kind}: the answer tool is no tool call"
+        );
+        let bodies: Vec<Value> = bodies(&server)
+            .await
+            .into_iter()
+            .map(redact_schema)
+            .collect();
+        assert_eq!(bodies.len(), 3);
+        for body in &bodies {
+            for field in ["response_format", "text", "output_config"] {
+                assert!(body.get(field).is_none(), "{kind}: no {field}");
+            }
+        }
+        let tool_names = |b: &Value| -> Vec<String> {
+            b["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t.pointer("/function/name")
+                        .or(t.get("name"))
+                        .and_then(Value::as_str)
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        };
+        assert_eq!(tool_names(&bodies[0]), ["search", "final_answer"], "{kind}");
+        assert_eq!(tool_names(&bodies[2]), ["final_answer"], "{kind}");
+        let required = match kind {
+            BackendKind::Anthropic => json!({"type": "any"}),
+            _ => json!("required"),
+        };
+        assert_eq!(bodies[2]["tool_choice"], required, "{kind}");
+        assert!(
+            bodies[0].get("tool_choice").is_none(),
+            "{kind}: auto is the default"
+        );
+        insta::assert_json_snapshot!(
+            format!(
+                "backend_{}_tool_strategy_requests",
+                kind.as_str().replace('-', "_")
+            ),
+            bodies
+        );
+    }
+}
+
+/// `auto` on a base URL that is not a hosted API (every stand-in here runs on
+/// localhost) is the tool strategy for the OpenAI APIs and native for
+/// Anthropic.
+#[tokio::test]
+async fn auto_on_a_compatible_server_sends_no_schema_beside_tools() {
+    for kind in ALL {
+        let server = model_server(
+            kind,
+            vec![
+                tool_call_turn(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
+                text_turn(kind, &eiffel().to_string()),
+            ],
+        )
+        .await;
+        let backend = connect_with_env(
+            kind,
+            "test-model",
+            &BackendOptions::default(),
+            &env_for(kind, &server),
+        )
+        .unwrap();
+        let run = agent(backend).run("Eiffel Tower?").await;
+        assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind}");
+        let first = &bodies(&server).await[0];
+        match kind {
+            BackendKind::Anthropic => assert!(first.get("output_config").is_some()),
+            _ => {
+                assert!(first.get("response_format").is_none(), "{kind}");
+                assert!(first.get("text").is_none(), "{kind}");
+                assert!(first.to_string().contains("final_answer"), "{kind}");
+            }
+        }
+    }
+}
+
+/// The finalize request (a budget ended the tool phase) and the repair
+/// request after it, under the tool strategy and under native structured
+/// output: both tell the model what to do.
+#[tokio::test]
+async fn finalize_and_repair_requests_say_what_to_do() {
+    bind_snapshots!();
+    let kind = BackendKind::OpenAiChat;
+    let invalid =
+        json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});
+    for (label, options) in [("tool", BackendOptions::default()), ("native", hosted())] {
+        let (bad, good) = match label {
+            "tool" => (
+                tool_call_turn(kind, "call_3", "final_answer", invalid.clone()),
+                tool_call_turn(kind, "call_4", "final_answer", eiffel()),
+            ),
+            _ => (
+                text_turn(kind, &invalid.to_string()),
+                text_turn(kind, &eiffel().to_string()),
+            ),
+        };
+        let server = model_server(
+            kind,
+            vec![
+                tool_call_turn(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
+                tool_call_turn(kind, "call_2", "search", json!({"query": "Eiffel height"})),
+                bad,
+                good,
+            ],
+        )
+        .await;
+        let backend =
+            connect_with_env(kind, "test-model", &options, &env_for(kind, &server)).unwrap();
+        let run = agent(backend)
+            .with_budget(tribunal_runtime::Budget {
+                max_tool_calls: Some(1),
+                on_budget: tribunal_runtime::OnBudget::Finalize,
+                ..Default::default()
+            })
+            .run("Give me the landmark record of the Eiffel Tower.")
+            .await;
+        assert_eq!(
+            run.report.outcome.value(),
+            Some(&eiffel()),
+            "{label}: {:?}",
+            run.report
+        );
+        assert_eq!(
+            run.report.finalized_after,
+            Some(ErrorCode::MaxToolCallsExceeded)
+        );
+        let bodies: Vec<Value> = bodies(&server)
+            .await
+            .into_iter()
+            .map(redact_schema)
+            .collect();
+        assert_eq!(bodies.len(), 4);
+        let finalize = &bodies[2];
+        let last = finalize["messages"].as_array().unwrap().last().unwrap();
+        assert_eq!(last["role"], "user", "{label}");
+        assert!(
+            last["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("No more tools can be called"),
+            "{label}: {last}"
+        );
+        insta::assert_json_snapshot!(format!("backend_openai_chat_finalize_{label}"), finalize);
+        insta::assert_json_snapshot!(
+            format!("backend_openai_chat_repair_after_finalize_{label}"),
+            bodies[3]
+        );
+    }
+}

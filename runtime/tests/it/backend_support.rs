@@ -247,5 +247,24 @@ pub fn redact_schema(mut body: Value) -> Value {
             *slot = json!("[wire schema]");
         }
     }
+    // The answer tool's parameters are the wire schema too.
+    if let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) {
+        for tool in tools {
+            let slot = if tool.pointer("/function/name") == Some(&json!("final_answer")) {
+                tool.pointer_mut("/function/parameters")
+            } else if tool.get("name") == Some(&json!("final_answer")) {
+                match tool.get("input_schema") {
+                    Some(_) => tool.get_mut("input_schema"),
+                    None => tool.get_mut("parameters"),
+                }
+            } else {
+                None
+            };
+            if let Some(slot) = slot {
+                assert!(slot.is_object(), "the wire schema is an object");
+                *slot = json!("[wire schema]");
+            }
+        }
+    }
     body
 }

@@ -94,7 +94,11 @@ async fn the_answer_tool_call_is_the_answer_and_never_a_tool_call() {
     assert_eq!(&answer_tool.parameters, landmark_schema().owner());
     // The accepted call got a result too, so a follow-up is well-formed.
     match run.conversation.messages.last() {
-        Some(Message::ToolResults { results }) => assert_eq!(results.len(), 1),
+        Some(Message::ToolResults { results }) => {
+            assert_eq!(results.len(), 1);
+            assert_eq!(results[0].content, "the final answer was accepted");
+            assert!(!results[0].is_error);
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -61,7 +61,8 @@ fn search_turn(calls: usize, turn: usize) -> ModelTurn {
             .map(|i| ToolCall {
                 id: format!("t{turn}c{i}"),
                 name: "search".into(),
-                arguments: json!({"query": "Eiffel Tower notice"}).to_string(),
+                // A new query each call: identical calls are not run twice.
+                arguments: json!({"query": format!("Eiffel Tower notice {turn}.{i}")}).to_string(),
             })
             .collect(),
         stop: StopReason::ToolUse,

@@ -1,0 +1,84 @@
+//! The live-backend flags `run` and `judge run` share: the output strategy
+//! and request settings, laid over an arena's `[backend]` table.
+
+use anyhow::Context;
+use serde_json::Value;
+use tribunal::judge::{BackendSettings, extra_body_problem};
+use tribunal::runtime::OutputChoice;
+
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct BackendFlags {
+    /// Output strategy: auto (default: native on the hosted OpenAI and
+    /// Anthropic APIs, tool on any other OpenAI-compatible base URL),
+    /// native, tool or prompt.
+    #[arg(long, value_name = "STRATEGY")]
+    output: Option<OutputChoice>,
+    /// Native strategy: also send the schema on requests that offer tools
+    /// (default: yes on the hosted APIs, no elsewhere).
+    #[arg(long, value_name = "BOOL")]
+    schema_on_tool_turns: Option<bool>,
+    /// Retries per request after the first attempt (default 2).
+    #[arg(long, value_name = "N")]
+    max_retries: Option<u32>,
+    /// Per-request output-token ceiling.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_output_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[arg(long, value_name = "T")]
+    temperature: Option<f64>,
+    /// Sampling seed (openai-chat and compatible servers).
+    #[arg(long, value_name = "N")]
+    seed: Option<i64>,
+    /// Whether the model may call several tools in one turn.
+    #[arg(long, value_name = "BOOL")]
+    parallel_tool_calls: Option<bool>,
+    /// A JSON object merged into every request body, e.g. '{"top_k": 20}'.
+    #[arg(long, value_name = "JSON")]
+    extra_body: Option<String>,
+}
+
+impl BackendFlags {
+    /// The settings these flags set (unset flags stay at their defaults, so
+    /// laying them over a table keeps its values).
+    pub(crate) fn settings(&self) -> anyhow::Result<BackendSettings> {
+        let extra_body = match &self.extra_body {
+            None => Default::default(),
+            Some(text) => {
+                match serde_json::from_str::<Value>(text).context("--extra-body is not JSON")? {
+                    Value::Object(map) => map,
+                    _ => anyhow::bail!("--extra-body must be a JSON object"),
+                }
+            }
+        };
+        if let Some(problem) = extra_body_problem(&extra_body) {
+            anyhow::bail!("--{problem}");
+        }
+        if let Some(t) = self.temperature
+            && !(t.is_finite() && (0.0..=2.0).contains(&t))
+        {
+            anyhow::bail!("--temperature must be between 0 and 2, not {t}");
+        }
+        Ok(BackendSettings {
+            output: self.output.unwrap_or_default(),
+            schema_on_tool_turns: self.schema_on_tool_turns,
+            max_retries: self.max_retries,
+            max_output_tokens: self.max_output_tokens,
+            temperature: self.temperature,
+            seed: self.seed,
+            parallel_tool_calls: self.parallel_tool_calls,
+            extra_body,
+        })
+    }
+
+    /// Whether any flag is set (they need a live backend).
+    pub(crate) fn any(&self) -> bool {
+        self.output.is_some()
+            || self.schema_on_tool_turns.is_some()
+            || self.max_retries.is_some()
+            || self.max_output_tokens.is_some()
+            || self.temperature.is_some()
+            || self.seed.is_some()
+            || self.parallel_tool_calls.is_some()
+            || self.extra_body.is_some()
+    }
+}
