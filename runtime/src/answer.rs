@@ -104,7 +104,8 @@ pub const MAX_REPAIR_MESSAGE_CHARS: usize = 200;
 
 /// The exact repair message the loop sends for `rejection`. Under the tool
 /// strategy (`answer_tool` names the answer tool) it is the answer call's
-/// result and its last line asks for the call again.
+/// result (or a user message after a text answer), and its last line asks
+/// for a call of that tool.
 ///
 /// ```text
 /// Your final response did not match the required schema: <code>: <summary>
@@ -126,7 +127,7 @@ pub fn repair_message(rejection: &Rejection, answer_tool: Option<&str>) -> Strin
     }
     match answer_tool {
         Some(tool) => out.push_str(&format!(
-            "Call {tool} again, with arguments that match its schema."
+            "Give your final answer by calling {tool}, with arguments that match its schema."
         )),
         None => out.push_str("Return only one JSON object matching the schema."),
     }

@@ -67,7 +67,9 @@ pub use contract::{AnswerContract, Rejection};
 pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage};
 pub use driver::drive;
 pub use error::{ErrorCode, SchemaError};
-pub use machine::{Action, Input, Machine, MachineConfig, REPEATED_CALL_RESULT};
+pub use machine::{
+    Action, Input, Machine, MachineConfig, REPEATED_CALL_RESULT, TOOL_FIRST_MESSAGE,
+};
 pub use output::{
     ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputChoice, OutputPlan, OutputStrategy, ToolChoice,
     UnknownStrategy,

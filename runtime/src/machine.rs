@@ -136,6 +136,10 @@ struct AnswerTool {
 /// The result a repeated call gets instead of a second run.
 pub const REPEATED_CALL_RESULT: &str = "not run again: this call repeats an earlier call with the same name and arguments, whose result is above. Use that result, call with other arguments, or give your final answer.";
 
+/// What the model reads when it answers in text on a turn that required a
+/// tool call ([`MachineConfig::require_tool_first`]).
+pub const TOOL_FIRST_MESSAGE: &str = "No tool has been called yet, and this task needs one: call a tool first. Your answer must come from what the tools return.";
+
 /// The result of a call the model made beside its final answer.
 const BESIDE_ANSWER_RESULT: &str = "not executed: the final answer was given in the same turn";
 
@@ -363,10 +367,25 @@ impl Machine {
             self.start_batch(calls, now);
             return;
         }
+        if phase == Phase::Agent && self.must_call_a_tool() {
+            // A tool call was required and the model wrote text instead (a
+            // server may not enforce the requirement): not an answer, and not
+            // the repair. Ask again; `max_turns` bounds it.
+            tracing::trace!("text before the first tool call; asking for a tool call");
+            self.conversation_mut().push_user(TOOL_FIRST_MESSAGE);
+            self.state = State::Ready(Phase::Agent);
+            return;
+        }
         // A final answer: the answer tool's arguments, or else the text.
         // Nothing else of the turn runs (on a tools-disabled turn only the
         // answer can count).
         self.on_answer(phase, stop, &calls, at, now);
+    }
+
+    /// Whether agent requests must still require a tool call
+    /// ([`MachineConfig::require_tool_first`] and no tool call yet).
+    fn must_call_a_tool(&self) -> bool {
+        self.config.require_tool_first && self.tool_calls_executed == 0 && !self.tools.is_empty()
     }
 
     /// Evaluates the final answer of the turn just pushed: the arguments of
@@ -486,10 +505,7 @@ impl Machine {
     /// required, and whether the structured-output field rides along.
     fn request(&self, phase: Phase) -> ModelRequest {
         let agent = phase == Phase::Agent;
-        let must_call = agent
-            && self.config.require_tool_first
-            && self.tool_calls_executed == 0
-            && !self.tools.is_empty();
+        let must_call = agent && self.must_call_a_tool();
         let (tools, tool_choice) = match (&self.answer_tool, agent) {
             _ if must_call => (Arc::clone(&self.tools), ToolChoice::Required),
             (Some(answer), true) if !self.tools.is_empty() => {

@@ -138,7 +138,9 @@ async fn an_invalid_answer_call_is_repaired_through_its_tool_result_with_only_th
         results[0]
     );
     assert!(
-        results[0].ends_with("Call final_answer again, with arguments that match its schema."),
+        results[0].ends_with(
+            "Give your final answer by calling final_answer, with arguments that match its schema."
+        ),
         "{}",
         results[0]
     );
@@ -442,4 +444,49 @@ async fn a_tool_can_be_required_before_the_first_answer() {
         };
         assert_eq!(names(&requests[1]), expected);
     }
+}
+
+#[tokio::test]
+async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
+    let backend = scripted(
+        tool_plan(),
+        vec![
+            // The server did not enforce the requirement: text, even a valid record.
+            answer(&eiffel()),
+            calls(&[("count", json!({"q": "Eiffel"}))]),
+            answer_call(&eiffel()),
+        ],
+    );
+    let (agent, count) = counter_agent(backend.clone());
+    let run = agent.with_tool_required_first(true).run("go").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+    assert!(!run.report.repair_used, "the nudge is not the repair");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(run.report.turns, 3);
+    let requests = backend.requests();
+    assert_eq!(
+        last_user(&requests[1]),
+        tribunal_runtime::TOOL_FIRST_MESSAGE
+    );
+    assert_eq!(requests[1].tool_choice, ToolChoice::Required);
+    assert_eq!(names(&requests[1]), ["count"]);
+    // Bounded by max_turns: a model that never calls a tool ends the run.
+    let backend = scripted(
+        tool_plan(),
+        vec![text("hello"), text("hello"), text("hello")],
+    );
+    let (agent, _) = counter_agent(backend.clone());
+    let run = agent
+        .with_tool_required_first(true)
+        .with_budget(Budget {
+            max_turns: 2,
+            ..Budget::default()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxTurnsExceeded)
+    );
+    assert_eq!(backend.requests().len(), 2);
 }
