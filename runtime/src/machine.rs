@@ -15,10 +15,11 @@
 //! ```
 //!
 //! The [`OutputPlan`] decides how requests ask for the answer: under the
-//! tool strategy every agent request also offers the answer tool, a call to
-//! it is the final answer (its arguments go through the same decode →
-//! validate → one repair path, and it never counts as a tool call), and the
-//! repair and finalize requests offer only that tool and require a call.
+//! tool strategy every request that offers the user's tools also offers the
+//! answer tool, and a call to it is the final answer (its arguments go
+//! through the same decode → validate → one repair path, and it never counts
+//! as a tool call); a request that offers no tool (repair, finalize) carries
+//! the structured-output field instead.
 //! A call that repeats an earlier one of the run (same name, same arguments)
 //! is not run again: it gets a short result pointing at the earlier one and
 //! still counts toward `max_tool_calls`.
@@ -129,8 +130,6 @@ struct AnswerTool {
     name: String,
     /// The agent turns' tools: the user's, then the answer tool.
     with_user: Arc<[ToolSpec]>,
-    /// The tools-disabled turns' tools: the answer tool alone.
-    alone: Arc<[ToolSpec]>,
 }
 
 /// The result a repeated call gets instead of a second run.
@@ -160,9 +159,8 @@ pub struct Machine {
     output: OutputFormat,
     /// The user's tools.
     tools: Arc<[ToolSpec]>,
-    /// Tool strategy: the answer tool's name, the agent turns' tools (the
-    /// user's plus the answer tool) and the tools-disabled turns' (the answer
-    /// tool alone).
+    /// Tool strategy: the answer tool and the agent turns' tools (the
+    /// user's plus the answer tool).
     answer_tool: Option<AnswerTool>,
     /// Signatures (name and canonical arguments) of the calls run so far.
     seen_calls: HashSet<String>,
@@ -208,13 +206,8 @@ impl Machine {
                     description: ANSWER_TOOL_DESCRIPTION.to_string(),
                     parameters: (*schema).clone(),
                 };
-                let with_user: Arc<[ToolSpec]> =
-                    tools.iter().cloned().chain([spec.clone()]).collect();
-                Some(AnswerTool {
-                    name,
-                    with_user,
-                    alone: Arc::from(vec![spec]),
-                })
+                let with_user: Arc<[ToolSpec]> = tools.iter().cloned().chain([spec]).collect();
+                Some(AnswerTool { name, with_user })
             }
             OutputStrategy::Native | OutputStrategy::Prompt => None,
         };
@@ -474,7 +467,7 @@ impl Machine {
                 tracing::trace!(code = %rejection.code, "final answer rejected; one repair");
                 self.repair_used = true;
                 self.finalized_after = self.finalized_after.or(finalized);
-                let mut message = Some(repair_message(&rejection, self.answer_tool_name()));
+                let mut message = Some(repair_message(&rejection));
                 if !calls.is_empty() {
                     // The repair answers the answer call itself.
                     self.answer_calls(calls, |i| match (Some(i) == at, message.as_mut()) {
@@ -503,24 +496,24 @@ impl Machine {
 
     /// The request of a `phase` turn: the tools it offers, whether a call is
     /// required, and whether the structured-output field rides along.
+    ///
+    /// The answer tool appears only beside the user's tools. A request that
+    /// offers no tool (the repair, the finalize turn, a run without tools)
+    /// carries the structured-output field under the native and the tool
+    /// strategy alike: with no tool to call, a server's grammar can only help.
     fn request(&self, phase: Phase) -> ModelRequest {
-        let agent = phase == Phase::Agent;
-        let must_call = agent && self.must_call_a_tool();
-        let (tools, tool_choice) = match (&self.answer_tool, agent) {
-            _ if must_call => (Arc::clone(&self.tools), ToolChoice::Required),
-            (Some(answer), true) if !self.tools.is_empty() => {
-                (Arc::clone(&answer.with_user), ToolChoice::Auto)
-            }
-            // No user tools, or a tools-disabled turn: the answer tool alone,
-            // and the model must call it.
-            (Some(answer), _) => (Arc::clone(&answer.alone), ToolChoice::Required),
+        let offers_tools = phase == Phase::Agent && !self.tools.is_empty();
+        let (tools, tool_choice) = match (&self.answer_tool, offers_tools) {
+            (_, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
+            (_, true) if self.must_call_a_tool() => (Arc::clone(&self.tools), ToolChoice::Required),
+            (Some(answer), true) => (Arc::clone(&answer.with_user), ToolChoice::Auto),
             (None, true) => (Arc::clone(&self.tools), ToolChoice::Auto),
-            (None, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
         };
         let output = match self.config.plan.strategy {
-            OutputStrategy::Native if tools.is_empty() || self.config.plan.schema_on_tool_turns => {
+            OutputStrategy::Native | OutputStrategy::Tool if tools.is_empty() => {
                 self.output.clone()
             }
+            OutputStrategy::Native if self.config.plan.schema_on_tool_turns => self.output.clone(),
             _ => OutputFormat::Text,
         };
         ModelRequest {
@@ -643,7 +636,7 @@ impl Machine {
             }
             OnBudget::Finalize => {
                 tracing::trace!(%code, "budget hit; asking for the final answer");
-                let message = finalize_message(code, self.answer_tool_name());
+                let message = finalize_message(code);
                 self.conversation_mut().push_user(message);
                 self.state = State::Ready(Phase::Finalize(code));
             }

@@ -14,7 +14,8 @@
 //! grammar too, so an answer given *as a tool call* is constrained without
 //! taking the tools away. The hosted OpenAI and Anthropic APIs apply the
 //! schema only to the final text and keep native structured output with tools.
-//! [`resolve`](crate::backend::config) picks per backend and base URL.
+//! [`resolve_plan`](crate::backend::config::resolve_plan) picks per backend
+//! and base URL.
 
 use crate::backend::SchemaTarget;
 use serde::{Deserialize, Serialize};

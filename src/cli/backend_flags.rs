@@ -9,7 +9,7 @@ use tribunal::runtime::OutputChoice;
 #[derive(Debug, Default, clap::Args)]
 pub(crate) struct BackendFlags {
     /// Output strategy: auto (default: native on the hosted OpenAI and
-    /// Anthropic APIs, tool on any other OpenAI-compatible base URL),
+    /// Anthropic APIs, tool on any other base URL),
     /// native, tool or prompt.
     #[arg(long, value_name = "STRATEGY")]
     output: Option<OutputChoice>,

@@ -89,11 +89,10 @@ fn assert_all_pass(api: Api, report: &str, results: &Path) {
 /// Asserts what the model saw: per landmark a search turn offering only
 /// `search` (the arena requires a tool first), an answer turn, and for
 /// [`REPAIRED`] a repair turn without the arena's tools; the key in the auth
-/// header every time. The stand-in runs on localhost, so `auto` picks the
-/// tool strategy for the OpenAI APIs (the answer tool beside `search`, never
-/// a format) and native for Anthropic (the format on every request).
+/// header every time. The stand-in runs on localhost, not a hosted API, so
+/// `auto` picks the tool strategy: the answer tool beside `search`, and the
+/// structured-output format only on the repair, which offers no tool.
 fn assert_conversations(api: Api, seen: &[Seen]) {
-    let tool_strategy = api != Api::Anthropic;
     let records = gold_records();
     for landmark in records.keys() {
         let turns: Vec<&Seen> = seen.iter().filter(|s| &s.landmark == landmark).collect();
@@ -109,16 +108,13 @@ fn assert_conversations(api: Api, seen: &[Seen]) {
         }
         for turn in turns {
             assert!(turn.key_ok, "{api:?}: auth headers of {turn:?}");
-            assert_eq!(
-                turn.has_format, !tool_strategy,
-                "{api:?}: format on {turn:?}"
-            );
-            let expected: &[&str] = match (turn.phase, tool_strategy) {
-                (Phase::Search, _) => &["search"],
-                (Phase::Answer, true) => &["search", "final_answer"],
-                (Phase::Answer, false) => &["search"],
-                (Phase::Repair, true) => &["final_answer"],
-                (Phase::Repair, false) => &[],
+            // A format only where no tool is offered: the repair.
+            let format = turn.phase == Phase::Repair;
+            assert_eq!(turn.has_format, format, "{api:?}: format on {turn:?}");
+            let expected: &[&str] = match turn.phase {
+                Phase::Search => &["search"],
+                Phase::Answer => &["search", "final_answer"],
+                Phase::Repair => &[],
             };
             assert_eq!(turn.tools_offered, expected, "{api:?}: {turn:?}");
         }

@@ -23,6 +23,7 @@ mod html;
 mod html_browser;
 mod html_fixtures;
 mod lint;
+mod live_cassettes;
 mod runner;
 mod structured_output;
 mod support;

@@ -175,20 +175,21 @@ pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
 ///
 /// `auto` picks:
 ///
-/// - the hosted OpenAI and Anthropic APIs: `native`, with the schema on tool
-///   turns too — they apply it to the final text only, and tools keep working;
-/// - Anthropic at another base URL (a proxy speaking Messages): `native`;
-/// - any other OpenAI-compatible base URL (llama.cpp, vLLM, Ollama, …):
-///   `tool`. These servers compile a `json_schema` response format into a
-///   grammar, and a grammar-bound model on a turn that offers tools can only
-///   write the final JSON — it never calls a tool. Their tool-call arguments
-///   are grammar-constrained too, so the answer as a tool call is constrained
-///   without taking the tools away.
+/// - the hosted OpenAI (and Azure OpenAI) and Anthropic APIs: `native`, with
+///   the schema on tool turns too — they apply it to the final text only,
+///   and tools keep working;
+/// - any other base URL (llama.cpp, vLLM, Ollama, a gateway): `tool`. These
+///   servers compile a `json_schema` response format into a grammar, and a
+///   grammar-bound model on a turn that offers tools can only write the final
+///   JSON — it never calls a tool; others ignore the format altogether
+///   (llama.cpp's `/v1/messages` drops `output_config`). Tool-call arguments
+///   are grammar-constrained wherever tool calling works, so the answer as a
+///   tool call is constrained without taking the tools away.
 ///
-/// `schema_on_tool_turns` unset means: on for the hosted APIs and Anthropic,
-/// off elsewhere, so no grammar-forcing schema is sent with tools.
+/// `schema_on_tool_turns` unset means: on for the hosted APIs, off
+/// elsewhere, so no grammar-forcing schema is sent with tools.
 pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions) -> OutputPlan {
-    let native_everywhere = kind == BackendKind::Anthropic || is_hosted(kind, base_url);
+    let native_everywhere = is_hosted(kind, base_url);
     let strategy = options.output.fixed().unwrap_or(if native_everywhere {
         OutputStrategy::Native
     } else {
@@ -443,8 +444,10 @@ mod tests {
             ..native.clone()
         };
         assert!(resolve_plan(chat, "http://127.0.0.1:18084/v1", &forced).schema_on_tool_turns);
-        let anthropic = resolve_plan(BackendKind::Anthropic, "http://127.0.0.1:9/", &auto);
+        let anthropic = resolve_plan(BackendKind::Anthropic, "https://api.anthropic.com", &auto);
         assert_eq!(anthropic, OutputPlan::native(SchemaTarget::Anthropic));
+        let elsewhere = resolve_plan(BackendKind::Anthropic, "http://127.0.0.1:9/", &auto);
+        assert_eq!(elsewhere, OutputPlan::tool(SchemaTarget::Anthropic));
         let prompt = BackendOptions {
             output: OutputChoice::Prompt,
             ..BackendOptions::default()
