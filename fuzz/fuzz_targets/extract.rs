@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
                     assert!(accepted.value.is_object());
                 }
                 Err(rejection) => {
-                    let _ = repair_message(&rejection);
+                    let _ = repair_message(&rejection, None);
                 }
             }
         }

@@ -102,15 +102,17 @@ pub const MAX_REPAIR_PATHS: usize = 5;
 /// Longest message per instance-path line, in characters.
 pub const MAX_REPAIR_MESSAGE_CHARS: usize = 200;
 
-/// The exact repair message the loop sends for `rejection` (as a user
-/// message, or as the answer call's result under the tool strategy).
+/// The exact repair message the loop sends for `rejection`. Under the tool
+/// strategy (`answer_tool` names the answer tool) it is the answer call's
+/// result (or a user message after a text answer), and its last line asks
+/// for a call of that tool.
 ///
 /// ```text
 /// Your final response did not match the required schema: <code>: <summary>
 /// - instancePath "<pointer>": <message>
 /// Return only one JSON object matching the schema.
 /// ```
-pub fn repair_message(rejection: &Rejection) -> String {
+pub fn repair_message(rejection: &Rejection, answer_tool: Option<&str>) -> String {
     let mut out = format!(
         "Your final response did not match the required schema: {}: {}\n",
         rejection.code.as_str(),
@@ -123,20 +125,30 @@ pub fn repair_message(rejection: &Rejection) -> String {
             one_line(&issue.message, MAX_REPAIR_MESSAGE_CHARS)
         ));
     }
-    out.push_str("Return only one JSON object matching the schema.");
+    match answer_tool {
+        Some(tool) => out.push_str(&format!(
+            "Give your final answer by calling {tool}, with arguments that match its schema."
+        )),
+        None => out.push_str("Return only one JSON object matching the schema."),
+    }
     out
 }
 
 /// The message of the finalize turn (policy `finalize`): the budget `code`
 /// ended the tool phase, no tool can be called any more, and the final
-/// answer is due now, from what the tools returned, as one JSON object.
-pub fn finalize_message(code: ErrorCode) -> String {
+/// answer is due now from what the tools returned — as one JSON object, or
+/// as a call to `answer_tool` under the tool strategy.
+pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
     let spent = match code {
         ErrorCode::MaxTurnsExceeded => "the turn budget is spent",
         _ => "the tool-call budget is spent",
     };
+    let how = match answer_tool {
+        Some(tool) => format!("by calling {tool}"),
+        None => "as one JSON object matching the required schema, and nothing else".to_string(),
+    };
     format!(
-        "No more tools can be called: {spent}. Give your final answer now, from what the tool results above show, as one JSON object matching the required schema, and nothing else."
+        "No more tools can be called: {spent}. Give your final answer now, from what the tool results above show, {how}."
     )
 }
 

@@ -64,7 +64,7 @@ pub(crate) fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 "ok": false,
                 "code": rejection.code.as_str(),
                 "errors": errors,
-                "repair": repair_message(&rejection),
+                "repair": repair_message(&rejection, None),
             })
         }
     };

@@ -128,7 +128,7 @@ fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
                 ErrorCode::InvalidJson,
                 format!("the fields are not valid JSON: {e}"),
             );
-            eprintln!("{}", repair_message(&rejection));
+            eprintln!("{}", repair_message(&rejection, None));
             return Ok(ExitCode::from(2));
         }
     };

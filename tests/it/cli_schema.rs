@@ -163,7 +163,7 @@ fn check_invalid_answer_exits_1_with_the_loops_repair_message() {
         &AnswerPolicy::default(),
     )
     .unwrap_err();
-    assert_eq!(v["repair"], json!(repair_message(&rejection)));
+    assert_eq!(v["repair"], json!(repair_message(&rejection, None)));
 
     let out = run(
         &["check", "--schema", path.to_str().unwrap()],

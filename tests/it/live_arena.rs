@@ -90,8 +90,8 @@ fn assert_all_pass(api: Api, report: &str, results: &Path) {
 /// `search` (the arena requires a tool first), an answer turn, and for
 /// [`REPAIRED`] a repair turn without the arena's tools; the key in the auth
 /// header every time. The stand-in runs on localhost, not a hosted API, so
-/// `auto` picks the tool strategy: the answer tool beside `search`, and the
-/// structured-output format only on the repair, which offers no tool.
+/// `auto` picks the tool strategy: the answer tool beside `search` and alone
+/// on the repair, never a structured-output format.
 fn assert_conversations(api: Api, seen: &[Seen]) {
     let records = gold_records();
     for landmark in records.keys() {
@@ -108,13 +108,11 @@ fn assert_conversations(api: Api, seen: &[Seen]) {
         }
         for turn in turns {
             assert!(turn.key_ok, "{api:?}: auth headers of {turn:?}");
-            // A format only where no tool is offered: the repair.
-            let format = turn.phase == Phase::Repair;
-            assert_eq!(turn.has_format, format, "{api:?}: format on {turn:?}");
+            assert!(!turn.has_format, "{api:?}: a format on {turn:?}");
             let expected: &[&str] = match turn.phase {
                 Phase::Search => &["search"],
                 Phase::Answer => &["search", "final_answer"],
-                Phase::Repair => &[],
+                Phase::Repair => &["final_answer"],
             };
             assert_eq!(turn.tools_offered, expected, "{api:?}: {turn:?}");
         }

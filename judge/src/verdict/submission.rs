@@ -13,7 +13,7 @@ use tribunal_runtime::{Rejection, SchemaTarget, Usage, repair_message};
 /// code and summary, at most five instance paths with their messages (each
 /// cut to 200 characters), and the closing instruction.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", repair_message(.rejection))]
+#[error("{}", repair_message(.rejection, None))]
 pub struct SubmissionError {
     /// Why the submission was refused.
     pub rejection: Rejection,

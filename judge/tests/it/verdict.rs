@@ -204,7 +204,7 @@ fn submission_error_text() {
     let mut fields = red_fields();
     fields["covered"] = json!("R1");
     let err = submit(&schemas, Verdict::Red, fields).unwrap_err();
-    assert_eq!(err.to_string(), repair_message(&err.rejection));
+    assert_eq!(err.to_string(), repair_message(&err.rejection, None));
     insta::assert_snapshot!("verdict_submission_error", err.to_string());
 
     // Many problems: at most five instance paths, each message cut to 200 characters.

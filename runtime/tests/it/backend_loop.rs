@@ -332,9 +332,9 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
 }
 
 /// The tool strategy on each API: a search, an answer-tool call with a wrong
-/// field, the repair as that call's result — a request with no tool, so it
-/// carries the structured-output field — then the valid answer. No request
-/// that offers tools carries the field.
+/// field, the repair as that call's result with only the answer tool offered
+/// and a call required, then the valid answer call. No request carries the
+/// structured-output field.
 #[tokio::test]
 async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
     bind_snapshots!();
@@ -346,7 +346,7 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
             vec![
                 tool_call_turn(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
                 tool_call_turn(kind, "call_2", "final_answer", invalid.clone()),
-                text_turn(kind, &eiffel().to_string()),
+                tool_call_turn(kind, "call_3", "final_answer", eiffel()),
             ],
         )
         .await;
@@ -381,20 +381,11 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
             .map(redact_schema)
             .collect();
         assert_eq!(bodies.len(), 3);
-        let format = |b: &Value| {
-            ["response_format", "text", "output_config"]
-                .iter()
-                .any(|f| b.get(*f).is_some())
-        };
-        assert!(
-            !format(&bodies[0]) && !format(&bodies[1]),
-            "{kind}: no format beside tools"
-        );
-        assert!(
-            format(&bodies[2]),
-            "{kind}: the tool-less repair carries it"
-        );
-        assert!(bodies[2].get("tools").is_none(), "{kind}");
+        for body in &bodies {
+            for field in ["response_format", "text", "output_config"] {
+                assert!(body.get(field).is_none(), "{kind}: no {field}");
+            }
+        }
         let tool_names = |b: &Value| -> Vec<String> {
             b["tools"]
                 .as_array()
@@ -410,7 +401,12 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
                 .collect()
         };
         assert_eq!(tool_names(&bodies[0]), ["search", "final_answer"], "{kind}");
-        assert_eq!(tool_names(&bodies[1]), ["search", "final_answer"], "{kind}");
+        assert_eq!(tool_names(&bodies[2]), ["final_answer"], "{kind}");
+        let required = match kind {
+            BackendKind::Anthropic => json!({"type": "any"}),
+            _ => json!("required"),
+        };
+        assert_eq!(bodies[2]["tool_choice"], required, "{kind}");
         assert!(
             bodies[0].get("tool_choice").is_none(),
             "{kind}: auto is the default"
@@ -465,10 +461,16 @@ async fn finalize_and_repair_requests_say_what_to_do() {
     let invalid =
         json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});
     for (label, options) in [("tool", BackendOptions::default()), ("native", hosted())] {
-        let (bad, good) = (
-            text_turn(kind, &invalid.to_string()),
-            text_turn(kind, &eiffel().to_string()),
-        );
+        let (bad, good) = match label {
+            "tool" => (
+                tool_call_turn(kind, "call_3", "final_answer", invalid.clone()),
+                tool_call_turn(kind, "call_4", "final_answer", eiffel()),
+            ),
+            _ => (
+                text_turn(kind, &invalid.to_string()),
+                text_turn(kind, &eiffel().to_string()),
+            ),
+        };
         let server = model_server(
             kind,
             vec![

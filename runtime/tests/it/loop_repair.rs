@@ -166,7 +166,7 @@ fn repair_message_format_is_exact() {
         )],
     );
     assert_eq!(
-        repair_message(&rejection),
+        repair_message(&rejection, None),
         "Your final response did not match the required schema: schema_mismatch: result must match the selected verdict's owner schema\n\
          - instancePath \"/covered\": \"R1\" is not of type \"array\"\n\
          Return only one JSON object matching the schema."

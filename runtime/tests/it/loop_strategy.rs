@@ -104,21 +104,26 @@ async fn the_answer_tool_call_is_the_answer_and_never_a_tool_call() {
 }
 
 #[tokio::test]
-async fn an_invalid_answer_call_is_repaired_through_its_tool_result_without_tools() {
+async fn an_invalid_answer_call_is_repaired_through_its_tool_result_with_only_the_answer_tool() {
     let invalid =
         json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});
-    // The repair offers no tool, so it carries the structured-output field
-    // (a server's grammar then forces the JSON), and the answer is the text.
-    let backend = scripted(tool_plan(), vec![answer_call(&invalid), answer(&eiffel())]);
+    let backend = scripted(
+        tool_plan(),
+        vec![answer_call(&invalid), answer_call(&eiffel())],
+    );
     let (agent, _) = counter_agent(backend.clone());
     let run = agent.run("go").await;
     assert_eq!(run.report.outcome.value(), Some(&eiffel()));
     assert!(run.report.repair_used);
     let requests = backend.requests();
     let repair = &requests[1];
-    assert!(repair.tools.is_empty(), "the repair offers no tools");
-    assert_eq!(repair.tool_choice, ToolChoice::Auto);
-    assert!(matches!(repair.output, OutputFormat::JsonSchema { .. }));
+    assert_eq!(
+        names(repair),
+        [ANSWER_TOOL],
+        "the repair offers only the answer tool"
+    );
+    assert_eq!(repair.tool_choice, ToolChoice::Required);
+    assert_eq!(repair.output, OutputFormat::Text);
     let results = last_results(repair);
     assert_eq!(results.len(), 1);
     assert!(
@@ -133,7 +138,9 @@ async fn an_invalid_answer_call_is_repaired_through_its_tool_result_without_tool
         results[0]
     );
     assert!(
-        results[0].ends_with("Return only one JSON object matching the schema."),
+        results[0].ends_with(
+            "Give your final answer by calling final_answer, with arguments that match its schema."
+        ),
         "{}",
         results[0]
     );
@@ -187,13 +194,13 @@ async fn calls_beside_the_answer_call_do_not_run_but_get_results() {
 }
 
 #[tokio::test]
-async fn without_user_tools_the_answer_tool_gives_way_to_the_native_field() {
-    let backend = scripted(tool_plan(), vec![answer(&eiffel())]);
+async fn without_user_tools_the_answer_tool_is_required_at_once() {
+    let backend = scripted(tool_plan(), vec![answer_call(&eiffel())]);
     let run = agent(backend.clone()).run("go").await;
     assert!(run.report.is_ok());
     let request = &backend.requests()[0];
-    assert!(request.tools.is_empty());
-    assert!(matches!(request.output, OutputFormat::JsonSchema { .. }));
+    assert_eq!(names(request), [ANSWER_TOOL]);
+    assert_eq!(request.tool_choice, ToolChoice::Required);
 }
 
 #[tokio::test]
@@ -317,8 +324,18 @@ async fn repeats_within_one_batch_run_once() {
 
 #[tokio::test]
 async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
-    for plan in [OutputPlan::native(SchemaTarget::Plain), tool_plan()] {
-        let answer_turn = answer(&eiffel());
+    for (plan, tools, choice) in [
+        (
+            OutputPlan::native(SchemaTarget::Plain),
+            vec![],
+            ToolChoice::Auto,
+        ),
+        (tool_plan(), vec![ANSWER_TOOL], ToolChoice::Required),
+    ] {
+        let answer_turn = match plan.strategy {
+            tribunal_runtime::OutputStrategy::Tool => answer_call(&eiffel()),
+            _ => answer(&eiffel()),
+        };
         let backend = scripted(
             plan,
             vec![
@@ -343,28 +360,25 @@ async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
         );
         assert_eq!(count.load(Ordering::SeqCst), 1);
         let finalize = &backend.requests()[2];
-        assert!(finalize.tools.is_empty(), "{plan:?}");
-        assert_eq!(finalize.tool_choice, ToolChoice::Auto);
-        assert!(
-            matches!(finalize.output, OutputFormat::JsonSchema { .. }),
-            "{plan:?}"
-        );
+        assert_eq!(names(finalize), tools, "{plan:?}");
+        assert_eq!(finalize.tool_choice, choice);
+        let answer_tool =
+            (plan.strategy == tribunal_runtime::OutputStrategy::Tool).then_some(ANSWER_TOOL);
         assert_eq!(
             last_user(finalize),
-            finalize_message(ErrorCode::MaxToolCallsExceeded)
+            finalize_message(ErrorCode::MaxToolCallsExceeded, answer_tool)
         );
     }
     assert_eq!(
-        finalize_message(ErrorCode::MaxToolCallsExceeded),
+        finalize_message(ErrorCode::MaxToolCallsExceeded, None),
         "No more tools can be called: the tool-call budget is spent. Give your final answer now, \
          from what the tool results above show, as one JSON object matching the required schema, \
          and nothing else."
     );
     assert_eq!(
-        finalize_message(ErrorCode::MaxTurnsExceeded),
+        finalize_message(ErrorCode::MaxTurnsExceeded, Some("final_answer")),
         "No more tools can be called: the turn budget is spent. Give your final answer now, \
-         from what the tool results above show, as one JSON object matching the required schema, \
-         and nothing else."
+         from what the tool results above show, by calling final_answer."
     );
 }
 
