@@ -405,8 +405,12 @@ impl Machine {
             (Some(Message::Assistant { text, .. }), None) => text.as_str(),
             _ => "",
         };
+        // An answer call's arguments are judged on their own: a turn cut by
+        // the token limit after a complete call (seen: a second call that ran
+        // on) does not cut the first, and incomplete arguments do not parse
+        // (`truncated`) anyway.
         let stop = match (stop, at) {
-            (StopReason::ToolUse, Some(_)) => StopReason::EndTurn,
+            (StopReason::ToolUse | StopReason::Length, Some(_)) => StopReason::EndTurn,
             (stop, _) => stop,
         };
         let evaluated = evaluate_answer(

@@ -331,6 +331,20 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
     }
 }
 
+/// One Eiffel Tower run on `kind` against `server` with `options` and `budget`.
+async fn eiffel_run(
+    kind: BackendKind,
+    server: &wiremock::MockServer,
+    options: &BackendOptions,
+    budget: tribunal_runtime::Budget,
+) -> tribunal_runtime::Run {
+    let backend = connect_with_env(kind, "test-model", options, &env_for(kind, server)).unwrap();
+    agent(backend)
+        .with_budget(budget)
+        .run("Give me the landmark record of the Eiffel Tower.")
+        .await
+}
+
 /// The tool strategy on each API: a search, an answer-tool call with a wrong
 /// field, the repair as that call's result with only the answer tool offered
 /// and a call required, then the valid answer call. No request carries the
@@ -354,15 +368,11 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
             output: OutputChoice::Tool,
             ..BackendOptions::default()
         };
-        let backend =
-            connect_with_env(kind, "test-model", &options, &env_for(kind, &server)).unwrap();
-        let run = agent(backend)
-            .with_budget(tribunal_runtime::Budget {
-                max_tool_calls: Some(1),
-                ..Default::default()
-            })
-            .run("Give me the landmark record of the Eiffel Tower.")
-            .await;
+        let budget = tribunal_runtime::Budget {
+            max_tool_calls: Some(1),
+            ..Default::default()
+        };
+        let run = eiffel_run(kind, &server, &options, budget).await;
         assert_eq!(
             run.report.outcome.value(),
             Some(&eiffel()),
@@ -481,16 +491,12 @@ async fn finalize_and_repair_requests_say_what_to_do() {
             ],
         )
         .await;
-        let backend =
-            connect_with_env(kind, "test-model", &options, &env_for(kind, &server)).unwrap();
-        let run = agent(backend)
-            .with_budget(tribunal_runtime::Budget {
-                max_tool_calls: Some(1),
-                on_budget: tribunal_runtime::OnBudget::Finalize,
-                ..Default::default()
-            })
-            .run("Give me the landmark record of the Eiffel Tower.")
-            .await;
+        let budget = tribunal_runtime::Budget {
+            max_tool_calls: Some(1),
+            on_budget: tribunal_runtime::OnBudget::Finalize,
+            ..Default::default()
+        };
+        let run = eiffel_run(kind, &server, &options, budget).await;
         assert_eq!(
             run.report.outcome.value(),
             Some(&eiffel()),

@@ -490,3 +490,45 @@ async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
     );
     assert_eq!(backend.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_complete_answer_call_in_a_turn_cut_by_the_token_limit_is_accepted() {
+    // Seen on llama.cpp: two answer calls in one turn, the first complete,
+    // the second cut off by the output-token limit.
+    let turn = ModelTurn {
+        tool_calls: vec![
+            ToolCall {
+                id: "a".into(),
+                name: ANSWER_TOOL.into(),
+                arguments: eiffel().to_string(),
+            },
+            ToolCall {
+                id: "b".into(),
+                name: ANSWER_TOOL.into(),
+                arguments: "{\"name\": \"Eiffel".into(),
+            },
+        ],
+        stop: StopReason::Length,
+        ..Default::default()
+    };
+    let backend = scripted(tool_plan(), vec![turn]);
+    let (agent, _) = counter_agent(backend);
+    let run = agent.run("go").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+    assert!(!run.report.repair_used);
+    // Cut inside the only call: truncated, and the one repair.
+    let cut = ModelTurn {
+        tool_calls: vec![ToolCall {
+            id: "a".into(),
+            name: ANSWER_TOOL.into(),
+            arguments: "{\"name\": \"Eiffel Tower\", \"year\": 18".into(),
+        }],
+        stop: StopReason::Length,
+        ..Default::default()
+    };
+    let backend = scripted(tool_plan(), vec![cut.clone(), cut]);
+    let (agent, _) = counter_agent(backend);
+    let run = agent.run("go").await;
+    assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::Truncated));
+    assert!(run.report.repair_used);
+}
