@@ -569,7 +569,7 @@ impl Machine {
 
     /// Gives every call of `calls` an error result with `content(index)`,
     /// so the conversation stays well-formed for providers.
-    fn answer_calls(&mut self, calls: &[ToolCall], mut content: impl FnMut(usize) -> String) {
+    fn give_results(&mut self, calls: &[ToolCall], mut content: impl FnMut(usize) -> String) {
         let results = calls
             .iter()
             .enumerate()
@@ -638,7 +638,7 @@ impl Machine {
     /// Answers a refused batch with error results (providers require a result
     /// for every call); none of the calls runs.
     fn refuse_batch(&mut self, calls: &[ToolCall]) {
-        self.answer_calls(calls, |_| {
+        self.give_results(calls, |_| {
             "error: not executed: the run's tool-call budget is exhausted".to_string()
         });
     }
