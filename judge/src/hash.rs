@@ -5,9 +5,10 @@
 
 use crate::arena::Arena;
 use crate::toolset::hex;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tribunal_runtime::OutputPlan;
+use tribunal_runtime::json::sorted_keys;
 
 /// Version of the hashed layout; bump it when the layout changes.
 const HASH_LAYOUT: u32 = 2;
@@ -53,23 +54,5 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan)
 
 /// Compact JSON with object keys sorted at every level.
 pub fn canonical(value: &Value) -> String {
-    sorted(value).to_string()
-}
-
-fn sorted(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let mut out = Map::with_capacity(map.len());
-            for k in keys {
-                if let Some(v) = map.get(k) {
-                    out.insert(k.clone(), sorted(v));
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
+    sorted_keys(value).to_string()
 }

@@ -87,7 +87,9 @@ pub use results::{
     rewrite,
 };
 pub use runner::{RunOptions, RunResult, run_arena, run_item};
-pub use settings::{BackendSettings, RESERVED_BODY_FIELDS, extra_body_problem};
+pub use settings::{
+    BackendSettings, RESERVED_BODY_FIELDS, extra_body_problem, temperature_problem,
+};
 pub use shard::Shard;
 pub use summary::{RepeatSummary, Summary, summarize};
 pub use transcript::{TRANSCRIPT_VERSION, Transcript, transcript_path};

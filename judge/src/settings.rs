@@ -108,11 +108,13 @@ impl BackendSettings {
             "extra_body": self.extra_body,
         })
     }
+}
 
-    /// Whether every setting is at its default.
-    pub fn is_default(&self) -> bool {
-        *self == BackendSettings::default()
-    }
+/// Why a temperature cannot be used, if it cannot: outside 0 to 2 (the widest
+/// provider range; connecting checks the provider's own).
+pub fn temperature_problem(t: f64) -> Option<String> {
+    (!(t.is_finite() && (0.0..=2.0).contains(&t)))
+        .then(|| format!("temperature must be between 0 and 2, not {t}"))
 }
 
 /// Why an `extra_body` cannot be used, if it cannot: a key the backends own.
@@ -172,14 +174,12 @@ impl BackendToml {
         let temperature = self.temperature.and_then(|t| {
             let start = t.span().start;
             let value = t.into_inner();
-            if value.is_finite() && (0.0..=2.0).contains(&value) {
-                Some(value)
-            } else {
-                at(
-                    start,
-                    format!("backend.temperature must be between 0 and 2, not {value}"),
-                );
-                None
+            match temperature_problem(value) {
+                None => Some(value),
+                Some(problem) => {
+                    at(start, format!("backend.{problem}"));
+                    None
+                }
             }
         });
         let extra_body = match self.extra_body {

@@ -8,8 +8,8 @@ use crate::contract::AnswerContract;
 use crate::conversation::{Conversation, ModelTurn};
 use crate::driver::drive;
 use crate::error::{ErrorCode, SchemaError};
-use crate::machine::{Machine, MachineConfig};
-use crate::output::{OutputStrategy, ToolChoice};
+use crate::machine::{Machine, MachineConfig, answer_schema};
+use crate::output::ToolChoice;
 use crate::report::{RunOutcome, RunReport};
 use crate::schema::OutputSchema;
 use crate::tool::ToolBox;
@@ -61,14 +61,7 @@ impl Agent {
         backend: Arc<dyn Backend>,
         contract: Arc<dyn AnswerContract>,
     ) -> Result<Self, SchemaError> {
-        let plan = backend.output_plan();
-        contract.wire_schema(plan.target)?;
-        if plan.strategy == OutputStrategy::Tool && !contract.wire_root_is_object(plan.target) {
-            return Err(SchemaError::new(
-                "",
-                "the tool output strategy needs an answer whose wire schema is an object",
-            ));
-        }
+        answer_schema(contract.as_ref(), &backend.output_plan())?;
         Ok(Agent {
             backend,
             contract,

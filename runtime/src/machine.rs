@@ -191,16 +191,9 @@ impl Machine {
         now: Instant,
     ) -> Result<Self, SchemaError> {
         let tools: Arc<[ToolSpec]> = tools.into();
-        let target = config.target();
-        let schema = contract.wire_schema(target)?;
+        let schema = answer_schema(contract.as_ref(), &config.plan)?;
         let answer_tool = match config.plan.strategy {
             OutputStrategy::Tool => {
-                if !contract.wire_root_is_object(target) {
-                    return Err(SchemaError::new(
-                        "",
-                        "the tool output strategy needs an answer whose wire schema is an object",
-                    ));
-                }
                 let name = answer_tool_name(&tools);
                 let spec = ToolSpec {
                     name: name.clone(),
@@ -567,23 +560,6 @@ impl Machine {
         }
     }
 
-    /// Gives every call of `calls` an error result with `content(index)`,
-    /// so the conversation stays well-formed for providers.
-    fn give_results(&mut self, calls: &[ToolCall], mut content: impl FnMut(usize) -> String) {
-        let results = calls
-            .iter()
-            .enumerate()
-            .map(|(i, c)| ToolResult {
-                id: c.id.clone(),
-                content: content(i),
-                is_error: true,
-            })
-            .collect();
-        self.conversation_mut()
-            .messages
-            .push(Message::ToolResults { results });
-    }
-
     fn on_tools(&mut self, batch: &Batch, executions: Vec<ToolExecution>, now: Instant) {
         self.tool_calls_executed = self
             .tool_calls_executed
@@ -638,9 +614,17 @@ impl Machine {
     /// Answers a refused batch with error results (providers require a result
     /// for every call); none of the calls runs.
     fn refuse_batch(&mut self, calls: &[ToolCall]) {
-        self.give_results(calls, |_| {
-            "error: not executed: the run's tool-call budget is exhausted".to_string()
-        });
+        let results = calls
+            .iter()
+            .map(|c| ToolResult {
+                id: c.id.clone(),
+                content: "error: not executed: the run's tool-call budget is exhausted".to_string(),
+                is_error: true,
+            })
+            .collect();
+        self.conversation_mut()
+            .messages
+            .push(Message::ToolResults { results });
     }
 
     /// A budget was hit: end the run, or (policy `finalize`) get ready for the
@@ -710,6 +694,23 @@ impl Machine {
 
 fn error(code: ErrorCode) -> RunOutcome {
     RunOutcome::Error { code }
+}
+
+/// The wire schema `contract` answers in under `plan`. Fails when it cannot
+/// be compiled for the plan's target, or when the tool strategy would need
+/// it as tool parameters and it is not an object.
+pub(crate) fn answer_schema(
+    contract: &dyn AnswerContract,
+    plan: &OutputPlan,
+) -> Result<Arc<serde_json::Value>, SchemaError> {
+    let schema = contract.wire_schema(plan.target)?;
+    if plan.strategy == OutputStrategy::Tool && !contract.wire_root_is_object(plan.target) {
+        return Err(SchemaError::new(
+            "",
+            "the tool output strategy needs an answer whose wire schema is an object",
+        ));
+    }
+    Ok(schema)
 }
 
 /// The answer tool's name: [`ANSWER_TOOL`], or with a number appended when a

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use serde_json::Value;
-use tribunal::judge::{BackendSettings, extra_body_problem};
+use tribunal::judge::{BackendSettings, extra_body_problem, temperature_problem};
 use tribunal::runtime::OutputChoice;
 
 #[derive(Debug, Default, clap::Args)]
@@ -53,10 +53,8 @@ impl BackendFlags {
         if let Some(problem) = extra_body_problem(&extra_body) {
             anyhow::bail!("--{problem}");
         }
-        if let Some(t) = self.temperature
-            && !(t.is_finite() && (0.0..=2.0).contains(&t))
-        {
-            anyhow::bail!("--temperature must be between 0 and 2, not {t}");
+        if let Some(problem) = self.temperature.and_then(temperature_problem) {
+            anyhow::bail!("--{problem}");
         }
         Ok(BackendSettings {
             output: self.output.unwrap_or_default(),
