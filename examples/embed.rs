@@ -75,9 +75,7 @@ pub async fn demo() -> Result<Landmark, Box<dyn std::error::Error>> {
             ..Budget::default()
         });
 
-    let (landmark, run) = agent
-        .run_typed::<Landmark>("Return the record for CN Tower.")
-        .await?;
+    let (landmark, run) = agent.run_typed("Return the record for CN Tower.").await?;
     println!(
         "{landmark:?} in {} turn(s), {} tool call(s)",
         run.report.turns,

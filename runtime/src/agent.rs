@@ -1,5 +1,6 @@
 //! [`Agent`]: the embedder's entry point. Holds a backend, tools, a system
 //! prompt, the answer contract and budgets; each [`Agent::run`] is one run.
+//! An `Agent<T>` made by [`Agent::for_type`] answers with a `T`.
 
 use crate::answer::AnswerPolicy;
 use crate::backend::{Backend, BackendError, ModelRequest, OutputFormat};
@@ -13,12 +14,16 @@ use crate::output::ToolChoice;
 use crate::report::{RunOutcome, RunReport};
 use crate::schema::OutputSchema;
 use crate::tool::ToolBox;
+use crate::typed::TypedContract;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// A configured agent. Cheap to share; runs may proceed concurrently.
-#[derive(Debug, Clone)]
-pub struct Agent {
+/// A configured agent whose answers are `T`s: JSON values ([`Value`], the
+/// default) from [`Agent::new`], or a Rust type from [`Agent::for_type`].
+/// Cheap to share; runs may proceed concurrently.
+pub struct Agent<T = Value> {
     backend: Arc<dyn Backend>,
     contract: Arc<dyn AnswerContract>,
     tools: Arc<ToolBox>,
@@ -27,6 +32,39 @@ pub struct Agent {
     answer: AnswerPolicy,
     max_output_tokens: Option<u32>,
     require_tool_first: bool,
+    answer_type: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Agent<T> {
+    fn clone(&self) -> Self {
+        Agent {
+            backend: Arc::clone(&self.backend),
+            contract: Arc::clone(&self.contract),
+            tools: Arc::clone(&self.tools),
+            system: self.system.clone(),
+            budget: self.budget,
+            answer: self.answer,
+            max_output_tokens: self.max_output_tokens,
+            require_tool_first: self.require_tool_first,
+            answer_type: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Agent<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("answer_type", &std::any::type_name::<T>())
+            .field("backend", &self.backend)
+            .field("contract", &self.contract)
+            .field("tools", &self.tools)
+            .field("system", &self.system)
+            .field("budget", &self.budget)
+            .field("answer", &self.answer)
+            .field("max_output_tokens", &self.max_output_tokens)
+            .field("require_tool_first", &self.require_tool_first)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for dyn Backend {
@@ -44,7 +82,7 @@ pub struct Run {
     pub conversation: Conversation,
 }
 
-/// A typed run that did not produce a value.
+/// A typed run ([`Agent::run_typed`]) that did not produce a value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("the run failed: {code}")]
 pub struct RunFailed {
@@ -61,6 +99,28 @@ impl Agent {
         backend: Arc<dyn Backend>,
         contract: Arc<dyn AnswerContract>,
     ) -> Result<Self, SchemaError> {
+        Agent::with_contract(backend, contract)
+    }
+
+    /// An agent whose answer is a `T`. The owner schema is derived with
+    /// `schemars`, and an answer counts as valid only when it also
+    /// deserialises into a `T` (a failure gets the one repair like any other
+    /// `schema_mismatch`), so [`Agent::run_typed`] never fails after a valid
+    /// answer.
+    pub fn for_type<T>(backend: Arc<dyn Backend>) -> Result<Agent<T>, SchemaError>
+    where
+        T: schemars::JsonSchema + DeserializeOwned + 'static,
+    {
+        let schema = OutputSchema::for_type::<T>()?;
+        Agent::with_contract(backend, Arc::new(TypedContract::<T>::new(schema)))
+    }
+}
+
+impl<T> Agent<T> {
+    fn with_contract(
+        backend: Arc<dyn Backend>,
+        contract: Arc<dyn AnswerContract>,
+    ) -> Result<Self, SchemaError> {
         answer_schema(contract.as_ref(), &backend.output_plan())?;
         Ok(Agent {
             backend,
@@ -71,14 +131,8 @@ impl Agent {
             answer: AnswerPolicy::default(),
             max_output_tokens: None,
             require_tool_first: false,
+            answer_type: PhantomData,
         })
-    }
-
-    /// An agent whose answer is a `T`; the owner schema is derived with `schemars`.
-    pub fn for_type<T: schemars::JsonSchema>(
-        backend: Arc<dyn Backend>,
-    ) -> Result<Self, SchemaError> {
-        Agent::new(backend, Arc::new(OutputSchema::for_type::<T>()?))
     }
 
     /// Sets the system prompt. Default: none.
@@ -175,24 +229,6 @@ impl Agent {
         }
     }
 
-    /// Runs the agent and deserialises the answer into `T`.
-    pub async fn run_typed<T: DeserializeOwned>(&self, input: &str) -> Result<(T, Run), RunFailed> {
-        let run = self.run(input).await;
-        match &run.report.outcome {
-            RunOutcome::Ok { value } => match serde_json::from_value::<T>(value.clone()) {
-                Ok(v) => Ok((v, run)),
-                Err(_) => Err(RunFailed {
-                    code: ErrorCode::SchemaMismatch,
-                    report: Box::new(run.report),
-                }),
-            },
-            RunOutcome::Error { code } => Err(RunFailed {
-                code: *code,
-                report: Box::new(run.report),
-            }),
-        }
-    }
-
     /// Asks a plain-text follow-up question in a finished run's conversation.
     /// The answer is not schema-bound and no tools are offered.
     pub async fn follow_up(
@@ -221,5 +257,37 @@ impl Agent {
         };
         conversation.push_assistant(&turn);
         Ok(turn.text)
+    }
+}
+
+impl<T: DeserializeOwned> Agent<T> {
+    /// Runs the agent and returns the answer as a `T`, with the run.
+    ///
+    /// For an agent from [`Agent::for_type`] the loop has already checked
+    /// that the answer deserialises, so `Err` means the run itself failed and
+    /// [`RunFailed::code`] is its report's code.
+    pub async fn run_typed(&self, input: &str) -> Result<(T, Run), RunFailed> {
+        let mut run = self.run(input).await;
+        let code = match &run.report.outcome {
+            RunOutcome::Ok { value } => match T::deserialize(value) {
+                Ok(v) => return Ok((v, run)),
+                // Only a contract that did not check the type gets here (an
+                // `Agent::new` contract read as a `Value` always succeeds):
+                // the report must not say Ok about an answer the caller
+                // cannot have.
+                Err(e) => {
+                    tracing::debug!("the accepted answer does not deserialise: {e}");
+                    run.report.outcome = RunOutcome::Error {
+                        code: ErrorCode::SchemaMismatch,
+                    };
+                    ErrorCode::SchemaMismatch
+                }
+            },
+            RunOutcome::Error { code } => *code,
+        };
+        Err(RunFailed {
+            code,
+            report: Box::new(run.report),
+        })
     }
 }

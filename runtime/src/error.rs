@@ -40,11 +40,15 @@ pub enum ErrorCode {
     DeadlineExceeded,
     /// The backend failed (HTTP error, connection failure, exhausted script).
     BackendError,
+    /// A bug in tribunal, not in the model or the backend: the loop's driver
+    /// fed the machine an input it had not asked for, or took the report of a
+    /// run before its end. Please report it with the run's trace.
+    InternalError,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -56,6 +60,7 @@ impl ErrorCode {
         ErrorCode::MaxTurnsExceeded,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
+        ErrorCode::InternalError,
     ];
 
     /// The stable snake_case spelling of this code.
@@ -72,6 +77,7 @@ impl ErrorCode {
             ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",
+            ErrorCode::InternalError => "internal_error",
         }
     }
 

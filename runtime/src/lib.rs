@@ -43,6 +43,7 @@ mod output;
 mod report;
 pub mod schema;
 mod tool;
+mod typed;
 
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::{

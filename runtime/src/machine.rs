@@ -6,13 +6,20 @@
 //! the finalize turn, the outcome — is a transition here.
 //!
 //! ```text
-//! Ready(Agent) ──CallModel──▶ AwaitingModel ──turn with tool calls──▶ ToolsReady ──CallTools──▶ AwaitingTools ─┐
-//!      ▲                            │ final answer                                                              │
-//!      └────────────────────────────┼──────────────────────────── tool results ◀────────────────────────────────┘
-//!                                   ├─ valid ─────────────────▶ Done(Ok)
-//!                                   ├─ invalid, repair unused ─▶ Ready(Repair)   (no tools)
-//!                                   └─ invalid again ──────────▶ Done(Error(code))
+//! Model(Agent, Due) ──CallModel──▶ Model(Agent, Sent) ──turn with tool calls──▶ Tools(Due) ──CallTools──▶ Tools(Sent) ─┐
+//!      ▲                                 │ final answer                                                                │
+//!      └─────────────────────────────────┼────────────────────────────────── tool results ◀────────────────────────────┘
+//!                                        ├─ valid ─────────────────▶ Done(Ok)
+//!                                        ├─ invalid, repair unused ─▶ Model(Repair, Due)   (no tools)
+//!                                        └─ invalid again ──────────▶ Done(Error(code))
 //! ```
+//!
+//! A budget hit under `on_budget = finalize` goes to `Model(Finalize(code),
+//! Due)`: one tools-disabled request for the answer. The phase carries the
+//! run's history that later decisions need (a repair phase knows whether a
+//! finalize answer led to it), so nothing beside the state steers the loop.
+//! An input the machine did not ask for is a driver bug: the run ends with
+//! [`ErrorCode::InternalError`].
 //!
 //! The [`OutputPlan`] decides how requests ask for the answer: under the
 //! tool strategy every agent request also offers the answer tool, a call to
@@ -99,28 +106,95 @@ pub enum Input {
 enum Phase {
     /// A normal turn: tools offered.
     Agent,
-    /// The one repair turn: tools disabled.
-    Repair,
     /// A budget was hit: one tools-disabled request for the final answer.
     Finalize(ErrorCode),
+    /// The one repair turn: tools disabled. Its answer ends the run either way.
+    Repair {
+        /// The budget whose finalize answer was rejected, when the repair
+        /// follows a finalize turn.
+        finalized_after: Option<ErrorCode>,
+    },
+}
+
+impl Phase {
+    /// Whether the run reached its repair turn, and the budget of a finalize
+    /// turn that led to it: what the report says of a run ending in this phase
+    /// for any reason other than an accepted answer.
+    fn history(self) -> (bool, Option<ErrorCode>) {
+        match self {
+            Phase::Agent | Phase::Finalize(_) => (false, None),
+            Phase::Repair { finalized_after } => (true, finalized_after),
+        }
+    }
+}
+
+/// Whether the driver has been asked to do a state's work yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// [`Machine::poll`] has not handed it out yet.
+    Due,
+    /// Handed out; the machine waits for its input.
+    Sent,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 enum State {
-    Ready(Phase),
-    AwaitingModel(Phase),
-    ToolsReady(Batch),
-    AwaitingTools(Batch),
-    Done(RunOutcome),
+    /// A model request of this phase.
+    Model(Phase, Step),
+    /// One agent turn's tool calls.
+    Tools(Batch, Step),
+    /// The run is over.
+    Done(Ending),
+}
+
+impl State {
+    /// Whether the run reached its repair turn, and the budget of a finalize
+    /// turn that led to it or produced its answer.
+    fn history(&self) -> (bool, Option<ErrorCode>) {
+        match self {
+            State::Model(phase, _) => phase.history(),
+            State::Tools(..) => (false, None),
+            State::Done(ending) => (ending.repair_used, ending.finalized_after),
+        }
+    }
+}
+
+/// How a run ended: the outcome and what the report says of its path there.
+#[derive(Debug, Clone, PartialEq)]
+struct Ending {
+    outcome: RunOutcome,
+    repair_used: bool,
+    finalized_after: Option<ErrorCode>,
+}
+
+impl Ending {
+    fn new(outcome: RunOutcome, (repair_used, finalized_after): (bool, Option<ErrorCode>)) -> Self {
+        Ending {
+            outcome,
+            repair_used,
+            finalized_after,
+        }
+    }
+}
+
+/// What an evaluated final answer leads to.
+enum Verdict {
+    /// The run ends (accepted, refused, or rejected after the repair).
+    End(Ending),
+    /// The one repair turn, with the message that asks for it.
+    Repair {
+        message: String,
+        finalized_after: Option<ErrorCode>,
+    },
 }
 
 /// One turn's tool calls: all of them, in order, and the ones to execute
-/// (the rest repeat an earlier call of the run).
+/// (the rest repeat an earlier call of the run). Cheap to clone.
 #[derive(Debug, Clone, PartialEq)]
 struct Batch {
     calls: Arc<[ToolCall]>,
     fresh: Arc<[ToolCall]>,
-    repeated: Vec<bool>,
+    repeated: Arc<[bool]>,
 }
 
 /// The answer tool of the tool strategy and the tool lists it appears in.
@@ -172,8 +246,6 @@ pub struct Machine {
     usage: Usage,
     tool_calls_executed: u32,
     turns: u32,
-    repair_used: bool,
-    finalized_after: Option<ErrorCode>,
     extracted_from: Option<ExtractedFrom>,
     tool_records: Vec<ToolCallRecord>,
     backend_failure: Option<BackendFailure>,
@@ -232,12 +304,10 @@ impl Machine {
             conversation: Arc::new(conversation),
             started: now,
             deadline,
-            state: State::Ready(Phase::Agent),
+            state: State::Model(Phase::Agent, Step::Due),
             usage: Usage::default(),
             tool_calls_executed: 0,
             turns: 0,
-            repair_used: false,
-            finalized_after: None,
             extracted_from: None,
             tool_records: Vec::new(),
             backend_failure: None,
@@ -262,58 +332,59 @@ impl Machine {
 
     /// What to do next. `None` while waiting for an input.
     pub fn poll(&mut self, now: Instant) -> Option<Action> {
-        match std::mem::replace(&mut self.state, State::Done(error(ErrorCode::BackendError))) {
-            State::Ready(phase) => {
-                if self.past_deadline(now) {
-                    return Some(self.finish(error(ErrorCode::DeadlineExceeded), now));
+        loop {
+            match &mut self.state {
+                State::Model(phase, Step::Due) => {
+                    let phase = *phase;
+                    if self.past_deadline(now) {
+                        return Some(self.finish(error(ErrorCode::DeadlineExceeded), now));
+                    }
+                    if phase == Phase::Agent && self.turns >= self.config.budget.max_turns {
+                        // Ends the run or turns to the finalize phase: decide again.
+                        self.budget_hit(ErrorCode::MaxTurnsExceeded, now);
+                        continue;
+                    }
+                    let request = self.request(phase);
+                    tracing::trace!(?phase, turn = self.turns + 1, "request model");
+                    self.state = State::Model(phase, Step::Sent);
+                    return Some(Action::CallModel(request));
                 }
-                if phase == Phase::Agent && self.turns >= self.config.budget.max_turns {
-                    self.budget_hit(ErrorCode::MaxTurnsExceeded, now);
-                    return self.poll(now);
+                State::Tools(batch, step @ Step::Due) => {
+                    *step = Step::Sent;
+                    return Some(Action::CallTools(Arc::clone(&batch.fresh)));
                 }
-                let request = self.request(phase);
-                tracing::trace!(?phase, turn = self.turns + 1, "request model");
-                self.state = State::AwaitingModel(phase);
-                Some(Action::CallModel(request))
-            }
-            State::ToolsReady(batch) => {
-                let fresh = Arc::clone(&batch.fresh);
-                self.state = State::AwaitingTools(batch);
-                Some(Action::CallTools(fresh))
-            }
-            State::Done(outcome) => {
-                self.state = State::Done(outcome);
-                Some(Action::Done)
-            }
-            waiting @ (State::AwaitingModel(_) | State::AwaitingTools(_)) => {
-                self.state = waiting;
-                None
+                State::Done(_) => return Some(Action::Done),
+                State::Model(_, Step::Sent) | State::Tools(_, Step::Sent) => return None,
             }
         }
     }
 
     /// Takes what happened at `now`.
     pub fn handle(&mut self, input: Input, now: Instant) {
-        // Each arm below sets the next state; an ignored input leaves it as is.
-        match (self.state.clone(), input) {
+        // Each arm below sets the next state.
+        match (&self.state, input) {
             (State::Done(_), _) => {}
             (_, Input::DeadlineExceeded) => {
                 self.finish(error(ErrorCode::DeadlineExceeded), now);
             }
-            (State::AwaitingModel(_), Input::BackendFailed(e)) => {
+            (State::Model(_, Step::Sent), Input::BackendFailed(e)) => {
                 self.backend_failure = Some(BackendFailure::of(&e));
                 self.finish(error(ErrorCode::BackendError), now);
             }
-            (State::AwaitingModel(phase), Input::Turn(turn)) => self.on_turn(phase, turn, now),
-            (State::AwaitingTools(batch), Input::ToolsDone(executions)) => {
+            (State::Model(phase, Step::Sent), Input::Turn(turn)) => {
+                let phase = *phase;
+                self.on_turn(phase, turn, now)
+            }
+            (State::Tools(batch, Step::Sent), Input::ToolsDone(executions)) => {
+                let batch = batch.clone();
                 self.on_tools(&batch, executions, now)
             }
             (_, input) => {
-                // An input the machine did not ask for: a driver bug. End the run
-                // rather than guess. (The input's content can hold model text
-                // and tool output: only its kind is logged.)
+                // An input the machine did not ask for: a driver bug. End the
+                // run with its own code rather than guess. (The input's content
+                // can hold model text and tool output: only its kind is logged.)
                 tracing::error!(input = input_kind(&input), "unexpected input for state");
-                self.finish(error(ErrorCode::BackendError), now);
+                self.finish(error(ErrorCode::InternalError), now);
             }
         }
     }
@@ -365,7 +436,7 @@ impl Machine {
             // the repair. Ask again; `max_turns` bounds it.
             tracing::trace!("text before the first tool call; asking for a tool call");
             self.conversation_mut().push_user(TOOL_FIRST_MESSAGE);
-            self.state = State::Ready(Phase::Agent);
+            self.state = State::Model(Phase::Agent, Step::Due);
             return;
         }
         // A final answer: the answer tool's arguments, or else the text.
@@ -413,44 +484,51 @@ impl Machine {
             stop,
             &self.config.answer,
         );
-        let finalized = match phase {
-            Phase::Finalize(code) => Some(code),
-            Phase::Agent | Phase::Repair => None,
-        };
-        let (outcome, repair) = match evaluated {
+        let verdict = match evaluated {
             Ok(accepted) => {
                 self.extracted_from = Some(accepted.extracted_from);
-                self.finalized_after = self.finalized_after.or(finalized);
-                let value = accepted.value;
-                (Some(RunOutcome::Ok { value }), None)
+                let (repair_used, finalized_after) = match phase {
+                    Phase::Finalize(code) => (false, Some(code)),
+                    other => other.history(),
+                };
+                Verdict::End(Ending {
+                    outcome: RunOutcome::Ok {
+                        value: accepted.value,
+                    },
+                    repair_used,
+                    finalized_after,
+                })
             }
-            Err(rejection) if rejection.code == ErrorCode::Refused || self.repair_used => {
-                (Some(error(rejection.code)), None)
+            Err(rejection)
+                if rejection.code == ErrorCode::Refused
+                    || matches!(phase, Phase::Repair { .. }) =>
+            {
+                Verdict::End(self.ending(error(rejection.code)))
             }
             Err(rejection) => {
                 tracing::trace!(code = %rejection.code, "final answer rejected; one repair");
-                self.repair_used = true;
-                self.finalized_after = self.finalized_after.or(finalized);
-                (
-                    None,
-                    Some(repair_message(&rejection, self.answer_tool_name())),
-                )
+                let finalized_after = match phase {
+                    Phase::Finalize(code) => Some(code),
+                    Phase::Agent | Phase::Repair { .. } => None,
+                };
+                Verdict::Repair {
+                    message: repair_message(&rejection, self.answer_tool_name()),
+                    finalized_after,
+                }
             }
         };
         // Every call of the turn gets a result, so the conversation stays
         // well-formed for the repair or a follow-up question. The answer
         // call's result is its verdict: accepted, rejected, or the repair
         // message itself.
-        let mut repair = repair;
         if !calls.is_empty() {
-            let accepted = matches!(outcome, Some(RunOutcome::Ok { .. }));
-            let answer_result = match (&outcome, at) {
-                (_, None) => None,
-                (Some(RunOutcome::Ok { .. }), Some(_)) => Some(ANSWER_ACCEPTED_RESULT.to_string()),
-                (Some(RunOutcome::Error { .. }), Some(_)) => {
-                    Some(ANSWER_REJECTED_RESULT.to_string())
-                }
-                (None, Some(_)) => repair.take(),
+            let (answer_result, accepted) = match &verdict {
+                Verdict::End(Ending {
+                    outcome: RunOutcome::Ok { .. },
+                    ..
+                }) => (ANSWER_ACCEPTED_RESULT, true),
+                Verdict::End(_) => (ANSWER_REJECTED_RESULT, false),
+                Verdict::Repair { message, .. } => (message.as_str(), false),
             };
             let other = if at.is_some() {
                 BESIDE_ANSWER_RESULT
@@ -461,11 +539,11 @@ impl Machine {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let answer = (Some(i) == at).then(|| answer_result.clone()).flatten();
+                    let is_answer = Some(i) == at;
                     ToolResult {
                         id: c.id.clone(),
-                        is_error: answer.is_none() || !accepted,
-                        content: answer.unwrap_or_else(|| other.to_string()),
+                        is_error: !(is_answer && accepted),
+                        content: if is_answer { answer_result } else { other }.to_string(),
                     }
                 })
                 .collect();
@@ -473,17 +551,20 @@ impl Machine {
                 .messages
                 .push(Message::ToolResults { results });
         }
-        match (outcome, repair) {
-            (Some(outcome), _) => {
-                self.finish(outcome, now);
+        match verdict {
+            Verdict::End(ending) => {
+                self.end(ending, now);
             }
-            (None, message) => {
+            Verdict::Repair {
+                message,
+                finalized_after,
+            } => {
                 // A text answer's repair is a user message; an answer call's
-                // went into its result above.
-                if let Some(m) = message {
-                    self.conversation_mut().push_user(m);
+                // is its result, above.
+                if at.is_none() {
+                    self.conversation_mut().push_user(message);
                 }
-                self.state = State::Ready(Phase::Repair);
+                self.state = State::Model(Phase::Repair { finalized_after }, Step::Due);
             }
         }
     }
@@ -537,13 +618,13 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run are answered here, the rest go to the driver.
     fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
-        let repeated: Vec<bool> = calls
+        let repeated: Arc<[bool]> = calls
             .iter()
             .map(|c| !self.seen_calls.insert(call_signature(c)))
             .collect();
         let fresh: Arc<[ToolCall]> = calls
             .iter()
-            .zip(&repeated)
+            .zip(repeated.iter())
             .filter(|(_, r)| !**r)
             .map(|(c, _)| c.clone())
             .collect();
@@ -556,7 +637,7 @@ impl Machine {
             // Nothing to run: every call repeats an earlier one.
             self.on_tools(&batch, Vec::new(), now);
         } else {
-            self.state = State::ToolsReady(batch);
+            self.state = State::Tools(batch, Step::Due);
         }
     }
 
@@ -566,7 +647,7 @@ impl Machine {
             .saturating_add(batch.calls.len() as u32);
         let mut executions = executions.into_iter();
         let mut results = Vec::with_capacity(batch.calls.len());
-        for (call, repeated) in batch.calls.iter().zip(&batch.repeated) {
+        for (call, repeated) in batch.calls.iter().zip(batch.repeated.iter()) {
             let (result, ok, duration_ms) = if *repeated {
                 let result = ToolResult {
                     id: call.id.clone(),
@@ -608,7 +689,7 @@ impl Machine {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
             return;
         }
-        self.state = State::Ready(Phase::Agent);
+        self.state = State::Model(Phase::Agent, Step::Due);
     }
 
     /// Answers a refused batch with error results (providers require a result
@@ -638,7 +719,7 @@ impl Machine {
                 tracing::trace!(%code, "budget hit; asking for the final answer");
                 let message = finalize_message(code, self.answer_tool_name());
                 self.conversation_mut().push_user(message);
-                self.state = State::Ready(Phase::Finalize(code));
+                self.state = State::Model(Phase::Finalize(code), Step::Due);
             }
         }
     }
@@ -647,37 +728,49 @@ impl Machine {
         self.deadline.is_some_and(|d| now >= d)
     }
 
+    /// Ends the run with `outcome` at `now`, for any reason other than an
+    /// accepted answer.
     fn finish(&mut self, outcome: RunOutcome, now: Instant) -> Action {
+        let ending = self.ending(outcome);
+        self.end(ending, now)
+    }
+
+    fn end(&mut self, ending: Ending, now: Instant) -> Action {
         self.ended_at = Some(now);
-        self.state = State::Done(outcome);
+        self.state = State::Done(ending);
         Action::Done
     }
 
-    /// The report of a finished run (or of one stopped early: a run that is
-    /// not done reports `backend_error`).
+    /// `outcome` with what the current state says of the run's path.
+    fn ending(&self, outcome: RunOutcome) -> Ending {
+        Ending::new(outcome, self.state.history())
+    }
+
+    /// The report of a finished run (a run stopped before its end reports
+    /// [`ErrorCode::InternalError`]: the driver gave up on it).
     pub fn into_report(self) -> RunReport {
         self.into_parts().0
     }
 
     /// The report and the final conversation.
     pub fn into_parts(self) -> (RunReport, Conversation) {
-        let outcome = match self.state {
-            State::Done(outcome) => outcome,
-            _ => error(ErrorCode::BackendError),
+        let ending = match self.state {
+            State::Done(ending) => ending,
+            unfinished => Ending::new(error(ErrorCode::InternalError), unfinished.history()),
         };
         let wall = self
             .ended_at
             .map(|e| e.saturating_duration_since(self.started))
             .unwrap_or(Duration::ZERO);
         let report = RunReport {
-            outcome,
-            repair_used: self.repair_used,
+            outcome: ending.outcome,
+            repair_used: ending.repair_used,
             extracted_from: self.extracted_from,
             usage: self.usage,
             tool_calls: self.tool_records,
             turns: self.turns,
             wall_ms: wall.as_secs_f64() * 1000.0,
-            finalized_after: self.finalized_after,
+            finalized_after: ending.finalized_after,
             backend_failure: self.backend_failure,
         };
         let conversation =

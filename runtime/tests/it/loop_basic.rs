@@ -234,7 +234,7 @@ async fn typed_output_from_a_rust_type() {
         &json!({"name": "CN Tower", "year": 1976, "height_m": 553.3}),
     )]);
     let agent = Agent::for_type::<Landmark>(backend as Arc<dyn Backend>).unwrap();
-    let (landmark, _run) = agent.run_typed::<Landmark>("CN Tower?").await.unwrap();
+    let (landmark, _run) = agent.run_typed("CN Tower?").await.unwrap();
     assert_eq!(
         landmark,
         Landmark {
@@ -252,9 +252,63 @@ async fn typed_output_rejects_a_wrong_type_and_repairs() {
         answer(&json!({"name": "CN Tower", "year": 1976, "height_m": 553.3})),
     ]);
     let agent = Agent::for_type::<Landmark>(backend as Arc<dyn Backend>).unwrap();
-    let (landmark, run) = agent.run_typed::<Landmark>("CN Tower?").await.unwrap();
+    let (landmark, run) = agent.run_typed("CN Tower?").await.unwrap();
     assert_eq!(landmark.year, 1976);
     assert!(run.report.repair_used);
+}
+
+/// A type whose `Deserialize` refuses what its derived schema admits (an
+/// odd `n`), like a custom or `try_from` deserialiser would.
+#[derive(Debug, schemars::JsonSchema, PartialEq)]
+struct Even {
+    n: u32,
+}
+
+impl<'de> serde::Deserialize<'de> for Even {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Raw {
+            n: u32,
+        }
+        let raw = Raw::deserialize(d)?;
+        if raw.n % 2 == 0 {
+            Ok(Even { n: raw.n })
+        } else {
+            Err(serde::de::Error::custom("n must be even"))
+        }
+    }
+}
+
+#[tokio::test]
+async fn typed_output_that_does_not_deserialise_gets_the_repair() {
+    let backend = script(vec![answer(&json!({"n": 3})), answer(&json!({"n": 4}))]);
+    let agent = Agent::for_type::<Even>(backend.clone() as Arc<dyn Backend>).unwrap();
+    let (even, run) = agent.run_typed("an even number").await.unwrap();
+    assert_eq!(even, Even { n: 4 });
+    assert!(run.report.repair_used);
+    // The repair message names the type problem (it is what the model reads).
+    let repair = backend.requests().pop().unwrap();
+    let asked = match repair.conversation.messages.last() {
+        Some(Message::User { text }) => text.clone(),
+        other => panic!("expected the repair message, got {other:?}"),
+    };
+    assert!(asked.contains("n must be even"), "{asked}");
+}
+
+#[tokio::test]
+async fn typed_output_that_never_deserialises_fails_in_the_report_too() {
+    let backend = script(vec![answer(&json!({"n": 3})), answer(&json!({"n": 5}))]);
+    let agent = Agent::for_type::<Even>(backend as Arc<dyn Backend>).unwrap();
+    let failed = agent.run_typed("an even number").await.unwrap_err();
+    assert_eq!(failed.code, ErrorCode::SchemaMismatch);
+    assert_eq!(
+        failed.report.outcome,
+        RunOutcome::Error {
+            code: ErrorCode::SchemaMismatch
+        },
+        "the report agrees with the typed result"
+    );
+    assert!(failed.report.repair_used);
 }
 
 struct Huge;

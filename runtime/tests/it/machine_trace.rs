@@ -6,8 +6,8 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tribunal_runtime::{
-    Action, AnswerPolicy, Budget, Conversation, Input, Machine, MachineConfig, ModelTurn, OnBudget,
-    SchemaTarget, ToolExecution, ToolResult,
+    Action, AnswerPolicy, Budget, Conversation, ErrorCode, Input, Machine, MachineConfig,
+    ModelTurn, OnBudget, SchemaTarget, ToolExecution, ToolResult,
 };
 
 enum Step {
@@ -35,26 +35,12 @@ fn executions(calls: &[tribunal_runtime::ToolCall]) -> Vec<ToolExecution> {
 fn check(budget: Budget, steps: Vec<Step>) -> String {
     let start = Instant::now();
     let mut now = start;
-    let config = MachineConfig {
-        budget,
-        answer: AnswerPolicy::default(),
-        max_output_tokens: None,
-        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
-        require_tool_first: false,
-    };
     let spec = tribunal_runtime::ToolSpec {
         name: "count".into(),
         description: "counts".into(),
         parameters: json!({"type": "object"}),
     };
-    let mut machine = Machine::new(
-        config,
-        Arc::new(landmark_schema()),
-        vec![spec],
-        Conversation::new(None, "go"),
-        start,
-    )
-    .unwrap();
+    let mut machine = machine_with(budget, vec![spec], start);
     let mut trace = Vec::new();
     let mut steps = steps.into_iter();
     loop {
@@ -90,12 +76,90 @@ fn check(budget: Budget, steps: Vec<Step>) -> String {
         }
     }
     let report = machine.into_report();
-    let end = match report.outcome.error_code() {
-        Some(code) => format!("Done({code})"),
-        None => "Done(ok)".to_string(),
+    let mut end = match report.outcome.error_code() {
+        Some(code) => code.to_string(),
+        None => "ok".to_string(),
     };
-    trace.push(end);
+    if report.repair_used {
+        end.push_str("; repair");
+    }
+    if let Some(code) = report.finalized_after {
+        end.push_str(&format!("; finalized after {code}"));
+    }
+    trace.push(format!("Done({end})"));
     trace.join(", ")
+}
+
+/// A machine with `budget` and `tools`, started at `start`.
+fn machine_with(budget: Budget, tools: Vec<tribunal_runtime::ToolSpec>, start: Instant) -> Machine {
+    let config = MachineConfig {
+        budget,
+        answer: AnswerPolicy::default(),
+        max_output_tokens: None,
+        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
+        require_tool_first: false,
+    };
+    Machine::new(
+        config,
+        Arc::new(landmark_schema()),
+        tools,
+        Conversation::new(None, "go"),
+        start,
+    )
+    .unwrap()
+}
+
+/// A machine without tools and with default budgets.
+fn machine(start: Instant) -> Machine {
+    machine_with(Budget::default(), Vec::new(), start)
+}
+
+#[test]
+fn an_input_the_machine_did_not_ask_for_is_an_internal_error() {
+    let now = Instant::now();
+    // Tool results while a model turn is awaited.
+    let mut m = machine(now);
+    assert!(matches!(m.poll(now), Some(Action::CallModel(_))));
+    m.handle(Input::ToolsDone(Vec::new()), now);
+    assert_eq!(m.poll(now), Some(Action::Done));
+    assert_eq!(
+        m.into_report().outcome.error_code(),
+        Some(ErrorCode::InternalError)
+    );
+    // A model turn before the machine asked for one.
+    let mut m = machine(now);
+    m.handle(Input::Turn(answer(&eiffel())), now);
+    assert!(m.is_done());
+    assert_eq!(
+        m.into_report().outcome.error_code(),
+        Some(ErrorCode::InternalError)
+    );
+}
+
+#[test]
+fn a_report_taken_before_the_end_is_an_internal_error() {
+    let now = Instant::now();
+    let mut m = machine(now);
+    assert!(matches!(m.poll(now), Some(Action::CallModel(_))));
+    assert_eq!(m.poll(now), None, "waiting for the model");
+    assert!(!m.is_done());
+    assert_eq!(
+        m.into_report().outcome.error_code(),
+        Some(ErrorCode::InternalError)
+    );
+}
+
+#[test]
+fn a_finished_machine_ignores_later_inputs() {
+    let now = Instant::now();
+    let mut m = machine(now);
+    assert!(matches!(m.poll(now), Some(Action::CallModel(_))));
+    m.handle(Input::Turn(answer(&eiffel())), now);
+    m.handle(Input::DeadlineExceeded, now);
+    m.handle(Input::Turn(text("late")), now);
+    assert_eq!(m.poll(now), Some(Action::Done));
+    assert_eq!(m.poll(now), Some(Action::Done));
+    assert_eq!(m.into_report().outcome.value(), Some(&eiffel()));
 }
 
 #[test]
@@ -123,13 +187,13 @@ fn traces() {
             "repair without tools",
             b(),
             vec![Model(text("nope")), Model(answer(&eiffel()))],
-            "CallModel(tools=1), CallModel(tools=0), Done(ok)",
+            "CallModel(tools=1), CallModel(tools=0), Done(ok; repair)",
         ),
         (
             "invalid twice",
             b(),
             vec![Model(text("nope")), Model(text("{\"name\": 1}"))],
-            "CallModel(tools=1), CallModel(tools=0), Done(schema_mismatch)",
+            "CallModel(tools=1), CallModel(tools=0), Done(schema_mismatch; repair)",
         ),
         (
             "tool budget, fail",
@@ -151,7 +215,7 @@ fn traces() {
                 Model(calls(&[("count", json!({})), ("count", json!({}))])),
                 Model(answer(&eiffel())),
             ],
-            "CallModel(tools=1), CallModel(tools=0), Done(ok)",
+            "CallModel(tools=1), CallModel(tools=0), Done(ok; finalized after max_tool_calls_exceeded)",
         ),
         (
             "turn budget, finalize then repair",
@@ -166,7 +230,55 @@ fn traces() {
                 Model(text("nope")),
                 Model(answer(&eiffel())),
             ],
-            "CallModel(tools=1), CallTools(1), CallModel(tools=0), CallModel(tools=0), Done(ok)",
+            "CallModel(tools=1), CallTools(1), CallModel(tools=0), CallModel(tools=0), Done(ok; repair; finalized after max_turns_exceeded)",
+        ),
+        (
+            "turn budget, finalize, repair rejected too",
+            Budget {
+                max_turns: 1,
+                on_budget: OnBudget::Finalize,
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({}))])),
+                Tools,
+                Model(text("nope")),
+                Model(text("still nope")),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=0), CallModel(tools=0), Done(no_json; repair; finalized after max_turns_exceeded)",
+        ),
+        (
+            "deadline during the repair after a finalize",
+            Budget {
+                max_turns: 1,
+                on_budget: OnBudget::Finalize,
+                deadline: Some(Duration::from_secs(10)),
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({}))])),
+                Tools,
+                Model(text("nope")),
+                Wait(Duration::from_secs(11)),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=0), CallModel(tools=0), Done(deadline_exceeded; repair; finalized after max_turns_exceeded)",
+        ),
+        (
+            "deadline during the finalize turn",
+            Budget {
+                max_turns: 1,
+                on_budget: OnBudget::Finalize,
+                deadline: Some(Duration::from_secs(10)),
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({}))])),
+                Tools,
+                Wait(Duration::from_secs(11)),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=0), Done(deadline_exceeded)",
         ),
         (
             "deadline passes during tools",
