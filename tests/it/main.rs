@@ -32,3 +32,4 @@ mod example;
 mod live_arena;
 mod secrets;
 mod stand_in;
+mod wrong_answers;
