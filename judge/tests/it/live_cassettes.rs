@@ -54,3 +54,67 @@ fn code_review_replayed_from_a_real_small_model() {
         replay = cassette("code_review")
     );
 }
+
+/// The variable that hands the changed cassette to the child test.
+const CHANGED_CASSETTE: &str = "TRIBUNAL_TEST_CHANGED_CASSETTE";
+
+/// The structured_output snapshot replayed from the cassette that
+/// [`a_changed_answer_in_a_cassette_fails_its_snapshot`] wrote; run only as
+/// that test's child process (it must fail).
+#[test]
+#[ignore = "a child process of a_changed_answer_in_a_cassette_fails_its_snapshot"]
+fn replay_of_a_changed_cassette() {
+    let Ok(cassette) = std::env::var(CHANGED_CASSETTE) else {
+        return;
+    };
+    bind_snapshots!();
+    tribunal_judge::assert_arena_snapshot!(
+        "live_structured_output_qwen05b",
+        arena("structured_output").to_str().unwrap(),
+        replay = cassette
+    );
+}
+
+/// A recorded regression as a user meets it: one answer in the cassette
+/// changed (the Eiffel Tower's year, 1889 → 1887) and the README's
+/// `assert_arena_snapshot!(…, replay = …)` fails with a diff naming it. Run
+/// in a child process with `CI=true`, so insta writes nothing.
+#[test]
+fn a_changed_answer_in_a_cassette_fails_its_snapshot() {
+    let original = std::fs::read_to_string(cassette("structured_output")).unwrap();
+    let from = r#"{\"name\": \"Eiffel Tower\", \"year\": 1889,"#;
+    assert_eq!(original.matches(from).count(), 1, "the answer to change");
+    let changed = original.replace(from, &from.replace("1889", "1887"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("structured_output.jsonl");
+    std::fs::write(&path, changed).unwrap();
+
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "live_cassettes::replay_of_a_changed_cassette",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHANGED_CASSETTE, &path)
+        .env("CI", "true")
+        .env("INSTA_UPDATE", "no")
+        .env_remove("INSTA_FORCE_PASS")
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&child.stdout),
+        String::from_utf8_lossy(&child.stderr)
+    );
+    assert!(
+        !child.status.success(),
+        "the changed answer must fail:\n{out}"
+    );
+    assert!(out.contains("1 failed"), "{out}");
+    assert!(out.contains("live_structured_output_qwen05b"), "{out}");
+    // The diff shows the item's check turning from the right year to the wrong one.
+    assert!(out.contains("expected 1889, got 1887"), "{out}");
+    assert!(out.contains("expected 1889, got 1889"), "{out}");
+}
