@@ -24,6 +24,7 @@ pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
 mod cli_judge;
+mod cli_replay;
 mod cli_report;
 mod cli_run;
 mod cli_schema;

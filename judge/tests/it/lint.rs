@@ -300,3 +300,25 @@ fn the_config_hash_holds_backend_settings_but_not_retries() {
         base
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_files_root_symlinked_out_of_the_arena_is_a_problem() {
+    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let toml = "tools = [\"files\"]\nfiles_root = \"code\"\n";
+    let dir = arena_dir(&[("dataset.jsonl", &line), ("arena.toml", toml)]);
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("code")).unwrap();
+    let report = lint(dir.path());
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    let problem = report.problems[0].to_string();
+    assert!(problem.starts_with("arena.toml"), "{problem}");
+    assert!(problem.contains("outside the arena folder"), "{problem}");
+    assert!(tribunal_judge::Arena::load(dir.path()).is_err());
+
+    // A symlink that stays inside the arena folder is fine.
+    std::fs::remove_file(dir.path().join("code")).unwrap();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("code")).unwrap();
+    assert!(lint(dir.path()).problems.is_empty());
+}
