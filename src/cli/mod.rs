@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file with
 //! its clap `Args` struct and a `run` function returning the exit code.
 
+mod backend_choice;
 mod backend_flags;
 mod check;
 mod compare;
@@ -8,6 +9,7 @@ mod judge;
 mod lint;
 mod merge;
 mod report;
+mod report_opts;
 mod run;
 mod schema;
 mod search;

@@ -138,6 +138,28 @@ fn exit_codes() {
     );
 }
 
+/// An unknown `--backend` or `--report` is a usage error that lists every
+/// accepted value, the mock and the HTML page among them.
+#[test]
+fn an_unknown_backend_or_report_lists_every_accepted_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let a = a.to_str().unwrap();
+    let backends = "[possible values: mock, openai-chat, openai-responses, anthropic]";
+    let formats = "[possible values: terminal, json, markdown, junit, html]";
+    for (args, list) in [
+        (vec!["run", a, "--backend", "gemini"], backends),
+        (vec!["judge", "run", "--backend", "gemini"], backends),
+        (vec!["run", a, "--report", "pdf"], formats),
+        (vec!["merge", "r.jsonl", "--report", "pdf"], formats),
+    ] {
+        let o = tribunal(&args, dir.path());
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(stderr(&o).contains(list), "{args:?}: {}", stderr(&o));
+    }
+    assert!(!dir.path().join("runs").exists(), "nothing ran");
+}
+
 #[test]
 fn a_killed_run_resumes_with_every_item_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
