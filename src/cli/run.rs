@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::{
-    Arena, BackendFactory, Console, JudgeError, MockBackends, RunOptions, Shard, SharedBackend,
-    run_arena,
+    Arena, BackendFactory, Console, JudgeError, MockBackends, RunMode, RunOptions, Shard,
+    SharedBackend, run_arena,
 };
 
 #[derive(Debug, clap::Args)]
@@ -85,8 +85,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         repeat: args.repeat,
         shard,
         out,
-        resume: args.resume,
-        retry_errors: args.retry_errors,
+        mode: args.mode(),
         transcripts: args.report.transcripts.clone(),
     };
     let progress = Console::new();
@@ -100,6 +99,20 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!("results: {}", options.out.display());
     emit_report(&arena.name, &result.rows, &args.report)
+}
+
+impl RunArgs {
+    /// What `--resume` and `--retry-errors` do with the rows of `--out`
+    /// (`--retry-errors` also resumes).
+    fn mode(&self) -> RunMode {
+        if self.retry_errors {
+            RunMode::RetryErrors
+        } else if self.resume {
+            RunMode::Resume
+        } else {
+            RunMode::Fresh
+        }
+    }
 }
 
 fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFactory>> {
