@@ -148,6 +148,7 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
     let schemas = Arc::new(load_schemas(&args.schemas)?);
     let prompt = std::fs::read_to_string(&args.prompt)
         .with_context(|| format!("cannot read {}", args.prompt.display()))?;
+    super::folder::require_folder(&args.root, "the --root folder")?;
     let tools = FileTools::new(&args.root)
         .with_context(|| format!("--root {}", args.root.display()))?
         .into_toolbox();

@@ -5,6 +5,7 @@ mod backend_choice;
 mod backend_flags;
 mod check;
 mod compare;
+mod folder;
 mod judge;
 mod lint;
 mod merge;
@@ -84,7 +85,6 @@ pub(crate) fn init_tracing(verbose: u8) {
 }
 
 /// The tokio runtime commands run on.
-#[allow(dead_code)]
 pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -58,6 +58,7 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    super::folder::require_folder(&args.arena, "the arena folder")?;
     let mut arena = match Arena::load(&args.arena) {
         Ok(a) => a,
         Err(JudgeError::Lint(report)) => {

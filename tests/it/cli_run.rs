@@ -160,6 +160,28 @@ fn an_unknown_backend_or_report_lists_every_accepted_value() {
     assert!(!dir.path().join("runs").exists(), "nothing ran");
 }
 
+/// A missing arena folder is named as such (not as its dataset.jsonl), exit 2.
+#[test]
+fn a_missing_arena_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(&["run", "missing"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "tribunal: the arena folder missing does not exist\n"
+    );
+    let o = tribunal(&["lint", "missing"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "the arena folder missing does not exist\n");
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let o = tribunal(&["run", "file"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "tribunal: the arena folder file is not a folder\n"
+    );
+}
+
 #[test]
 fn a_killed_run_resumes_with_every_item_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
