@@ -6,7 +6,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
 use std::sync::Arc;
-use tribunal_judge::{Arena, MockBackends, Report, ReportFormat, RunOptions, Silent, run_arena};
+use tribunal_judge::{
+    Arena, MockBackends, Report, ReportFormat, RunMode, RunOptions, Silent, run_arena,
+};
 
 fn mock_run(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
@@ -16,8 +18,7 @@ fn mock_run(c: &mut Criterion) {
         repeat: 1,
         shard: None,
         out: out.path().join("r.jsonl"),
-        resume: false,
-        retry_errors: false,
+        mode: RunMode::Fresh,
         transcripts: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

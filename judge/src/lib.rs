@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use tribunal_judge::{Arena, MockBackends, Report, RunOptions, Silent, run_arena};
+//! use tribunal_judge::{Arena, MockBackends, Report, RunMode, RunOptions, Silent, run_arena};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -35,8 +35,7 @@
 //!     repeat: 1,
 //!     shard: None,
 //!     out: dir.path().join("results.jsonl"),
-//!     resume: false,
-//!     retry_errors: false,
+//!     mode: RunMode::Fresh,
 //!     transcripts: None,
 //! };
 //! let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent).await?;
@@ -86,7 +85,7 @@ pub use results::{
     Outcome, ROW_VERSION, ReadRows, ResultRow, ResultsWriter, latest, merge_files, read_rows,
     rewrite,
 };
-pub use runner::{RunOptions, RunResult, run_arena, run_item};
+pub use runner::{RunMode, RunOptions, RunResult, run_arena, run_item};
 pub use settings::{
     BackendSettings, RESERVED_BODY_FIELDS, extra_body_problem, temperature_problem,
 };

@@ -29,15 +29,36 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// The results file (JSON Lines).
     pub out: PathBuf,
-    /// Keep the finished rows of `out` and run only what is missing.
-    pub resume: bool,
-    /// Like `resume`, and also re-run the ERROR rows; a row is replaced only
-    /// when its retry finishes.
-    pub retry_errors: bool,
+    /// What the run does with the rows already in `out`.
+    pub mode: RunMode,
     /// Write each run's transcript (conversation, usage, timings) as one
     /// file per item and repeat into this folder ([`crate::Transcript`]).
     /// `None`: no transcripts.
     pub transcripts: Option<PathBuf>,
+}
+
+/// What a run does with an existing results file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunMode {
+    /// Start over: the results file is created, or emptied if it exists,
+    /// and every (item, repeat) runs.
+    #[default]
+    Fresh,
+    /// Keep every finished row of the results file (PASS, FAIL and ERROR)
+    /// and run only the (item, repeat) pairs it has no row for. A torn last
+    /// line is discarded; rows of another config hash or arena are refused.
+    Resume,
+    /// Like [`Resume`](RunMode::Resume), and also run the ERROR rows again.
+    /// A retried row replaces the old one once its retry finishes (the file
+    /// then holds one row per (item, repeat)); PASS and FAIL rows are kept.
+    RetryErrors,
+}
+
+impl RunMode {
+    /// Whether the rows already in the results file are kept.
+    fn keeps_rows(self) -> bool {
+        matches!(self, RunMode::Resume | RunMode::RetryErrors)
+    }
 }
 
 /// What a run produced.
@@ -74,7 +95,7 @@ pub async fn run_arena(
         backends.model(),
         &backends.output_plan(),
     );
-    let continuing = options.resume || options.retry_errors;
+    let continuing = options.mode.keeps_rows();
     let (existing, good_len, torn) = if continuing && options.out.exists() {
         let read = read_rows(&options.out)?;
         for row in &read.rows {
@@ -110,7 +131,9 @@ pub async fn run_arena(
     for repeat in 0..options.repeat {
         for item in &items {
             match done.get(&(item.id.clone(), repeat)) {
-                Some(Outcome::Error) if options.retry_errors => jobs.push((*item, repeat)),
+                Some(Outcome::Error) if options.mode == RunMode::RetryErrors => {
+                    jobs.push((*item, repeat));
+                }
                 Some(_) => skipped += 1,
                 None => jobs.push((*item, repeat)),
             }

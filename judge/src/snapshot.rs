@@ -25,7 +25,7 @@ use crate::error::JudgeError;
 use crate::hash::canonical;
 use crate::progress::Silent;
 use crate::report::Report;
-use crate::runner::{RunOptions, run_arena};
+use crate::runner::{RunMode, RunOptions, run_arena};
 use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -72,8 +72,7 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
         repeat: 1,
         shard: None,
         out: out.clone(),
-        resume: false,
-        retry_errors: false,
+        mode: RunMode::Fresh,
         transcripts: None,
     };
     let result = run_arena(&arena, backends, &options, &Silent).await;

@@ -8,6 +8,7 @@
 //!   an agent review with the file tools rooted at DIR; the stored verdict
 //!   on stdout; exit 0 GREEN, 1 RED, 2 ERROR.
 
+use super::backend_choice::{BackendChoice, BackendRequest, Chosen};
 use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,8 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::judge::{BackendSettings, MOCK_BACKEND, MOCK_MODEL};
-use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
+use tribunal::judge::{BackendSettings, MOCK_MODEL};
 use tribunal::runtime::{
     Backend, Budget, ErrorCode, Rejection, ScriptTurn, ScriptedBackend, repair_message,
 };
@@ -63,9 +63,9 @@ pub(crate) struct ReviewArgs {
     /// The code base: the root of the file tools (list_files, read_file, grep).
     #[arg(long, value_name = "DIR")]
     root: PathBuf,
-    /// `mock` (plays --mock) or a live backend: openai-chat, openai-responses, anthropic.
-    #[arg(long, default_value = "mock")]
-    backend: String,
+    /// The model provider; `mock` plays the --mock script.
+    #[arg(long, value_enum, default_value_t)]
+    backend: BackendChoice,
     /// The model name (required for live backends).
     #[arg(long)]
     model: Option<String>,
@@ -148,6 +148,7 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
     let schemas = Arc::new(load_schemas(&args.schemas)?);
     let prompt = std::fs::read_to_string(&args.prompt)
         .with_context(|| format!("cannot read {}", args.prompt.display()))?;
+    super::folder::require_folder(&args.root, "the --root folder")?;
     let tools = FileTools::new(&args.root)
         .with_context(|| format!("--root {}", args.root.display()))?
         .into_toolbox();
@@ -183,41 +184,34 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<dyn Backend>> {
-    if args.backend == MOCK_BACKEND {
-        if args.record.is_some() || args.replay.is_some() {
-            anyhow::bail!("--record and --replay need a live --backend");
-        }
-        if args.backend_flags.any() {
-            anyhow::bail!(
-                "--output, --temperature and the other backend flags need a live --backend"
-            );
-        }
-        let path = args
-            .mock
-            .as_ref()
-            .context("--backend mock needs --mock FILE (a JSON array of script turns)")?;
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let turns: Vec<ScriptTurn> = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a JSON array of script turns", path.display()))?;
-        return Ok(Arc::new(
-            ScriptedBackend::from_script(&turns)
-                .with_model(MOCK_MODEL)
-                .without_request_log(),
-        ));
-    }
-    if args.mock.is_some() {
+    if args.mock.is_some() && args.backend.live().is_some() {
         anyhow::bail!("--mock needs --backend mock");
     }
-    let kind: BackendKind = args.backend.parse()?;
-    let model = args
-        .model
-        .as_deref()
-        .context("--model is required with a live --backend")?;
-    let options = BackendOptions {
+    let chosen = BackendRequest {
+        choice: args.backend,
+        model: args.model.as_deref(),
         record: args.record.clone(),
         replay: args.replay.clone(),
-        ..settings.options()
-    };
-    Ok(connect(kind, model, &options)?)
+        flags: &args.backend_flags,
+        settings,
+    }
+    .choose()?;
+    match chosen {
+        Chosen::Mock => mock_backend(args.mock.as_deref()),
+        Chosen::Live(backend) => Ok(backend),
+    }
+}
+
+/// The scripted backend playing the `--mock` script.
+fn mock_backend(script: Option<&Path>) -> anyhow::Result<Arc<dyn Backend>> {
+    let path = script.context("--backend mock needs --mock FILE (a JSON array of script turns)")?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let turns: Vec<ScriptTurn> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a JSON array of script turns", path.display()))?;
+    Ok(Arc::new(
+        ScriptedBackend::from_script(&turns)
+            .with_model(MOCK_MODEL)
+            .without_request_log(),
+    ))
 }

@@ -14,6 +14,11 @@ pub(crate) struct LintArgs {
 pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     let mut problems = 0;
     for dir in &args.arenas {
+        if let Err(e) = super::folder::require_folder(dir, "the arena folder") {
+            println!("{e}");
+            problems += 1;
+            continue;
+        }
         let report = tribunal::judge::lint(dir);
         for p in &report.problems {
             println!("{}: {p}", dir.display());

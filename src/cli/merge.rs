@@ -2,7 +2,7 @@
 //! run (same arena and config hash) into one report, and optionally one
 //! results file. Exit codes as for `tribunal run`.
 
-use super::run::{ReportOpts, emit_report};
+use super::report_opts::{ReportOpts, emit_report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::{merge_files, rewrite};
@@ -20,11 +20,11 @@ pub(crate) struct MergeArgs {
 }
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let format = args.report.format()?;
+    args.report.check()?;
     let rows = merge_files(&args.files)?;
     if let Some(out) = &args.out {
         rewrite(out, &rows)?;
     }
     let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
-    emit_report(&arena, &rows, format, &args.report)
+    emit_report(&arena, &rows, &args.report)
 }

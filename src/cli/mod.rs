@@ -1,13 +1,16 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file with
 //! its clap `Args` struct and a `run` function returning the exit code.
 
+mod backend_choice;
 mod backend_flags;
 mod check;
 mod compare;
+mod folder;
 mod judge;
 mod lint;
 mod merge;
 mod report;
+mod report_opts;
 mod run;
 mod schema;
 mod search;
@@ -82,7 +85,6 @@ pub(crate) fn init_tracing(verbose: u8) {
 }
 
 /// The tokio runtime commands run on.
-#[allow(dead_code)]
 pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -3,25 +3,24 @@
 //! Exit 0 when every item passes (or the pass rate reaches
 //! `--min-pass-rate`), 1 otherwise, 2 on a usage, config or lint error.
 
-use anyhow::Context;
+use super::backend_choice::{BackendChoice, BackendRequest, Chosen};
+use super::report_opts::{ReportOpts, emit_report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::{
-    Arena, BackendFactory, Console, JudgeError, MockBackends, Report, ReportFormat, ResultRow,
-    RunOptions, Shard, SharedBackend, run_arena,
+    Arena, BackendFactory, Console, JudgeError, MockBackends, RunMode, RunOptions, Shard,
+    SharedBackend, run_arena,
 };
-use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
     /// The arena folder (holding dataset.jsonl).
     arena: PathBuf,
-    /// mock (default: each item's scripted turns, no key, no network),
-    /// openai-chat, openai-responses or anthropic.
-    #[arg(long, default_value = "mock")]
-    backend: String,
+    /// The model provider; `mock` plays each item's scripted turns.
+    #[arg(long, value_enum, default_value_t)]
+    backend: BackendChoice,
     /// The model name (required for live backends).
     #[arg(long)]
     model: Option<String>,
@@ -59,6 +58,7 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    super::folder::require_folder(&args.arena, "the arena folder")?;
     let mut arena = match Arena::load(&args.arena) {
         Ok(a) => a,
         Err(JudgeError::Lint(report)) => {
@@ -73,7 +73,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     let shard: Option<Shard> = args.shard.as_deref().map(str::parse).transpose()?;
-    let report_format = args.report.format()?;
+    args.report.check()?;
     // Flags over the arena's [backend] table; the result enters the hash.
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
     let backends = backends(&args, &arena)?;
@@ -86,8 +86,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         repeat: args.repeat,
         shard,
         out,
-        resume: args.resume,
-        retry_errors: args.retry_errors,
+        mode: args.mode(),
         transcripts: args.report.transcripts.clone(),
     };
     let progress = Console::new();
@@ -100,39 +99,40 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("results: {}", options.out.display());
-    emit_report(&arena.name, &result.rows, report_format, &args.report)
+    emit_report(&arena.name, &result.rows, &args.report)
+}
+
+impl RunArgs {
+    /// What `--resume` and `--retry-errors` do with the rows of `--out`
+    /// (`--retry-errors` also resumes).
+    fn mode(&self) -> RunMode {
+        if self.retry_errors {
+            RunMode::RetryErrors
+        } else if self.resume {
+            RunMode::Resume
+        } else {
+            RunMode::Fresh
+        }
+    }
 }
 
 fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFactory>> {
-    if args.backend == "mock" {
-        if args.record.is_some() || args.replay.is_some() {
-            anyhow::bail!("--record and --replay need a live --backend");
-        }
-        if args.backend_flags.any() {
-            anyhow::bail!(
-                "--output, --temperature and the other backend flags need a live --backend"
-            );
-        }
-        return Ok(Arc::new(MockBackends {
+    let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
+    let chosen = BackendRequest {
+        choice: args.backend,
+        model: args.model.as_deref(),
+        record: args.record.as_ref().map(cassette),
+        replay: args.replay.as_ref().map(cassette),
+        flags: &args.backend_flags,
+        settings: &arena.backend,
+    }
+    .choose()?;
+    Ok(match chosen {
+        Chosen::Mock => Arc::new(MockBackends {
             latency: Duration::from_millis(args.mock_latency),
-        }));
-    }
-    let kind: BackendKind = args.backend.parse()?;
-    let model = args
-        .model
-        .as_deref()
-        .context("--model is required with a live --backend")?;
-    let cassette = |dir: &Path| dir.join(format!("{}.jsonl", arena.name));
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let options = BackendOptions {
-        record: args.record.as_deref().map(cassette),
-        replay: args.replay.as_deref().map(cassette),
-        ..arena.backend.options()
-    };
-    let backend = connect(kind, model, &options)?;
-    Ok(Arc::new(SharedBackend::new(backend)))
+        }),
+        Chosen::Live(backend) => Arc::new(SharedBackend::new(backend)),
+    })
 }
 
 fn default_out(arena: &str, shard: Option<Shard>) -> PathBuf {
@@ -141,84 +141,4 @@ fn default_out(arena: &str, shard: Option<Shard>) -> PathBuf {
         None => format!("{arena}.jsonl"),
     };
     Path::new("runs").join(name)
-}
-
-// The report options and output, shared with `merge`.
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct ReportOpts {
-    /// Report format: terminal (default), json, markdown, junit or html.
-    #[arg(long, value_name = "FORMAT", default_value = "terminal")]
-    report: String,
-    /// Write the report to this file instead of stdout.
-    #[arg(long, value_name = "PATH")]
-    report_file: Option<PathBuf>,
-    /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
-    #[arg(long, value_name = "RATE")]
-    min_pass_rate: Option<f64>,
-    /// Transcripts folder: `run` writes one file per item and repeat there
-    /// (the conversation, usage, timings); `--report html` shows them.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) transcripts: Option<PathBuf>,
-}
-
-impl ReportOpts {
-    pub(crate) fn format(&self) -> anyhow::Result<ReportFormat> {
-        if let Some(m) = self.min_pass_rate
-            && !(0.0..=1.0).contains(&m)
-        {
-            anyhow::bail!("--min-pass-rate must be between 0 and 1, got {m}");
-        }
-        if self.is_html() {
-            // `html` is rendered by `emit_report` (issue 9), not by `Report`.
-            return Ok(ReportFormat::Terminal);
-        }
-        Ok(self.report.parse()?)
-    }
-
-    fn is_html(&self) -> bool {
-        self.report.eq_ignore_ascii_case("html")
-    }
-}
-
-/// Renders and writes the report; the exit code says whether the run passed.
-pub(crate) fn emit_report(
-    arena: &str,
-    rows: &[ResultRow],
-    format: ReportFormat,
-    opts: &ReportOpts,
-) -> anyhow::Result<ExitCode> {
-    let report = Report::from_rows(arena, rows);
-    if opts.is_html() {
-        // Issue 9: the self-contained HTML report.
-        super::report::emit_html(
-            rows,
-            opts.transcripts.as_deref(),
-            opts.report_file.as_deref(),
-        )?;
-        return Ok(if report.passed(opts.min_pass_rate) {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
-    }
-    let text = report.render(format);
-    match &opts.report_file {
-        Some(path) => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::write(path, &text)?;
-            eprintln!("{}", report.summary_line());
-            if report.mock {
-                eprintln!("(mock run: the plumbing works; this says nothing about a model)");
-            }
-        }
-        None => print!("{text}"),
-    }
-    Ok(if report.passed(opts.min_pass_rate) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

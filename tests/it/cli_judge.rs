@@ -218,22 +218,37 @@ fn run_without_a_mock_script_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn run_with_a_deadline_that_is_not_a_positive_duration_exits_2() {
+/// `judge run` with a one-line prompt, the file tools rooted at `root`,
+/// and `extra` flags.
+fn review_at(root: &Path, extra: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let prompt = dir.path().join("prompt.txt");
     std::fs::write(&prompt, "Review the change.").unwrap();
+    let mut args = strs(&["--prompt", &prompt.display().to_string()]);
+    args.extend(strs(&["--root", &root.display().to_string()]));
+    args.extend(strs(extra));
+    judge("run", &args)
+}
+
+#[test]
+fn run_with_a_missing_root_names_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("missing");
+    let out = review_at(&root, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "tribunal: the --root folder {} does not exist\n",
+            root.display()
+        )
+    );
+}
+
+#[test]
+fn run_with_a_deadline_that_is_not_a_positive_duration_exits_2() {
     for bad in ["0", "-1", "NaN", "inf", "1e300"] {
-        let out = judge(
-            "run",
-            &strs(&[
-                "--prompt",
-                &prompt.display().to_string(),
-                "--root",
-                &arena().display().to_string(),
-                &format!("--deadline={bad}"),
-            ]),
-        );
+        let out = review_at(&arena(), &[&format!("--deadline={bad}")]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(

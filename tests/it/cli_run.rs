@@ -138,6 +138,50 @@ fn exit_codes() {
     );
 }
 
+/// An unknown `--backend` or `--report` is a usage error that lists every
+/// accepted value, the mock and the HTML page among them.
+#[test]
+fn an_unknown_backend_or_report_lists_every_accepted_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let a = a.to_str().unwrap();
+    let backends = "[possible values: mock, openai-chat, openai-responses, anthropic]";
+    let formats = "[possible values: terminal, json, markdown, junit, html]";
+    for (args, list) in [
+        (vec!["run", a, "--backend", "gemini"], backends),
+        (vec!["judge", "run", "--backend", "gemini"], backends),
+        (vec!["run", a, "--report", "pdf"], formats),
+        (vec!["merge", "r.jsonl", "--report", "pdf"], formats),
+    ] {
+        let o = tribunal(&args, dir.path());
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(stderr(&o).contains(list), "{args:?}: {}", stderr(&o));
+    }
+    assert!(!dir.path().join("runs").exists(), "nothing ran");
+}
+
+/// A missing arena folder is named as such (not as its dataset.jsonl), exit 2.
+#[test]
+fn a_missing_arena_folder_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(&["run", "missing"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "tribunal: the arena folder missing does not exist\n"
+    );
+    let o = tribunal(&["lint", "missing"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "the arena folder missing does not exist\n");
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let o = tribunal(&["run", "file"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "tribunal: the arena folder file is not a folder\n"
+    );
+}
+
 #[test]
 fn a_killed_run_resumes_with_every_item_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -199,6 +243,66 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 15, "every item exactly once");
+}
+
+/// The rows of a results file, by item id.
+fn rows_by_id(path: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|row| (row["id"].as_str().unwrap().to_string(), row))
+        .collect()
+}
+
+/// `--retry-errors` runs the ERROR item again and keeps the PASS row: the
+/// second dataset would fail `ok` if it ran again.
+#[test]
+fn retry_errors_runs_only_the_error_item_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("retry");
+    std::fs::create_dir_all(&a).unwrap();
+    let dataset = |ok: &str, bad: &str| {
+        let check = r#"[{"type": "contains", "value": "yes"}]"#;
+        [("ok", ok), ("bad", bad)]
+            .map(|(id, mock)| {
+                format!(r#"{{"id": "{id}", "input": "x", "checks": {check}, "mock": {mock}}}"#)
+            })
+            .join("\n")
+    };
+    let no_json = r#"[{"text": "no json here"}, {"text": "still none"}]"#;
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        dataset(r#"[{"json": "yes"}]"#, no_json),
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", a.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        tribunal(&args, dir.path())
+    };
+    assert_eq!(code(&run(&[])), 1);
+    let first = rows_by_id(&out);
+    assert_eq!(first["ok"]["outcome"], "PASS");
+    assert_eq!(first["bad"]["outcome"], "ERROR");
+
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        dataset(r#"[{"json": "no"}]"#, r#"[{"json": "yes"}]"#),
+    )
+    .unwrap();
+    let o = run(&["--retry-errors"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let second = rows_by_id(&out);
+    assert_eq!(second.len(), 2, "one row per item");
+    assert_eq!(second["ok"], first["ok"], "the PASS row is kept as it was");
+    assert_eq!(second["bad"]["outcome"], "PASS");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        2,
+        "the retried row replaced the ERROR row"
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 4, end to end: the structured_output arena passes through the real
+//! End to end: the structured_output arena passes through the real
 //! `tribunal` binary against a local wiremock "model" on each live backend
 //! (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages), including
 //! one item whose first final answer is invalid and is fixed by the loop's

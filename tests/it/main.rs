@@ -8,7 +8,6 @@
 
 /// Points insta at the workspace's `snapshots/cli/` folder for the rest of
 /// the enclosing scope.
-#[allow(unused_macros)]
 macro_rules! bind_snapshots {
     () => {
         let mut settings = insta::Settings::clone_current();
@@ -19,7 +18,6 @@ macro_rules! bind_snapshots {
 }
 
 /// The path of the built `tribunal` binary.
-#[allow(dead_code)]
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }

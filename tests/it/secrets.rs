@@ -1,4 +1,4 @@
-//! Issue 8, secrets: with a recognisable fake key in the environment, every
+//! Secrets: with a recognisable fake key in the environment, every
 //! command runs on every backend (mock, the three live APIs against local
 //! servers, replay of what was recorded) at every log level with recording
 //! on, and the key appears in no stdout, no stderr (the logs), and no file

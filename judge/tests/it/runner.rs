@@ -1,12 +1,13 @@
 //! The runner: ERROR vs FAIL, repeats and pass^k, shards, resume after a
-//! torn write, retry of ERROR rows, refusing a changed config.
+//! torn write, retry of ERROR rows, a fresh run over an old file, refusing
+//! a changed config.
 
 use crate::support::{arena_dir, item, mock_run, options, structured_output};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tribunal_judge::{
-    Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, Shard, Silent, merge_files,
-    read_rows, run_arena,
+    Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, RunMode, Shard, Silent,
+    merge_files, read_rows, run_arena,
 };
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
@@ -140,7 +141,7 @@ async fn resume_discards_a_torn_line_and_runs_each_item_once() {
     assert_eq!(read.rows.len(), 5);
 
     let mut opts = options(&out);
-    opts.resume = true;
+    opts.mode = RunMode::Resume;
     let result = mock_run(&arena, &opts).await;
     assert!(result.torn_discarded);
     assert_eq!((result.skipped, result.executed), (5, 10));
@@ -205,7 +206,7 @@ async fn resume_refuses_a_changed_config() {
     let mut changed = arena.clone();
     changed.system = Some("a different prompt".to_string());
     let mut opts = options(&out);
-    opts.resume = true;
+    opts.mode = RunMode::Resume;
     let err = run_arena(&changed, Arc::new(MockBackends::default()), &opts, &Silent)
         .await
         .unwrap_err();
@@ -224,7 +225,7 @@ async fn retry_errors_reruns_only_error_rows_and_replaces_them() {
     let it = fixed.items.iter_mut().find(|i| i.id == "error").unwrap();
     it.mock = Some(fixed_script);
     let mut opts = options(&out);
-    opts.retry_errors = true;
+    opts.mode = RunMode::RetryErrors;
     let result = mock_run(&fixed, &opts).await;
     assert_eq!((result.executed, result.skipped), (2, 2));
     let by_id = |id: &str| result.rows.iter().find(|r| r.id == id).unwrap().clone();
@@ -234,6 +235,23 @@ async fn retry_errors_reruns_only_error_rows_and_replaces_them() {
     assert_eq!(by_id("fail").finished_at_ms, unchanged.finished_at_ms);
     // One row per key on disk after the retry.
     assert_eq!(read_rows(&out).unwrap().rows.len(), 4);
+}
+
+#[tokio::test]
+async fn a_fresh_run_empties_the_results_file_and_runs_everything() {
+    let dir = mixed_arena();
+    let arena = Arena::load(dir.path()).unwrap();
+    let out = dir.path().join("r.jsonl");
+    mock_run(&arena, &options(&out)).await;
+    let mut fixed = arena.clone();
+    let it = fixed.items.iter_mut().find(|i| i.id == "error").unwrap();
+    it.mock = Some(serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap());
+    let result = mock_run(&fixed, &options(&out)).await;
+    assert_eq!((result.executed, result.skipped), (4, 0));
+    let rows = read_rows(&out).unwrap().rows;
+    assert_eq!(rows.len(), 4, "the old rows are gone");
+    let error = rows.iter().find(|r| r.id == "error").unwrap();
+    assert_eq!(error.outcome, Outcome::Pass);
 }
 
 #[tokio::test]

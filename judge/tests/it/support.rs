@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tribunal_judge::{Arena, MockBackends, RunOptions, RunResult, Silent, run_arena};
+use tribunal_judge::{Arena, MockBackends, RunMode, RunOptions, RunResult, Silent, run_arena};
 
 /// The repository's `arenas/` folder.
 pub fn arenas_dir() -> PathBuf {
@@ -30,8 +30,7 @@ pub fn options(out: &Path) -> RunOptions {
         repeat: 1,
         shard: None,
         out: out.to_path_buf(),
-        resume: false,
-        retry_errors: false,
+        mode: RunMode::Fresh,
         transcripts: None,
     }
 }

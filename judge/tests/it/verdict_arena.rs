@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_judge::snapshot::{SnapshotSource, arena_snapshot};
 use tribunal_judge::verdict::{StoredVerdict, VerdictOutcome};
-use tribunal_judge::{Arena, MockBackends, Outcome, RunOptions, Silent, run_arena};
+use tribunal_judge::{Arena, MockBackends, Outcome, RunMode, RunOptions, Silent, run_arena};
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,8 +24,7 @@ async fn code_review_mock_run_stored_verdicts() {
         repeat: 1,
         shard: None,
         out: dir.path().join("rows.jsonl"),
-        resume: false,
-        retry_errors: false,
+        mode: RunMode::Fresh,
         transcripts: None,
     };
     let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent)

@@ -1,0 +1,118 @@
+//! `--backend` on `run` and `judge run`: the mock or a live provider, and the
+//! one function that checks the flags against that choice and connects a
+//! live backend.
+
+use super::backend_flags::BackendFlags;
+use anyhow::Context;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tribunal::judge::BackendSettings;
+use tribunal::runtime::Backend;
+use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
+
+/// The accepted values of `--backend`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum BackendChoice {
+    /// Scripted turns: no key, no network.
+    #[default]
+    Mock,
+    /// OpenAI Chat Completions, also any OpenAI-compatible server.
+    #[value(name = "openai-chat")]
+    OpenAiChat,
+    /// OpenAI Responses.
+    #[value(name = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl BackendChoice {
+    /// The live provider chosen; `None` for the mock.
+    pub(crate) fn live(self) -> Option<BackendKind> {
+        match self {
+            BackendChoice::Mock => None,
+            BackendChoice::OpenAiChat => Some(BackendKind::OpenAiChat),
+            BackendChoice::OpenAiResponses => Some(BackendKind::OpenAiResponses),
+            BackendChoice::Anthropic => Some(BackendKind::Anthropic),
+        }
+    }
+}
+
+/// What `--backend` and the flags beside it asked for.
+pub(crate) struct BackendRequest<'a> {
+    /// `--backend`.
+    pub(crate) choice: BackendChoice,
+    /// `--model` (required by a live backend).
+    pub(crate) model: Option<&'a str>,
+    /// The cassette `--record` writes.
+    pub(crate) record: Option<PathBuf>,
+    /// The cassette `--replay` serves.
+    pub(crate) replay: Option<PathBuf>,
+    /// The live-backend flags as given (any of them refuses the mock).
+    pub(crate) flags: &'a BackendFlags,
+    /// The settings a live backend is connected with.
+    pub(crate) settings: &'a BackendSettings,
+}
+
+/// The backend a command runs on.
+pub(crate) enum Chosen {
+    /// The mock: the caller builds its scripted backend.
+    Mock,
+    /// A connected live backend: `Recording(Retry(provider))`, or a `Replay`.
+    Live(Arc<dyn Backend>),
+}
+
+impl BackendRequest<'_> {
+    /// Checks the flags against the choice and connects a live backend.
+    ///
+    /// The mock refuses `--record`, `--replay` and every live-backend flag;
+    /// a live backend needs `--model` and reads its key and base URL from the
+    /// environment (none with `--replay`). The folder of the `--record`
+    /// cassette is created.
+    pub(crate) fn choose(self) -> anyhow::Result<Chosen> {
+        let Some(kind) = self.choice.live() else {
+            if self.record.is_some() || self.replay.is_some() {
+                anyhow::bail!("--record and --replay need a live --backend");
+            }
+            if self.flags.any() {
+                anyhow::bail!(
+                    "--output, --temperature and the other backend flags need a live --backend"
+                );
+            }
+            return Ok(Chosen::Mock);
+        };
+        let model = self
+            .model
+            .context("--model is required with a live --backend")?;
+        if let Some(dir) = self
+            .record
+            .as_deref()
+            .and_then(|file| file.parent())
+            .filter(|dir| !dir.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let options = BackendOptions {
+            record: self.record,
+            replay: self.replay,
+            ..self.settings.options()
+        };
+        Ok(Chosen::Live(connect(kind, model, &options)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+    use tribunal::judge::MOCK_BACKEND;
+
+    #[test]
+    fn the_live_names_are_the_runtime_names() {
+        for choice in BackendChoice::value_variants() {
+            let name = choice.to_possible_value().map(|p| p.get_name().to_string());
+            let runtime_name = choice.live().map_or(MOCK_BACKEND, BackendKind::as_str);
+            assert_eq!(name.as_deref(), Some(runtime_name));
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The report flags `run` and `merge` share (`--report`, `--report-file`,
+//! `--min-pass-rate`, `--transcripts`) and writing the report they ask for.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tribunal::judge::{Report, ReportFormat, ResultRow};
+
+/// The accepted values of `--report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum ReportChoice {
+    /// A table for people.
+    #[default]
+    #[value(alias = "table")]
+    Terminal,
+    /// The JSON report.
+    Json,
+    /// Markdown, for CI summaries.
+    #[value(alias = "md")]
+    Markdown,
+    /// JUnit XML, for CI test views.
+    Junit,
+    /// One self-contained HTML page (charts, each item's detail, transcripts).
+    Html,
+}
+
+impl ReportChoice {
+    /// The text format `Report` renders; `None` for the HTML page, which
+    /// is built from the rows by `tribunal::judge::html`.
+    fn text_format(self) -> Option<ReportFormat> {
+        match self {
+            ReportChoice::Terminal => Some(ReportFormat::Terminal),
+            ReportChoice::Json => Some(ReportFormat::Json),
+            ReportChoice::Markdown => Some(ReportFormat::Markdown),
+            ReportChoice::Junit => Some(ReportFormat::Junit),
+            ReportChoice::Html => None,
+        }
+    }
+}
+
+/// The report options of `run` and `merge`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportOpts {
+    /// The report format.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_enum,
+        ignore_case = true,
+        default_value_t
+    )]
+    report: ReportChoice,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    report_file: Option<PathBuf>,
+    /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
+    #[arg(long, value_name = "RATE")]
+    min_pass_rate: Option<f64>,
+    /// Transcripts folder: `run` writes one file per item and repeat there
+    /// (the conversation, usage, timings); `--report html` shows them.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) transcripts: Option<PathBuf>,
+}
+
+impl ReportOpts {
+    /// Refuses a `--min-pass-rate` outside 0..=1 (before anything runs).
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        if let Some(m) = self.min_pass_rate
+            && !(0.0..=1.0).contains(&m)
+        {
+            anyhow::bail!("--min-pass-rate must be between 0 and 1, got {m}");
+        }
+        Ok(())
+    }
+}
+
+/// Renders and writes the report; the exit code says whether the run passed.
+pub(crate) fn emit_report(
+    arena: &str,
+    rows: &[ResultRow],
+    opts: &ReportOpts,
+) -> anyhow::Result<ExitCode> {
+    let report = Report::from_rows(arena, rows);
+    match opts.report.text_format() {
+        None => super::report::emit_html(
+            rows,
+            opts.transcripts.as_deref(),
+            opts.report_file.as_deref(),
+        )?,
+        Some(format) => {
+            let text = report.render(format);
+            match &opts.report_file {
+                Some(path) => {
+                    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                        std::fs::create_dir_all(dir)?;
+                    }
+                    std::fs::write(path, &text)?;
+                    eprintln!("{}", report.summary_line());
+                    if report.mock {
+                        eprintln!(
+                            "(mock run: the plumbing works; this says nothing about a model)"
+                        );
+                    }
+                }
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(if report.passed(opts.min_pass_rate) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn each_text_choice_is_the_format_of_its_name() {
+        for choice in ReportChoice::value_variants() {
+            let name = choice.to_possible_value().map(|p| p.get_name().to_string());
+            let parsed = name.and_then(|n| n.parse::<ReportFormat>().ok());
+            assert_eq!(parsed, choice.text_format(), "{choice:?}");
+        }
+    }
+}
