@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tribunal::runtime::{
-    Agent, Backend, Budget, ScriptTurn, ScriptedBackend, Tool, ToolBox, ToolError, ToolOutput,
+    Agent, Backend, Budget, Run, ScriptTurn, ScriptedBackend, Tool, ToolBox, ToolError, ToolOutput,
 };
 
 /// The answer we want: derived into a JSON Schema with `schemars`, validated
@@ -56,8 +56,8 @@ impl Tool for Lookup {
     }
 }
 
-/// Builds the agent, runs it, and returns the typed answer.
-pub async fn demo() -> Result<Landmark, Box<dyn std::error::Error>> {
+/// Builds the agent, runs it, and returns the typed answer with its run.
+pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
     // A scripted model: one tool call, then the answer. A live backend would
     // produce these turns itself.
     let script: Vec<ScriptTurn> = serde_json::from_value(json!([
@@ -81,7 +81,7 @@ pub async fn demo() -> Result<Landmark, Box<dyn std::error::Error>> {
         run.report.turns,
         run.report.tool_calls.len()
     );
-    Ok(landmark)
+    Ok((landmark, run))
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -206,16 +206,16 @@ fn run_invalid_twice_is_error_exit_2_with_only_the_code() {
 
 #[test]
 fn run_without_a_mock_script_is_a_usage_error() {
-    let out = judge(
-        "run",
-        &strs(&[
-            "--prompt",
-            "/nonexistent",
-            "--root",
-            &arena().display().to_string(),
-        ]),
-    );
+    // A readable prompt and root: only the missing script is wrong.
+    let root = arena().join("items/pagination_off_by_one");
+    let out = review_at(&root, &[]);
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--backend mock needs --mock FILE"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no verdict is printed");
 }
 
 /// `judge run` with a one-line prompt, the file tools rooted at `root`,

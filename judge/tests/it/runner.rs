@@ -117,9 +117,20 @@ async fn shards_partition_the_items_and_merge_back() {
     let ids: Vec<&str> = merged.iter().map(|r| r.id.as_str()).collect();
     let expected: Vec<&str> = arena.items.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, expected);
-    // Stable by id: the same id is always in the same shard.
-    let s: Shard = "2/3".parse().unwrap();
-    assert_eq!(s.contains("eiffel-tower"), s.contains("eiffel-tower"));
+    // Stable by id across processes and versions: the shard is a fixed
+    // function of the id (the first 8 bytes of its SHA-256, modulo N), so a
+    // CI matrix keeps each item on the same shard. Values from Python's
+    // hashlib: int.from_bytes(sha256(id)[:8], "big") % 3 + 1.
+    for (id, shard) in [
+        ("eiffel-tower", 1),
+        ("golden-gate-bridge", 1),
+        ("cn-tower", 3),
+    ] {
+        for i in 1..=3 {
+            let s: Shard = format!("{i}/3").parse().unwrap();
+            assert_eq!(s.contains(id), i == shard, "{id} in {i}/3");
+        }
+    }
     assert!("0/3".parse::<Shard>().is_err() && "4/3".parse::<Shard>().is_err());
 }
 
@@ -274,10 +285,50 @@ async fn junit_marks_fail_as_failure_and_error_as_error() {
     assert!(xml.contains(r#"tests="4" failures="1" errors="2""#));
 }
 
-#[test]
-fn reports_of_mock_runs_say_so() {
+#[tokio::test]
+async fn reports_of_mock_runs_say_so() {
     let rows = Vec::new();
     let empty = Report::from_rows("x", &rows);
     assert!(!empty.mock);
     assert!(!empty.passed(None), "no rows is not a pass");
+
+    // A mock run's report says so in every format; the same rows from a
+    // live backend do not.
+    let arena = structured_output();
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = mock_run(&arena, &options(&dir.path().join("r.jsonl")))
+        .await
+        .rows;
+    let mock = Report::from_rows(&arena.name, &rows);
+    assert!(mock.mock);
+    for format in [
+        ReportFormat::Terminal,
+        ReportFormat::Markdown,
+        ReportFormat::Junit,
+    ] {
+        let text = mock.render(format);
+        // (JUnit escapes the banner's apostrophe.)
+        assert!(
+            text.contains("MOCK RUN: a scripted model"),
+            "{format:?}: {text}"
+        );
+    }
+    let json: serde_json::Value = serde_json::from_str(&mock.render(ReportFormat::Json)).unwrap();
+    assert_eq!(json["mock"], true);
+    for row in &mut rows {
+        row.backend = "openai-chat".into();
+        row.model = "gpt-test".into();
+    }
+    let live = Report::from_rows(&arena.name, &rows);
+    assert!(!live.mock);
+    for format in [
+        ReportFormat::Terminal,
+        ReportFormat::Markdown,
+        ReportFormat::Junit,
+    ] {
+        let text = live.render(format);
+        assert!(!text.contains("MOCK RUN"), "{format:?}: {text}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&live.render(ReportFormat::Json)).unwrap();
+    assert_eq!(json["mock"], false);
 }

@@ -289,11 +289,21 @@ async fn fenced_answers_are_refused_by_strict_extraction() {
         json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}})
     );
     let backend = ScriptedBackend::from_script(&turns(json!([{"text": text}, {"text": text}])));
-    let (stored, _) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
-    assert!(
-        matches!(stored.outcome, VerdictOutcome::Error(_)),
+    let (stored, run) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
+    assert_eq!(
+        stored.outcome,
+        VerdictOutcome::Error(ErrorCode::InvalidJson),
         "{stored:?}"
     );
+    assert!(run.report.repair_used, "the fence got its one repair");
+    assert_eq!(run.report.turns, 2);
+    assert_eq!(stored.result, None);
+
+    // The same envelope bare is accepted: the fence alone was refused.
+    let bare = json!({"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}});
+    let backend = ScriptedBackend::from_script(&turns(json!([{"text": bare.to_string()}])));
+    let (stored, _) = run_review(&review(&dir), Arc::new(backend)).await.unwrap();
+    assert_eq!(stored.outcome, VerdictOutcome::Green, "{stored:?}");
 }
 
 /// In prompt mode the model reads the envelope as written: an owner schema's

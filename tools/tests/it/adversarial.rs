@@ -157,15 +157,25 @@ async fn finalize_offers_no_tools_and_runs_none() {
         })
         .run("Return the record for Eiffel Tower.")
         .await;
-    assert!(
-        run.report.outcome.error_code().is_some(),
+    // The finalize turn's search call is no answer (no JSON), and neither is
+    // the repair's: the run ends there, with nothing more run.
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::NoJson),
         "{:?}",
         run.report.outcome
     );
-    assert_eq!(ran.load(Ordering::SeqCst), 3);
-    let requests = backend.requests();
-    assert!(
-        requests.last().unwrap().tools.is_empty(),
-        "finalize offers no tools"
+    assert_eq!(
+        run.report.finalized_after,
+        Some(ErrorCode::MaxToolCallsExceeded)
     );
+    assert!(run.report.repair_used);
+    assert_eq!(ran.load(Ordering::SeqCst), 3);
+    assert_eq!(run.report.tool_calls.len(), 3);
+    let requests = backend.requests();
+    // Three searches, the refused fourth, then finalize and its repair.
+    assert_eq!(requests.len(), 6);
+    for (i, request) in requests.iter().enumerate() {
+        assert_eq!(request.tools.is_empty(), i >= 4, "request {i}");
+    }
 }
