@@ -8,6 +8,7 @@ use crate::results::{Outcome, ResultRow};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use tribunal_runtime::ErrorCode;
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,7 +99,7 @@ pub struct Change {
     /// Regression, fix or other change.
     pub kind: ChangeKind,
     /// The new run's error code, if it is an ERROR.
-    pub error_code: Option<String>,
+    pub error_code: Option<ErrorCode>,
     /// The new run's failed checks' types, if it is a FAIL.
     pub failed_checks: Vec<String>,
     /// New tokens minus baseline tokens.
@@ -175,7 +176,7 @@ impl Comparison {
                 base: b.outcome,
                 new: n.outcome,
                 kind,
-                error_code: n.error_code.clone(),
+                error_code: n.error_code,
                 failed_checks: match n.outcome {
                     Outcome::Fail => n
                         .checks

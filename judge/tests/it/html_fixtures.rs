@@ -6,7 +6,8 @@ use serde_json::json;
 use std::path::Path;
 use tribunal_judge::{CheckResult, Outcome, ResultRow, Transcript};
 use tribunal_runtime::{
-    Conversation, Message, RunOutcome, RunReport, ToolCall, ToolCallRecord, ToolResult, Usage,
+    Conversation, ErrorCode, Message, RunOutcome, RunReport, ToolCall, ToolCallRecord, ToolResult,
+    Usage,
 };
 
 /// The hostile item id: tries to close the data block and run a script.
@@ -48,7 +49,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         repeat,
         config_hash: "cfg-0123456789ab".to_string(),
         outcome,
-        error_code: (outcome == Outcome::Error).then(|| "max_tool_calls_exceeded".to_string()),
+        error_code: (outcome == Outcome::Error).then_some(ErrorCode::MaxToolCallsExceeded),
         backend_failure: None,
         answer: (outcome != Outcome::Error)
             .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }})),
