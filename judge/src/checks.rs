@@ -10,7 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tribunal_runtime::{OutputSchema, RunReport};
 
-/// One check, as written in an item's `"checks"` array (`{"type": …}`).
+mod kind;
+
+pub use kind::CheckKind;
+
+/// One check, as written in an item's `"checks"` array (`{"type": …}`,
+/// one of the [`CheckKind`] names).
 ///
 /// Unknown fields are refused (a misspelt `tol` must not pass silently),
 /// except `description`, which is free text for humans.
@@ -96,31 +101,19 @@ pub enum Check {
 }
 
 impl Check {
-    /// The check's type name as written (`json_path_equals`, …).
-    pub fn type_name(&self) -> &'static str {
+    /// The check's type (`"type"` as written).
+    pub fn kind(&self) -> CheckKind {
         match self {
-            Check::JsonValid { .. } => "json_valid",
-            Check::JsonSchema { .. } => "json_schema",
-            Check::JsonPathEquals { .. } => "json_path_equals",
-            Check::ToolUsed { .. } => "tool_used",
-            Check::Contains { .. } => "contains",
-            Check::NotContains { .. } => "not_contains",
-            Check::Regex { .. } => "regex",
-            Check::VerdictEquals { .. } => "verdict_equals",
+            Check::JsonValid { .. } => CheckKind::JsonValid,
+            Check::JsonSchema { .. } => CheckKind::JsonSchema,
+            Check::JsonPathEquals { .. } => CheckKind::JsonPathEquals,
+            Check::ToolUsed { .. } => CheckKind::ToolUsed,
+            Check::Contains { .. } => CheckKind::Contains,
+            Check::NotContains { .. } => CheckKind::NotContains,
+            Check::Regex { .. } => CheckKind::Regex,
+            Check::VerdictEquals { .. } => CheckKind::VerdictEquals,
         }
     }
-
-    /// Every check type name, in documentation order.
-    pub const TYPES: [&'static str; 8] = [
-        "json_valid",
-        "json_schema",
-        "json_path_equals",
-        "tool_used",
-        "contains",
-        "not_contains",
-        "regex",
-        "verdict_equals",
-    ];
 }
 
 /// A check of an item, ready to score: the parsed check, its spec as
@@ -142,7 +135,7 @@ pub struct ItemCheck {
 pub struct CheckResult {
     /// The check type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: CheckKind,
     /// Whether it held.
     pub ok: bool,
     /// Why, in one line (expected and actual values on a failure).
@@ -158,7 +151,7 @@ pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -
         .map(|c| {
             let (ok, detail) = score_one(c, answer, report);
             CheckResult {
-                kind: c.check.type_name().to_string(),
+                kind: c.check.kind(),
                 ok,
                 detail,
                 spec: c.spec.clone(),

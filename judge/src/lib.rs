@@ -68,13 +68,15 @@ mod summary;
 mod toolset;
 mod transcript;
 
-/// The HTML report and comparison pages (issue 9).
+/// The HTML report and comparison pages.
 pub mod html;
 pub mod verdict;
 
 pub use arena::{ARENA_TOML, Arena, CORPUS, DATASET};
 pub use backends::{BackendFactory, MOCK_BACKEND, MOCK_MODEL, MockBackends, SharedBackend};
-pub use checks::{Check, CheckResult, ItemCheck, answer_text, lookup, score, values_equal};
+pub use checks::{
+    Check, CheckKind, CheckResult, ItemCheck, answer_text, lookup, score, values_equal,
+};
 pub use compare::{Change, ChangeKind, Comparison, RunKey, Side};
 pub use error::JudgeError;
 pub use hash::{canonical, config_hash};

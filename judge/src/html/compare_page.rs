@@ -127,7 +127,7 @@ pub fn render_compare(c: &Comparison) -> String {
             };
             let why = match ch.error_code {
                 Some(code) => code.to_string(),
-                None => ch.failed_checks.join(", "),
+                None => ch.failed_list(),
             };
             let _ = write!(
                 out,

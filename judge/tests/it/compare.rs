@@ -3,7 +3,7 @@
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
 use tribunal_judge::html::render_compare;
-use tribunal_judge::{ChangeKind, Comparison, Outcome};
+use tribunal_judge::{ChangeKind, CheckKind, Comparison, Outcome};
 use tribunal_runtime::ErrorCode;
 
 #[test]
@@ -38,7 +38,7 @@ fn compare_finds_regressions_fixes_and_changes() {
         ]
     );
     assert_eq!((c.regressions(), c.fixes(), c.matched), (2, 2, 6));
-    assert_eq!(c.changes[0].failed_checks, vec!["json_path_equals"]);
+    assert_eq!(c.changes[0].failed_checks, vec![CheckKind::JsonPathEquals]);
     assert_eq!(
         c.changes[1].error_code,
         Some(ErrorCode::MaxToolCallsExceeded)

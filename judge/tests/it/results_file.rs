@@ -1,6 +1,6 @@
-//! The results file's error codes: every code written is read back equal;
-//! a code this version does not know is a corrupt row at its line, never a
-//! silent `backend_error`.
+//! The typed fields of a results file: every error code written is read
+//! back equal; an error code or check type this version does not know is a
+//! corrupt row at its line, never read as something else.
 
 use crate::html_fixtures::row;
 use tribunal_judge::{JudgeError, Outcome, ResultRow, ResultsWriter, merge_files, read_rows};
@@ -41,18 +41,19 @@ fn every_error_code_written_is_read_back_equal() {
     assert_eq!(read.rows, rows);
 }
 
-/// The rows of [`error_rows`] with line 3's code replaced by one no
-/// version knows.
-fn file_with_unknown_code(dir: &std::path::Path) -> std::path::PathBuf {
+/// A results file of `rows` whose line 3 has `from` replaced by `to`.
+fn file_with_line_3_edited(
+    dir: &std::path::Path,
+    rows: &[ResultRow],
+    from: &str,
+    to: &str,
+) -> std::path::PathBuf {
     let mut text = String::new();
-    for (i, r) in error_rows().iter().enumerate() {
+    for (i, r) in rows.iter().enumerate() {
         let mut line = serde_json::to_string(r).unwrap();
         if i == 2 {
-            line = line.replace(
-                &format!("\"error_code\":\"{}\"", ErrorCode::ALL[2].as_str()),
-                "\"error_code\":\"no_such_code\"",
-            );
-            assert!(line.contains("no_such_code"));
+            assert!(line.contains(from), "{line}");
+            line = line.replace(from, to);
         }
         text.push_str(&line);
         text.push('\n');
@@ -62,13 +63,11 @@ fn file_with_unknown_code(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
-#[test]
-fn an_unknown_error_code_is_corruption_at_its_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = file_with_unknown_code(dir.path());
+/// Reading `path` alone and merging it both fail at line 3, naming `bad`.
+fn assert_corrupt_at_line_3(path: &std::path::Path, bad: &str) {
     for result in [
-        read_rows(&path).map(|r| r.rows),
-        merge_files(std::slice::from_ref(&path)),
+        read_rows(path).map(|r| r.rows),
+        merge_files(&[path.to_path_buf()]),
     ] {
         let e = result.unwrap_err();
         let JudgeError::CorruptResults {
@@ -79,10 +78,38 @@ fn an_unknown_error_code_is_corruption_at_its_line() {
         else {
             panic!("expected CorruptResults at line 3, got {e:?}");
         };
-        assert_eq!((at, *line), (&path, 3));
-        assert!(message.contains("no_such_code"), "{message}");
+        assert_eq!((at.as_path(), *line), (path, 3));
+        assert!(message.contains(bad), "{message}");
         let shown = e.to_string();
         let at_line = format!("{}:3: not a result row", path.display());
         assert!(shown.starts_with(&at_line), "{shown}");
     }
+}
+
+#[test]
+fn an_unknown_error_code_is_corruption_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = format!("\"error_code\":\"{}\"", ErrorCode::ALL[2].as_str());
+    let path = file_with_line_3_edited(
+        dir.path(),
+        &error_rows(),
+        &code,
+        "\"error_code\":\"no_such_code\"",
+    );
+    assert_corrupt_at_line_3(&path, "no_such_code");
+}
+
+#[test]
+fn an_unknown_check_type_is_corruption_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<ResultRow> = (0..4)
+        .map(|i| row(&format!("item-{i}"), i, 0, Outcome::Pass))
+        .collect();
+    let path = file_with_line_3_edited(
+        dir.path(),
+        &rows,
+        "\"type\":\"tool_used\",\"ok\"",
+        "\"type\":\"tool_use\",\"ok\"",
+    );
+    assert_corrupt_at_line_3(&path, "tool_use");
 }
