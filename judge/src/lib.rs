@@ -45,6 +45,13 @@
 //! assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 0, 0));
 //! # Ok(()) }
 //! ```
+//!
+//! # Cargo features
+//!
+//! - `snapshot` (off by default): the `snapshot` module and the
+//!   `assert_arena_snapshot!` macro, which snapshot an arena run inside your
+//!   own `cargo test` with insta. Add `features = ["snapshot"]` to the
+//!   `tribunal-judge` dev-dependency; without it insta is not built.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
@@ -63,6 +70,7 @@ mod results;
 mod runner;
 mod settings;
 mod shard;
+#[cfg(feature = "snapshot")]
 pub mod snapshot;
 mod summary;
 mod toolset;
