@@ -8,6 +8,7 @@
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
 mod kind;
@@ -202,7 +203,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
                             "{} problem(s); first at {:?}: {}",
                             issues.len(),
                             first.path,
-                            tribunal_runtime::one_line(&first.message, 200)
+                            one_line(&first.message, 200)
                         ),
                     ),
                 }
@@ -242,7 +243,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
             Some(Value::String(v)) => (
                 v == verdict,
-                format!("expected verdict {verdict}, got {}", short_str(v)),
+                format!("expected verdict {verdict}, got {}", one_line(v, 120)),
             ),
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),
@@ -306,13 +307,10 @@ fn found_word(found: bool) -> &'static str {
     if found { "found" } else { "not found" }
 }
 
-/// A value for a detail line, cut to 120 characters.
-fn short(v: &Value) -> String {
-    tribunal_runtime::one_line(&v.to_string(), 120)
-}
-
-fn short_str(s: &str) -> String {
-    tribunal_runtime::one_line(s, 120)
+/// A value for a detail or error line: compact JSON on one line, cut to
+/// 120 characters.
+pub(crate) fn short(v: &Value) -> String {
+    one_line(&v.to_string(), 120)
 }
 
 #[cfg(test)]

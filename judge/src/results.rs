@@ -140,7 +140,7 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
                 return Err(JudgeError::CorruptResults {
                     path: path.to_path_buf(),
                     line: line_no,
-                    message: tribunal_runtime::one_line(&e.to_string(), 300),
+                    message: tribunal_runtime::text::one_line(&e.to_string(), 300),
                 });
             }
             // The last line without its newline: a write cut short. Each row
