@@ -345,7 +345,7 @@ fn build_checks(
                 Ok(re) => item_check.regex = Some(re),
                 Err(e) => at(format!(
                     "checks[{i}]: regex: invalid pattern: {}",
-                    tribunal_runtime::one_line(&e.to_string(), 200)
+                    tribunal_runtime::text::one_line(&e.to_string(), 200)
                 )),
             },
             Check::ToolUsed { name, .. } if !offered.contains(name) => at(format!(
@@ -377,7 +377,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
                     line_at(name.span().start),
                     format!(
                         "name {:?} must be a plain file name of at most {MAX_NAME_LEN} letters, digits, '.', '_' or '-' (not starting with '.'): it names the results and cassette files",
-                        tribunal_runtime::one_line(name.get_ref(), 60)
+                        tribunal_runtime::text::one_line(name.get_ref(), 60)
                     ),
                 ));
             }
@@ -391,7 +391,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
             problems.push(Problem::at(
                 ARENA_TOML,
                 line,
-                tribunal_runtime::one_line(e.message(), 300),
+                tribunal_runtime::text::one_line(e.message(), 300),
             ));
             ArenaToml::default()
         }

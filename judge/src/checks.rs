@@ -8,9 +8,15 @@
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
-/// One check, as written in an item's `"checks"` array (`{"type": …}`).
+mod kind;
+
+pub use kind::CheckKind;
+
+/// One check, as written in an item's `"checks"` array (`{"type": …}`,
+/// one of the [`CheckKind`] names).
 ///
 /// Unknown fields are refused (a misspelt `tol` must not pass silently),
 /// except `description`, which is free text for humans.
@@ -96,31 +102,19 @@ pub enum Check {
 }
 
 impl Check {
-    /// The check's type name as written (`json_path_equals`, …).
-    pub fn type_name(&self) -> &'static str {
+    /// The check's type (`"type"` as written).
+    pub fn kind(&self) -> CheckKind {
         match self {
-            Check::JsonValid { .. } => "json_valid",
-            Check::JsonSchema { .. } => "json_schema",
-            Check::JsonPathEquals { .. } => "json_path_equals",
-            Check::ToolUsed { .. } => "tool_used",
-            Check::Contains { .. } => "contains",
-            Check::NotContains { .. } => "not_contains",
-            Check::Regex { .. } => "regex",
-            Check::VerdictEquals { .. } => "verdict_equals",
+            Check::JsonValid { .. } => CheckKind::JsonValid,
+            Check::JsonSchema { .. } => CheckKind::JsonSchema,
+            Check::JsonPathEquals { .. } => CheckKind::JsonPathEquals,
+            Check::ToolUsed { .. } => CheckKind::ToolUsed,
+            Check::Contains { .. } => CheckKind::Contains,
+            Check::NotContains { .. } => CheckKind::NotContains,
+            Check::Regex { .. } => CheckKind::Regex,
+            Check::VerdictEquals { .. } => CheckKind::VerdictEquals,
         }
     }
-
-    /// Every check type name, in documentation order.
-    pub const TYPES: [&'static str; 8] = [
-        "json_valid",
-        "json_schema",
-        "json_path_equals",
-        "tool_used",
-        "contains",
-        "not_contains",
-        "regex",
-        "verdict_equals",
-    ];
 }
 
 /// A check of an item, ready to score: the parsed check, its spec as
@@ -142,7 +136,7 @@ pub struct ItemCheck {
 pub struct CheckResult {
     /// The check type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: CheckKind,
     /// Whether it held.
     pub ok: bool,
     /// Why, in one line (expected and actual values on a failure).
@@ -158,7 +152,7 @@ pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -
         .map(|c| {
             let (ok, detail) = score_one(c, answer, report);
             CheckResult {
-                kind: c.check.type_name().to_string(),
+                kind: c.check.kind(),
                 ok,
                 detail,
                 spec: c.spec.clone(),
@@ -209,7 +203,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
                             "{} problem(s); first at {:?}: {}",
                             issues.len(),
                             first.path,
-                            tribunal_runtime::one_line(&first.message, 200)
+                            one_line(&first.message, 200)
                         ),
                     ),
                 }
@@ -249,7 +243,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
             Some(Value::String(v)) => (
                 v == verdict,
-                format!("expected verdict {verdict}, got {}", short_str(v)),
+                format!("expected verdict {verdict}, got {}", one_line(v, 120)),
             ),
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),
@@ -313,13 +307,10 @@ fn found_word(found: bool) -> &'static str {
     if found { "found" } else { "not found" }
 }
 
-/// A value for a detail line, cut to 120 characters.
-fn short(v: &Value) -> String {
-    tribunal_runtime::one_line(&v.to_string(), 120)
-}
-
-fn short_str(s: &str) -> String {
-    tribunal_runtime::one_line(s, 120)
+/// A value for a detail or error line: compact JSON on one line, cut to
+/// 120 characters.
+pub(crate) fn short(v: &Value) -> String {
+    one_line(&v.to_string(), 120)
 }
 
 #[cfg(test)]

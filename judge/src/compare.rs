@@ -3,11 +3,13 @@
 //! fix), the pass-rate delta, and token and latency deltas. Pure: it takes
 //! rows, not files.
 
+use crate::checks::CheckKind;
 use crate::html::percentile;
 use crate::results::{Outcome, ResultRow};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use tribunal_runtime::ErrorCode;
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,13 +100,20 @@ pub struct Change {
     /// Regression, fix or other change.
     pub kind: ChangeKind,
     /// The new run's error code, if it is an ERROR.
-    pub error_code: Option<String>,
+    pub error_code: Option<ErrorCode>,
     /// The new run's failed checks' types, if it is a FAIL.
-    pub failed_checks: Vec<String>,
+    pub failed_checks: Vec<CheckKind>,
     /// New tokens minus baseline tokens.
     pub tokens_delta: i64,
     /// New wall time minus baseline wall time, in milliseconds.
     pub wall_delta_ms: f64,
+}
+
+impl Change {
+    /// The failed checks' types, comma-separated.
+    pub fn failed_list(&self) -> String {
+        CheckKind::list(&self.failed_checks)
+    }
 }
 
 /// An (item, repeat) present in only one of the files.
@@ -175,14 +184,9 @@ impl Comparison {
                 base: b.outcome,
                 new: n.outcome,
                 kind,
-                error_code: n.error_code.clone(),
+                error_code: n.error_code,
                 failed_checks: match n.outcome {
-                    Outcome::Fail => n
-                        .checks
-                        .iter()
-                        .filter(|c| !c.ok)
-                        .map(|c| c.kind.clone())
-                        .collect(),
+                    Outcome::Fail => n.checks.iter().filter(|c| !c.ok).map(|c| c.kind).collect(),
                     _ => Vec::new(),
                 },
                 tokens_delta: n.usage.total() as i64 - b.usage.total() as i64,
@@ -279,7 +283,7 @@ impl Comparison {
             if let Some(code) = &c.error_code {
                 let _ = write!(out, " ({code})");
             } else if !c.failed_checks.is_empty() {
-                let _ = write!(out, " (failed: {})", c.failed_checks.join(", "));
+                let _ = write!(out, " (failed: {})", c.failed_list());
             }
             out.push('\n');
         }

@@ -4,7 +4,7 @@
 //! Fields other than these are ignored, so datasets of the public
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
-use crate::checks::{Check, ItemCheck};
+use crate::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::{OutputSchema, ScriptTurn};
@@ -145,10 +145,10 @@ pub(crate) fn parse_check(spec: &Value) -> Result<Check, String> {
         Some(other) => return Err(format!("type: expected a string, found {}", kind(other))),
         None => return Err("type: missing".to_string()),
     };
-    if !Check::TYPES.contains(&kind_name) {
+    if CheckKind::parse(kind_name).is_none() {
         return Err(format!(
             "unknown check type {kind_name:?} (known: {})",
-            Check::TYPES.join(", ")
+            CheckKind::list(&CheckKind::ALL)
         ));
     }
     serde_json::from_value::<Check>(spec.clone()).map_err(|e| format!("{kind_name}: {e}"))

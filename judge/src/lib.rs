@@ -44,6 +44,13 @@
 //! assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 0, 0));
 //! # Ok(()) }
 //! ```
+//!
+//! # Cargo features
+//!
+//! - `snapshot` (off by default): the `snapshot` module and the
+//!   `assert_arena_snapshot!` macro, which snapshot an arena run inside your
+//!   own `cargo test` with insta. Add `features = ["snapshot"]` to the
+//!   `tribunal-judge` dev-dependency; without it insta is not built.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
@@ -62,18 +69,21 @@ mod results;
 mod runner;
 mod settings;
 mod shard;
+#[cfg(feature = "snapshot")]
 pub mod snapshot;
 mod summary;
 mod toolset;
 mod transcript;
 
-/// The HTML report and comparison pages (issue 9).
+/// The HTML report and comparison pages.
 pub mod html;
 pub mod verdict;
 
 pub use arena::{ARENA_TOML, Arena, CORPUS, DATASET};
 pub use backends::{BackendFactory, MOCK_BACKEND, MOCK_MODEL, MockBackends, SharedBackend};
-pub use checks::{Check, CheckResult, ItemCheck, answer_text, lookup, score, values_equal};
+pub use checks::{
+    Check, CheckKind, CheckResult, ItemCheck, answer_text, lookup, score, values_equal,
+};
 pub use compare::{Change, ChangeKind, Comparison, RunKey, Side};
 pub use error::JudgeError;
 pub use hash::{canonical, config_hash};

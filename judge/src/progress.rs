@@ -95,7 +95,6 @@ impl Progress for Console {
                 let total = self.total.load(Ordering::SeqCst);
                 let code = row
                     .error_code
-                    .as_deref()
                     .map(|c| format!(" {}", error_text(Some(c), row.backend_failure.as_ref())))
                     .unwrap_or_default();
                 let mut err = std::io::stderr().lock();

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::str::FromStr;
-use tribunal_runtime::{BackendFailure, ToolCallRecord, Usage};
+use tribunal_runtime::{BackendFailure, ErrorCode, ToolCallRecord, Usage};
 
 /// The version of the JSON report layout.
 pub const REPORT_VERSION: u32 = 1;
@@ -53,7 +53,7 @@ pub struct ReportItem {
     /// `PASS`, `FAIL` or `ERROR`.
     pub outcome: Outcome,
     /// The stable error code of an ERROR, else null.
-    pub error_code: Option<String>,
+    pub error_code: Option<ErrorCode>,
     /// On `backend_error`: kind, HTTP status, provider error type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_failure: Option<BackendFailure>,
@@ -80,7 +80,7 @@ impl ReportItem {
             id: r.id.clone(),
             repeat: r.repeat,
             outcome: r.outcome,
-            error_code: r.error_code.clone(),
+            error_code: r.error_code,
             backend_failure: r.backend_failure.clone(),
             checks: r.checks.clone(),
             answer: r.answer.clone(),
@@ -269,14 +269,13 @@ impl Report {
                     );
                 }
                 Outcome::Error => {
-                    let code = item.error_code.as_deref().unwrap_or("unknown");
                     let _ = writeln!(
                         out,
                         ">\n      <error type=\"{}\" message=\"{}\"/>\n    </testcase>",
-                        xml(code),
+                        xml(code_text(item.error_code)),
                         xml(&format!(
                             "the run ended with {}; checks skipped",
-                            error_text(Some(code), item.backend_failure.as_ref())
+                            error_text(item.error_code, item.backend_failure.as_ref())
                         ))
                     );
                 }
@@ -326,12 +325,17 @@ impl Report {
 
 /// An error code with what is known of a backend failure:
 /// `backend_error: HTTP 401 invalid_api_key`.
-pub(crate) fn error_text(code: Option<&str>, failure: Option<&BackendFailure>) -> String {
-    let code = code.unwrap_or("unknown");
+pub(crate) fn error_text(code: Option<ErrorCode>, failure: Option<&BackendFailure>) -> String {
+    let code = code_text(code);
     match failure {
         Some(f) => format!("{code}: {f}"),
         None => code.to_string(),
     }
+}
+
+/// An error code's spelling, `unknown` when there is none.
+fn code_text(code: Option<ErrorCode>) -> &'static str {
+    code.map_or("unknown", ErrorCode::as_str)
 }
 
 /// The one-line detail of an item: the error code, the failed checks, or
@@ -340,7 +344,7 @@ fn item_detail(item: &ReportItem) -> String {
     match item.outcome {
         Outcome::Error => format!(
             "{} (checks skipped)",
-            error_text(item.error_code.as_deref(), item.backend_failure.as_ref())
+            error_text(item.error_code, item.backend_failure.as_ref())
         ),
         Outcome::Fail => item
             .checks

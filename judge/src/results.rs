@@ -11,7 +11,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use tribunal_runtime::{BackendFailure, ToolCallRecord, Usage};
+use tribunal_runtime::{BackendFailure, ErrorCode, ToolCallRecord, Usage};
 
 /// The version of the row layout, written in every row.
 pub const ROW_VERSION: u32 = 1;
@@ -59,8 +59,10 @@ pub struct ResultRow {
     pub config_hash: String,
     /// PASS, FAIL or ERROR.
     pub outcome: Outcome,
-    /// The stable error code of an ERROR row (`ErrorCode::as_str`), else null.
-    pub error_code: Option<String>,
+    /// The stable error code of an ERROR row (written as its snake_case
+    /// spelling), else null. A code this version does not know makes the
+    /// line a corrupt row.
+    pub error_code: Option<ErrorCode>,
     /// On a `backend_error` row: the failure's kind, HTTP status and provider
     /// error type (never a message). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,7 +140,7 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
                 return Err(JudgeError::CorruptResults {
                     path: path.to_path_buf(),
                     line: line_no,
-                    message: tribunal_runtime::one_line(&e.to_string(), 300),
+                    message: tribunal_runtime::text::one_line(&e.to_string(), 300),
                 });
             }
             // The last line without its newline: a write cut short. Each row

@@ -263,12 +263,7 @@ async fn run_recorded(
             };
             (outcome, None, checks, Some(value.clone()))
         }
-        RunOutcome::Error { code } => (
-            Outcome::Error,
-            Some(code.as_str().to_string()),
-            Vec::new(),
-            None,
-        ),
+        RunOutcome::Error { code } => (Outcome::Error, Some(*code), Vec::new(), None),
     };
     let row = ResultRow {
         version: ROW_VERSION,

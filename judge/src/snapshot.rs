@@ -2,6 +2,9 @@
 //! mock backend or from a replay cassette — and snapshot the scored report
 //! and the stored verdicts with insta, so a changed verdict fails CI.
 //!
+//! Needs the crate's `snapshot` feature (`features = ["snapshot"]` on the
+//! `tribunal-judge` dev-dependency), which brings insta in.
+//!
 //! ```no_run
 //! #[test]
 //! fn code_review_verdicts() {

@@ -12,6 +12,7 @@ use crate::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use tribunal_runtime::text::{Limit, clip};
 use tribunal_runtime::{Conversation, RunReport};
 
 /// The version of the transcript layout, written in every file.
@@ -104,9 +105,8 @@ fn file_stem(id: &str) -> String {
     if plain {
         return id.to_string();
     }
-    let safe: String = id
+    let safe: String = clip(id, Limit::Chars(60))
         .chars()
-        .take(60)
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '_' | '-') {
                 c

@@ -6,6 +6,7 @@ use crate::contract::{AnswerContract, Rejection};
 use crate::conversation::StopReason;
 use crate::error::ErrorCode;
 use crate::json::{ExtractedFrom, ExtractionError, ExtractionMode, ParseLimits, extract};
+use crate::text::one_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -158,12 +159,4 @@ pub fn prompt_instruction(schema: &Value) -> String {
         "When you give your final answer, reply with one JSON value and nothing else. \
          It must conform to this JSON Schema:\n{schema}"
     )
-}
-
-/// `s` on one line (line breaks become spaces), cut to `max` characters.
-pub fn one_line(s: &str, max: usize) -> String {
-    s.chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .take(max)
-        .collect()
 }

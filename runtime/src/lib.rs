@@ -42,13 +42,15 @@ mod machine;
 mod output;
 mod report;
 pub mod schema;
+/// Text helpers shared by the tools and the judge crates.
+pub mod text;
 mod tool;
 mod typed;
 
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::{
     Accepted, AnswerPolicy, MAX_REPAIR_MESSAGE_CHARS, MAX_REPAIR_PATHS, evaluate_answer,
-    finalize_message, one_line, prompt_instruction, repair_message,
+    finalize_message, prompt_instruction, repair_message,
 };
 pub use backend::anthropic::Anthropic;
 pub use backend::config::{
@@ -77,6 +79,4 @@ pub use output::{
 };
 pub use report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 pub use schema::{Issue, OutputSchema};
-pub use tool::{
-    Tool, ToolBox, ToolError, ToolExecution, ToolOutput, ToolSpec, cap_text, truncate_chars,
-};
+pub use tool::{Tool, ToolBox, ToolError, ToolExecution, ToolOutput, ToolSpec};

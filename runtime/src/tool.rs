@@ -3,6 +3,7 @@
 //! arguments, tool error, panic, timeout) as an error result for the model.
 
 use crate::conversation::{ToolCall, ToolResult};
+use crate::text::{Limit, clip};
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -186,7 +187,7 @@ impl ToolBox {
             Err(message) => (message, true),
             Ok((tool, args)) => self.invoke(tool, args).await,
         };
-        let content = cap_text(content, self.max_output_bytes);
+        let content = cap_output(content, self.max_output_bytes);
         ToolExecution {
             result: ToolResult {
                 id: call.id.clone(),
@@ -202,7 +203,7 @@ impl ToolBox {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
             return Err(format!(
                 "error: unknown tool {:?}; available tools: {}",
-                truncate_chars(&call.name, 64),
+                clip(&call.name, Limit::Chars(64)),
                 known.join(", ")
             ));
         };
@@ -221,7 +222,7 @@ impl ToolBox {
                     format!(
                         "instancePath {:?}: {}",
                         e.instance_path().to_string(),
-                        truncate_chars(&e.to_string(), 200)
+                        clip(&e.to_string(), Limit::Chars(200))
                     )
                 })
                 .collect();
@@ -266,23 +267,16 @@ impl ToolBox {
     }
 }
 
-/// Cuts `text` to at most `max` bytes (on a char boundary) and appends a
-/// visible marker saying how much was cut.
-pub fn cap_text(mut text: String, max: usize) -> String {
-    if text.len() <= max {
+/// `text` cut to at most `max` bytes (on a char boundary), with a visible
+/// marker saying how much was shown.
+fn cap_output(text: String, max: usize) -> String {
+    let kept = clip(&text, Limit::Bytes(max));
+    if kept.len() == text.len() {
         return text;
     }
-    let total = text.len();
-    let mut cut = max;
-    while cut > 0 && !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    text.truncate(cut);
-    text.push_str(&format!("\n[truncated: {} of {} bytes shown]", cut, total));
-    text
-}
-
-/// The first `max` characters of `s`.
-pub fn truncate_chars(s: &str, max: usize) -> String {
-    s.chars().take(max).collect()
+    format!(
+        "{kept}\n[truncated: {} of {} bytes shown]",
+        kept.len(),
+        text.len()
+    )
 }

@@ -17,6 +17,21 @@ fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
     s.as_ref()
 }
 
+/// Every line of a results file as JSON.
+fn read_json_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Writes `lines` as a JSON Lines file.
+fn write_json_lines(path: &Path, lines: &[serde_json::Value]) {
+    let body: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(path, body).unwrap();
+}
+
 /// Runs the arena in mock mode with transcripts and an HTML report.
 fn mock_run(dir: &Path) -> (PathBuf, PathBuf) {
     let results = dir.join("results.jsonl");
@@ -97,16 +112,11 @@ fn cli_compare_exits_1_on_regression_only() {
     );
 
     // The new file: the first row now fails one check.
-    let text = std::fs::read_to_string(&results).unwrap();
-    let mut lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let mut lines = read_json_lines(&results);
     lines[0]["outcome"] = "FAIL".into();
     lines[0]["checks"][0]["ok"] = false.into();
     let worse = dir.path().join("worse.jsonl");
-    let body: String = lines.iter().map(|v| format!("{v}\n")).collect();
-    std::fs::write(&worse, body).unwrap();
+    write_json_lines(&worse, &lines);
 
     let html = dir.path().join("compare.html");
     let out = tribunal(&[
@@ -148,5 +158,32 @@ fn cli_report_and_compare_exit_2_on_unreadable_input() {
         assert_eq!(out.status.code(), Some(2), "report {}", input.display());
         let out = tribunal(&[os("compare"), os(input), os(input)]);
         assert_eq!(out.status.code(), Some(2), "compare {}", input.display());
+    }
+}
+
+/// A row whose error code this version does not know is a corrupt line:
+/// `report` and `compare` exit 2 naming the file and line, and never read
+/// it as some other code.
+#[test]
+fn cli_report_and_compare_name_the_line_of_an_unknown_error_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = mock_run(dir.path());
+    let mut lines = read_json_lines(&results);
+    lines[1]["outcome"] = "ERROR".into();
+    lines[1]["error_code"] = "no_such_code".into();
+    lines[1]["checks"] = serde_json::json!([]);
+    lines[1]["answer"] = serde_json::Value::Null;
+    let bad = dir.path().join("unknown-code.jsonl");
+    write_json_lines(&bad, &lines);
+    let at_line = format!("{}:2: not a result row", bad.display());
+    for args in [
+        vec![os("report"), os(&bad)],
+        vec![os("compare"), os(&results), os(&bad)],
+    ] {
+        let out = tribunal(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&at_line), "{args:?}: {stderr}");
+        assert!(stderr.contains("no_such_code"), "{args:?}: {stderr}");
     }
 }

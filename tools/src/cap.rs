@@ -1,6 +1,8 @@
 //! [`CappedLines`]: builds a tool output line by line up to a byte cap, then
 //! counts what it had to leave out so the truncation marker can say so.
 
+use tribunal_runtime::text::{Limit, clip_marked};
+
 /// Default cap on one file tool output, in bytes (16 KiB).
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024;
 
@@ -39,12 +41,8 @@ impl CappedLines {
             self.buf.push_str(line);
             self.shown += 1;
         } else if self.shown == 0 {
-            let mut cut = self.max.min(line.len());
-            while cut > 0 && !line.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.buf.push_str(&line[..cut]);
-            self.buf.push('…');
+            self.buf
+                .push_str(&clip_marked(line, Limit::Bytes(self.max), "…"));
             self.shown += 1;
             // The rest of this line counts as left out.
             self.omitted += 1;
@@ -83,10 +81,8 @@ impl CappedLines {
 
 /// Cuts a single line to at most `max` characters, marking the cut.
 pub(crate) fn shorten_line(line: &str, max: usize) -> String {
-    match line.char_indices().nth(max) {
-        None => line.to_string(),
-        Some((i, _)) => format!("{}… [line cut at {max} characters]", &line[..i]),
-    }
+    let marker = format!("… [line cut at {max} characters]");
+    clip_marked(line, Limit::Chars(max), &marker).into_owned()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tribunal_runtime::text::join_lines;
 use tribunal_runtime::{Tool, ToolError, ToolOutput};
 
 use crate::corpus::{Corpus, Hit};
@@ -82,20 +83,12 @@ pub fn render_hits(hits: &[Hit]) -> String {
         }
         out.push_str(&format!(
             "[{}] {}: {}",
-            one_line(&h.id),
-            one_line(&h.title),
-            one_line(&h.text)
+            join_lines(&h.id),
+            join_lines(&h.title),
+            join_lines(&h.text)
         ));
     }
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.split(['\r', '\n'])
-        .filter(|l| !l.trim().is_empty())
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 impl Tool for SearchTool {

@@ -125,9 +125,9 @@ pub fn render_compare(c: &Comparison) -> String {
                 ChangeKind::Fix => ("fix", "PASS"),
                 ChangeKind::Changed => ("changed", "ERROR"),
             };
-            let why = match &ch.error_code {
-                Some(code) => code.clone(),
-                None => ch.failed_checks.join(", "),
+            let why = match ch.error_code {
+                Some(code) => code.to_string(),
+                None => ch.failed_list(),
             };
             let _ = write!(
                 out,

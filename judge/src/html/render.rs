@@ -220,7 +220,6 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         item.repeat,
         item.outcome.as_str(),
         item.error_code
-            .as_deref()
             .map(|code| error_text(Some(code), item.backend_failure.as_ref())),
         round1(item.wall_ms),
         item.usage.input_tokens,

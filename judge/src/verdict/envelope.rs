@@ -17,6 +17,7 @@
 //! the `anyOf`, because OpenAI rejects a root union.
 
 use super::Verdict;
+use crate::checks::short;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -25,6 +26,7 @@ use tribunal_runtime::schema::{
     CompiledSchema, DecodePlan, Step, WireBudget, WireLimits, WireStats, compile_embedded_in,
     contains_ref, rebase_local_refs,
 };
+use tribunal_runtime::text::one_line;
 use tribunal_runtime::{
     AnswerContract, ErrorCode, Issue, OutputSchema, Rejection, SchemaError, SchemaTarget,
 };
@@ -404,7 +406,7 @@ fn split(target: SchemaTarget, wire: Value) -> Result<(Verdict, Value), Rejectio
                 mismatch(
                     shape,
                     "/result/verdict",
-                    format!("{:?} is not one of \"GREEN\", \"RED\"", short_str(&s)),
+                    format!("{:?} is not one of \"GREEN\", \"RED\"", one_line(&s, 60)),
                 )
             })?
         }
@@ -464,7 +466,7 @@ fn decode_fields(plan: &DecodePlan, fields: Value) -> Result<Value, Rejection> {
                         "",
                         format!(
                             "the JSON-encoded verdictFields is not valid JSON: {}",
-                            tribunal_runtime::one_line(&e.message, 160)
+                            one_line(&e.message, 160)
                         ),
                     )],
                 ));
@@ -483,12 +485,4 @@ fn decode_fields(plan: &DecodePlan, fields: Value) -> Result<Value, Rejection> {
 /// A JSON Pointer token for `key`.
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
-}
-
-fn short(v: &Value) -> String {
-    tribunal_runtime::one_line(&v.to_string(), 120)
-}
-
-fn short_str(s: &str) -> String {
-    tribunal_runtime::one_line(s, 60)
 }

@@ -160,8 +160,7 @@ impl StoredVerdict {
         }
     }
 
-    /// The record of an arena result row of a verdict arena. An unknown
-    /// error code (a row from a newer version) reads as `backend_error`.
+    /// The record of an arena result row of a verdict arena.
     pub fn from_row(row: &ResultRow) -> StoredVerdict {
         let reproduction = Reproduction {
             backend: row.backend.clone(),
@@ -169,12 +168,9 @@ impl StoredVerdict {
             config_hash: row.config_hash.clone(),
             usage: row.usage,
         };
-        match (&row.answer, &row.error_code) {
-            (_, Some(code)) => StoredVerdict::error(
-                ErrorCode::parse(code).unwrap_or(ErrorCode::BackendError),
-                reproduction,
-            )
-            .with_backend_failure(row.backend_failure.clone()),
+        match (&row.answer, row.error_code) {
+            (_, Some(code)) => StoredVerdict::error(code, reproduction)
+                .with_backend_failure(row.backend_failure.clone()),
             (Some(answer), None) => StoredVerdict::accepted(answer.clone(), reproduction),
             (None, None) => StoredVerdict::error(ErrorCode::SchemaMismatch, reproduction),
         }

@@ -3,7 +3,8 @@
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
 use tribunal_judge::html::render_compare;
-use tribunal_judge::{ChangeKind, Comparison, Outcome};
+use tribunal_judge::{ChangeKind, CheckKind, Comparison, Outcome};
+use tribunal_runtime::ErrorCode;
 
 #[test]
 fn compare_finds_regressions_fixes_and_changes() {
@@ -37,10 +38,10 @@ fn compare_finds_regressions_fixes_and_changes() {
         ]
     );
     assert_eq!((c.regressions(), c.fixes(), c.matched), (2, 2, 6));
-    assert_eq!(c.changes[0].failed_checks, vec!["json_path_equals"]);
+    assert_eq!(c.changes[0].failed_checks, vec![CheckKind::JsonPathEquals]);
     assert_eq!(
-        c.changes[1].error_code.as_deref(),
-        Some("max_tool_calls_exceeded")
+        c.changes[1].error_code,
+        Some(ErrorCode::MaxToolCallsExceeded)
     );
     // Same pass count on both sides (3 of 6).
     assert_eq!(c.pass_rate_delta, 0.0);
@@ -106,11 +107,11 @@ fn compare_page_escapes_ids() {
     let base = small_rows();
     let mut new = small_rows();
     new[3].outcome = Outcome::Error;
-    new[3].error_code = Some("<b>code</b>".into());
+    new[3].error_code = Some(ErrorCode::DeadlineExceeded);
     new[0].outcome = Outcome::Fail;
     let html = render_compare(&Comparison::new(&base, &new));
     assert!(!html.contains(EVIL_ID));
-    assert!(!html.contains("<b>code"));
+    assert!(html.contains("<td class=\"mono\">deadline_exceeded</td>"));
     assert!(!html.contains("<script"));
     assert!(html.contains("&lt;/script&gt;"));
     assert!(html.contains(r#"class="change regression""#));

@@ -4,9 +4,10 @@
 
 use serde_json::json;
 use std::path::Path;
-use tribunal_judge::{CheckResult, Outcome, ResultRow, Transcript};
+use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow, Transcript};
 use tribunal_runtime::{
-    Conversation, Message, RunOutcome, RunReport, ToolCall, ToolCallRecord, ToolResult, Usage,
+    Conversation, ErrorCode, Message, RunOutcome, RunReport, ToolCall, ToolCallRecord, ToolResult,
+    Usage,
 };
 
 /// The hostile item id: tries to close the data block and run a script.
@@ -21,9 +22,14 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
     let checks = match outcome {
         Outcome::Error => Vec::new(),
         _ => vec![
-            check("json_schema", true, "valid", json!({"type": "json_schema"})),
             check(
-                "json_path_equals",
+                CheckKind::JsonSchema,
+                true,
+                "valid",
+                json!({"type": "json_schema"}),
+            ),
+            check(
+                CheckKind::JsonPathEquals,
                 ok,
                 &if ok {
                     format!("height_m: expected {}, got {}", 300 + n, 300 + n)
@@ -33,7 +39,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
                 json!({"type": "json_path_equals", "path": "height_m", "value": 300 + n, "tol": 1}),
             ),
             check(
-                "tool_used",
+                CheckKind::ToolUsed,
                 true,
                 "search called 1 time(s)",
                 json!({"type": "tool_used", "name": "search"}),
@@ -48,7 +54,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         repeat,
         config_hash: "cfg-0123456789ab".to_string(),
         outcome,
-        error_code: (outcome == Outcome::Error).then(|| "max_tool_calls_exceeded".to_string()),
+        error_code: (outcome == Outcome::Error).then_some(ErrorCode::MaxToolCallsExceeded),
         backend_failure: None,
         answer: (outcome != Outcome::Error)
             .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }})),
@@ -73,9 +79,9 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
     }
 }
 
-fn check(kind: &str, ok: bool, detail: &str, spec: serde_json::Value) -> CheckResult {
+fn check(kind: CheckKind, ok: bool, detail: &str, spec: serde_json::Value) -> CheckResult {
     CheckResult {
-        kind: kind.to_string(),
+        kind,
         ok,
         detail: detail.to_string(),
         spec,

@@ -9,6 +9,7 @@ use tribunal_judge::{
     Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, RunMode, Shard, Silent,
     merge_files, read_rows, run_arena,
 };
+use tribunal_runtime::ErrorCode;
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
 
@@ -38,12 +39,9 @@ async fn error_is_never_a_fail() {
     assert_eq!(by_id("fail").checks[0].detail, "n: expected 1, got 2");
     let error = by_id("error");
     assert_eq!(error.outcome, Outcome::Error);
-    assert_eq!(error.error_code.as_deref(), Some("no_json"));
+    assert_eq!(error.error_code, Some(ErrorCode::NoJson));
     assert!(error.checks.is_empty() && error.answer.is_none());
-    assert_eq!(
-        by_id("noscript").error_code.as_deref(),
-        Some("backend_error")
-    );
+    assert_eq!(by_id("noscript").error_code, Some(ErrorCode::BackendError));
     // The model's text never reaches the row.
     let text = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
     assert!(!text.contains("no json here"));

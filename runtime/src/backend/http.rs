@@ -202,7 +202,10 @@ impl Endpoint {
         }
         if let Some(d) = detail {
             message.push_str(": ");
-            message.push_str(&crate::truncate_chars(&d, MAX_ERROR_MESSAGE_CHARS));
+            message.push_str(crate::text::clip(
+                &d,
+                crate::text::Limit::Chars(MAX_ERROR_MESSAGE_CHARS),
+            ));
         }
         BackendError {
             kind: BackendErrorKind::Http,

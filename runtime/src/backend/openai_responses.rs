@@ -205,7 +205,10 @@ pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
             BackendErrorKind::Protocol,
             format!(
                 "openai-responses: the response failed: {}",
-                crate::truncate_chars(str_field(&error, "message").unwrap_or("no message"), 300)
+                crate::text::clip(
+                    str_field(&error, "message").unwrap_or("no message"),
+                    crate::text::Limit::Chars(300)
+                )
             ),
         );
         e.provider_type = str_field(&error, "code").map(str::to_string);

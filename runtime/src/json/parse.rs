@@ -105,7 +105,7 @@ fn prescan(text: &str, max_depth: usize) -> Result<(), ParseError> {
                         return Err(ParseError {
                             message: format!(
                                 "integer out of the 64-bit range: {}",
-                                crate::tool::truncate_chars(token, 40)
+                                crate::text::clip(token, crate::text::Limit::Chars(40))
                             ),
                             eof: false,
                         });
@@ -175,7 +175,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key {:?} in one object",
-                    crate::tool::truncate_chars(&key, 64)
+                    crate::text::clip(&key, crate::text::Limit::Chars(64))
                 )));
             }
             let v = map.next_value_seed(StrictValue)?;

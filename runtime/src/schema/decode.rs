@@ -195,7 +195,7 @@ fn decode_step(step: &Step, value: Value, path: &mut String, issues: &mut Vec<Is
                         path.clone(),
                         format!(
                             "the JSON-encoded text is not valid JSON: {}",
-                            crate::answer::one_line(&e.message, 160)
+                            crate::text::one_line(&e.message, 160)
                         ),
                     ));
                     Value::String(text)

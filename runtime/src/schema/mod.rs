@@ -117,7 +117,7 @@ pub fn root_is_object(schema: &Value) -> bool {
 /// characters become `_`, the result is cut to 64 characters, and an empty
 /// name becomes `output`.
 pub fn sanitize_name(name: &str) -> String {
-    let s: String = name
+    let s: String = crate::text::clip(name, crate::text::Limit::Chars(64))
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -126,7 +126,6 @@ pub fn sanitize_name(name: &str) -> String {
                 '_'
             }
         })
-        .take(64)
         .collect();
     if s.is_empty() {
         "output".to_string()

@@ -178,11 +178,7 @@ pub(crate) fn escape(segment: &str) -> String {
 
 /// `s` cut to 120 characters for messages.
 pub(crate) fn short(s: &str) -> String {
-    let mut out: String = s.chars().take(120).collect();
-    if out.len() < s.len() {
-        out.push('…');
-    }
-    out
+    crate::text::clip_marked(s, crate::text::Limit::Chars(120), "…").into_owned()
 }
 
 #[cfg(test)]
