@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 use tempfile::TempDir;
-use tribunal_judge::{Arena, lint};
+use tribunal_judge::{lint, Arena};
 
 static DIR: LazyLock<(TempDir, PathBuf)> = LazyLock::new(|| {
     let dir = tempfile::Builder::new()

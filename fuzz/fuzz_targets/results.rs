@@ -8,7 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 use tempfile::TempDir;
-use tribunal_judge::{Comparison, Report, ReportFormat, latest, read_rows};
+use tribunal_judge::{read_rows, Comparison, Report, ReportFormat};
+use tribunal_judge::results::latest;
 
 static FILE: LazyLock<(TempDir, PathBuf)> = LazyLock::new(|| {
     let dir = tempfile::Builder::new()

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use tribunal_judge::{Arena, MockBackends, Report, RunMode, RunOptions, Silent, run_arena};
+//! use tribunal_judge::{run_arena, Arena, MockBackends, Report, RunMode, RunOptions, Silent};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -55,53 +55,40 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
-mod arena;
-mod backends;
-mod checks;
-mod compare;
+pub mod arena;
+pub mod backends;
+pub mod checks;
+pub mod compare;
 mod error;
-mod hash;
+pub mod hash;
 mod item;
 mod lint;
 mod progress;
-mod report;
-mod results;
-mod runner;
-mod settings;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod settings;
 mod shard;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
-mod summary;
+pub mod summary;
 mod toolset;
-mod transcript;
+pub mod transcript;
 
-/// The HTML report and comparison pages.
 pub mod html;
 pub mod verdict;
 
-pub use arena::{ARENA_TOML, Arena, CORPUS, DATASET};
-pub use backends::{BackendFactory, MOCK_BACKEND, MOCK_MODEL, MockBackends, SharedBackend};
-pub use checks::{
-    Check, CheckKind, CheckResult, ItemCheck, answer_text, lookup, score, values_equal,
-};
-pub use compare::{Change, ChangeKind, Comparison, RunKey, Side};
+pub use arena::Arena;
+pub use backends::{BackendFactory, MockBackends, SharedBackend};
+pub use checks::{Check, CheckKind, CheckResult};
+pub use compare::Comparison;
 pub use error::JudgeError;
-pub use hash::{canonical, config_hash};
 pub use item::Item;
 pub use lint::{LintReport, Problem, lint};
 pub use progress::{Console, Progress, Silent};
-pub use report::{MOCK_BANNER, REPORT_VERSION, Report, ReportFormat, ReportItem};
-pub use results::{
-    Outcome, ROW_VERSION, ReadRows, ResultRow, ResultsWriter, latest, merge_files, read_rows,
-    rewrite,
-};
-pub use runner::{RunMode, RunOptions, RunResult, run_arena, run_item};
-pub use settings::{
-    BackendSettings, RESERVED_BODY_FIELDS, extra_body_problem, temperature_problem,
-};
+pub use report::{Report, ReportFormat};
+pub use results::{Outcome, ResultRow, read_rows};
+pub use runner::{RunMode, RunOptions, RunResult, run_arena};
 pub use shard::Shard;
-pub use summary::{RepeatSummary, Summary, summarize};
-pub use transcript::{TRANSCRIPT_VERSION, Transcript, transcript_path};
-pub use verdict::{
-    Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
-};
+pub use summary::Summary;
+pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

@@ -32,7 +32,7 @@ pub struct RunOptions {
     /// What the run does with the rows already in `out`.
     pub mode: RunMode,
     /// Write each run's transcript (conversation, usage, timings) as one
-    /// file per item and repeat into this folder ([`crate::Transcript`]).
+    /// file per item and repeat into this folder ([`crate::transcript::Transcript`]).
     /// `None`: no transcripts.
     pub transcripts: Option<PathBuf>,
 }

@@ -6,7 +6,7 @@ use super::backend_flags::BackendFlags;
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal::judge::BackendSettings;
+use tribunal::judge::settings::BackendSettings;
 use tribunal::runtime::Backend;
 use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
 
@@ -105,7 +105,7 @@ impl BackendRequest<'_> {
 mod tests {
     use super::*;
     use clap::ValueEnum;
-    use tribunal::judge::MOCK_BACKEND;
+    use tribunal::judge::backends::MOCK_BACKEND;
 
     #[test]
     fn the_live_names_are_the_runtime_names() {

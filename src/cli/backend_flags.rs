@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use serde_json::Value;
-use tribunal::judge::{BackendSettings, extra_body_problem, temperature_problem};
+use tribunal::judge::settings::{BackendSettings, extra_body_problem, temperature_problem};
 use tribunal::runtime::OutputChoice;
 
 #[derive(Debug, Default, clap::Args)]

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tribunal::judge::backends::MOCK_MODEL;
+use tribunal::judge::settings::BackendSettings;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::judge::{BackendSettings, MOCK_MODEL};
 use tribunal::runtime::{
     Backend, Budget, ErrorCode, Rejection, ScriptTurn, ScriptedBackend, repair_message,
 };

@@ -5,7 +5,7 @@
 use super::report_opts::{ReportOpts, emit_report};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tribunal::judge::{merge_files, rewrite};
+use tribunal::judge::results::{merge_files, rewrite};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {

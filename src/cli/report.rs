@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::html::{ReportPage, render_page};
-use tribunal::judge::{Report, ResultRow, latest, read_rows};
+use tribunal::judge::results::latest;
+use tribunal::judge::{Report, ResultRow, read_rows};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {

@@ -56,7 +56,7 @@ pub struct PageItem {
 }
 
 impl ReportPage {
-    /// The page of `rows` (latest row per key, as [`crate::latest`] gives
+    /// The page of `rows` (latest row per key, as [`crate::results::latest`] gives
     /// them), without transcripts.
     pub fn from_rows(rows: &[ResultRow]) -> ReportPage {
         Self::build(rows, |_| Ok(None))

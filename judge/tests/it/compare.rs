@@ -2,8 +2,9 @@
 //! one side only, and the comparison page.
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
+use tribunal_judge::compare::ChangeKind;
 use tribunal_judge::html::render_compare;
-use tribunal_judge::{ChangeKind, CheckKind, Comparison, Outcome};
+use tribunal_judge::{CheckKind, Comparison, Outcome};
 use tribunal_runtime::ErrorCode;
 
 #[test]

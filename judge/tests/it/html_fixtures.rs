@@ -4,7 +4,8 @@
 
 use serde_json::json;
 use std::path::Path;
-use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow, Transcript};
+use tribunal_judge::transcript::Transcript;
+use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow};
 use tribunal_runtime::{
     Conversation, ErrorCode, Message, RunOutcome, RunReport, ToolCall, ToolCallRecord, ToolResult,
     Usage,
@@ -47,7 +48,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         ],
     };
     ResultRow {
-        version: tribunal_judge::ROW_VERSION,
+        version: tribunal_judge::results::ROW_VERSION,
         arena: "structured_output".to_string(),
         id: id.to_string(),
         index,
@@ -116,7 +117,7 @@ pub fn repeated_rows() -> Vec<ResultRow> {
         rows.push(row("golden-gate", 1, repeat, gg));
         rows.push(row("statue-of-liberty", 2, repeat, Outcome::Error));
     }
-    tribunal_judge::latest(rows)
+    tribunal_judge::results::latest(rows)
 }
 
 /// The transcript of `row`'s run, whose model text is [`EVIL_TEXT`].

@@ -3,7 +3,8 @@
 //! corrupt row at its line, never read as something else.
 
 use crate::html_fixtures::row;
-use tribunal_judge::{JudgeError, Outcome, ResultRow, ResultsWriter, merge_files, read_rows};
+use tribunal_judge::results::{ResultsWriter, merge_files};
+use tribunal_judge::{JudgeError, Outcome, ResultRow, read_rows};
 use tribunal_runtime::ErrorCode;
 
 /// One ERROR row per code, in `ErrorCode::ALL` order.

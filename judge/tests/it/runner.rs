@@ -5,9 +5,10 @@
 use crate::support::{arena_dir, item, mock_run, options, structured_output};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use tribunal_judge::results::merge_files;
 use tribunal_judge::{
     Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, RunMode, Shard, Silent,
-    merge_files, read_rows, run_arena,
+    read_rows, run_arena,
 };
 use tribunal_runtime::ErrorCode;
 
@@ -85,7 +86,7 @@ async fn repeats_report_pass_hat_k_and_unstable_items() {
         .find(|r| r.id == "pass" && r.repeat == 1)
         .unwrap();
     flip.outcome = Outcome::Fail;
-    let s = tribunal_judge::summarize(&rows);
+    let s = tribunal_judge::summary::summarize(&rows);
     assert_eq!(s.unstable, vec!["pass".to_string()]);
     assert_eq!(s.pass_hat_k, 0.0);
     assert!((s.per_repeat[1].pass_rate - 0.0).abs() < 1e-9);
