@@ -1,11 +1,16 @@
 //! The [`Backend`] trait (one request in, one assistant turn out), the request
 //! type, and the backends and wrappers that implement it.
 //!
+//! The live providers are one [`HttpBackend`] over a sans-I/O [`Codec`] per
+//! API ([`openai_chat`], [`openai_responses`], [`anthropic`]): the codec turns
+//! a request into a body and an answer into a turn, the backend sends it.
+//!
 //! Wrappers compose like tower layers: `Recording::new(Retry::new(OpenAiChat::new(cfg)?, 2), path)?`
 //! — the outermost wrapper sees the request first. [`config`] documents the
 //! order [`connect`] uses and why.
 
 pub mod anthropic;
+pub mod codec;
 pub mod config;
 mod http;
 pub mod openai_chat;
@@ -16,7 +21,9 @@ pub mod retry;
 pub mod scripted;
 mod wire;
 
+pub use codec::{Auth, Codec, Provider};
 pub use config::{BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env};
+pub use http::HttpBackend;
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;

@@ -1,0 +1,74 @@
+//! [`Codec`]: one provider API's wire format as pure functions — a
+//! [`ModelRequest`] to the JSON body sent, the JSON body answered to a
+//! [`ModelTurn`] — and the facts about its endpoint ([`Provider`]).
+//!
+//! A codec does no I/O and keeps no state: [`HttpBackend`](super::HttpBackend)
+//! sends what [`Codec::encode`] builds and hands what came back to
+//! [`Codec::decode`], as the driver performs what the sans-I/O machine
+//! decides. Encoding and decoding can therefore be snapshotted, unit-tested
+//! and fuzzed without a server.
+
+use super::config::ProviderConfig;
+use super::{BackendError, ModelRequest, SchemaTarget};
+use crate::conversation::ModelTurn;
+use serde_json::Value;
+
+/// How a provider API takes the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// `Authorization: Bearer <key>` (OpenAI and compatible servers).
+    Bearer,
+    /// The key alone in the named header (`x-api-key` on Anthropic).
+    Header(&'static str),
+}
+
+impl Auth {
+    /// The header (name, value) that carries `key`.
+    pub(crate) fn header(self, key: &str) -> (&'static str, String) {
+        match self {
+            Auth::Bearer => ("authorization", format!("Bearer {key}")),
+            Auth::Header(name) => (name, key.to_string()),
+        }
+    }
+}
+
+/// What is fixed about one provider API: its name, where its endpoint is,
+/// how it authenticates, and the schema dialect its answers follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Provider {
+    /// The provider's one name (`openai-chat`, `openai-responses`,
+    /// `anthropic`): the backend's [`name`](super::Backend::name), the CLI
+    /// spelling of [`BackendKind`](super::BackendKind), the prefix of its
+    /// error messages and the `backend` of its cassettes.
+    pub name: &'static str,
+    /// The endpoint path joined to the base URL (`/chat/completions`).
+    pub path: &'static str,
+    /// How the key travels.
+    pub auth: Auth,
+    /// Headers with fixed values that every request carries.
+    pub headers: &'static [(&'static str, &'static str)],
+    /// The structured-output dialect the owner schema is compiled for.
+    pub target: SchemaTarget,
+}
+
+/// One provider API's wire format, free of I/O.
+///
+/// Implemented by zero-sized types, one per API
+/// ([`OpenAiChatCodec`](super::openai_chat::OpenAiChatCodec),
+/// [`OpenAiResponsesCodec`](super::openai_responses::OpenAiResponsesCodec),
+/// [`AnthropicCodec`](super::anthropic::AnthropicCodec)); the backend that
+/// speaks it is [`HttpBackend<C>`](super::HttpBackend).
+pub trait Codec: Send + Sync + 'static {
+    /// The API's name, endpoint, auth and schema target.
+    const PROVIDER: Provider;
+
+    /// The JSON body that asks the model of `config` for `request`, with
+    /// `config`'s sampling settings and extra body fields. Errors: the body
+    /// cannot be serialised (`Protocol`).
+    fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError>;
+
+    /// The assistant turn in a successful answer body (already scrubbed of
+    /// the key). Errors: a body that is not this API's answer, or one that
+    /// reports a failure in place of a turn (`Protocol`, never a panic).
+    fn decode(answer: Value) -> Result<ModelTurn, BackendError>;
+}
