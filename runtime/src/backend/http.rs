@@ -5,9 +5,8 @@
 
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
+use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
-use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
@@ -73,16 +72,12 @@ impl<C: Codec> std::fmt::Debug for HttpBackend<C> {
 }
 
 impl<C: Codec> Backend for HttpBackend<C> {
-    fn name(&self) -> &str {
-        C::PROVIDER.name
-    }
-
-    fn model(&self) -> &str {
-        &self.config.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.config.plan
+    fn info(&self) -> BackendInfo<'_> {
+        BackendInfo {
+            name: C::PROVIDER.name,
+            model: &self.config.model,
+            plan: self.config.plan,
+        }
     }
 
     fn complete<'a>(
