@@ -174,9 +174,11 @@ impl Codec for AnthropicCodec {
         let response: MessagesResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
         let u = response.usage.unwrap_or_default();
         let usage = Usage {
-            input_tokens: u.input_tokens.unwrap_or(0)
-                + u.cache_creation_input_tokens.unwrap_or(0)
-                + u.cache_read_input_tokens.unwrap_or(0),
+            input_tokens: u
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(u.cache_creation_input_tokens.unwrap_or(0))
+                .saturating_add(u.cache_read_input_tokens.unwrap_or(0)),
             output_tokens: u.output_tokens.unwrap_or(0),
         };
         let mut text = String::new();
@@ -261,6 +263,7 @@ struct AnthropicUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::assert_decode_errors;
 
     #[test]
     fn stop_reasons() {
@@ -278,5 +281,62 @@ mod tests {
         let refused =
             AnthropicCodec::decode(json!({"content": [], "stop_reason": "refusal"})).unwrap();
         assert_eq!(refused.stop, StopReason::Refusal);
+    }
+
+    #[test]
+    fn a_body_that_is_no_messages_answer_is_a_protocol_error() {
+        assert_decode_errors::<AnthropicCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!(["text"]),
+                json!({"content": "text"}),
+                json!({"content": [], "stop_reason": 1}),
+                json!({"content": [], "usage": {"input_tokens": "many"}}),
+            ],
+        );
+    }
+
+    #[test]
+    fn usage_counts_cache_tokens_and_blocks_keep_their_order() {
+        let turn = AnthropicCodec::decode(json!({"content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "text", "text": "a"}, 7, {"type": "image"},
+                {"type": "text", "text": "b"}, {"type": "tool_use"}],
+            "usage": {"input_tokens": 1, "cache_creation_input_tokens": 2,
+                      "cache_read_input_tokens": 3, "output_tokens": 4}}))
+        .unwrap();
+        assert_eq!(turn.text, "ab");
+        assert_eq!(turn.reasoning.len(), 1);
+        assert_eq!(turn.tool_calls[0].id, "toolu_5");
+        assert_eq!((turn.usage.input_tokens, turn.usage.output_tokens), (6, 4));
+        let huge = AnthropicCodec::decode(json!({"content": [], "usage": {
+            "input_tokens": u64::MAX, "cache_read_input_tokens": u64::MAX}}))
+        .unwrap();
+        assert_eq!(huge.usage.input_tokens, u64::MAX);
+    }
+
+    #[test]
+    fn tool_choice_says_only_what_differs_from_the_default() {
+        let offer = |required, parallel| Offer {
+            tools: vec![()],
+            required,
+            parallel,
+        };
+        assert_eq!(tool_choice(&offer(false, None)), None);
+        assert_eq!(tool_choice(&offer(false, Some(true))), None);
+        assert_eq!(
+            tool_choice(&offer(true, None)),
+            Some(json!({"type": "any"}))
+        );
+        assert_eq!(
+            tool_choice(&offer(false, Some(false))),
+            Some(json!({"type": "auto", "disable_parallel_tool_use": true}))
+        );
+        assert_eq!(
+            tool_choice(&offer(true, Some(false))),
+            Some(json!({"type": "any", "disable_parallel_tool_use": true}))
+        );
     }
 }

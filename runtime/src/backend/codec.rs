@@ -72,3 +72,32 @@ pub trait Codec: Send + Sync + 'static {
     /// reports a failure in place of a turn (`Protocol`, never a panic).
     fn decode(answer: Value) -> Result<ModelTurn, BackendError>;
 }
+
+/// The error `C` decodes `answer` to, checked to be a protocol error whose
+/// message starts with the provider's name.
+#[cfg(test)]
+pub(crate) fn decode_error<C: Codec>(answer: Value) -> BackendError {
+    let shown = answer.to_string();
+    let Err(error) = C::decode(answer) else {
+        panic!("{} decoded {shown}", C::PROVIDER.name);
+    };
+    assert_eq!(
+        error.kind,
+        super::BackendErrorKind::Protocol,
+        "{}",
+        error.message
+    );
+    let prefix = format!("{}: ", C::PROVIDER.name);
+    assert!(error.message.starts_with(&prefix), "{}", error.message);
+    error
+}
+
+/// Checks that `C` decodes each of `bodies` to a protocol error (see
+/// [`decode_error`]) whose message contains `says`.
+#[cfg(test)]
+pub(crate) fn assert_decode_errors<C: Codec>(says: &str, bodies: impl IntoIterator<Item = Value>) {
+    for body in bodies {
+        let error = decode_error::<C>(body);
+        assert!(error.message.contains(says), "{}", error.message);
+    }
+}

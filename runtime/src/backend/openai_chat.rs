@@ -247,6 +247,7 @@ struct ChatUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::assert_decode_errors;
     use crate::conversation::StopReason;
     use serde_json::json;
 
@@ -279,6 +280,49 @@ mod tests {
             "message": {"role": "assistant", "content": "{\"a\": "}}]}))
         .unwrap();
         assert_eq!(cut.stop, StopReason::Length);
-        assert!(OpenAiChatCodec::decode(json!({"choices": []})).is_err());
+        let filtered =
+            OpenAiChatCodec::decode(json!({"choices": [{"finish_reason": "content_filter",
+            "message": {"role": "assistant", "content": "partial"}}]}))
+            .unwrap();
+        assert_eq!(
+            (filtered.stop, filtered.text.as_str()),
+            (StopReason::Refusal, "partial")
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_no_chat_answer_is_a_protocol_error() {
+        assert_decode_errors::<OpenAiChatCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!([1, 2]),
+                json!({"choices": "many"}),
+                json!({"choices": [{"message": {"tool_calls": {"id": "x"}}}]}),
+                json!({"choices": [{"message": {}}], "usage": {"prompt_tokens": -1}}),
+            ],
+        );
+        assert_decode_errors::<OpenAiChatCodec>(
+            "the response has no choices",
+            [json!({}), json!({"choices": []}), json!({"choices": null})],
+        );
+    }
+
+    #[test]
+    fn sparse_choices_and_calls_still_make_a_turn() {
+        let empty = OpenAiChatCodec::decode(json!({"choices": [{}]})).unwrap();
+        assert_eq!((empty.stop, empty.text.as_str()), (StopReason::EndTurn, ""));
+        let calls = OpenAiChatCodec::decode(json!({"choices": [{"message": {"tool_calls": [
+            {"id": "keep"},
+            {"id": "", "function": {"name": "search", "arguments": {"q": "x"}}},
+            {"function": {}}
+        ]}}]}))
+        .unwrap();
+        let ids: Vec<&str> = calls.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_1", "call_2"]);
+        assert_eq!(calls.tool_calls[0].arguments, "{\"q\":\"x\"}");
+        assert_eq!(calls.tool_calls[1].arguments, "{}");
+        assert_eq!(calls.stop, StopReason::ToolUse);
     }
 }

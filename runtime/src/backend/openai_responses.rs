@@ -229,6 +229,7 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::{assert_decode_errors, decode_error};
     use crate::conversation::StopReason;
     use serde_json::json;
 
@@ -260,5 +261,54 @@ mod tests {
             "error": {"code": "server_error", "message": "boom"}}))
         .unwrap_err();
         assert_eq!(failed.provider_type.as_deref(), Some("server_error"));
+    }
+
+    #[test]
+    fn failed_missing_and_misshapen_answers_are_protocol_errors() {
+        let failed = decode_error::<OpenAiResponsesCodec>(json!({"status": "failed"}));
+        assert_eq!(
+            failed.message,
+            "openai-responses: the response failed: no message"
+        );
+        assert_eq!(failed.provider_type, None);
+        let long = decode_error::<OpenAiResponsesCodec>(
+            json!({"status": "failed", "error": {"message": "x".repeat(1000)}}),
+        );
+        assert!(long.message.chars().count() < 400, "{}", long.message);
+        assert_decode_errors::<OpenAiResponsesCodec>(
+            "the response has no `output`",
+            [
+                json!({}),
+                json!({"status": "completed"}),
+                json!({"output": null}),
+            ],
+        );
+        assert_decode_errors::<OpenAiResponsesCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!({"output": "text"}),
+                json!({"status": 3, "output": []}),
+                json!({"output": [], "incomplete_details": "long"}),
+            ],
+        );
+    }
+
+    #[test]
+    fn content_filter_refuses_and_stray_items_are_skipped() {
+        let filtered = OpenAiResponsesCodec::decode(json!({"status": "incomplete",
+            "incomplete_details": {"reason": "content_filter"}, "output": []}))
+        .unwrap();
+        assert_eq!(filtered.stop, StopReason::Refusal);
+        // Details without the incomplete status do not cut the answer.
+        let done = OpenAiResponsesCodec::decode(json!({"status": "completed",
+            "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [1, "x", {"type": "message", "content": "not parts"},
+                       {"type": "function_call"}]}))
+        .unwrap();
+        assert_eq!(done.stop, StopReason::ToolUse);
+        assert_eq!(done.tool_calls[0].id, "call_3");
+        assert_eq!(done.tool_calls[0].arguments, "{}");
     }
 }
