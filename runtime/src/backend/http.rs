@@ -127,13 +127,26 @@ impl Endpoint {
             )
         })?;
         value.set_sensitive(true);
+        let header_name = |name: &str| {
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                BackendError::new(
+                    BackendErrorKind::Config,
+                    format!("the {backend} header name `{name}` is not a valid header name"),
+                )
+            })
+        };
         let mut headers = HeaderMap::new();
-        headers.insert(HeaderName::from_static(name), value);
+        headers.insert(header_name(name)?, value);
         for (name, value) in provider.headers {
-            headers.insert(
-                HeaderName::from_static(name),
-                HeaderValue::from_static(value),
-            );
+            let value = HeaderValue::from_str(value).map_err(|_| {
+                BackendError::new(
+                    BackendErrorKind::Config,
+                    format!(
+                        "the {backend} header `{name}` holds characters not allowed in a header"
+                    ),
+                )
+            })?;
+            headers.insert(header_name(name)?, value);
         }
         // No timeouts here: the run deadline bounds every call (the driver),
         // and a per-request timeout belongs in a wrapper. No retries either:
@@ -349,6 +362,7 @@ fn join_url(base: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::Auth;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -407,7 +421,7 @@ mod tests {
         let provider = Provider {
             name: "test",
             path: "/test",
-            auth: crate::backend::codec::Auth::Bearer,
+            auth: Auth::Bearer,
             headers: &[],
             target: crate::backend::SchemaTarget::Plain,
         };
@@ -439,6 +453,30 @@ mod tests {
         assert_eq!(answer["key-[redacted]"]["nested"], "[redacted]");
         assert_eq!(answer["clean"], "nothing here");
         assert!(text.contains("deepest [redacted]"));
+    }
+
+    #[test]
+    fn a_provider_with_a_malformed_header_is_a_config_error() {
+        let provider = |auth, headers| Provider {
+            name: "test",
+            path: "/test",
+            auth,
+            headers,
+            target: crate::backend::SchemaTarget::Plain,
+        };
+        for (provider, key) in [
+            (provider(Auth::Header("bad name"), &[]), "sk-key"),
+            (
+                provider(Auth::Bearer, &[("x-version", "line\nbreak")]),
+                "sk-key",
+            ),
+            (provider(Auth::Bearer, &[("", "1")]), "sk-key"),
+            (provider(Auth::Bearer, &[]), "sk-key\n"),
+        ] {
+            let e = Endpoint::new(&provider, "http://127.0.0.1:9", key).unwrap_err();
+            assert_eq!(e.kind, BackendErrorKind::Config, "{}", e.message);
+            assert!(!e.message.contains("sk-key"), "{}", e.message);
+        }
     }
 
     #[test]
