@@ -51,6 +51,20 @@ pub struct Provider {
     pub target: SchemaTarget,
 }
 
+impl Provider {
+    /// An OpenAI API (Chat Completions, Responses) named `name` at `path`:
+    /// the key as a bearer token, no fixed headers, OpenAI strict schemas.
+    pub(crate) const fn openai(name: &'static str, path: &'static str) -> Provider {
+        Provider {
+            name,
+            path,
+            auth: Auth::Bearer,
+            headers: &[],
+            target: SchemaTarget::OpenAi,
+        }
+    }
+}
+
 /// One provider API's wire format, free of I/O.
 ///
 /// Implemented by zero-sized types, one per API

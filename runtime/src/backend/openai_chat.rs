@@ -13,11 +13,11 @@
 //! omit `created`/`object`, add `timings`, and sometimes give tool arguments
 //! as an object. Unknown fields are ignored.
 
-use super::codec::{Auth, Codec, Provider};
+use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
 use super::wire::{self, Finish};
-use super::{BackendError, ModelRequest, SchemaTarget};
+use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
@@ -42,13 +42,7 @@ pub type OpenAiChat = HttpBackend<OpenAiChatCodec>;
 pub struct OpenAiChatCodec;
 
 impl Codec for OpenAiChatCodec {
-    const PROVIDER: Provider = Provider {
-        name: "openai-chat",
-        path: "/chat/completions",
-        auth: Auth::Bearer,
-        headers: &[],
-        target: SchemaTarget::OpenAi,
-    };
+    const PROVIDER: Provider = Provider::openai("openai-chat", "/chat/completions");
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages = Vec::new();

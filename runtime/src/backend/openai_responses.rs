@@ -7,11 +7,11 @@
 //! [`HttpBackend`] for the reason given in [`openai_chat`](super::openai_chat)
 //! (no hidden retries); answers are parsed loosely.
 
-use super::codec::{Auth, Codec, Provider};
+use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
 use super::wire::{self, Finish};
-use super::{BackendError, ModelRequest, SchemaTarget};
+use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, FunctionCallOutput,
@@ -41,13 +41,7 @@ fn message(role: Role, text: &str) -> InputItem {
 }
 
 impl Codec for OpenAiResponsesCodec {
-    const PROVIDER: Provider = Provider {
-        name: "openai-responses",
-        path: "/responses",
-        auth: Auth::Bearer,
-        headers: &[],
-        target: SchemaTarget::OpenAi,
-    };
+    const PROVIDER: Provider = Provider::openai("openai-responses", "/responses");
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut input = Vec::new();
