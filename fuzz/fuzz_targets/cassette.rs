@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let request = ModelRequest {
         conversation: Conversation::new(Some("sys".into()), "hello").into(),
         tools: Vec::new().into(),
+        tool_choice: Default::default(),
         output: OutputFormat::Text,
         max_output_tokens: None,
     };

@@ -63,7 +63,7 @@ pub use backend::replay::Replay;
 pub use backend::retry::Retry;
 pub use backend::scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
 pub use backend::{
-    Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget,
+    Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, OutputFormat, SchemaTarget,
 };
 pub use budget::{Budget, OnBudget};
 pub use contract::{AnswerContract, Rejection};

@@ -1,5 +1,5 @@
 //! [`Anthropic`]: the Anthropic Messages backend (`POST {base}/v1/messages`),
-//! on reqwest with the serde types below.
+//! and its codec [`AnthropicCodec`] on the serde types below.
 //!
 //! Headers `x-api-key` and `anthropic-version: 2023-06-01`; tools with
 //! `input_schema`; `tool_use` / `tool_result` blocks; the answer's format in
@@ -9,13 +9,12 @@
 //! asked for and [`TEXT_MAX_TOKENS`] otherwise. The assistant turn is never
 //! prefilled: prefill is incompatible with structured output.
 
+use super::codec::{Auth, Codec, Provider};
 use super::config::ProviderConfig;
-use super::http::{Endpoint, join_url};
-use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat};
+use super::http::HttpBackend;
+use super::wire::{self, Offer};
+use super::{BackendError, ModelRequest, OutputFormat, SchemaTarget};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
-use crate::output::{OutputPlan, ToolChoice};
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -26,13 +25,14 @@ pub const STRUCTURED_MAX_TOKENS: u32 = 8192;
 /// `max_tokens` when the request sets none and free text is asked for.
 pub const TEXT_MAX_TOKENS: u32 = 4096;
 
-/// The Anthropic Messages backend. Sends no retries of its own; wrap it in
+/// The Anthropic Messages backend: [`HttpBackend`] speaking
+/// [`AnthropicCodec`]. Sends no retries of its own; wrap it in
 /// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-#[derive(Debug)]
-pub struct Anthropic {
-    config: ProviderConfig,
-    endpoint: Endpoint,
-}
+pub type Anthropic = HttpBackend<AnthropicCodec>;
+
+/// The Messages wire format (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnthropicCodec;
 
 #[derive(Debug, Serialize)]
 struct MessagesRequest<'a> {
@@ -86,22 +86,16 @@ struct WireTool<'a> {
     strict: Option<bool>,
 }
 
-impl Anthropic {
-    /// A backend for `config`. Errors: the key cannot travel in a header, or
-    /// the HTTP client cannot be built.
-    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            "anthropic",
-            join_url(&config.base_url, "/v1/messages"),
-            &config.api_key,
-            &[("x-api-key", config.api_key.clone())],
-            &[("anthropic-version", ANTHROPIC_VERSION)],
-        )?;
-        Ok(Anthropic { config, endpoint })
-    }
+impl Codec for AnthropicCodec {
+    const PROVIDER: Provider = Provider {
+        name: "anthropic",
+        path: "/v1/messages",
+        auth: Auth::Header("x-api-key"),
+        headers: &[("anthropic-version", ANTHROPIC_VERSION)],
+        target: SchemaTarget::Anthropic,
+    };
 
-    /// The JSON body this backend sends for `request` (for inspection and tests).
-    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+    fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages: Vec<WireMessage> = Vec::new();
         for m in &request.conversation.messages {
             let (role, blocks) = match m {
@@ -150,26 +144,18 @@ impl Anthropic {
                 }),
             }
         }
-        let tools: Vec<WireTool> = request
-            .tools
-            .iter()
-            .map(|t| WireTool {
-                name: &t.name,
-                description: &t.description,
-                input_schema: &t.parameters,
-                strict: wire::strict_ready(&t.parameters).then_some(true),
-            })
-            .collect();
-        let tool_choice = tool_choice(
-            !tools.is_empty(),
-            request.tool_choice,
-            self.config.parallel_tool_calls,
-        );
+        let offer = wire::offer(request, config, |t, strict| WireTool {
+            name: &t.name,
+            description: &t.description,
+            input_schema: &t.parameters,
+            strict: strict.then_some(true),
+        });
+        let tool_choice = offer.as_ref().and_then(tool_choice);
         let output_config = wire::native_format(request)
             .map(|(_, schema)| json!({"format": {"type": "json_schema", "schema": schema}}));
         let structured = matches!(request.output, OutputFormat::JsonSchema { .. });
         let body = MessagesRequest {
-            model: &self.config.model,
+            model: &config.model,
             max_tokens: request.max_output_tokens.unwrap_or(if structured {
                 STRUCTURED_MAX_TOKENS
             } else {
@@ -177,54 +163,78 @@ impl Anthropic {
             }),
             system: request.conversation.system.clone(),
             messages,
-            tools,
+            tools: offer.map(|o| o.tools).unwrap_or_default(),
             tool_choice,
             output_config,
         };
-        wire::encode_body(&body, &self.config)
-    }
-}
-
-/// Anthropic's `tool_choice`: `{"type": "any"}` when a tool call is required,
-/// and `disable_parallel_tool_use` when parallel calls are turned off. `None`
-/// (the API's default: auto, parallel allowed) otherwise, or without tools.
-fn tool_choice(has_tools: bool, choice: ToolChoice, parallel: Option<bool>) -> Option<Value> {
-    if !has_tools {
-        return None;
-    }
-    let kind = match choice {
-        ToolChoice::Auto => "auto",
-        ToolChoice::Required => "any",
-    };
-    match (choice, parallel) {
-        (_, Some(false)) => Some(json!({"type": kind, "disable_parallel_tool_use": true})),
-        (ToolChoice::Required, _) => Some(json!({"type": kind})),
-        (ToolChoice::Auto, _) => None,
-    }
-}
-
-impl Backend for Anthropic {
-    fn name(&self) -> &str {
-        "anthropic"
+        wire::encode_body(&body, config)
     }
 
-    fn model(&self) -> &str {
-        &self.config.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.config.plan
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            let body = self.request_body(request)?;
-            let answer = self.endpoint.post_json(&body).await?;
-            parse_response(answer)
+    fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
+        let response: MessagesResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
+        let u = response.usage.unwrap_or_default();
+        let usage = Usage {
+            input_tokens: u
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(u.cache_creation_input_tokens.unwrap_or(0))
+                .saturating_add(u.cache_read_input_tokens.unwrap_or(0)),
+            output_tokens: u.output_tokens.unwrap_or(0),
+        };
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
+        for (i, block) in response.content.unwrap_or_default().iter().enumerate() {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    text.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""))
+                }
+                Some("tool_use") => tool_calls.push(ToolCall {
+                    id: block
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("toolu_{i}")),
+                    name: block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    arguments: wire::arguments_text(block.get("input")),
+                }),
+                // Kept verbatim: with extended thinking on, the API wants them
+                // back (signature included) on the next request.
+                Some("thinking" | "redacted_thinking") => reasoning.push(block.clone()),
+                // Other blocks are not part of the turn we keep.
+                _ => {}
+            }
+        }
+        let stop = match response.stop_reason.as_deref() {
+            Some("refusal") => StopReason::Refusal,
+            Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
+            _ if !tool_calls.is_empty() => StopReason::ToolUse,
+            _ => StopReason::EndTurn,
+        };
+        Ok(ModelTurn {
+            text,
+            tool_calls,
+            usage,
+            stop,
+            reasoning,
         })
+    }
+}
+
+/// Anthropic's `tool_choice` for the tools offered: `{"type": "any"}` when a
+/// tool call is required, and `disable_parallel_tool_use` when parallel calls
+/// are turned off. `None` (the API's default: auto, parallel allowed)
+/// otherwise.
+fn tool_choice<T>(offer: &Offer<T>) -> Option<Value> {
+    let kind = if offer.required { "any" } else { "auto" };
+    match (offer.required, offer.parallel) {
+        (_, Some(false)) => Some(json!({"type": kind, "disable_parallel_tool_use": true})),
+        (true, _) => Some(json!({"type": kind})),
+        (false, _) => None,
     }
 }
 
@@ -250,80 +260,83 @@ struct AnthropicUsage {
     cache_read_input_tokens: Option<u64>,
 }
 
-/// Maps a Messages answer to a [`ModelTurn`].
-pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
-    let response: MessagesResponse = serde_json::from_value(answer).map_err(|e| {
-        BackendError::new(
-            BackendErrorKind::Protocol,
-            format!("anthropic: unexpected response shape: {e}"),
-        )
-    })?;
-    let u = response.usage.unwrap_or_default();
-    let usage = Usage {
-        input_tokens: u.input_tokens.unwrap_or(0)
-            + u.cache_creation_input_tokens.unwrap_or(0)
-            + u.cache_read_input_tokens.unwrap_or(0),
-        output_tokens: u.output_tokens.unwrap_or(0),
-    };
-    let mut text = String::new();
-    let mut tool_calls = Vec::new();
-    let mut reasoning = Vec::new();
-    for (i, block) in response.content.unwrap_or_default().iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
-            Some("text") => text.push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("tool_use") => tool_calls.push(ToolCall {
-                id: block
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("toolu_{i}")),
-                name: block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                arguments: wire::arguments_text(block.get("input")),
-            }),
-            // Kept verbatim: with extended thinking on, the API wants them
-            // back (signature included) on the next request.
-            Some("thinking" | "redacted_thinking") => reasoning.push(block.clone()),
-            // Other blocks are not part of the turn we keep.
-            _ => {}
-        }
-    }
-    let stop = match response.stop_reason.as_deref() {
-        Some("refusal") => StopReason::Refusal,
-        Some("max_tokens" | "model_context_window_exceeded") => StopReason::Length,
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        _ => StopReason::EndTurn,
-    };
-    Ok(ModelTurn {
-        text,
-        tool_calls,
-        usage,
-        stop,
-        reasoning,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::assert_decode_errors;
 
     #[test]
     fn stop_reasons() {
-        let turn = parse_response(json!({"id": "msg_1", "type": "message", "role": "assistant",
+        let turn = AnthropicCodec::decode(json!({"id": "msg_1", "type": "message", "role": "assistant",
             "content": [{"type": "text", "text": "Let me look."},
                         {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "x"}}],
             "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 3}}))
         .unwrap();
         assert_eq!(turn.stop, StopReason::ToolUse);
         assert_eq!(turn.tool_calls[0].arguments, "{\"q\":\"x\"}");
-        let cut = parse_response(json!({"content": [{"type": "text", "text": "{"}],
+        let cut = AnthropicCodec::decode(json!({"content": [{"type": "text", "text": "{"}],
             "stop_reason": "max_tokens"}))
         .unwrap();
         assert_eq!(cut.stop, StopReason::Length);
-        let refused = parse_response(json!({"content": [], "stop_reason": "refusal"})).unwrap();
+        let refused =
+            AnthropicCodec::decode(json!({"content": [], "stop_reason": "refusal"})).unwrap();
         assert_eq!(refused.stop, StopReason::Refusal);
+    }
+
+    #[test]
+    fn a_body_that_is_no_messages_answer_is_a_protocol_error() {
+        assert_decode_errors::<AnthropicCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!(["text"]),
+                json!({"content": "text"}),
+                json!({"content": [], "stop_reason": 1}),
+                json!({"content": [], "usage": {"input_tokens": "many"}}),
+            ],
+        );
+    }
+
+    #[test]
+    fn usage_counts_cache_tokens_and_blocks_keep_their_order() {
+        let turn = AnthropicCodec::decode(json!({"content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "text", "text": "a"}, 7, {"type": "image"},
+                {"type": "text", "text": "b"}, {"type": "tool_use"}],
+            "usage": {"input_tokens": 1, "cache_creation_input_tokens": 2,
+                      "cache_read_input_tokens": 3, "output_tokens": 4}}))
+        .unwrap();
+        assert_eq!(turn.text, "ab");
+        assert_eq!(turn.reasoning.len(), 1);
+        assert_eq!(turn.tool_calls[0].id, "toolu_5");
+        assert_eq!((turn.usage.input_tokens, turn.usage.output_tokens), (6, 4));
+        let huge = AnthropicCodec::decode(json!({"content": [], "usage": {
+            "input_tokens": u64::MAX, "cache_read_input_tokens": u64::MAX}}))
+        .unwrap();
+        assert_eq!(huge.usage.input_tokens, u64::MAX);
+    }
+
+    #[test]
+    fn tool_choice_says_only_what_differs_from_the_default() {
+        let offer = |required, parallel| Offer {
+            tools: vec![()],
+            required,
+            parallel,
+        };
+        assert_eq!(tool_choice(&offer(false, None)), None);
+        assert_eq!(tool_choice(&offer(false, Some(true))), None);
+        assert_eq!(
+            tool_choice(&offer(true, None)),
+            Some(json!({"type": "any"}))
+        );
+        assert_eq!(
+            tool_choice(&offer(false, Some(false))),
+            Some(json!({"type": "auto", "disable_parallel_tool_use": true}))
+        );
+        assert_eq!(
+            tool_choice(&offer(true, Some(false))),
+            Some(json!({"type": "any", "disable_parallel_tool_use": true}))
+        );
     }
 }

@@ -21,13 +21,14 @@
 //! The run deadline is not a wrapper: the driver bounds every `complete` call
 //! with it, which also cancels a retry wait.
 
-use super::anthropic::Anthropic;
-use super::openai_chat::OpenAiChat;
-use super::openai_responses::OpenAiResponses;
+use super::anthropic::{Anthropic, AnthropicCodec};
+use super::codec::{Codec, Provider};
+use super::openai_chat::{OpenAiChat, OpenAiChatCodec};
+use super::openai_responses::{OpenAiResponses, OpenAiResponsesCodec};
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
-use super::{Backend, BackendError, BackendErrorKind, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind};
 use crate::output::{OutputChoice, OutputPlan, OutputStrategy};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -47,13 +48,26 @@ pub enum BackendKind {
 }
 
 impl BackendKind {
-    /// The CLI name: `openai-chat`, `openai-responses` or `anthropic`.
-    pub fn as_str(self) -> &'static str {
+    /// Every live provider API.
+    pub const ALL: [BackendKind; 3] = [
+        BackendKind::OpenAiChat,
+        BackendKind::OpenAiResponses,
+        BackendKind::Anthropic,
+    ];
+
+    /// What is fixed about this API: its codec's [`Codec::PROVIDER`].
+    pub fn provider(self) -> &'static Provider {
         match self {
-            BackendKind::OpenAiChat => "openai-chat",
-            BackendKind::OpenAiResponses => "openai-responses",
-            BackendKind::Anthropic => "anthropic",
+            BackendKind::OpenAiChat => &OpenAiChatCodec::PROVIDER,
+            BackendKind::OpenAiResponses => &OpenAiResponsesCodec::PROVIDER,
+            BackendKind::Anthropic => &AnthropicCodec::PROVIDER,
         }
+    }
+
+    /// The CLI name, the provider's name: `openai-chat`, `openai-responses`
+    /// or `anthropic`.
+    pub fn as_str(self) -> &'static str {
+        self.provider().name
     }
 
     /// The environment variable holding this provider's API key.
@@ -92,17 +106,14 @@ impl FromStr for BackendKind {
 
     /// Parses a CLI name. `mock` is not a live backend and is refused here.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "openai-chat" => Ok(BackendKind::OpenAiChat),
-            "openai-responses" => Ok(BackendKind::OpenAiResponses),
-            "anthropic" => Ok(BackendKind::Anthropic),
-            other => Err(BackendError::new(
-                BackendErrorKind::Config,
-                format!(
-                    "unknown live backend `{other}` (expected openai-chat, openai-responses or anthropic)"
-                ),
-            )),
+        if let Some(kind) = BackendKind::ALL.into_iter().find(|k| k.as_str() == s) {
+            return Ok(kind);
         }
+        let [chat, responses, anthropic] = BackendKind::ALL.map(BackendKind::as_str);
+        Err(BackendError::new(
+            BackendErrorKind::Config,
+            format!("unknown live backend `{s}` (expected {chat}, {responses} or {anthropic})"),
+        ))
     }
 }
 
@@ -195,10 +206,7 @@ pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions)
     } else {
         OutputStrategy::Tool
     });
-    let target = match kind {
-        BackendKind::OpenAiChat | BackendKind::OpenAiResponses => SchemaTarget::OpenAi,
-        BackendKind::Anthropic => SchemaTarget::Anthropic,
-    };
+    let target = kind.provider().target;
     let mut plan = match strategy {
         OutputStrategy::Native => OutputPlan::native(target),
         OutputStrategy::Tool => OutputPlan::tool(target),
@@ -377,18 +385,21 @@ pub fn connect_with_env(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::SchemaTarget;
 
     #[test]
     fn kinds_parse_from_cli_names() {
-        for kind in [
-            BackendKind::OpenAiChat,
-            BackendKind::OpenAiResponses,
-            BackendKind::Anthropic,
-        ] {
+        for kind in BackendKind::ALL {
             assert_eq!(kind.as_str().parse::<BackendKind>(), Ok(kind));
         }
         let err = "mock".parse::<BackendKind>().unwrap_err();
         assert_eq!(err.kind, BackendErrorKind::Config);
+        assert!(
+            err.message
+                .contains("(expected openai-chat, openai-responses or anthropic)"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

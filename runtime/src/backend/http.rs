@@ -1,26 +1,101 @@
-//! The HTTP leg shared by the live backends: one JSON POST, no retries, and
+//! [`HttpBackend`]: the one live backend, speaking a provider API through its
+//! [`Codec`], and the HTTP leg it rests on: one JSON POST, no retries, and
 //! the mapping of statuses, provider error bodies and `Retry-After` headers
 //! into [`BackendError`]s that never carry a request body or a key.
 
-use super::{BackendError, BackendErrorKind};
+use super::codec::{Codec, Provider};
+use super::config::ProviderConfig;
+use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
+use crate::conversation::ModelTurn;
+use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
+use std::marker::PhantomData;
 use std::time::{Duration, SystemTime};
 
 /// Longest provider error message kept in a [`BackendError`], in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 /// The largest response body read into memory (32 MiB); a larger one is a
 /// protocol error instead of unbounded memory use.
-pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 /// Keys shorter than this are not scrubbed from provider text.
 const MIN_SCRUBBED_KEY_LEN: usize = 4;
 /// What a key in provider text is replaced with.
 const REDACTED: &str = "[redacted]";
 
+/// A live provider backend: `C` encodes each request and decodes each
+/// answer, this type sends it — one JSON POST to the provider's endpoint
+/// below [`ProviderConfig::base_url`], the key in the provider's auth
+/// header, at most 32 MiB of the answer read, error statuses mapped to
+/// `Http` errors with the provider's error type and `Retry-After`, and the
+/// key scrubbed from every string of the answer before `C` sees it.
+///
+/// Sends no retries of its own; wrap it in [`Retry`](super::retry::Retry)
+/// (as [`connect`](super::config::connect) does). The provider types are
+/// aliases of it: [`OpenAiChat`](super::openai_chat::OpenAiChat),
+/// [`OpenAiResponses`](super::openai_responses::OpenAiResponses),
+/// [`Anthropic`](super::anthropic::Anthropic).
+pub struct HttpBackend<C> {
+    config: ProviderConfig,
+    endpoint: Endpoint,
+    codec: PhantomData<fn() -> C>,
+}
+
+impl<C: Codec> HttpBackend<C> {
+    /// A backend for `config`. Errors (`Config`): the key cannot travel in a
+    /// header, or the HTTP client cannot be built.
+    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
+        let endpoint = Endpoint::new(&C::PROVIDER, &config.base_url, &config.api_key)?;
+        Ok(HttpBackend {
+            config,
+            endpoint,
+            codec: PhantomData,
+        })
+    }
+
+    /// The JSON body this backend sends for `request` (for inspection and
+    /// tests): [`Codec::encode`] with this backend's config.
+    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+        C::encode(request, &self.config)
+    }
+}
+
+impl<C: Codec> std::fmt::Debug for HttpBackend<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The config's Debug hides the key, the endpoint's the headers.
+        f.debug_struct("HttpBackend")
+            .field("provider", &C::PROVIDER.name)
+            .field("config", &self.config)
+            .field("endpoint", &self.endpoint)
+            .finish()
+    }
+}
+
+impl<C: Codec> Backend for HttpBackend<C> {
+    fn info(&self) -> BackendInfo<'_> {
+        BackendInfo {
+            name: C::PROVIDER.name,
+            model: &self.config.model,
+            plan: self.config.plan,
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let body = C::encode(request, &self.config)?;
+            let answer = self.endpoint.post_json(&body).await?;
+            C::decode(answer)
+        })
+    }
+}
+
 /// One provider endpoint: a URL, the headers every request carries (auth
 /// headers marked sensitive) and the secret to scrub from error text.
 #[derive(Clone)]
-pub(crate) struct Endpoint {
+struct Endpoint {
     client: reqwest::Client,
     url: String,
     headers: HeaderMap,
@@ -39,31 +114,39 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint at `url`. `auth` are the headers holding the secret; they
-    /// are marked sensitive so no debug output of reqwest shows them.
-    pub(crate) fn new(
-        backend: &'static str,
-        url: String,
-        secret: &str,
-        auth: &[(&'static str, String)],
-        plain: &[(&'static str, &'static str)],
-    ) -> Result<Self, BackendError> {
-        let mut headers = HeaderMap::new();
-        for (name, value) in auth {
-            let mut value = HeaderValue::from_str(value).map_err(|_| {
+    /// The endpoint of `provider` below `base_url`. The key travels in the
+    /// header `provider.auth` names, marked sensitive so no debug output of
+    /// reqwest shows it.
+    fn new(provider: &Provider, base_url: &str, key: &str) -> Result<Self, BackendError> {
+        let backend = provider.name;
+        let (name, value) = provider.auth.header(key);
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            BackendError::new(
+                BackendErrorKind::Config,
+                format!("the {backend} API key holds characters not allowed in a header"),
+            )
+        })?;
+        value.set_sensitive(true);
+        let header_name = |name: &str| {
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                 BackendError::new(
                     BackendErrorKind::Config,
-                    format!("the {backend} API key holds characters not allowed in a header"),
+                    format!("the {backend} header name `{name}` is not a valid header name"),
+                )
+            })
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header_name(name)?, value);
+        for (name, value) in provider.headers {
+            let value = HeaderValue::from_str(value).map_err(|_| {
+                BackendError::new(
+                    BackendErrorKind::Config,
+                    format!(
+                        "the {backend} header `{name}` holds characters not allowed in a header"
+                    ),
                 )
             })?;
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static(name), value);
-        }
-        for (name, value) in plain {
-            headers.insert(
-                HeaderName::from_static(name),
-                HeaderValue::from_static(value),
-            );
+            headers.insert(header_name(name)?, value);
         }
         // No timeouts here: the run deadline bounds every call (the driver),
         // and a per-request timeout belongs in a wrapper. No retries either:
@@ -76,9 +159,9 @@ impl Endpoint {
         })?;
         Ok(Endpoint {
             client,
-            url,
+            url: join_url(base_url, provider.path),
             headers,
-            secret: secret.to_string(),
+            secret: key.to_string(),
             backend,
         })
     }
@@ -90,7 +173,7 @@ impl Endpoint {
     /// provider's error type and `Retry-After`; a body that breaks off after
     /// the status arrived is `Transport` *with* the status (not retryable: part
     /// of the response was received); an unreadable body is `Protocol`.
-    pub(crate) async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
+    async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
         tracing::debug!(backend = self.backend, url = %self.url, "POST");
         tracing::trace!(backend = self.backend, body = %body, "request body");
         let response = self
@@ -252,7 +335,7 @@ fn provider_error(body: &[u8]) -> (Option<String>, Option<String>) {
 
 /// The wait a response asks for: `retry-after-ms` (OpenAI), else
 /// `Retry-After` in seconds or as an HTTP date (relative to `now`).
-pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
@@ -275,13 +358,14 @@ fn seconds(secs: f64) -> Duration {
 }
 
 /// `base` without a trailing slash, joined with `path`.
-pub(crate) fn join_url(base: &str, path: &str) -> String {
+fn join_url(base: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::Auth;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -337,8 +421,14 @@ mod tests {
     }
 
     fn endpoint(secret: &str) -> Endpoint {
-        let auth = [("authorization", format!("Bearer {secret}"))];
-        Endpoint::new("test", "http://127.0.0.1:9/".into(), secret, &auth, &[]).unwrap()
+        let provider = Provider {
+            name: "test",
+            path: "/test",
+            auth: Auth::Bearer,
+            headers: &[],
+            target: crate::backend::SchemaTarget::Plain,
+        };
+        Endpoint::new(&provider, "http://127.0.0.1:9/", secret).unwrap()
     }
 
     #[test]
@@ -366,6 +456,30 @@ mod tests {
         assert_eq!(answer["key-[redacted]"]["nested"], "[redacted]");
         assert_eq!(answer["clean"], "nothing here");
         assert!(text.contains("deepest [redacted]"));
+    }
+
+    #[test]
+    fn a_provider_with_a_malformed_header_is_a_config_error() {
+        let provider = |auth, headers| Provider {
+            name: "test",
+            path: "/test",
+            auth,
+            headers,
+            target: crate::backend::SchemaTarget::Plain,
+        };
+        for (provider, key) in [
+            (provider(Auth::Header("bad name"), &[]), "sk-key"),
+            (
+                provider(Auth::Bearer, &[("x-version", "line\nbreak")]),
+                "sk-key",
+            ),
+            (provider(Auth::Bearer, &[("", "1")]), "sk-key"),
+            (provider(Auth::Bearer, &[]), "sk-key\n"),
+        ] {
+            let e = Endpoint::new(&provider, "http://127.0.0.1:9", key).unwrap_err();
+            assert_eq!(e.kind, BackendErrorKind::Config, "{}", e.message);
+            assert!(!e.message.contains("sk-key"), "{}", e.message);
+        }
     }
 
     #[test]

@@ -1,11 +1,17 @@
 //! The [`Backend`] trait (one request in, one assistant turn out), the request
 //! type, and the backends and wrappers that implement it.
 //!
+//! The live providers are one [`HttpBackend`] over a sans-I/O [`Codec`] per
+//! API ([`openai_chat`], [`openai_responses`], [`anthropic`]): the codec turns
+//! a request into a body and an answer into a turn, the backend sends it.
+//!
 //! Wrappers compose like tower layers: `Recording::new(Retry::new(OpenAiChat::new(cfg)?, 2), path)?`
-//! — the outermost wrapper sees the request first. [`config`] documents the
+//! — the outermost wrapper sees the request first; it answers
+//! [`Backend::info`] with its inner backend's. [`config`] documents the
 //! order [`connect`] uses and why.
 
 pub mod anthropic;
+pub mod codec;
 pub mod config;
 mod http;
 pub mod openai_chat;
@@ -16,7 +22,9 @@ pub mod retry;
 pub mod scripted;
 mod wire;
 
+pub use codec::{Auth, Codec, Provider};
 pub use config::{BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env};
+pub use http::HttpBackend;
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
@@ -155,35 +163,57 @@ impl BackendError {
     }
 }
 
+/// What a backend is, as the loop, reports and cassettes see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackendInfo<'a> {
+    /// A short name for reports (`mock`, `openai-chat`, …).
+    pub name: &'a str,
+    /// The model name sent to the provider.
+    pub model: &'a str,
+    /// How this backend takes final answers: the strategy and the schema
+    /// dialect, resolved from the user's options when it was built.
+    pub plan: OutputPlan,
+}
+
 /// A model provider: one request in, one assistant turn out.
 ///
 /// Dyn-compatible so the CLI can pick a backend at runtime. Budgets and the
 /// run deadline are not the backend's business; the loop enforces them.
+///
+/// An implementation writes two methods: [`info`](Backend::info) and
+/// [`complete`](Backend::complete). A wrapper (retries, recording, …)
+/// returns its inner backend's `info` and changes only `complete`.
 pub trait Backend: Send + Sync {
-    /// A short name for reports (`mock`, `openai-chat`, …).
-    fn name(&self) -> &str;
-    /// The model name sent to the provider.
-    fn model(&self) -> &str;
-    /// How this backend takes final answers: the strategy and the schema
-    /// dialect, resolved from the user's options when it was built.
-    fn output_plan(&self) -> OutputPlan;
+    /// Its name, model and output plan.
+    fn info(&self) -> BackendInfo<'_>;
+
     /// Sends one request and returns the assistant turn.
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
+
+    /// [`BackendInfo::name`].
+    fn name(&self) -> &str {
+        self.info().name
+    }
+
+    /// [`BackendInfo::model`].
+    fn model(&self) -> &str {
+        self.info().model
+    }
+
+    /// [`BackendInfo::plan`].
+    fn output_plan(&self) -> OutputPlan {
+        self.info().plan
+    }
 }
 
 impl<B: Backend + ?Sized> Backend for Arc<B> {
-    fn name(&self) -> &str {
-        (**self).name()
+    fn info(&self) -> BackendInfo<'_> {
+        (**self).info()
     }
-    fn model(&self) -> &str {
-        (**self).model()
-    }
-    fn output_plan(&self) -> OutputPlan {
-        (**self).output_plan()
-    }
+
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,

@@ -1,22 +1,24 @@
 //! [`OpenAiChat`]: the OpenAI Chat Completions backend (`POST {base}/chat/completions`),
-//! which also serves OpenAI-compatible servers (vLLM, llama.cpp's server, Ollama).
+//! which also serves OpenAI-compatible servers (vLLM, llama.cpp's server, Ollama),
+//! and its codec [`OpenAiChatCodec`].
 //!
-//! Requests are built from async-openai 0.43's request types and sent with
-//! plain reqwest. async-openai's own `Client` always wraps its transport in a
-//! retry layer (up to 3 retries on 429/5xx) unless its `middleware` feature is
-//! enabled, and those retries would be invisible to our count and deadline; so
-//! the transport is ours and the [`Retry`](super::retry::Retry) wrapper owns
-//! every retry. Answers are parsed with the loose serde types below rather
-//! than async-openai's response types: compatible servers send `content: ""`
-//! beside tool calls, omit `created`/`object`, add `timings`, and sometimes
-//! give tool arguments as an object. Unknown fields are ignored.
+//! Requests are built from async-openai 0.43's request types and sent by
+//! [`HttpBackend`] on plain reqwest. async-openai's own `Client` always wraps
+//! its transport in a retry layer (up to 3 retries on 429/5xx) unless its
+//! `middleware` feature is enabled, and those retries would be invisible to
+//! our count and deadline; so the transport is ours and the
+//! [`Retry`](super::retry::Retry) wrapper owns every retry. Answers are
+//! parsed with the loose serde types below rather than async-openai's
+//! response types: compatible servers send `content: ""` beside tool calls,
+//! omit `created`/`object`, add `timings`, and sometimes give tool arguments
+//! as an object. Unknown fields are ignored.
 
+use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
-use super::http::{Endpoint, join_url};
-use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
-use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
-use crate::output::{OutputPlan, ToolChoice};
+use super::http::HttpBackend;
+use super::wire::{self, Finish};
+use super::{BackendError, ModelRequest};
+use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
@@ -27,34 +29,22 @@ use async_openai::types::chat::{
     ChatCompletionTools, CreateChatCompletionRequest, FunctionCall, FunctionObject, ResponseFormat,
     ResponseFormatJsonSchema, ToolChoiceOptions,
 };
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The OpenAI Chat Completions backend. Sends no retries of its own; wrap it
-/// in [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-#[derive(Debug)]
-pub struct OpenAiChat {
-    config: ProviderConfig,
-    endpoint: Endpoint,
-}
+/// The OpenAI Chat Completions backend: [`HttpBackend`] speaking
+/// [`OpenAiChatCodec`]. Sends no retries of its own; wrap it in
+/// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
+pub type OpenAiChat = HttpBackend<OpenAiChatCodec>;
 
-impl OpenAiChat {
-    /// A backend for `config`. Errors: the key cannot travel in a header, or
-    /// the HTTP client cannot be built.
-    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            "openai-chat",
-            join_url(&config.base_url, "/chat/completions"),
-            &config.api_key,
-            &[("authorization", format!("Bearer {}", config.api_key))],
-            &[],
-        )?;
-        Ok(OpenAiChat { config, endpoint })
-    }
+/// The Chat Completions wire format (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiChatCodec;
 
-    /// The JSON body this backend sends for `request` (for inspection and tests).
-    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+impl Codec for OpenAiChatCodec {
+    const PROVIDER: Provider = Provider::openai("openai-chat", "/chat/completions");
+
+    fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages = Vec::new();
         if let Some(system) = &request.conversation.system {
             messages.push(ChatCompletionRequestMessage::System(
@@ -116,20 +106,16 @@ impl OpenAiChat {
                 }
             }
         }
-        let tools: Vec<ChatCompletionTools> = request
-            .tools
-            .iter()
-            .map(|t| {
-                ChatCompletionTools::Function(ChatCompletionTool {
-                    function: FunctionObject {
-                        name: t.name.clone(),
-                        description: Some(t.description.clone()),
-                        parameters: Some(t.parameters.clone()),
-                        strict: wire::strict_ready(&t.parameters).then_some(true),
-                    },
-                })
+        let tools = wire::openai_tools(wire::offer(request, config, |t, strict| {
+            ChatCompletionTools::Function(ChatCompletionTool {
+                function: FunctionObject {
+                    name: t.name.clone(),
+                    description: Some(t.description.clone()),
+                    parameters: Some(t.parameters.clone()),
+                    strict: strict.then_some(true),
+                },
             })
-            .collect();
+        }));
         let response_format =
             wire::native_format(request).map(|(name, schema)| ResponseFormat::JsonSchema {
                 json_schema: ResponseFormatJsonSchema {
@@ -139,48 +125,66 @@ impl OpenAiChat {
                     strict: Some(true),
                 },
             });
-        let has_tools = !tools.is_empty();
         let body = CreateChatCompletionRequest {
             messages,
-            model: self.config.model.clone(),
+            model: config.model.clone(),
             max_completion_tokens: request.max_output_tokens,
             response_format,
-            tool_choice: (has_tools && request.tool_choice == ToolChoice::Required).then_some(
-                ChatCompletionToolChoiceOption::Mode(ToolChoiceOptions::Required),
-            ),
-            tools: has_tools.then_some(tools),
-            // Strict function tools and parallel calls don't mix: off unless
-            // the user turns it on.
-            parallel_tool_calls: has_tools
-                .then_some(self.config.parallel_tool_calls.unwrap_or(false)),
+            tool_choice: tools
+                .required
+                .then_some(ChatCompletionToolChoiceOption::Mode(
+                    ToolChoiceOptions::Required,
+                )),
+            tools: tools.tools,
+            parallel_tool_calls: tools.parallel_tool_calls,
             ..Default::default()
         };
-        wire::encode_body(&body, &self.config)
-    }
-}
-
-impl Backend for OpenAiChat {
-    fn name(&self) -> &str {
-        "openai-chat"
+        wire::encode_body(&body, config)
     }
 
-    fn model(&self) -> &str {
-        &self.config.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.config.plan
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            let body = self.request_body(request)?;
-            let answer = self.endpoint.post_json(&body).await?;
-            parse_response(answer)
-        })
+    fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
+        let response: ChatResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
+        let usage = response.usage.unwrap_or_default();
+        let usage = Usage {
+            input_tokens: usage.prompt_tokens.unwrap_or(0),
+            output_tokens: usage.completion_tokens.unwrap_or(0),
+        };
+        let Some(choice) = response.choices.unwrap_or_default().into_iter().next() else {
+            return Err(wire::protocol(
+                Self::PROVIDER.name,
+                "the response has no choices",
+            ));
+        };
+        let message = choice.message.unwrap_or_default();
+        let tool_calls: Vec<ToolCall> = message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let function = c.function?;
+                Some(ToolCall {
+                    id: c
+                        .id
+                        .filter(|id| !id.is_empty())
+                        .unwrap_or_else(|| format!("call_{i}")),
+                    name: function.name.unwrap_or_default(),
+                    arguments: wire::arguments_text(function.arguments.as_ref()),
+                })
+            })
+            .collect();
+        let finish = match choice.finish_reason.as_deref() {
+            Some("content_filter") => Finish::Filtered,
+            Some("length") => Finish::Cut,
+            _ => Finish::Done,
+        };
+        Ok(wire::openai_turn(
+            wire::content_text(message.content.as_ref()),
+            message.refusal.filter(|r| !r.is_empty()),
+            tool_calls,
+            usage,
+            finish,
+        ))
     }
 }
 
@@ -200,7 +204,7 @@ struct Choice {
     finish_reason: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 struct ChoiceMessage {
     #[serde(default)]
     content: Option<Value>,
@@ -234,75 +238,16 @@ struct ChatUsage {
     completion_tokens: Option<u64>,
 }
 
-/// Maps a Chat Completions answer to a [`ModelTurn`].
-pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
-    let response: ChatResponse = serde_json::from_value(answer).map_err(|e| {
-        BackendError::new(
-            BackendErrorKind::Protocol,
-            format!("openai-chat: unexpected response shape: {e}"),
-        )
-    })?;
-    let usage = response.usage.unwrap_or_default();
-    let usage = Usage {
-        input_tokens: usage.prompt_tokens.unwrap_or(0),
-        output_tokens: usage.completion_tokens.unwrap_or(0),
-    };
-    let Some(choice) = response.choices.unwrap_or_default().into_iter().next() else {
-        return Err(BackendError::new(
-            BackendErrorKind::Protocol,
-            "openai-chat: the response has no choices",
-        ));
-    };
-    let message = choice.message.unwrap_or(ChoiceMessage {
-        content: None,
-        refusal: None,
-        tool_calls: None,
-    });
-    let tool_calls: Vec<ToolCall> = message
-        .tool_calls
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            let function = c.function?;
-            Some(ToolCall {
-                id: c
-                    .id
-                    .filter(|id| !id.is_empty())
-                    .unwrap_or_else(|| format!("call_{i}")),
-                name: function.name.unwrap_or_default(),
-                arguments: wire::arguments_text(function.arguments.as_ref()),
-            })
-        })
-        .collect();
-    let refusal = message.refusal.filter(|r| !r.is_empty());
-    let mut text = wire::content_text(message.content.as_ref());
-    let stop = match (choice.finish_reason.as_deref(), &refusal) {
-        (_, Some(_)) | (Some("content_filter"), _) => StopReason::Refusal,
-        (Some("length"), _) => StopReason::Length,
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        _ => StopReason::EndTurn,
-    };
-    if let (Some(r), true) = (refusal, text.is_empty()) {
-        text = r;
-    }
-    Ok(ModelTurn {
-        text,
-        tool_calls,
-        usage,
-        stop,
-        reasoning: Vec::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::assert_decode_errors;
+    use crate::conversation::StopReason;
     use serde_json::json;
 
     #[test]
     fn llama_cpp_tool_call_with_empty_content_and_timings() {
-        let turn = parse_response(json!({
+        let turn = OpenAiChatCodec::decode(json!({
             "choices": [{"finish_reason": "tool_calls", "index": 0, "message": {
                 "role": "assistant", "content": "",
                 "tool_calls": [{"type": "function", "id": "abc",
@@ -320,15 +265,58 @@ mod tests {
 
     #[test]
     fn refusal_and_length() {
-        let refused = parse_response(json!({"choices": [{"finish_reason": "stop",
+        let refused = OpenAiChatCodec::decode(json!({"choices": [{"finish_reason": "stop",
             "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]}))
         .unwrap();
         assert_eq!(refused.stop, StopReason::Refusal);
         assert_eq!(refused.text, "I can't help with that.");
-        let cut = parse_response(json!({"choices": [{"finish_reason": "length",
+        let cut = OpenAiChatCodec::decode(json!({"choices": [{"finish_reason": "length",
             "message": {"role": "assistant", "content": "{\"a\": "}}]}))
         .unwrap();
         assert_eq!(cut.stop, StopReason::Length);
-        assert!(parse_response(json!({"choices": []})).is_err());
+        let filtered =
+            OpenAiChatCodec::decode(json!({"choices": [{"finish_reason": "content_filter",
+            "message": {"role": "assistant", "content": "partial"}}]}))
+            .unwrap();
+        assert_eq!(
+            (filtered.stop, filtered.text.as_str()),
+            (StopReason::Refusal, "partial")
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_no_chat_answer_is_a_protocol_error() {
+        assert_decode_errors::<OpenAiChatCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!([1, 2]),
+                json!({"choices": "many"}),
+                json!({"choices": [{"message": {"tool_calls": {"id": "x"}}}]}),
+                json!({"choices": [{"message": {}}], "usage": {"prompt_tokens": -1}}),
+            ],
+        );
+        assert_decode_errors::<OpenAiChatCodec>(
+            "the response has no choices",
+            [json!({}), json!({"choices": []}), json!({"choices": null})],
+        );
+    }
+
+    #[test]
+    fn sparse_choices_and_calls_still_make_a_turn() {
+        let empty = OpenAiChatCodec::decode(json!({"choices": [{}]})).unwrap();
+        assert_eq!((empty.stop, empty.text.as_str()), (StopReason::EndTurn, ""));
+        let calls = OpenAiChatCodec::decode(json!({"choices": [{"message": {"tool_calls": [
+            {"id": "keep"},
+            {"id": "", "function": {"name": "search", "arguments": {"q": "x"}}},
+            {"function": {}}
+        ]}}]}))
+        .unwrap();
+        let ids: Vec<&str> = calls.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_1", "call_2"]);
+        assert_eq!(calls.tool_calls[0].arguments, "{\"q\":\"x\"}");
+        assert_eq!(calls.tool_calls[1].arguments, "{}");
+        assert_eq!(calls.stop, StopReason::ToolUse);
     }
 }

@@ -1,34 +1,35 @@
-//! [`OpenAiResponses`]: the OpenAI Responses backend (`POST {base}/responses`).
+//! [`OpenAiResponses`]: the OpenAI Responses backend (`POST {base}/responses`),
+//! and its codec [`OpenAiResponsesCodec`].
 //!
 //! Stateless (`store: false`): every request carries the whole conversation as
 //! input items — messages, `function_call` items and `function_call_output`
-//! items. Built from async-openai 0.43's request types and sent with plain
-//! reqwest for the reason given in [`openai_chat`](super::openai_chat) (no
-//! hidden retries); answers are parsed loosely.
+//! items. Built from async-openai 0.43's request types and sent by
+//! [`HttpBackend`] for the reason given in [`openai_chat`](super::openai_chat)
+//! (no hidden retries); answers are parsed loosely.
 
+use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
-use super::http::{Endpoint, join_url};
-use super::wire;
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
-use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
-use crate::output::{OutputPlan, ToolChoice};
+use super::http::HttpBackend;
+use super::wire::{self, Finish};
+use super::{BackendError, ModelRequest};
+use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, FunctionCallOutput,
     FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputItem, InputParam, Item,
     MessageType, ResponseFormatJsonSchema, ResponseTextParam, Role,
     TextResponseFormatConfiguration, Tool, ToolChoiceOptions, ToolChoiceParam,
 };
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The OpenAI Responses backend. Sends no retries of its own; wrap it in
+/// The OpenAI Responses backend: [`HttpBackend`] speaking
+/// [`OpenAiResponsesCodec`]. Sends no retries of its own; wrap it in
 /// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-#[derive(Debug)]
-pub struct OpenAiResponses {
-    config: ProviderConfig,
-    endpoint: Endpoint,
-}
+pub type OpenAiResponses = HttpBackend<OpenAiResponsesCodec>;
+
+/// The Responses wire format (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiResponsesCodec;
 
 fn message(role: Role, text: &str) -> InputItem {
     InputItem::EasyMessage(EasyInputMessage {
@@ -39,22 +40,10 @@ fn message(role: Role, text: &str) -> InputItem {
     })
 }
 
-impl OpenAiResponses {
-    /// A backend for `config`. Errors: the key cannot travel in a header, or
-    /// the HTTP client cannot be built.
-    pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            "openai-responses",
-            join_url(&config.base_url, "/responses"),
-            &config.api_key,
-            &[("authorization", format!("Bearer {}", config.api_key))],
-            &[],
-        )?;
-        Ok(OpenAiResponses { config, endpoint })
-    }
+impl Codec for OpenAiResponsesCodec {
+    const PROVIDER: Provider = Provider::openai("openai-responses", "/responses");
 
-    /// The JSON body this backend sends for `request` (for inspection and tests).
-    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
+    fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut input = Vec::new();
         for m in &request.conversation.messages {
             match m {
@@ -91,19 +80,15 @@ impl OpenAiResponses {
                 }
             }
         }
-        let tools: Vec<Tool> = request
-            .tools
-            .iter()
-            .map(|t| {
-                Tool::Function(FunctionTool {
-                    name: t.name.clone(),
-                    parameters: Some(t.parameters.clone()),
-                    strict: Some(wire::strict_ready(&t.parameters)),
-                    description: Some(t.description.clone()),
-                    ..Default::default()
-                })
+        let tools = wire::openai_tools(wire::offer(request, config, |t, strict| {
+            Tool::Function(FunctionTool {
+                name: t.name.clone(),
+                parameters: Some(t.parameters.clone()),
+                strict: Some(strict),
+                description: Some(t.description.clone()),
+                ..Default::default()
             })
-            .collect();
+        }));
         let text = wire::native_format(request).map(|(name, schema)| ResponseTextParam {
             format: TextResponseFormatConfiguration::JsonSchema(ResponseFormatJsonSchema {
                 description: None,
@@ -113,49 +98,93 @@ impl OpenAiResponses {
             }),
             verbosity: None,
         });
-        let has_tools = !tools.is_empty();
         let body = CreateResponse {
-            model: Some(self.config.model.clone()),
+            model: Some(config.model.clone()),
             input: InputParam::Items(input),
             instructions: request.conversation.system.clone(),
             max_output_tokens: request.max_output_tokens,
-            tool_choice: (has_tools && request.tool_choice == ToolChoice::Required)
+            tool_choice: tools
+                .required
                 .then_some(ToolChoiceParam::Option(ToolChoiceOptions::Required)),
-            tools: has_tools.then_some(tools),
-            // Strict function tools and parallel calls don't mix: off unless
-            // the user turns it on.
-            parallel_tool_calls: has_tools
-                .then_some(self.config.parallel_tool_calls.unwrap_or(false)),
+            tools: tools.tools,
+            parallel_tool_calls: tools.parallel_tool_calls,
             text,
             store: Some(false),
             ..Default::default()
         };
-        wire::encode_body(&body, &self.config)
-    }
-}
-
-impl Backend for OpenAiResponses {
-    fn name(&self) -> &str {
-        "openai-responses"
+        wire::encode_body(&body, config)
     }
 
-    fn model(&self) -> &str {
-        &self.config.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.config.plan
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            let body = self.request_body(request)?;
-            let answer = self.endpoint.post_json(&body).await?;
-            parse_response(answer)
-        })
+    fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
+        let name = Self::PROVIDER.name;
+        let response: Response = wire::answer_as(name, answer)?;
+        if response.status.as_deref() == Some("failed") {
+            let error = response.error.unwrap_or(Value::Null);
+            let mut e = wire::protocol(
+                name,
+                format_args!(
+                    "the response failed: {}",
+                    crate::text::clip(
+                        str_field(&error, "message").unwrap_or("no message"),
+                        crate::text::Limit::Chars(300)
+                    )
+                ),
+            );
+            e.provider_type = str_field(&error, "code").map(str::to_string);
+            return Err(e);
+        }
+        let usage = response.usage.unwrap_or_default();
+        let usage = Usage {
+            input_tokens: usage.input_tokens.unwrap_or(0),
+            output_tokens: usage.output_tokens.unwrap_or(0),
+        };
+        // A body without `output` is not a Responses answer (an HTML error
+        // page parsed as JSON, a proxy's own object): fail as a protocol
+        // error rather than reading it as an empty turn.
+        let Some(output) = response.output else {
+            return Err(wire::protocol(name, "the response has no `output`"));
+        };
+        let mut text = String::new();
+        let mut refusal = None;
+        let mut tool_calls = Vec::new();
+        for (i, item) in output.iter().enumerate() {
+            match str_field(item, "type") {
+                Some("message") => {
+                    let parts = item.get("content").and_then(Value::as_array);
+                    for part in parts.into_iter().flatten() {
+                        match str_field(part, "type") {
+                            Some("output_text") => {
+                                text.push_str(str_field(part, "text").unwrap_or(""))
+                            }
+                            Some("refusal") => {
+                                refusal = Some(str_field(part, "refusal").unwrap_or("").to_string())
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Some("function_call") => tool_calls.push(ToolCall {
+                    id: str_field(item, "call_id")
+                        .or_else(|| str_field(item, "id"))
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("call_{i}")),
+                    name: str_field(item, "name").unwrap_or("").to_string(),
+                    arguments: wire::arguments_text(item.get("arguments")),
+                }),
+                // Reasoning and other items carry no part of the turn we keep.
+                _ => {}
+            }
+        }
+        let incomplete = response
+            .incomplete_details
+            .and_then(|d| d.reason)
+            .filter(|_| response.status.as_deref() == Some("incomplete"));
+        let finish = match incomplete.as_deref() {
+            Some("content_filter") => Finish::Filtered,
+            Some(_) => Finish::Cut,
+            None => Finish::Done,
+        };
+        Ok(wire::openai_turn(text, refusal, tool_calls, usage, finish))
     }
 }
 
@@ -191,102 +220,16 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// Maps a Responses answer to a [`ModelTurn`].
-pub(crate) fn parse_response(answer: Value) -> Result<ModelTurn, BackendError> {
-    let response: Response = serde_json::from_value(answer).map_err(|e| {
-        BackendError::new(
-            BackendErrorKind::Protocol,
-            format!("openai-responses: unexpected response shape: {e}"),
-        )
-    })?;
-    if response.status.as_deref() == Some("failed") {
-        let error = response.error.unwrap_or(Value::Null);
-        let mut e = BackendError::new(
-            BackendErrorKind::Protocol,
-            format!(
-                "openai-responses: the response failed: {}",
-                crate::text::clip(
-                    str_field(&error, "message").unwrap_or("no message"),
-                    crate::text::Limit::Chars(300)
-                )
-            ),
-        );
-        e.provider_type = str_field(&error, "code").map(str::to_string);
-        return Err(e);
-    }
-    let usage = response.usage.unwrap_or_default();
-    let usage = Usage {
-        input_tokens: usage.input_tokens.unwrap_or(0),
-        output_tokens: usage.output_tokens.unwrap_or(0),
-    };
-    // A body without `output` is not a Responses answer (an HTML error page
-    // parsed as JSON, a proxy's own object): fail as a protocol error rather
-    // than reading it as an empty turn.
-    let Some(output) = response.output else {
-        return Err(BackendError::new(
-            BackendErrorKind::Protocol,
-            "openai-responses: the response has no `output`",
-        ));
-    };
-    let mut text = String::new();
-    let mut refusal = None;
-    let mut tool_calls = Vec::new();
-    for (i, item) in output.iter().enumerate() {
-        match str_field(item, "type") {
-            Some("message") => {
-                let parts = item.get("content").and_then(Value::as_array);
-                for part in parts.into_iter().flatten() {
-                    match str_field(part, "type") {
-                        Some("output_text") => text.push_str(str_field(part, "text").unwrap_or("")),
-                        Some("refusal") => {
-                            refusal = Some(str_field(part, "refusal").unwrap_or("").to_string())
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            Some("function_call") => tool_calls.push(ToolCall {
-                id: str_field(item, "call_id")
-                    .or_else(|| str_field(item, "id"))
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("call_{i}")),
-                name: str_field(item, "name").unwrap_or("").to_string(),
-                arguments: wire::arguments_text(item.get("arguments")),
-            }),
-            // Reasoning and other items carry no part of the turn we keep.
-            _ => {}
-        }
-    }
-    let incomplete = response
-        .incomplete_details
-        .and_then(|d| d.reason)
-        .filter(|_| response.status.as_deref() == Some("incomplete"));
-    let stop = match (incomplete.as_deref(), &refusal) {
-        (_, Some(_)) | (Some("content_filter"), _) => StopReason::Refusal,
-        (Some(_), _) => StopReason::Length,
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        _ => StopReason::EndTurn,
-    };
-    if let (Some(r), true) = (refusal, text.is_empty()) {
-        text = r;
-    }
-    Ok(ModelTurn {
-        text,
-        tool_calls,
-        usage,
-        stop,
-        reasoning: Vec::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::codec::{assert_decode_errors, decode_error};
+    use crate::conversation::StopReason;
     use serde_json::json;
 
     #[test]
     fn function_call_text_refusal_incomplete() {
-        let turn = parse_response(json!({"id": "resp_1", "object": "response", "status": "completed",
+        let turn = OpenAiResponsesCodec::decode(json!({"id": "resp_1", "object": "response", "status": "completed",
             "output": [{"type": "reasoning", "id": "rs_1", "summary": []},
                        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "search",
                         "arguments": "{\"q\":\"x\"}", "status": "completed"}],
@@ -294,21 +237,72 @@ mod tests {
         .unwrap();
         assert_eq!(turn.stop, StopReason::ToolUse);
         assert_eq!(turn.tool_calls[0].id, "call_1");
-        let refused = parse_response(json!({"status": "completed", "output": [{"type": "message",
-            "role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]}]}))
+        let refused = OpenAiResponsesCodec::decode(
+            json!({"status": "completed", "output": [{"type": "message",
+            "role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]}]}),
+        )
         .unwrap();
         assert_eq!(
             (refused.stop, refused.text.as_str()),
             (StopReason::Refusal, "No.")
         );
-        let cut = parse_response(json!({"status": "incomplete",
+        let cut = OpenAiResponsesCodec::decode(json!({"status": "incomplete",
             "incomplete_details": {"reason": "max_output_tokens"},
             "output": [{"type": "message", "content": [{"type": "output_text", "text": "{\"a\""}]}]}))
         .unwrap();
         assert_eq!(cut.stop, StopReason::Length);
-        let failed = parse_response(json!({"status": "failed",
+        let failed = OpenAiResponsesCodec::decode(json!({"status": "failed",
             "error": {"code": "server_error", "message": "boom"}}))
         .unwrap_err();
         assert_eq!(failed.provider_type.as_deref(), Some("server_error"));
+    }
+
+    #[test]
+    fn failed_missing_and_misshapen_answers_are_protocol_errors() {
+        let failed = decode_error::<OpenAiResponsesCodec>(json!({"status": "failed"}));
+        assert_eq!(
+            failed.message,
+            "openai-responses: the response failed: no message"
+        );
+        assert_eq!(failed.provider_type, None);
+        let long = decode_error::<OpenAiResponsesCodec>(
+            json!({"status": "failed", "error": {"message": "x".repeat(1000)}}),
+        );
+        assert!(long.message.chars().count() < 400, "{}", long.message);
+        assert_decode_errors::<OpenAiResponsesCodec>(
+            "the response has no `output`",
+            [
+                json!({}),
+                json!({"status": "completed"}),
+                json!({"output": null}),
+            ],
+        );
+        assert_decode_errors::<OpenAiResponsesCodec>(
+            "unexpected response shape",
+            [
+                json!(null),
+                json!("<html>"),
+                json!({"output": "text"}),
+                json!({"status": 3, "output": []}),
+                json!({"output": [], "incomplete_details": "long"}),
+            ],
+        );
+    }
+
+    #[test]
+    fn content_filter_refuses_and_stray_items_are_skipped() {
+        let filtered = OpenAiResponsesCodec::decode(json!({"status": "incomplete",
+            "incomplete_details": {"reason": "content_filter"}, "output": []}))
+        .unwrap();
+        assert_eq!(filtered.stop, StopReason::Refusal);
+        // Details without the incomplete status do not cut the answer.
+        let done = OpenAiResponsesCodec::decode(json!({"status": "completed",
+            "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [1, "x", {"type": "message", "content": "not parts"},
+                       {"type": "function_call"}]}))
+        .unwrap();
+        assert_eq!(done.stop, StopReason::ToolUse);
+        assert_eq!(done.tool_calls[0].id, "call_3");
+        assert_eq!(done.tool_calls[0].arguments, "{}");
     }
 }

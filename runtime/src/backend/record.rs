@@ -7,9 +7,11 @@
 //! turn or error the wrapped backend returned. Recording happens above the
 //! provider, so no URL, header or key is ever seen here, let alone written.
 
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use super::{
+    Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, OutputFormat, SchemaTarget,
+};
 use crate::conversation::ModelTurn;
-use crate::output::{OutputPlan, OutputStrategy, ToolChoice};
+use crate::output::{OutputStrategy, ToolChoice};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -184,11 +186,11 @@ impl<B: Backend> Recording<B> {
             std::fs::create_dir_all(parent).map_err(|e| io_error(&path, "create", e))?;
         }
         let mut file = File::create(&path).map_err(|e| io_error(&path, "create", e))?;
-        let plan = inner.output_plan();
+        let BackendInfo { name, model, plan } = inner.info();
         let header = CassetteLine::Header {
             version: CASSETTE_VERSION,
-            backend: inner.name().to_string(),
-            model: inner.model().to_string(),
+            backend: name.to_string(),
+            model: model.to_string(),
             schema_target: plan.target,
             strategy: plan.strategy,
             schema_on_tool_turns: plan.schema_on_tool_turns,
@@ -220,16 +222,8 @@ fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Result<()> {
 }
 
 impl<B: Backend> Backend for Recording<B> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn model(&self) -> &str {
-        self.inner.model()
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.inner.output_plan()
+    fn info(&self) -> BackendInfo<'_> {
+        self.inner.info()
     }
 
     fn complete<'a>(

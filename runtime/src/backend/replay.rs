@@ -9,7 +9,7 @@
 //! with a `Script` error naming the cassette.
 
 use super::record::{CASSETTE_VERSION, CassetteLine, RecordedOutcome, request_key};
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
+use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
 use crate::output::OutputPlan;
 use futures::future::BoxFuture;
@@ -109,16 +109,12 @@ impl Replay {
 }
 
 impl Backend for Replay {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.plan
+    fn info(&self) -> BackendInfo<'_> {
+        BackendInfo {
+            name: &self.name,
+            model: &self.model,
+            plan: self.plan,
+        }
     }
 
     fn complete<'a>(

@@ -9,9 +9,8 @@
 //! error is returned). The run deadline cancels a wait: the driver bounds the
 //! whole `complete` call with it.
 
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest};
+use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
-use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use rand::Rng;
 use std::time::Duration;
@@ -90,16 +89,8 @@ impl<B: Backend> Retry<B> {
 }
 
 impl<B: Backend> Backend for Retry<B> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn model(&self) -> &str {
-        self.inner.model()
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.inner.output_plan()
+    fn info(&self) -> BackendInfo<'_> {
+        self.inner.info()
     }
 
     fn complete<'a>(

@@ -1,7 +1,7 @@
 //! [`ScriptedBackend`]: plays a fixed script of assistant turns, for
 //! deterministic tests, benchmarks and mock mode.
 
-use super::{Backend, BackendError, BackendErrorKind, ModelRequest, SchemaTarget};
+use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, SchemaTarget};
 use crate::conversation::{ModelTurn, StopReason, ToolCall, Usage};
 use crate::output::OutputPlan;
 use futures::future::BoxFuture;
@@ -196,16 +196,12 @@ impl ScriptedBackend {
 }
 
 impl Backend for ScriptedBackend {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn output_plan(&self) -> OutputPlan {
-        self.plan
+    fn info(&self) -> BackendInfo<'_> {
+        BackendInfo {
+            name: &self.name,
+            model: &self.model,
+            plan: self.plan,
+        }
     }
 
     fn complete<'a>(

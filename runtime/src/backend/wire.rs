@@ -1,9 +1,14 @@
-//! Helpers the provider backends share: the structured-output field, the
-//! sampling settings, strict-tool eligibility, tool-argument parsing and
-//! merging of extra body fields.
+//! Helpers the provider codecs share: the structured-output field, the
+//! sampling settings, the tools offered and how they may be called,
+//! strict-tool eligibility, tool-argument parsing, merging of extra body
+//! fields, and reading answers.
 
 use super::config::ProviderConfig;
 use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
+use crate::conversation::{ModelTurn, StopReason, ToolCall, Usage};
+use crate::output::ToolChoice;
+use crate::tool::ToolSpec;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// The `(name, schema)` to send as the provider's structured-output field,
@@ -27,6 +32,67 @@ pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
     }
     if let Some(seed) = config.seed {
         map.insert("seed".to_string(), Value::from(seed));
+    }
+}
+
+/// The tools a request offers, each in a provider's shape, and how the
+/// model may call them.
+pub(crate) struct Offer<T> {
+    /// The encoded tools; never empty.
+    pub tools: Vec<T>,
+    /// Whether the model must call one ([`ToolChoice::Required`]).
+    pub required: bool,
+    /// Whether the model may call several at once, if the user said.
+    pub parallel: Option<bool>,
+}
+
+/// The request's tools, each encoded by `encode` from the tool and whether
+/// its parameters fit strict mode ([`strict_ready`]); `None` when the request
+/// offers none, so that no tool field is sent at all.
+pub(crate) fn offer<'a, T>(
+    request: &'a ModelRequest,
+    config: &ProviderConfig,
+    encode: impl Fn(&'a ToolSpec, bool) -> T,
+) -> Option<Offer<T>> {
+    if request.tools.is_empty() {
+        return None;
+    }
+    Some(Offer {
+        tools: request
+            .tools
+            .iter()
+            .map(|t| encode(t, strict_ready(&t.parameters)))
+            .collect(),
+        required: request.tool_choice == ToolChoice::Required,
+        parallel: config.parallel_tool_calls,
+    })
+}
+
+/// The tool fields of an OpenAI request, the same on Chat Completions and
+/// Responses.
+pub(crate) struct OpenAiTools<T> {
+    /// `tools`; absent when none are offered.
+    pub tools: Option<Vec<T>>,
+    /// Whether to send `tool_choice: "required"` (only beside tools).
+    pub required: bool,
+    /// `parallel_tool_calls`; absent without tools. Strict function tools
+    /// and parallel calls don't mix: off unless the user turns it on.
+    pub parallel_tool_calls: Option<bool>,
+}
+
+/// The tools offered (see [`offer`]) as OpenAI tool fields.
+pub(crate) fn openai_tools<T>(offer: Option<Offer<T>>) -> OpenAiTools<T> {
+    match offer {
+        None => OpenAiTools {
+            tools: None,
+            required: false,
+            parallel_tool_calls: None,
+        },
+        Some(offer) => OpenAiTools {
+            required: offer.required,
+            parallel_tool_calls: Some(offer.parallel.unwrap_or(false)),
+            tools: Some(offer.tools),
+        },
     }
 }
 
@@ -141,6 +207,61 @@ pub(crate) fn content_text(content: Option<&Value>) -> String {
             .collect::<Vec<_>>()
             .join(""),
         _ => String::new(),
+    }
+}
+
+/// A successful answer body read as `T`, the loose serde shape of one
+/// provider's answer; a body of another shape is a protocol error naming
+/// `provider`.
+pub(crate) fn answer_as<T: DeserializeOwned>(
+    provider: &str,
+    answer: Value,
+) -> Result<T, BackendError> {
+    serde_json::from_value(answer)
+        .map_err(|e| protocol(provider, format!("unexpected response shape: {e}")))
+}
+
+/// A protocol error of `provider`: `"{provider}: {what}"`.
+pub(crate) fn protocol(provider: &str, what: impl std::fmt::Display) -> BackendError {
+    BackendError::new(BackendErrorKind::Protocol, format!("{provider}: {what}"))
+}
+
+/// How an OpenAI answer (Chat Completions or Responses) says it ended,
+/// refusals aside.
+pub(crate) enum Finish {
+    /// The content filter stopped it.
+    Filtered,
+    /// The output-token limit cut it.
+    Cut,
+    /// It ended on its own (or said nothing).
+    Done,
+}
+
+/// An OpenAI answer's turn: a refusal (or the content filter) makes it a
+/// refusal, whose text stands in for empty content; else a cut answer is
+/// `Length`, and one with tool calls is `ToolUse`.
+pub(crate) fn openai_turn(
+    mut text: String,
+    refusal: Option<String>,
+    tool_calls: Vec<ToolCall>,
+    usage: Usage,
+    finish: Finish,
+) -> ModelTurn {
+    let stop = match (finish, &refusal) {
+        (_, Some(_)) | (Finish::Filtered, _) => StopReason::Refusal,
+        (Finish::Cut, _) => StopReason::Length,
+        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        _ => StopReason::EndTurn,
+    };
+    if let (Some(r), true) = (refusal, text.is_empty()) {
+        text = r;
+    }
+    ModelTurn {
+        text,
+        tool_calls,
+        usage,
+        stop,
+        reasoning: Vec::new(),
     }
 }
 

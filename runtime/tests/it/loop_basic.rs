@@ -356,14 +356,12 @@ struct Forgetful {
 }
 
 impl Backend for Forgetful {
-    fn name(&self) -> &str {
-        "forgetful"
-    }
-    fn model(&self) -> &str {
-        "m"
-    }
-    fn output_plan(&self) -> tribunal_runtime::OutputPlan {
-        tribunal_runtime::OutputPlan::native(tribunal_runtime::SchemaTarget::Plain)
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
+        tribunal_runtime::BackendInfo {
+            name: "forgetful",
+            model: "m",
+            plan: tribunal_runtime::OutputPlan::native(tribunal_runtime::SchemaTarget::Plain),
+        }
     }
     fn complete<'a>(
         &'a self,

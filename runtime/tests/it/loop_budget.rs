@@ -214,14 +214,12 @@ struct SlowOnCall {
 }
 
 impl Backend for SlowOnCall {
-    fn name(&self) -> &str {
-        "slow"
-    }
-    fn model(&self) -> &str {
-        "slow"
-    }
-    fn output_plan(&self) -> tribunal_runtime::OutputPlan {
-        tribunal_runtime::OutputPlan::native(SchemaTarget::Plain)
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
+        tribunal_runtime::BackendInfo {
+            name: "slow",
+            model: "slow",
+            plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
+        }
     }
     fn complete<'a>(
         &'a self,
