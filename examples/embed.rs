@@ -11,9 +11,8 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use tribunal::runtime::{
-    Agent, Backend, Budget, Run, ScriptTurn, ScriptedBackend, Tool, ToolBox, ToolError, ToolOutput,
-};
+use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal::runtime::{Agent, Backend, Budget, Run, Tool, ToolBox, ToolError, ToolOutput};
 
 /// The answer we want: derived into a JSON Schema with `schemars`, validated
 /// by the loop, deserialised into this type.

@@ -4,10 +4,10 @@
 use serde_json::{Map, Value, json};
 use tribunal_runtime::backend::{Codec, ProviderConfig};
 use tribunal_runtime::json::{ParseLimits, parse_strict};
-use tribunal_runtime::{
-    BackendErrorKind, Conversation, ModelRequest, OutputFormat, OutputPlan, SchemaTarget,
-    StopReason, ToolChoice,
-};
+use tribunal_runtime::Conversation;
+use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use tribunal_runtime::conversation::StopReason;
+use tribunal_runtime::output::{OutputPlan, ToolChoice};
 
 /// Every schema target.
 pub const TARGETS: [SchemaTarget; 3] = [

@@ -7,7 +7,9 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
 use tribunal_runtime::json::ExtractionMode;
-use tribunal_runtime::{AnswerPolicy, OutputSchema, StopReason, evaluate_answer, repair_message};
+use tribunal_runtime::{AnswerPolicy, OutputSchema};
+use tribunal_runtime::answer::{evaluate_answer, repair_message};
+use tribunal_runtime::conversation::StopReason;
 
 static SCHEMA: LazyLock<OutputSchema> =
     LazyLock::new(|| OutputSchema::new("landmark", common::landmark()).expect("landmark"));

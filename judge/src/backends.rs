@@ -5,7 +5,9 @@
 use crate::item::Item;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::{Backend, OutputPlan, ScriptedBackend};
+use tribunal_runtime::Backend;
+use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::output::OutputPlan;
 
 /// Supplies the backend each item runs against.
 pub trait BackendFactory: Send + Sync {

@@ -7,8 +7,8 @@ use crate::arena::Arena;
 use crate::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tribunal_runtime::OutputPlan;
 use tribunal_runtime::json::sorted_keys;
+use tribunal_runtime::output::OutputPlan;
 
 /// Version of the hashed layout; bump it when the layout changes.
 const HASH_LAYOUT: u32 = 2;

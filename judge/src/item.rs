@@ -7,7 +7,8 @@
 use crate::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tribunal_runtime::{OutputSchema, ScriptTurn};
+use tribunal_runtime::OutputSchema;
+use tribunal_runtime::backend::ScriptTurn;
 
 /// One arena item, checked and ready to run.
 #[derive(Debug, Clone)]

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::str::FromStr;
-use tribunal_runtime::{BackendFailure, ErrorCode, ToolCallRecord, Usage};
+use tribunal_runtime::ErrorCode;
+use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
 
 /// The version of the JSON report layout.
 pub const REPORT_VERSION: u32 = 1;

@@ -11,7 +11,9 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use tribunal_runtime::{BackendFailure, ErrorCode, ToolCallRecord, Usage};
+use tribunal_runtime::ErrorCode;
+use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
 
 /// The version of the row layout, written in every row.
 pub const ROW_VERSION: u32 = 1;

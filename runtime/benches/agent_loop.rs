@@ -8,10 +8,9 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::{
-    Agent, Backend, ModelTurn, OutputSchema, ScriptedBackend, StopReason, Tool, ToolBox, ToolCall,
-    ToolError, ToolOutput,
-};
+use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
+use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
 
 struct Echo;
 

@@ -5,9 +5,12 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use std::hint::black_box;
+use tribunal_runtime::answer::evaluate_answer;
+use tribunal_runtime::backend::SchemaTarget;
+use tribunal_runtime::conversation::StopReason;
 use tribunal_runtime::json::{ExtractionMode, ParseLimits, extract};
 use tribunal_runtime::schema::compile;
-use tribunal_runtime::{AnswerPolicy, OutputSchema, SchemaTarget, StopReason, evaluate_answer};
+use tribunal_runtime::{AnswerPolicy, OutputSchema};
 
 fn landmark() -> Value {
     json!({

@@ -1,6 +1,6 @@
 //! [`AnswerContract`]: what a run's final answer must be, and how it travels.
 //!
-//! The loop knows only this trait. [`OutputSchema`](crate::OutputSchema)
+//! The loop knows only this trait. [`OutputSchema`]
 //! implements it for a plain owner schema; the judge implements it for the
 //! GREEN/RED verdict envelope.
 

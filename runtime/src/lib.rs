@@ -5,15 +5,30 @@
 //!
 //! - [`Agent`] holds a [`Backend`], a [`ToolBox`], a system prompt, an
 //!   [`AnswerContract`] (usually an [`OutputSchema`]) and a [`Budget`].
-//! - Each [`Agent::run`] builds a [`Machine`] — the pure state machine that
-//!   decides every step — and drives it against the backend and the tools.
+//! - Each [`Agent::run`] builds a [`Machine`](machine::Machine) — the pure
+//!   state machine that decides every step — and drives it against the
+//!   backend and the tools.
 //! - The result is a [`RunReport`]: the validated answer or a stable
 //!   [`ErrorCode`], usage, tool calls, whether the one repair was used.
+//! - [`Agent::for_type`] gives an `Agent<T>` whose [`Agent::run_typed`]
+//!   returns a `T`.
+//!
+//! The root holds what an embedder needs; the modules hold the rest:
+//!
+//! | module | for |
+//! |---|---|
+//! | [`backend`] | the providers (`OpenAiChat`, `OpenAiResponses`, `Anthropic` — one sans-I/O [`Codec`](backend::Codec) each behind [`HttpBackend`](backend::HttpBackend)), the wrappers `Retry`, `Recording`, `Replay`, and `ScriptedBackend` for tests |
+//! | [`conversation`] | messages, model turns, tool calls and results, usage |
+//! | [`output`] | output strategies (native, tool, prompt) and the resolved plan |
+//! | [`machine`], [`driver`] | the loop itself, for custom drivers and trace tests |
+//! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
+//! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use tribunal_runtime::{Agent, OutputSchema, ScriptedBackend, ScriptTurn};
+//! use tribunal_runtime::{Agent, OutputSchema};
+//! use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let schema = OutputSchema::new("answer", json!({
@@ -29,54 +44,35 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+#![forbid(unsafe_code)]
+
 mod agent;
-mod answer;
+pub mod answer;
 pub mod backend;
 mod budget;
-mod contract;
-mod conversation;
-mod driver;
+pub mod contract;
+pub mod conversation;
+pub mod driver;
 mod error;
 pub mod json;
-mod machine;
-mod output;
-mod report;
+pub mod machine;
+pub mod output;
+pub mod report;
 pub mod schema;
-/// Text helpers shared by the tools and the judge crates.
 pub mod text;
-mod tool;
+pub mod tool;
 mod typed;
 
 pub use agent::{Agent, Run, RunFailed};
-pub use answer::{
-    Accepted, AnswerPolicy, MAX_REPAIR_MESSAGE_CHARS, MAX_REPAIR_PATHS, evaluate_answer,
-    finalize_message, prompt_instruction, repair_message,
-};
-pub use backend::anthropic::Anthropic;
-pub use backend::config::{
-    BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env, resolve_plan,
-};
-pub use backend::openai_chat::OpenAiChat;
-pub use backend::openai_responses::OpenAiResponses;
-pub use backend::record::Recording;
-pub use backend::replay::Replay;
-pub use backend::retry::Retry;
-pub use backend::scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
-pub use backend::{
-    Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, OutputFormat, SchemaTarget,
-};
+pub use answer::AnswerPolicy;
+pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
 pub use budget::{Budget, OnBudget};
-pub use contract::{AnswerContract, Rejection};
-pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage};
-pub use driver::drive;
+pub use contract::AnswerContract;
+pub use conversation::Conversation;
 pub use error::{ErrorCode, SchemaError};
-pub use machine::{
-    Action, Input, Machine, MachineConfig, REPEATED_CALL_RESULT, TOOL_FIRST_MESSAGE,
-};
-pub use output::{
-    ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputChoice, OutputPlan, OutputStrategy, ToolChoice,
-    UnknownStrategy,
-};
-pub use report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
-pub use schema::{Issue, OutputSchema};
-pub use tool::{Tool, ToolBox, ToolError, ToolExecution, ToolOutput, ToolSpec};
+pub use output::OutputChoice;
+pub use report::{RunOutcome, RunReport};
+pub use schema::OutputSchema;
+pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec};

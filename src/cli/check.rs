@@ -8,8 +8,11 @@ use serde_json::json;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tribunal::runtime::AnswerPolicy;
+use tribunal::runtime::answer::{evaluate_answer, repair_message};
+use tribunal::runtime::backend::SchemaTarget;
+use tribunal::runtime::conversation::StopReason;
 use tribunal::runtime::json::ExtractionMode;
-use tribunal::runtime::{AnswerPolicy, SchemaTarget, StopReason, evaluate_answer, repair_message};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {

@@ -18,9 +18,10 @@ use std::time::Duration;
 use tribunal::judge::backends::MOCK_MODEL;
 use tribunal::judge::settings::BackendSettings;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::runtime::{
-    Backend, Budget, ErrorCode, Rejection, ScriptTurn, ScriptedBackend, repair_message,
-};
+use tribunal::runtime::answer::repair_message;
+use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal::runtime::contract::Rejection;
+use tribunal::runtime::{Backend, Budget, ErrorCode};
 use tribunal::tools::FileTools;
 
 #[derive(Debug, clap::Subcommand)]

@@ -4,7 +4,7 @@
 #[path = "../../examples/embed.rs"]
 mod embed;
 
-use tribunal::runtime::Message;
+use tribunal::runtime::conversation::Message;
 
 #[tokio::test]
 async fn embedding_example_runs() {

@@ -46,7 +46,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
         usage: Default::default(),
         tool_calls: calls
             .iter()
-            .map(|(name, ok)| tribunal_runtime::ToolCallRecord {
+            .map(|(name, ok)| tribunal_runtime::report::ToolCallRecord {
                 name: name.to_string(),
                 arguments: "{}".into(),
                 ok: *ok,

@@ -6,7 +6,7 @@ use crate::html::escape::escape_html;
 use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use tribunal_runtime::Usage;
+use tribunal_runtime::conversation::Usage;
 
 /// How many bins the latency histogram has at most.
 pub const LATENCY_BINS: usize = 20;

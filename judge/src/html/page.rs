@@ -12,7 +12,7 @@ use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
-use tribunal_runtime::Usage;
+use tribunal_runtime::conversation::Usage;
 
 /// Everything the report page shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

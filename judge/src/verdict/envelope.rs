@@ -21,15 +21,16 @@ use crate::checks::short;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
+use tribunal_runtime::backend::SchemaTarget;
+use tribunal_runtime::contract::Rejection;
 use tribunal_runtime::json::{ParseLimits, parse_strict};
+use tribunal_runtime::schema::Issue;
 use tribunal_runtime::schema::{
     CompiledSchema, DecodePlan, Step, WireBudget, WireLimits, WireStats, compile_embedded_in,
     contains_ref, rebase_local_refs,
 };
 use tribunal_runtime::text::one_line;
-use tribunal_runtime::{
-    AnswerContract, ErrorCode, Issue, OutputSchema, Rejection, SchemaError, SchemaTarget,
-};
+use tribunal_runtime::{AnswerContract, ErrorCode, OutputSchema, SchemaError};
 
 /// The envelope's root property.
 pub const RESULT_KEY: &str = "result";

@@ -17,7 +17,9 @@ use super::{VERDICT_KEY, Verdict};
 use crate::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tribunal_runtime::{BackendFailure, ErrorCode, RunOutcome, RunReport, Usage};
+use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::report::BackendFailure;
+use tribunal_runtime::{ErrorCode, RunOutcome, RunReport};
 
 /// The layout version written in every stored verdict.
 pub const STORED_VERSION: u32 = 1;

@@ -7,7 +7,10 @@ use super::hash::review_hash;
 use super::stored::{HUMAN_BACKEND, Reproduction, StoredVerdict};
 use super::{FIELDS_KEY, RESULT_KEY, VERDICT_KEY, Verdict, VerdictSchemas};
 use serde_json::{Value, json};
-use tribunal_runtime::{Rejection, SchemaTarget, Usage, repair_message};
+use tribunal_runtime::answer::repair_message;
+use tribunal_runtime::backend::SchemaTarget;
+use tribunal_runtime::contract::Rejection;
+use tribunal_runtime::conversation::Usage;
 
 /// An invalid submission. `Display` is the repair-message text: the error
 /// code and summary, at most five instance paths with their messages (each

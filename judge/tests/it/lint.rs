@@ -264,7 +264,8 @@ fn backend_settings_load_into_the_arena() {
 /// `max_retries` (a harder retry may continue a results file).
 #[test]
 fn the_config_hash_holds_backend_settings_but_not_retries() {
-    use tribunal_runtime::{OutputPlan, SchemaTarget};
+    use tribunal_runtime::backend::SchemaTarget;
+    use tribunal_runtime::output::OutputPlan;
     let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let dir = arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();

@@ -6,7 +6,9 @@
 //! scored report. Either fails here: record again (LIVE.md) and review.
 
 use std::path::{Path, PathBuf};
-use tribunal_runtime::{Backend, OutputStrategy, Replay};
+use tribunal_runtime::Backend;
+use tribunal_runtime::backend::Replay;
+use tribunal_runtime::output::OutputStrategy;
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

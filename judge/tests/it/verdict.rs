@@ -8,9 +8,9 @@ use std::sync::Arc;
 use tribunal_judge::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
-use tribunal_runtime::{
-    AnswerContract, ErrorCode, SchemaTarget, ScriptTurn, ScriptedBackend, repair_message,
-};
+use tribunal_runtime::answer::repair_message;
+use tribunal_runtime::backend::{SchemaTarget, ScriptTurn, ScriptedBackend};
+use tribunal_runtime::{AnswerContract, ErrorCode};
 
 fn arena_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/code_review")

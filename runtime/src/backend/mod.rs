@@ -22,12 +22,18 @@ pub mod retry;
 pub mod scripted;
 mod wire;
 
+pub use anthropic::Anthropic;
 pub use codec::{Auth, Codec, Provider};
-pub use config::{BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env};
+pub use config::{
+    BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env, resolve_plan,
+};
 pub use http::HttpBackend;
+pub use openai_chat::OpenAiChat;
+pub use openai_responses::OpenAiResponses;
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
+pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
 
 use crate::conversation::{Conversation, ModelTurn};
 use crate::output::{OutputPlan, ToolChoice};

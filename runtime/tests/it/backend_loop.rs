@@ -6,10 +6,9 @@ use crate::support::{eiffel, landmark_schema};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::{
-    Agent, BackendErrorKind, BackendKind, ErrorCode, ModelRequest, OutputChoice, OutputFormat,
-    ToolBox, ToolChoice, connect_with_env,
-};
+use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
+use tribunal_runtime::output::ToolChoice;
+use tribunal_runtime::{Agent, BackendKind, ErrorCode, OutputChoice, ToolBox, connect_with_env};
 
 /// What `auto` picks on the hosted APIs: native, with the schema on tool
 /// turns too (the stand-in servers here run on localhost, where `auto`
@@ -295,7 +294,7 @@ async fn anthropic_thinking_blocks_go_back_unmodified_before_the_tool_call() {
     assert_eq!(assistant["content"].as_array().unwrap().len(), 3);
     // Kept in the conversation, where transcripts and follow-ups see it.
     match &run.conversation.messages[1] {
-        tribunal_runtime::Message::Assistant { reasoning, .. } => {
+        tribunal_runtime::conversation::Message::Assistant { reasoning, .. } => {
             assert_eq!(reasoning, &vec![thinking.clone(), redacted.clone()])
         }
         other => panic!("{other:?}"),
@@ -311,7 +310,7 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
         let mut conversation = tribunal_runtime::Conversation::new(None, "hi");
         conversation
             .messages
-            .push(tribunal_runtime::Message::Assistant {
+            .push(tribunal_runtime::conversation::Message::Assistant {
                 text: "earlier".into(),
                 tool_calls: Vec::new(),
                 reasoning: vec![json!({"type": "thinking", "thinking": "SECRET-THOUGHT"})],

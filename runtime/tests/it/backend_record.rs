@@ -9,10 +9,8 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::{
-    Agent, Backend, BackendErrorKind, BackendKind, Conversation, ModelRequest, OutputFormat,
-    ToolBox, connect_with_env,
-};
+use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
+use tribunal_runtime::{Agent, Backend, BackendKind, Conversation, ToolBox, connect_with_env};
 
 fn agent(backend: Arc<dyn Backend>) -> Agent {
     Agent::new(backend, Arc::new(landmark_schema()))
@@ -208,10 +206,10 @@ async fn a_fixture_cassette_replays_through_the_loop() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/providers/openai_chat_landmark.jsonl"
     );
-    let replay = Arc::new(tribunal_runtime::Replay::from_file(path).unwrap());
+    let replay = Arc::new(tribunal_runtime::backend::Replay::from_file(path).unwrap());
     assert_eq!(
         replay.output_plan().target,
-        tribunal_runtime::SchemaTarget::Plain
+        tribunal_runtime::backend::SchemaTarget::Plain
     );
     let run = agent(replay.clone()).run("Eiffel Tower?").await;
     assert_eq!(

@@ -7,10 +7,8 @@ use crate::support::{eiffel, landmark_schema};
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::{
-    Agent, BackendErrorKind, BackendKind, Budget, Conversation, ErrorCode, ModelRequest,
-    OutputFormat, connect_with_env,
-};
+use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
+use tribunal_runtime::{Agent, BackendKind, Budget, Conversation, ErrorCode, connect_with_env};
 
 fn request() -> ModelRequest {
     ModelRequest {

@@ -6,10 +6,9 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use tribunal_runtime::backend::{Anthropic, OpenAiChat, OpenAiResponses};
 use tribunal_runtime::backend::{BackendOptions, ProviderConfig};
-use tribunal_runtime::{
-    Anthropic, Backend, BackendKind, OpenAiChat, OpenAiResponses, Tool, ToolError, ToolOutput,
-};
+use tribunal_runtime::{Backend, BackendKind, Tool, ToolError, ToolOutput};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 

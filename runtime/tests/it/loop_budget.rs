@@ -7,10 +7,9 @@ use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tribunal_runtime::{
-    Agent, Backend, BackendError, Budget, ErrorCode, ModelRequest, ModelTurn, OnBudget,
-    SchemaTarget, ToolBox,
-};
+use tribunal_runtime::backend::{ModelRequest, SchemaTarget};
+use tribunal_runtime::conversation::ModelTurn;
+use tribunal_runtime::{Agent, Backend, BackendError, Budget, ErrorCode, OnBudget, ToolBox};
 
 fn budget() -> Budget {
     Budget::default()
@@ -207,18 +206,18 @@ async fn deadline_hit_by_a_slow_tool() {
 
 /// A backend whose n-th call (1-based) takes `slow` before answering.
 struct SlowOnCall {
-    inner: Arc<tribunal_runtime::ScriptedBackend>,
+    inner: Arc<tribunal_runtime::backend::ScriptedBackend>,
     slow_call: usize,
     slow: Duration,
     calls: AtomicUsize,
 }
 
 impl Backend for SlowOnCall {
-    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
-        tribunal_runtime::BackendInfo {
+    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
+        tribunal_runtime::backend::BackendInfo {
             name: "slow",
             model: "slow",
-            plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
+            plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
         }
     }
     fn complete<'a>(

@@ -4,11 +4,11 @@
 use crate::support::*;
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_runtime::{
-    Agent, Backend, ErrorCode, Message, OutputSchema, RunOutcome, ToolBox, repair_message,
-};
+use tribunal_runtime::answer::repair_message;
+use tribunal_runtime::conversation::Message;
+use tribunal_runtime::{Agent, Backend, ErrorCode, OutputSchema, RunOutcome, ToolBox};
 
-fn last_user_text(request: &tribunal_runtime::ModelRequest) -> String {
+fn last_user_text(request: &tribunal_runtime::backend::ModelRequest) -> String {
     match request.conversation.messages.last() {
         Some(Message::User { text }) => text.clone(),
         other => panic!("expected a user message, got {other:?}"),
@@ -145,7 +145,7 @@ async fn hundred_thousand_deep_nesting_is_invalid_json_without_overflow() {
 #[tokio::test]
 async fn truncated_and_too_large() {
     let mut cut = text(r#"{"name": "Eiffel"#);
-    cut.stop = tribunal_runtime::StopReason::Length;
+    cut.stop = tribunal_runtime::conversation::StopReason::Length;
     let huge = text(&format!(
         "{{\"name\": \"{}\"}}",
         "x".repeat(2 * 1024 * 1024)
@@ -158,9 +158,9 @@ async fn truncated_and_too_large() {
 
 #[test]
 fn repair_message_format_is_exact() {
-    let rejection = tribunal_runtime::Rejection::schema_mismatch(
+    let rejection = tribunal_runtime::contract::Rejection::schema_mismatch(
         "result must match the selected verdict's owner schema",
-        vec![tribunal_runtime::Issue::new(
+        vec![tribunal_runtime::schema::Issue::new(
             "/covered",
             "\"R1\" is not of type \"array\"",
         )],

@@ -6,11 +6,12 @@ use crate::support::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use tribunal_runtime::{
-    ANSWER_TOOL, Backend, Budget, ErrorCode, Message, ModelRequest, ModelTurn, OnBudget,
-    OutputFormat, OutputPlan, REPEATED_CALL_RESULT, SchemaTarget, ScriptedBackend, StopReason,
-    ToolBox, ToolCall, ToolChoice, finalize_message,
-};
+use tribunal_runtime::answer::finalize_message;
+use tribunal_runtime::backend::{ModelRequest, OutputFormat, SchemaTarget, ScriptedBackend};
+use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
+use tribunal_runtime::machine::REPEATED_CALL_RESULT;
+use tribunal_runtime::output::{ANSWER_TOOL, OutputPlan, ToolChoice};
+use tribunal_runtime::{Backend, Budget, ErrorCode, OnBudget, ToolBox};
 
 fn scripted(plan: OutputPlan, turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
     Arc::new(ScriptedBackend::from_turns(turns).with_output_plan(plan))
@@ -333,7 +334,7 @@ async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
         (tool_plan(), vec![ANSWER_TOOL], ToolChoice::Required),
     ] {
         let answer_turn = match plan.strategy {
-            tribunal_runtime::OutputStrategy::Tool => answer_call(&eiffel()),
+            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
             _ => answer(&eiffel()),
         };
         let backend = scripted(
@@ -362,8 +363,8 @@ async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
         let finalize = &backend.requests()[2];
         assert_eq!(names(finalize), tools, "{plan:?}");
         assert_eq!(finalize.tool_choice, choice);
-        let answer_tool =
-            (plan.strategy == tribunal_runtime::OutputStrategy::Tool).then_some(ANSWER_TOOL);
+        let answer_tool = (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool)
+            .then_some(ANSWER_TOOL);
         assert_eq!(
             last_user(finalize),
             finalize_message(ErrorCode::MaxToolCallsExceeded, answer_tool)
@@ -421,7 +422,7 @@ fn the_tool_strategy_needs_an_object_answer() {
 async fn a_tool_can_be_required_before_the_first_answer() {
     for plan in [tool_plan(), OutputPlan::native(SchemaTarget::Plain)] {
         let answer_turn = match plan.strategy {
-            tribunal_runtime::OutputStrategy::Tool => answer_call(&eiffel()),
+            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
             _ => answer(&eiffel()),
         };
         let backend = scripted(
@@ -439,7 +440,7 @@ async fn a_tool_can_be_required_before_the_first_answer() {
         // After a tool ran: the model decides, the answer tool is back.
         assert_eq!(requests[1].tool_choice, ToolChoice::Auto);
         let expected: &[&str] = match plan.strategy {
-            tribunal_runtime::OutputStrategy::Tool => &["count", ANSWER_TOOL],
+            tribunal_runtime::output::OutputStrategy::Tool => &["count", ANSWER_TOOL],
             _ => &["count"],
         };
         assert_eq!(names(&requests[1]), expected);
@@ -466,7 +467,7 @@ async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
     let requests = backend.requests();
     assert_eq!(
         last_user(&requests[1]),
-        tribunal_runtime::TOOL_FIRST_MESSAGE
+        tribunal_runtime::machine::TOOL_FIRST_MESSAGE
     );
     assert_eq!(requests[1].tool_choice, ToolChoice::Required);
     assert_eq!(names(&requests[1]), ["count"]);

@@ -5,10 +5,11 @@ use crate::support::*;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::{
-    Action, AnswerPolicy, Budget, Conversation, ErrorCode, Input, Machine, MachineConfig,
-    ModelTurn, OnBudget, SchemaTarget, ToolExecution, ToolResult,
-};
+use tribunal_runtime::backend::SchemaTarget;
+use tribunal_runtime::conversation::{ModelTurn, ToolResult};
+use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
+use tribunal_runtime::tool::ToolExecution;
+use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget};
 
 enum Step {
     Model(ModelTurn),
@@ -16,7 +17,7 @@ enum Step {
     Wait(Duration),
 }
 
-fn executions(calls: &[tribunal_runtime::ToolCall]) -> Vec<ToolExecution> {
+fn executions(calls: &[tribunal_runtime::conversation::ToolCall]) -> Vec<ToolExecution> {
     calls
         .iter()
         .map(|c| ToolExecution {
@@ -96,7 +97,7 @@ fn machine_with(budget: Budget, tools: Vec<tribunal_runtime::ToolSpec>, start: I
         budget,
         answer: AnswerPolicy::default(),
         max_output_tokens: None,
-        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
+        plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
         require_tool_first: false,
     };
     Machine::new(

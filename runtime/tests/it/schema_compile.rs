@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::schema::{CompiledSchema, WireLimits, WireStats, compile, compile_embedded};
 
 const TARGETS: [SchemaTarget; 2] = [SchemaTarget::OpenAi, SchemaTarget::Anthropic];

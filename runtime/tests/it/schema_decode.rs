@@ -3,10 +3,11 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::schema::{
     WireBudget, WireLimits, WireStats, compile, compile_embedded, compile_embedded_in,
 };
-use tribunal_runtime::{AnswerContract, ErrorCode, OutputSchema, SchemaTarget};
+use tribunal_runtime::{AnswerContract, ErrorCode, OutputSchema};
 
 fn fixture(name: &str) -> Value {
     let path = format!(

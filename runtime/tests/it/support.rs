@@ -5,10 +5,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tribunal_runtime::{
-    Agent, Backend, ModelTurn, OutputSchema, ScriptTurn, ScriptedBackend, StopReason, Tool,
-    ToolCall, ToolError, ToolOutput, Usage,
-};
+use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall, Usage};
+use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolError, ToolOutput};
 
 /// The landmark record schema of the structured_output arena.
 pub fn landmark_schema() -> OutputSchema {

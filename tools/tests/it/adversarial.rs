@@ -7,9 +7,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::{
-    Agent, Backend, Budget, ErrorCode, Message, ModelTurn, OnBudget, OutputSchema, ScriptedBackend,
-    StopReason, Tool, ToolBox, ToolCall, ToolError, ToolOutput,
+    Agent, Backend, Budget, ErrorCode, OnBudget, OutputSchema, Tool, ToolBox, ToolError, ToolOutput,
 };
 use tribunal_tools::{Corpus, Passage, SearchTool};
 
