@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::{
-    Agent, Backend, Budget, ErrorCode, OnBudget, OutputSchema, Tool, ToolBox, ToolError, ToolOutput,
+    Agent, Backend, Budget, ErrorCode, OnBudget, OutputSchema, Run, Tool, ToolBox, ToolError,
+    ToolOutput,
 };
 use tribunal_tools::{Corpus, Passage, SearchTool};
 
@@ -80,22 +81,32 @@ fn landmark() -> OutputSchema {
     .unwrap()
 }
 
+/// Runs the landmark agent with the counted search tool on `backend`.
+async fn run(backend: Arc<ScriptedBackend>, tools: ToolBox, budget: Budget) -> Run {
+    Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark()))
+        .unwrap()
+        .with_tools(tools)
+        .with_budget(budget)
+        .run("Return the record for Eiffel Tower.")
+        .await
+}
+
 /// A model that does what the passage says: one search per turn, forever.
 #[tokio::test]
 async fn one_call_per_turn_stops_at_max_tool_calls() {
     let turns: Vec<ModelTurn> = (0..101).map(|t| search_turn(1, t)).collect();
     let backend = Arc::new(ScriptedBackend::from_turns(turns));
     let (tools, ran) = toolbox();
-    let run = Agent::new(backend.clone() as Arc<dyn Backend>, Arc::new(landmark()))
-        .unwrap()
-        .with_tools(tools)
-        .with_budget(Budget {
+    let run = run(
+        backend.clone(),
+        tools,
+        Budget {
             max_tool_calls: Some(6),
             max_turns: 200,
             ..Budget::default()
-        })
-        .run("Return the record for Eiffel Tower.")
-        .await;
+        },
+    )
+    .await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxToolCallsExceeded),
@@ -125,15 +136,15 @@ async fn a_batch_of_100_calls_runs_none() {
         search_turn(100, 1),
     ]));
     let (tools, ran) = toolbox();
-    let run = Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark()))
-        .unwrap()
-        .with_tools(tools)
-        .with_budget(Budget {
+    let run = run(
+        backend,
+        tools,
+        Budget {
             max_tool_calls: Some(6),
             ..Budget::default()
-        })
-        .run("Return the record for Eiffel Tower.")
-        .await;
+        },
+    )
+    .await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxToolCallsExceeded)
@@ -148,16 +159,16 @@ async fn finalize_offers_no_tools_and_runs_none() {
     let turns: Vec<ModelTurn> = (0..20).map(|t| search_turn(1, t)).collect();
     let backend = Arc::new(ScriptedBackend::from_turns(turns));
     let (tools, ran) = toolbox();
-    let run = Agent::new(backend.clone() as Arc<dyn Backend>, Arc::new(landmark()))
-        .unwrap()
-        .with_tools(tools)
-        .with_budget(Budget {
+    let run = run(
+        backend.clone(),
+        tools,
+        Budget {
             max_tool_calls: Some(3),
             on_budget: OnBudget::Finalize,
             ..Budget::default()
-        })
-        .run("Return the record for Eiffel Tower.")
-        .await;
+        },
+    )
+    .await;
     // The finalize turn's search call is no answer (no JSON), and neither is
     // the repair's: the run ends there, with nothing more run.
     assert_eq!(
