@@ -26,6 +26,18 @@ fn equality_rules() {
     ));
     assert!(!values_equal(&json!("1889"), &json!(1889), None));
     assert!(values_equal(&json!([1, 2]), &json!([1, 2]), None));
+    // Integers compare exactly, beyond f64 precision too.
+    assert!(!values_equal(
+        &json!(9_007_199_254_740_993u64),
+        &json!(9_007_199_254_740_992u64),
+        None
+    ));
+    assert!(values_equal(&json!(-7), &json!(-7), None));
+    // Fractions compare as numbers; within a tolerance, by distance.
+    assert!(values_equal(&json!(1.5), &json!(1.5), None));
+    assert!(!values_equal(&json!(1.5), &json!(1.25), None));
+    assert!(values_equal(&json!(1.5), &json!(1.75), Some(0.25)));
+    assert!(!values_equal(&json!(1.5), &json!(1.8), Some(0.25)));
 }
 
 #[test]
