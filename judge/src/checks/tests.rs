@@ -106,3 +106,26 @@ fn tool_used_counts_only_successful_calls() {
     assert!(r[0].ok);
     assert_eq!(r[0].detail, "search called 2 time(s), at least 2 required");
 }
+
+#[test]
+fn contains_and_not_contains_ignore_case() {
+    let check = |spec: Value| ItemCheck {
+        check: serde_json::from_value(spec.clone()).unwrap(),
+        spec,
+        schema: None,
+        regex: None,
+    };
+    let checks = [
+        check(json!({"type": "contains", "value": "EIFFEL"})),
+        check(json!({"type": "contains", "value": "london"})),
+        check(json!({"type": "not_contains", "value": "PARIS"})),
+        check(json!({"type": "not_contains", "value": "london"})),
+    ];
+    let answer = json!({"name": "Eiffel Tower", "city": "Paris"});
+    let report = report_with_calls(&[]);
+    let ok: Vec<bool> = score(&checks, Some(&answer), &report)
+        .iter()
+        .map(|r| r.ok)
+        .collect();
+    assert_eq!(ok, [true, false, false, true]);
+}
