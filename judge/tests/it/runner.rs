@@ -300,6 +300,15 @@ async fn reports_of_mock_runs_say_so() {
         .rows;
     let mock = Report::from_rows(&arena.name, &rows);
     assert!(mock.mock);
+    // Every row passed: the run passes, with or without a pass-rate floor.
+    assert!(mock.summary.all_pass() && mock.passed(None) && mock.passed(Some(1.0)));
+    let one_failed = {
+        let mut rows = rows.clone();
+        rows[0].outcome = Outcome::Fail;
+        Report::from_rows(&arena.name, &rows)
+    };
+    assert!(!one_failed.summary.all_pass() && !one_failed.passed(None));
+    assert!(one_failed.passed(Some(0.9)) && !one_failed.passed(Some(0.95)));
     for format in [
         ReportFormat::Terminal,
         ReportFormat::Markdown,
