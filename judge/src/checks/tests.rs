@@ -73,14 +73,18 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
     }
 }
 
-#[test]
-fn tool_used_counts_only_successful_calls() {
-    let check = |spec: Value| ItemCheck {
+/// A check from its spec, with nothing compiled (no schema, no pattern).
+fn check(spec: Value) -> ItemCheck {
+    ItemCheck {
         check: serde_json::from_value(spec.clone()).unwrap(),
         spec,
         schema: None,
         regex: None,
-    };
+    }
+}
+
+#[test]
+fn tool_used_counts_only_successful_calls() {
     let once = [check(json!({"type": "tool_used", "name": "search"}))];
     let twice = [check(
         json!({"type": "tool_used", "name": "search", "min": 2}),
@@ -109,12 +113,6 @@ fn tool_used_counts_only_successful_calls() {
 
 #[test]
 fn contains_and_not_contains_ignore_case() {
-    let check = |spec: Value| ItemCheck {
-        check: serde_json::from_value(spec.clone()).unwrap(),
-        spec,
-        schema: None,
-        regex: None,
-    };
     let checks = [
         check(json!({"type": "contains", "value": "EIFFEL"})),
         check(json!({"type": "contains", "value": "london"})),
