@@ -162,8 +162,8 @@ fn a_missing_dataset_is_a_problem_and_load_refuses() {
     ));
 }
 
-#[test]
-fn a_harness_folder_runs_with_defaults() {
+#[tokio::test]
+async fn a_harness_folder_runs_with_defaults() {
     // Only dataset.jsonl and corpus.json: the schema comes from the item's
     // json_schema check and `search` is offered because a corpus exists.
     let line = crate::support::item(
@@ -181,6 +181,23 @@ fn a_harness_folder_runs_with_defaults() {
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     assert_eq!(arena.tools, vec!["search".to_string()]);
     assert_eq!(arena.items[0].schema.owner()["required"][0], "n");
+    assert_eq!(
+        arena.name,
+        dir.path().file_name().unwrap().to_str().unwrap()
+    );
+    assert_eq!(arena.budget, tribunal_runtime::Budget::default());
+    assert!(arena.system.is_none() && !arena.require_tool_first);
+    // And it runs: the scripted search goes to the corpus, the answer passes.
+    let out = dir.path().join("r.jsonl");
+    let result = crate::support::mock_run(&arena, &crate::support::options(&out)).await;
+    assert_eq!(result.rows.len(), 1);
+    let row = &result.rows[0];
+    assert_eq!(row.outcome, tribunal_judge::Outcome::Pass, "{row:?}");
+    assert_eq!(row.tool_calls.len(), 1);
+    assert!(
+        row.tool_calls[0].ok,
+        "the search ran on the folder's corpus"
+    );
 }
 
 #[test]
