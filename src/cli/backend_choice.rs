@@ -84,13 +84,8 @@ impl BackendRequest<'_> {
         let model = self
             .model
             .context("--model is required with a live --backend")?;
-        if let Some(dir) = self
-            .record
-            .as_deref()
-            .and_then(|file| file.parent())
-            .filter(|dir| !dir.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        if let Some(file) = &self.record {
+            super::folder::create_parent(file)?;
         }
         let options = BackendOptions {
             record: self.record,

@@ -27,12 +27,7 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let comparison = Comparison::new(&base, &new);
     print!("{}", comparison.to_text());
     if let Some(out) = &args.html {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
-        }
-        std::fs::write(out, render_compare(&comparison))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        super::folder::write_file(out, render_compare(&comparison))?;
         eprintln!("comparison: {}", out.display());
     }
     Ok(if comparison.regressions() > 0 {

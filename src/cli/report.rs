@@ -63,11 +63,7 @@ pub(crate) fn write_html(
         eprintln!("tribunal: note: {note}");
     }
     let html = render_page(&page);
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
-    }
-    std::fs::write(out, &html).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    super::folder::write_file(out, &html)?;
     Ok(html.len())
 }
 

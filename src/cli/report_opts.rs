@@ -90,10 +90,7 @@ pub(crate) fn emit_report(
             let text = report.render(format);
             match &opts.report_file {
                 Some(path) => {
-                    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                        std::fs::create_dir_all(dir)?;
-                    }
-                    std::fs::write(path, &text)?;
+                    super::folder::write_file(path, &text)?;
                     eprintln!("{}", report.summary_line());
                     if report.mock {
                         eprintln!(
