@@ -119,44 +119,34 @@ impl Endpoint {
     /// reqwest shows it.
     fn new(provider: &Provider, base_url: &str, key: &str) -> Result<Self, BackendError> {
         let backend = provider.name;
-        let (name, value) = provider.auth.header(key);
-        let mut value = HeaderValue::from_str(&value).map_err(|_| {
-            BackendError::new(
-                BackendErrorKind::Config,
-                format!("the {backend} API key holds characters not allowed in a header"),
-            )
-        })?;
-        value.set_sensitive(true);
+        let config = |message: String| BackendError::new(BackendErrorKind::Config, message);
         let header_name = |name: &str| {
             HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                BackendError::new(
-                    BackendErrorKind::Config,
-                    format!("the {backend} header name `{name}` is not a valid header name"),
-                )
+                config(format!(
+                    "the {backend} header name `{name}` is not a valid header name"
+                ))
             })
         };
+        // `what` names the value in the error, never the value itself.
+        let header_value = |value: &str, what: String| {
+            HeaderValue::from_str(value)
+                .map_err(|_| config(format!("{what} holds characters not allowed in a header")))
+        };
+        let (name, value) = provider.auth.header(key);
+        let mut value = header_value(&value, format!("the {backend} API key"))?;
+        value.set_sensitive(true);
         let mut headers = HeaderMap::new();
         headers.insert(header_name(name)?, value);
         for (name, value) in provider.headers {
-            let value = HeaderValue::from_str(value).map_err(|_| {
-                BackendError::new(
-                    BackendErrorKind::Config,
-                    format!(
-                        "the {backend} header `{name}` holds characters not allowed in a header"
-                    ),
-                )
-            })?;
+            let value = header_value(value, format!("the {backend} header `{name}`"))?;
             headers.insert(header_name(name)?, value);
         }
         // No timeouts here: the run deadline bounds every call (the driver),
         // and a per-request timeout belongs in a wrapper. No retries either:
         // plain reqwest has none, and the `Retry` wrapper owns the count.
-        let client = reqwest::Client::builder().build().map_err(|e| {
-            BackendError::new(
-                BackendErrorKind::Config,
-                format!("cannot build the HTTP client: {e}"),
-            )
-        })?;
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Endpoint {
             client,
             url: join_url(base_url, provider.path),
