@@ -1,7 +1,7 @@
 //! `tribunal report`, `tribunal compare`, and `run --transcripts DIR
 //! --report html` through the binary, on the mock structured_output arena.
 
-use crate::tribunal_bin;
+use crate::{json_lines, tribunal_bin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,15 +15,6 @@ fn tribunal(args: &[&std::ffi::OsStr]) -> Output {
 
 fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
     s.as_ref()
-}
-
-/// Every line of a results file as JSON.
-fn read_json_lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// Writes `lines` as a JSON Lines file.
@@ -112,7 +103,7 @@ fn cli_compare_exits_1_on_regression_only() {
     );
 
     // The new file: the first row now fails one check.
-    let mut lines = read_json_lines(&results);
+    let mut lines = json_lines(&results);
     lines[0]["outcome"] = "FAIL".into();
     lines[0]["checks"][0]["ok"] = false.into();
     let worse = dir.path().join("worse.jsonl");
@@ -168,7 +159,7 @@ fn cli_report_and_compare_exit_2_on_unreadable_input() {
 fn cli_report_and_compare_name_the_line_of_an_unknown_error_code() {
     let dir = tempfile::tempdir().unwrap();
     let (results, _) = mock_run(dir.path());
-    let mut lines = read_json_lines(&results);
+    let mut lines = json_lines(&results);
     lines[1]["outcome"] = "ERROR".into();
     lines[1]["error_code"] = "no_such_code".into();
     lines[1]["checks"] = serde_json::json!([]);

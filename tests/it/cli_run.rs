@@ -1,7 +1,7 @@
 //! `tribunal run`, `lint` and `merge` as processes: exit codes, reports,
 //! a killed run resumed, shards merged.
 
-use crate::tribunal_bin;
+use crate::{json_lines, tribunal_bin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -239,15 +239,9 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
         "{}",
         stderr(&o)
     );
-    let text = std::fs::read_to_string(&out).unwrap();
-    let mut ids: Vec<String> = text
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
+    let mut ids: Vec<String> = json_lines(&out)
+        .iter()
+        .map(|row| row["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids.len(), 15);
     ids.sort();
@@ -257,10 +251,8 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
 
 /// The rows of a results file, by item id.
 fn rows_by_id(path: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    json_lines(path)
+        .into_iter()
         .map(|row| (row["id"].as_str().unwrap().to_string(), row))
         .collect()
 }
@@ -377,10 +369,8 @@ fn repeat_reports_pass_hat_k() {
 /// The most runs whose intervals (from each row's `finished_at_ms` and
 /// `wall_ms`) overlap at one moment.
 fn max_overlap(path: &Path) -> usize {
-    let text = std::fs::read_to_string(path).unwrap();
     let mut events = Vec::new();
-    for line in text.lines() {
-        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+    for row in json_lines(path) {
         let end = row["finished_at_ms"].as_f64().unwrap();
         let start = end - row["wall_ms"].as_f64().unwrap();
         // Rows carry whole milliseconds: shrink each interval by 2 ms so a

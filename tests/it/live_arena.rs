@@ -69,11 +69,7 @@ fn assert_all_pass(api: Api, report: &str, results: &Path) {
     assert_eq!(items.len(), 15);
     assert!(items.iter().all(|i| i["outcome"] == "PASS"), "{report:#}");
 
-    let text = std::fs::read_to_string(results).unwrap();
-    let rows: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = crate::json_lines(results);
     assert_eq!(rows.len(), 15, "{api:?}");
     for row in &rows {
         assert_eq!(row["outcome"], "PASS", "{api:?}: {row}");

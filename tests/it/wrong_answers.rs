@@ -75,18 +75,10 @@ fn expected_verdicts() -> BTreeMap<&'static str, Expected> {
     ])
 }
 
-fn read_rows(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Each item's outcome as the rows of `results` say it.
 fn scored(results: &Path) -> BTreeMap<String, Expected> {
     let mut out = BTreeMap::new();
-    for row in read_rows(results) {
+    for row in crate::json_lines(results) {
         let outcome = row["outcome"].as_str().unwrap().to_string();
         let error_code = row["error_code"].as_str().map(String::from);
         let failed: BTreeSet<String> = row["checks"]
