@@ -71,6 +71,7 @@ pub mod settings;
 mod shard;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
+pub mod stats;
 pub mod summary;
 mod toolset;
 pub mod transcript;

@@ -26,6 +26,7 @@ mod lint;
 mod live_cassettes;
 mod results_file;
 mod runner;
+mod stats;
 mod structured_output;
 mod support;
 mod verdict;
