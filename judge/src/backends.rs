@@ -17,6 +17,11 @@ pub trait BackendFactory: Send + Sync {
     fn model(&self) -> &str;
     /// Whether results prove only the plumbing (a scripted model).
     fn is_mock(&self) -> bool;
+    /// Whether the model's turns are replayed from a cassette (rows say so,
+    /// and `compare` then gates on any regression). Default: no.
+    fn is_replay(&self) -> bool {
+        false
+    }
     /// How the backend takes final answers (part of the config hash).
     fn output_plan(&self) -> OutputPlan;
     /// The backend for one run of `item`.
@@ -69,6 +74,7 @@ pub struct SharedBackend {
     backend: Arc<dyn Backend>,
     name: String,
     model: String,
+    replay: bool,
 }
 
 impl SharedBackend {
@@ -78,7 +84,14 @@ impl SharedBackend {
             name: backend.name().to_string(),
             model: backend.model().to_string(),
             backend,
+            replay: false,
         }
+    }
+
+    /// Marks the shared backend as a cassette replay (`true`) or not.
+    pub fn replaying(mut self, replay: bool) -> Self {
+        self.replay = replay;
+        self
     }
 }
 
@@ -99,6 +112,10 @@ impl BackendFactory for SharedBackend {
 
     fn is_mock(&self) -> bool {
         false
+    }
+
+    fn is_replay(&self) -> bool {
+        self.replay
     }
 
     fn output_plan(&self) -> OutputPlan {

@@ -1,11 +1,14 @@
 //! [`Comparison`]: a baseline results file against a new one — which item
 //! runs changed outcome (PASS → FAIL/ERROR is a regression, the reverse a
-//! fix), the pass-rate delta, and token and latency deltas. Pure: it takes
-//! rows, not files.
+//! fix), the pass-rate delta with its interval and an exact paired test,
+//! and token and latency deltas; [`Gate`] decides whether CI should fail.
+//! Pure: it takes rows, not files.
 
+use crate::backends::MOCK_BACKEND;
 use crate::checks::CheckKind;
 use crate::html::percentile;
 use crate::results::{Outcome, ResultRow};
+use crate::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -32,6 +35,12 @@ pub struct Side {
     pub error: usize,
     /// `pass / total` (0 without rows).
     pub pass_rate: f64,
+    /// The 95% Wilson interval of `pass_rate` (null without rows).
+    pub pass_rate_ci: Option<Interval>,
+    /// Whether the rows came from the mock backend.
+    pub mock: bool,
+    /// Whether the rows were replayed from a cassette.
+    pub replayed: bool,
     /// Input + output tokens over every row.
     pub tokens_total: u64,
     /// Mean tokens per row.
@@ -65,6 +74,9 @@ impl Side {
             fail: count(Outcome::Fail),
             error: count(Outcome::Error),
             pass_rate: mean(count(Outcome::Pass) as f64),
+            pass_rate_ci: wilson(count(Outcome::Pass), n),
+            mock: first.is_some_and(|r| r.backend == MOCK_BACKEND),
+            replayed: first.is_some_and(|r| r.replayed),
             tokens_total,
             tokens_mean: mean(tokens_total as f64),
             wall_mean_ms: mean(walls.iter().sum()),
@@ -125,6 +137,48 @@ pub struct RunKey {
     pub repeat: u32,
 }
 
+/// When `tribunal compare` fails (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gate {
+    /// Any item run that went from PASS to FAIL or ERROR. Right for mock and
+    /// replayed results, where nothing is sampled and every flip is a change.
+    Any,
+    /// Only a regression significant at `alpha` on the paired test: more
+    /// items got worse than better and the exact two-sided p-value is below
+    /// `alpha`. Right for live results, where sampling alone flips items.
+    Significant {
+        /// The significance level, in (0, 1).
+        alpha: f64,
+    },
+}
+
+impl Gate {
+    /// The default significance level of [`Gate::Significant`].
+    pub const DEFAULT_ALPHA: f64 = 0.05;
+
+    /// The gate a comparison uses when none is asked for: [`Gate::Any`] when
+    /// either side is mock or replayed results, else [`Gate::Significant`]
+    /// at [`DEFAULT_ALPHA`](Gate::DEFAULT_ALPHA).
+    pub fn default_for(base: &Side, new: &Side) -> Gate {
+        if base.mock || base.replayed || new.mock || new.replayed {
+            Gate::Any
+        } else {
+            Gate::Significant {
+                alpha: Gate::DEFAULT_ALPHA,
+            }
+        }
+    }
+
+    /// How the gate reads in a report: `any regression` or
+    /// `significant regression (alpha 0.05)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Gate::Any => "any regression".to_string(),
+            Gate::Significant { alpha } => format!("significant regression (alpha {alpha})"),
+        }
+    }
+}
+
 /// A baseline against a new run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -153,6 +207,8 @@ pub struct Comparison {
     pub only_base: Vec<RunKey>,
     /// Item runs only in the new file.
     pub only_new: Vec<RunKey>,
+    /// The paired test over the item runs in both files, grouped by item.
+    pub paired: PairedTest,
 }
 
 impl Comparison {
@@ -203,8 +259,10 @@ impl Comparison {
             .filter(|r| !new_keys.contains(&key(r)))
             .map(run_key)
             .collect();
+        let paired = paired_test(&paired_items(&base_map, new));
         let (b, n) = (Side::of(base), Side::of(new));
         Comparison {
+            paired,
             pass_rate_delta: n.pass_rate - b.pass_rate,
             tokens_mean_delta: n.tokens_mean - b.tokens_mean,
             tokens_total_delta: n.tokens_total as i64 - b.tokens_total as i64,
@@ -217,6 +275,19 @@ impl Comparison {
             changes,
             only_base,
             only_new,
+        }
+    }
+
+    /// The gate to use when none is asked for ([`Gate::default_for`]).
+    pub fn default_gate(&self) -> Gate {
+        Gate::default_for(&self.base, &self.new)
+    }
+
+    /// Whether `gate` fails this comparison.
+    pub fn fails(&self, gate: Gate) -> bool {
+        match gate {
+            Gate::Any => self.regressions() > 0,
+            Gate::Significant { alpha } => self.paired.significant_regression(alpha),
         }
     }
 
@@ -253,6 +324,7 @@ impl Comparison {
             self.fixes(),
             self.count(ChangeKind::Changed)
         );
+        let _ = writeln!(out, "{}", self.paired_line());
         let _ = writeln!(
             out,
             "tokens/run {:.1} → {:.1} ({:+.1}) · latency mean {:.1} → {:.1} ms ({:+.1}), p95 {:.1} → {:.1} ms ({:+.1})",
@@ -297,6 +369,66 @@ impl Comparison {
         }
         out
     }
+}
+
+impl Comparison {
+    /// The paired test in one line: the matched items' change in pass rate
+    /// with its interval, and the p-value of worse against better.
+    pub fn paired_line(&self) -> String {
+        let p = &self.paired;
+        let ci = p
+            .delta_ci
+            .map(|ci| format!(" (95% CI {})", ci.points()))
+            .unwrap_or_default();
+        let (test, unit) = match p.method {
+            crate::stats::PairedMethod::McnemarExact => ("McNemar exact", "item runs"),
+            crate::stats::PairedMethod::SignTestItemRates => {
+                ("sign test on per-item pass rates", "items")
+            }
+        };
+        format!(
+            "paired over {} matched {unit}: {:+.1} points{ci}; {} worse, {} better, p = {:.4} ({test}, two-sided; ERROR counts as not passed)",
+            p.items,
+            p.delta * 100.0,
+            p.worse,
+            p.better,
+            p.p_value
+        )
+    }
+
+    /// The gate's verdict in one line: `gate any regression: FAIL (2
+    /// regressions)`.
+    pub fn gate_line(&self, gate: Gate) -> String {
+        let verdict = if self.fails(gate) { "FAIL" } else { "pass" };
+        let why = match gate {
+            Gate::Any => format!("{} regression(s)", self.regressions()),
+            Gate::Significant { .. } => format!(
+                "{} worse, {} better, p = {:.4}",
+                self.paired.worse, self.paired.better, self.paired.p_value
+            ),
+        };
+        format!("gate {}: {verdict} ({why})", gate.describe())
+    }
+}
+
+/// The matched item runs grouped by item: per item, how many runs are in
+/// both files and how many of them passed on each side.
+fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -> Vec<PairedItem> {
+    let mut items: BTreeMap<&str, PairedItem> = BTreeMap::new();
+    for n in new {
+        let Some(b) = base.get(&(n.id.clone(), n.repeat)) else {
+            continue;
+        };
+        let item = items.entry(&n.id).or_insert(PairedItem {
+            runs: 0,
+            base_pass: 0,
+            new_pass: 0,
+        });
+        item.runs += 1;
+        item.base_pass += usize::from(b.outcome == Outcome::Pass);
+        item.new_pass += usize::from(n.outcome == Outcome::Pass);
+    }
+    items.into_values().collect()
 }
 
 fn run_key(r: &ResultRow) -> RunKey {

@@ -177,6 +177,27 @@ impl Report {
             );
         }
         let _ = writeln!(out, "\n{}", self.summary_line());
+        if let Some(line) = self.pass_at_line() {
+            let _ = writeln!(out, "{line}");
+        }
+        if !self.summary.per_item.is_empty() {
+            let width = width.max("ITEM".len());
+            let _ = writeln!(
+                out,
+                "\n{:<width$}  {:>9}  {:>6}  ERROR",
+                "ITEM", "PASS/RUNS", "RATE"
+            );
+            for i in &self.summary.per_item {
+                let _ = writeln!(
+                    out,
+                    "{:<width$}  {:>9}  {:>5.1}%  {}",
+                    i.id,
+                    format!("{}/{}", i.pass, i.runs),
+                    i.pass_rate * 100.0,
+                    i.error
+                );
+            }
+        }
         if self.mock {
             let _ = writeln!(out, "(mock run)");
         }
@@ -195,6 +216,9 @@ impl Report {
             self.backend, self.model, self.config_hash
         );
         let _ = writeln!(out, "**{}**\n", self.summary_line());
+        if let Some(line) = self.pass_at_line() {
+            let _ = writeln!(out, "{line}\n");
+        }
         let _ = writeln!(out, "| id | repeat | result | ms | detail |");
         let _ = writeln!(out, "|---|---:|---|---:|---|");
         for item in &self.items {
@@ -207,6 +231,22 @@ impl Report {
                 item.wall_ms,
                 md_escape(&item_detail(item))
             );
+        }
+        if !self.summary.per_item.is_empty() {
+            let _ = writeln!(out, "\n## Per item over {} repeats\n", self.summary.repeats);
+            let _ = writeln!(out, "| id | PASS | runs | pass rate | ERROR |");
+            let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+            for i in &self.summary.per_item {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {:.1}% | {} |",
+                    md_escape(&i.id),
+                    i.pass,
+                    i.runs,
+                    i.pass_rate * 100.0,
+                    i.error
+                );
+            }
         }
         out
     }
@@ -232,12 +272,25 @@ impl Report {
             total_s
         );
         let _ = writeln!(out, "    <properties>");
-        for (k, v) in [
+        let mut properties: Vec<(String, String)> = [
             ("backend", self.backend.as_str()),
             ("model", self.model.as_str()),
             ("config_hash", self.config_hash.as_str()),
             ("mock", if self.mock { "true" } else { "false" }),
-        ] {
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+        properties.push(("pass_rate".into(), format!("{:.6}", s.pass_rate)));
+        if let Some(ci) = &s.pass_rate_ci {
+            properties.push(("pass_rate_ci95_low".into(), format!("{:.6}", ci.low)));
+            properties.push(("pass_rate_ci95_high".into(), format!("{:.6}", ci.high)));
+        }
+        properties.push(("error_rate".into(), format!("{:.6}", s.error_rate)));
+        for p in &s.pass_at {
+            properties.push((format!("pass_at_{}", p.k), format!("{:.6}", p.pass_at_k)));
+            properties.push((format!("pass_hat_{}", p.k), format!("{:.6}", p.pass_hat_k)));
+        }
+        for (k, v) in &properties {
             let _ = writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", xml(v));
         }
         let _ = writeln!(out, "    </properties>");
@@ -290,7 +343,10 @@ impl Report {
         out
     }
 
-    /// `15 items: 15 PASS, 0 FAIL, 0 ERROR — pass rate 100.0%` (+ pass^k).
+    /// `15 run(s) of 15 item(s): 15 PASS, 0 FAIL, 0 ERROR — pass rate 100.0%
+    /// (95% CI 79.6–100.0%, Wilson, over all 15 runs; ERROR counts as not
+    /// passed)`, and with repeats the per-repeat rates, pass^K and the
+    /// unstable items.
     pub fn summary_line(&self) -> String {
         let s = &self.summary;
         let mut line = format!(
@@ -302,16 +358,33 @@ impl Report {
             s.error,
             s.pass_rate * 100.0
         );
+        if let Some(ci) = &s.pass_rate_ci {
+            let _ = write!(
+                line,
+                " (95% CI {}, Wilson, over all {} runs; ERROR counts as not passed)",
+                ci.percent(),
+                s.total
+            );
+        }
         if s.repeats > 1 {
             let per: Vec<String> = s
                 .per_repeat
                 .iter()
                 .map(|r| format!("{:.1}%", r.pass_rate * 100.0))
                 .collect();
+            let _ = write!(line, "; per repeat [{}]", per.join(", "));
+            if let Some(sp) = &s.repeat_spread {
+                let _ = write!(
+                    line,
+                    " (spread {:.1}–{:.1}%, sd {:.1} points)",
+                    sp.min * 100.0,
+                    sp.max * 100.0,
+                    sp.sd * 100.0
+                );
+            }
             let _ = write!(
                 line,
-                "; per repeat [{}]; pass^{} {:.1}%; unstable: {}",
-                per.join(", "),
+                "; pass^{} {:.1}%; unstable: {}",
                 s.repeats,
                 s.pass_hat_k * 100.0,
                 if s.unstable.is_empty() {
@@ -322,6 +395,32 @@ impl Report {
             );
         }
         line
+    }
+
+    /// With repeats: `pass@k` and `pass^k` per listed `k` on one line,
+    /// saying which items they average over; `None` without repeats.
+    pub fn pass_at_line(&self) -> Option<String> {
+        let s = &self.summary;
+        if s.pass_at.is_empty() {
+            return None;
+        }
+        let at: Vec<String> = s
+            .pass_at
+            .iter()
+            .map(|p| format!("@{} {:.1}%", p.k, p.pass_at_k * 100.0))
+            .collect();
+        let hat: Vec<String> = s
+            .pass_at
+            .iter()
+            .map(|p| format!("^{} {:.1}%", p.k, p.pass_hat_k * 100.0))
+            .collect();
+        let items = s.pass_at.iter().map(|p| p.items).min().unwrap_or(0);
+        Some(format!(
+            "pass{} · pass{} (unbiased estimators, per item over its runs, mean over the {} item(s) with ≥ k runs; ERROR counts as not passed)",
+            at.join(", "),
+            hat.join(", "),
+            items
+        ))
     }
 }
 

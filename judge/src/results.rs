@@ -89,6 +89,14 @@ pub struct ResultRow {
     pub model: String,
     /// When the row was written, in milliseconds since the Unix epoch.
     pub finished_at_ms: u64,
+    /// Whether the run was replayed from a cassette (no model was asked).
+    /// Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub replayed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl ResultRow {

@@ -154,7 +154,8 @@ pub async fn run_arena(
     let mut stream = futures::stream::iter(jobs)
         .map(|(item, repeat)| async move {
             let backend = backends_ref.backend_for(item);
-            let (row, run) = run_recorded(arena, item, repeat, backend, hash_ref).await;
+            let (mut row, run) = run_recorded(arena, item, repeat, backend, hash_ref).await;
+            row.replayed = backends_ref.is_replay();
             let written = writer_ref
                 .write(&row)
                 .and_then(|()| match (transcripts, run) {
@@ -285,6 +286,7 @@ async fn run_recorded(
         backend: backend_name,
         model,
         finished_at_ms: now_ms(),
+        replayed: false,
     };
     let run = conversation.map(|c| (report, c));
     (row, run)

@@ -65,9 +65,12 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
     let arena = Arena::load(dir)?;
     let backends: Arc<dyn BackendFactory> = match source {
         SnapshotSource::Mock => Arc::new(MockBackends::default()),
-        SnapshotSource::Replay(cassette) => Arc::new(SharedBackend::new(Arc::new(
-            Replay::from_file(cassette).map_err(|e| JudgeError::Usage(e.to_string()))?,
-        ))),
+        SnapshotSource::Replay(cassette) => Arc::new(
+            SharedBackend::new(Arc::new(
+                Replay::from_file(cassette).map_err(|e| JudgeError::Usage(e.to_string()))?,
+            ))
+            .replaying(true),
+        ),
     };
     let out = scratch_file(&arena.name);
     let options = RunOptions {

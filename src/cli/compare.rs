@@ -1,14 +1,30 @@
-//! `tribunal compare BASE.jsonl NEW.jsonl [--html OUT.html]`: which item
-//! runs changed outcome (PASS → FAIL/ERROR regressions, the reverse
-//! fixes), the pass-rate delta, token and latency deltas. Exit 1 when
-//! there is any regression (so CI can gate on it), 0 otherwise, 2 when an
-//! input cannot be read.
+//! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
+//! [--html OUT.html]`: which item runs changed outcome (PASS → FAIL/ERROR
+//! regressions, the reverse fixes), the pass-rate change with its interval
+//! and an exact paired test, token and latency deltas. Exit 1 when the gate
+//! fails (so CI can gate on it), 0 otherwise, 2 when an input cannot be
+//! read or a flag is wrong.
+//!
+//! The gate: `any` fails on any regression; `significant` only on a
+//! regression the paired test finds significant at `--alpha`. Without
+//! `--gate`, mock or replayed results get `any` and live results
+//! `significant`.
 
 use super::report::read_results;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
+use tribunal::judge::compare::Gate;
 use tribunal::judge::html::render_compare;
+
+/// `--gate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GateChoice {
+    /// Exit 1 on any item run that went PASS → FAIL or ERROR.
+    Any,
+    /// Exit 1 only on a regression significant at `--alpha`.
+    Significant,
+}
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
@@ -16,21 +32,44 @@ pub(crate) struct CompareArgs {
     base: PathBuf,
     /// The new results file (JSON Lines).
     new: PathBuf,
+    /// When to exit 1. Default: `any` when either file holds mock or
+    /// replayed results, `significant` for live results.
+    #[arg(long, value_enum)]
+    gate: Option<GateChoice>,
+    /// The significance level of `--gate significant`, in (0, 1).
+    #[arg(long, default_value_t = Gate::DEFAULT_ALPHA, value_parser = parse_alpha)]
+    alpha: f64,
     /// Also write the comparison as a self-contained HTML page.
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("{s:?} is not a significance level in (0, 1)")),
+    }
 }
 
 pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let base = read_results(&args.base)?;
     let new = read_results(&args.new)?;
     let comparison = Comparison::new(&base, &new);
+    let gate = match args.gate {
+        None => match comparison.default_gate() {
+            Gate::Any => Gate::Any,
+            Gate::Significant { .. } => Gate::Significant { alpha: args.alpha },
+        },
+        Some(GateChoice::Any) => Gate::Any,
+        Some(GateChoice::Significant) => Gate::Significant { alpha: args.alpha },
+    };
     print!("{}", comparison.to_text());
+    println!("{}", comparison.gate_line(gate));
     if let Some(out) = &args.html {
-        super::folder::write_file(out, render_compare(&comparison))?;
+        super::folder::write_file(out, render_compare(&comparison, gate))?;
         eprintln!("comparison: {}", out.display());
     }
-    Ok(if comparison.regressions() > 0 {
+    Ok(if comparison.fails(gate) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -33,7 +33,7 @@ pub(crate) struct RunArgs {
     /// Runs in flight at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
-    /// Runs per item: reports per-repeat pass rates, pass^k, unstable items.
+    /// Runs per item: reports per-item pass rates, pass@k and pass^k, the per-repeat spread and the unstable items.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
     /// Mock mode: the scripted model waits MS milliseconds per turn.
@@ -131,7 +131,9 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
         Chosen::Mock => Arc::new(MockBackends {
             latency: Duration::from_millis(args.mock_latency),
         }),
-        Chosen::Live(backend) => Arc::new(SharedBackend::new(backend)),
+        Chosen::Live(backend) => {
+            Arc::new(SharedBackend::new(backend).replaying(args.replay.is_some()))
+        }
     })
 }
 

@@ -178,3 +178,141 @@ fn cli_report_and_compare_name_the_line_of_an_unknown_error_code() {
         assert!(stderr.contains("no_such_code"), "{args:?}: {stderr}");
     }
 }
+
+/// Twenty live-looking rows (backend `openai-chat`), all PASS, made from a
+/// mock run's first row; and the same with the first `flips` turned FAIL.
+fn live_pair(dir: &Path, flips: usize) -> (PathBuf, PathBuf) {
+    let (results, _) = mock_run(dir);
+    let template = json_lines(&results).remove(0);
+    let rows: Vec<serde_json::Value> = (0..20)
+        .map(|i| {
+            let mut r = template.clone();
+            r["id"] = format!("item-{i:02}").into();
+            r["index"] = i.into();
+            r["backend"] = "openai-chat".into();
+            r["model"] = "gpt-x".into();
+            r
+        })
+        .collect();
+    let base = dir.join(format!("base-{flips}.jsonl"));
+    write_json_lines(&base, &rows);
+    let mut worse = rows;
+    for r in worse.iter_mut().take(flips) {
+        r["outcome"] = "FAIL".into();
+        r["checks"][0]["ok"] = false.into();
+    }
+    let new = dir.join(format!("new-{flips}.jsonl"));
+    write_json_lines(&new, &worse);
+    (base, new)
+}
+
+#[test]
+fn cli_compare_gates_live_results_on_significance_and_mock_on_any() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flips, significant_exit) in [(1, 0), (12, 1)] {
+        let (base, new) = live_pair(dir.path(), flips);
+        // Live results: `significant` is the default.
+        for args in [vec![], vec![os("--gate"), os("significant")]] {
+            let mut all = vec![os("compare"), os(&base), os(&new)];
+            all.extend(args);
+            let out = tribunal(&all);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                out.status.code(),
+                Some(significant_exit),
+                "{flips} flip(s): {stdout}"
+            );
+            let verdict = if significant_exit == 1 {
+                "FAIL"
+            } else {
+                "pass"
+            };
+            assert!(
+                stdout.contains(&format!(
+                    "gate significant regression (alpha 0.05): {verdict} ({flips} worse, 0 better"
+                )),
+                "{stdout}"
+            );
+            assert!(stdout.contains("McNemar exact"), "{stdout}");
+        }
+        let any = tribunal(&[os("compare"), os(&base), os(&new), os("--gate"), os("any")]);
+        assert_eq!(
+            any.status.code(),
+            Some(1),
+            "--gate any fails on {flips} flip(s)"
+        );
+        assert!(String::from_utf8_lossy(&any.stdout).contains(&format!(
+            "gate any regression: FAIL ({flips} regression(s))"
+        )));
+    }
+
+    // A looser alpha changes the verdict on a small regression: 5 of 20
+    // flipped, p = 2·½⁵ = 0.0625.
+    let (base, new) = live_pair(dir.path(), 5);
+    let strict = tribunal(&[os("compare"), os(&base), os(&new)]);
+    assert_eq!(strict.status.code(), Some(0));
+    let html = dir.path().join("loose.html");
+    let loose = tribunal(&[
+        os("compare"),
+        os(&base),
+        os(&new),
+        os("--alpha"),
+        os("0.1"),
+        os("--html"),
+        os(&html),
+    ]);
+    assert_eq!(loose.status.code(), Some(1));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(
+            r#"<p class="gate fail" id="gate">gate significant regression (alpha 0.1): FAIL"#
+        ),
+        "{page}"
+    );
+    assert!(page.contains("5 worse, 0 better, p = 0.0625"), "{page}");
+
+    // Mock results: `any` is the default, so one flip fails.
+    let (results, _) = mock_run(dir.path());
+    let mut lines = json_lines(&results);
+    lines[0]["outcome"] = "FAIL".into();
+    lines[0]["checks"][0]["ok"] = false.into();
+    let worse = dir.path().join("mock-worse.jsonl");
+    write_json_lines(&worse, &lines);
+    let out = tribunal(&[os("compare"), os(&results), os(&worse)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("gate any regression: FAIL"));
+    // … unless the user asks for the significant gate.
+    let out = tribunal(&[
+        os("compare"),
+        os(&results),
+        os(&worse),
+        os("--gate"),
+        os("significant"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn cli_compare_refuses_an_alpha_outside_zero_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, new) = live_pair(dir.path(), 1);
+    for alpha in ["0", "1", "-0.1", "1.5", "five"] {
+        let flag = format!("--alpha={alpha}");
+        let out = tribunal(&[os("compare"), os(&base), os(&new), os(&flag)]);
+        assert_eq!(out.status.code(), Some(2), "--alpha {alpha}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("not a significance level in (0, 1)"),
+            "{stderr}"
+        );
+    }
+    let out = tribunal(&[
+        os("compare"),
+        os(&base),
+        os(&new),
+        os("--gate"),
+        os("maybe"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("any, significant"));
+}

@@ -203,6 +203,39 @@ async fn recorded_run_replays_without_key_or_server_and_never_leaks_the_key() {
         )
         .await;
         assert_all_pass(api, &stdout(&replay), &replay_out);
+        // Replayed rows say so (and live rows carry no such key), so
+        // `compare` gates a replay on any regression.
+        assert!(
+            crate::json_lines(&replay_out)
+                .iter()
+                .all(|r| r["replayed"] == true)
+        );
+        assert!(
+            crate::json_lines(&live_out)
+                .iter()
+                .all(|r| r.get("replayed").is_none())
+        );
+        let compared = tribunal(
+            &[
+                "compare",
+                live_out.to_str().unwrap(),
+                replay_out.to_str().unwrap(),
+            ],
+            dir.path(),
+            &[],
+        )
+        .await;
+        assert_eq!(
+            compared.status.code(),
+            Some(0),
+            "{api:?}: {}",
+            stderr(&compared)
+        );
+        assert!(
+            stdout(&compared).contains("gate any regression: pass (0 regression(s))"),
+            "{api:?}: {}",
+            stdout(&compared)
+        );
 
         for (what, text) in [
             ("live stdout", stdout(&live)),

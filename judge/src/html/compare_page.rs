@@ -1,15 +1,16 @@
 //! Renders a [`Comparison`] as one self-contained, static HTML page: the
-//! two sides' numbers with deltas, then every changed item run,
-//! regressions first. Everything from the result files is escaped.
+//! gate's verdict, the paired test, the two sides' numbers with deltas,
+//! then every changed item run, regressions first. Everything from the
+//! result files is escaped.
 
-use crate::compare::{ChangeKind, Comparison};
+use crate::compare::{ChangeKind, Comparison, Gate};
 use crate::html::escape::escape_html;
 use crate::html::render::{head, pct};
 use crate::report::MOCK_BANNER;
 use std::fmt::Write as _;
 
-/// Renders the comparison page.
-pub fn render_compare(c: &Comparison) -> String {
+/// Renders the comparison page, with the verdict of `gate`.
+pub fn render_compare(c: &Comparison, gate: Gate) -> String {
     let mut out = String::with_capacity(16 * 1024 + c.changes.len() * 200);
     let title = format!("tribunal compare · {} → {}", c.base.arena, c.new.arena);
     head(&mut out, &title);
@@ -43,8 +44,15 @@ pub fn render_compare(c: &Comparison) -> String {
     }
     let _ = write!(
         out,
-        r#"<div class="stat"><span class="n">{:+.1}</span><span class="k">pass rate, points</span></div></div></header>"#,
+        r#"<div class="stat"><span class="n">{:+.1}</span><span class="k">pass rate, points</span></div></div>"#,
         c.pass_rate_delta * 100.0
+    );
+    let _ = write!(
+        out,
+        r#"<p class="gate {}" id="gate">{}</p><p class="paired" id="paired">{}</p></header>"#,
+        if c.fails(gate) { "fail" } else { "pass" },
+        escape_html(&c.gate_line(gate)),
+        escape_html(&c.paired_line())
     );
     out.push_str(
         "\n<h2>Numbers</h2><table><tr><th></th><th>baseline</th><th>new</th><th class=\"num\">delta</th></tr>",
@@ -75,6 +83,15 @@ pub fn render_compare(c: &Comparison) -> String {
             pct(b.pass_rate),
             pct(n.pass_rate),
             format!("{:+.1} points", c.pass_rate_delta * 100.0),
+        ),
+        (
+            "pass rate, 95% CI (Wilson)",
+            b.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
+            n.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
+            c.paired
+                .delta_ci
+                .map(|ci| format!("paired {}", ci.points()))
+                .unwrap_or_default(),
         ),
         (
             "tokens per run",

@@ -119,9 +119,13 @@ fn stats(out: &mut String, page: &ReportPage) {
             r#"<div class="stat {class}"><span class="n" id="count-{class}">{n}</span><span class="k">{label}</span></div>"#
         );
     }
+    let ci = s
+        .pass_rate_ci
+        .map(|ci| format!(", 95% CI {}", ci.percent()))
+        .unwrap_or_default();
     let _ = write!(
         out,
-        r#"<div class="stat"><span class="n" id="pass-rate">{}</span><span class="k">pass rate ({} of {})</span></div>"#,
+        r#"<div class="stat"><span class="n" id="pass-rate">{}</span><span class="k" id="pass-rate-ci" title="Wilson score interval over all runs; ERROR counts as not passed">pass rate ({} of {}{ci})</span></div>"#,
         pct(s.pass_rate),
         s.pass,
         s.total
@@ -139,10 +143,34 @@ fn stats(out: &mut String, page: &ReportPage) {
             .iter()
             .map(|r| format!("#{}: {}", r.repeat, pct(r.pass_rate)))
             .collect();
+        let spread = s
+            .repeat_spread
+            .map(|sp| {
+                format!(
+                    " (spread {}–{}, sd {:.1} points)",
+                    pct(sp.min),
+                    pct(sp.max),
+                    sp.sd * 100.0
+                )
+            })
+            .unwrap_or_default();
+        let at: Vec<String> = s
+            .pass_at
+            .iter()
+            .map(|p| {
+                format!(
+                    "k={}: pass@k {}, pass^k {}",
+                    p.k,
+                    pct(p.pass_at_k),
+                    pct(p.pass_hat_k)
+                )
+            })
+            .collect();
         let _ = write!(
             out,
-            r#"</div><p class="repeats">Pass rate per repeat: {}</p><p class="unstable" id="unstable"><b>{} unstable item(s)</b>"#,
+            r#"</div><p class="repeats">Pass rate per repeat: {}{spread}</p><p class="repeats" id="pass-at-k" title="unbiased estimators per item over its runs, averaged over items; ERROR counts as not passed">{}</p><p class="unstable" id="unstable"><b>{} unstable item(s)</b>"#,
             escape_html(&per.join(", ")),
+            escape_html(&at.join(" · ")),
             s.unstable.len()
         );
         if !s.unstable.is_empty() {

@@ -110,11 +110,127 @@ fn compare_page_escapes_ids() {
     new[3].outcome = Outcome::Error;
     new[3].error_code = Some(ErrorCode::DeadlineExceeded);
     new[0].outcome = Outcome::Fail;
-    let html = render_compare(&Comparison::new(&base, &new));
+    let comparison = Comparison::new(&base, &new);
+    let html = render_compare(&comparison, comparison.default_gate());
     assert!(!html.contains(EVIL_ID));
     assert!(html.contains("<td class=\"mono\">deadline_exceeded</td>"));
     assert!(!html.contains("<script"));
     assert!(html.contains("&lt;/script&gt;"));
     assert!(html.contains(r#"class="change regression""#));
     assert!(html.contains("mock-banner"));
+}
+
+/// `n` items, one run each, all PASS, on a live backend.
+fn live_rows(n: usize) -> Vec<tribunal_judge::ResultRow> {
+    (0..n)
+        .map(|i| {
+            let mut r = row(&format!("item-{i:02}"), i, 0, Outcome::Pass);
+            r.backend = "openai-chat".to_string();
+            r.model = "gpt-x".to_string();
+            r
+        })
+        .collect()
+}
+
+/// `rows` with the first `flips` turned into FAIL.
+fn flipped(rows: &[tribunal_judge::ResultRow], flips: usize) -> Vec<tribunal_judge::ResultRow> {
+    let mut rows = rows.to_vec();
+    for r in rows.iter_mut().take(flips) {
+        r.outcome = Outcome::Fail;
+    }
+    rows
+}
+
+#[test]
+fn the_significant_gate_ignores_one_flip_in_twenty_and_fails_twelve() {
+    use tribunal_judge::compare::Gate;
+    use tribunal_judge::stats::PairedMethod;
+    let base = live_rows(20);
+    let significant = Gate::Significant { alpha: 0.05 };
+    let one = Comparison::new(&base, &flipped(&base, 1));
+    assert_eq!(one.default_gate(), significant, "live results");
+    assert_eq!((one.paired.worse, one.paired.better), (1, 0));
+    assert!((one.paired.p_value - 1.0).abs() < 1e-9, "{:?}", one.paired);
+    assert!(!one.fails(significant));
+    assert!(one.fails(Gate::Any));
+
+    let twelve = Comparison::new(&base, &flipped(&base, 12));
+    assert_eq!(twelve.paired.method, PairedMethod::McnemarExact);
+    // 2 · ½¹² (statsmodels mcnemar exact: 0.00048828125).
+    assert!((twelve.paired.p_value - 0.00048828125).abs() < 1e-9);
+    assert!(twelve.fails(significant));
+    assert!(twelve.fails(Gate::Any));
+    assert!(
+        twelve
+            .paired_line()
+            .contains("12 worse, 0 better, p = 0.0005")
+    );
+    assert!(
+        twelve
+            .gate_line(significant)
+            .starts_with("gate significant regression (alpha 0.05): FAIL")
+    );
+    // An improvement never fails the significant gate.
+    let fixed = Comparison::new(&flipped(&base, 12), &base);
+    assert!(!fixed.fails(significant) && !fixed.fails(Gate::Any));
+}
+
+#[test]
+fn mock_and_replayed_results_gate_on_any_regression_by_default() {
+    use tribunal_judge::compare::Gate;
+    let live = live_rows(4);
+    let mock: Vec<_> = (0..4)
+        .map(|i| row(&format!("item-{i:02}"), i, 0, Outcome::Pass))
+        .collect();
+    assert_eq!(Comparison::new(&mock, &mock).default_gate(), Gate::Any);
+    let replayed: Vec<_> = live
+        .iter()
+        .cloned()
+        .map(|mut r| {
+            r.replayed = true;
+            r
+        })
+        .collect();
+    assert_eq!(Comparison::new(&live, &replayed).default_gate(), Gate::Any);
+    assert_eq!(Comparison::new(&replayed, &live).default_gate(), Gate::Any);
+    assert!(matches!(
+        Comparison::new(&live, &live).default_gate(),
+        Gate::Significant { .. }
+    ));
+}
+
+#[test]
+fn repeats_compare_per_item_rates_with_the_sign_test() {
+    use tribunal_judge::stats::{IntervalMethod, PairedMethod};
+    // Three items × two repeats. Per item (base → new): a 2/2 → 1/2,
+    // b 1/2 → 0/2, c 0/2 → 0/2. Runs only in one file are left out.
+    let mk = |id: &str, i: usize, r: u32, o: Outcome| row(id, i, r, o);
+    use Outcome::{Fail, Pass};
+    let base = vec![
+        mk("a", 0, 0, Pass),
+        mk("a", 0, 1, Pass),
+        mk("b", 1, 0, Pass),
+        mk("b", 1, 1, Fail),
+        mk("c", 2, 0, Fail),
+        mk("c", 2, 1, Fail),
+        mk("d", 3, 0, Pass),
+    ];
+    let new = vec![
+        mk("a", 0, 0, Fail),
+        mk("a", 0, 1, Pass),
+        mk("b", 1, 0, Fail),
+        mk("b", 1, 1, Fail),
+        mk("c", 2, 0, Fail),
+        mk("c", 2, 1, Fail),
+        mk("e", 4, 0, Pass),
+    ];
+    let c = Comparison::new(&base, &new);
+    let p = &c.paired;
+    assert_eq!(p.method, PairedMethod::SignTestItemRates);
+    assert_eq!(p.interval_method, IntervalMethod::TMeanItemDifferences);
+    assert_eq!((p.items, p.worse, p.better), (3, 2, 0));
+    // Bin(2, ½): P[X ≤ 0] = ¼, two-sided ½.
+    assert!((p.p_value - 0.5).abs() < 1e-9, "{p:?}");
+    assert!((p.base_rate - 0.5).abs() < 1e-12 && (p.new_rate - 1.0 / 6.0).abs() < 1e-12);
+    assert!(c.paired_line().contains("paired over 3 matched items"));
 }

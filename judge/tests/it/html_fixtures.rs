@@ -76,6 +76,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         backend: "mock".to_string(),
         model: "scripted".to_string(),
         finished_at_ms: 1_786_000_000_000 + n * 1000,
+        replayed: false,
     }
 }
 

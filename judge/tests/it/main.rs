@@ -28,6 +28,7 @@ mod results_file;
 mod runner;
 mod stats;
 mod structured_output;
+mod summary_stats;
 mod support;
 mod verdict;
 mod verdict_arena;
