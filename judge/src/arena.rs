@@ -65,6 +65,9 @@ pub struct Arena {
     /// (`require_tool_first`; see [`tribunal_runtime::Agent::with_tool_required_first`]).
     /// Default: no.
     pub require_tool_first: bool,
+    /// Prices this arena adds to or overrides in the built-in table
+    /// (`[pricing]`, same layout as `pricing.toml`). Default: none.
+    pub pricing: crate::pricing::Pricing,
 }
 
 impl Arena {
@@ -98,6 +101,7 @@ struct ArenaToml {
     budget: Option<BudgetToml>,
     verdict: Option<crate::verdict::VerdictToml>,
     backend: Option<BackendToml>,
+    pricing: Option<crate::pricing::Pricing>,
     /// `backend`, checked (its problems are at their lines).
     #[serde(skip)]
     settings: BackendSettings,
@@ -160,6 +164,14 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .map(toml::Spanned::into_inner)
         .unwrap_or(folder_name);
 
+    let pricing = match config.pricing.clone().map(|p| p.checked("pricing")) {
+        None => crate::pricing::Pricing::default(),
+        Some(Ok(p)) => p,
+        Some(Err(e)) => {
+            problems.push(Problem::file(ARENA_TOML, e.to_string()));
+            crate::pricing::Pricing::default()
+        }
+    };
     let schema = config
         .schema
         .as_ref()
@@ -289,6 +301,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         verdict,
         backend: config.settings,
         require_tool_first: config.require_tool_first.unwrap_or(false),
+        pricing,
     };
     problems.sort_by(|a, b| {
         (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))

@@ -22,6 +22,12 @@ pub trait BackendFactory: Send + Sync {
     fn is_replay(&self) -> bool {
         false
     }
+    /// Whether the backend is a server at a base URL other than the
+    /// provider's own (rows say so; an unpriced model there costs 0).
+    /// Default: no.
+    fn is_custom_endpoint(&self) -> bool {
+        false
+    }
     /// How the backend takes final answers (part of the config hash).
     fn output_plan(&self) -> OutputPlan;
     /// The backend for one run of `item`.
@@ -75,6 +81,7 @@ pub struct SharedBackend {
     name: String,
     model: String,
     replay: bool,
+    custom_endpoint: bool,
 }
 
 impl SharedBackend {
@@ -85,7 +92,15 @@ impl SharedBackend {
             model: backend.model().to_string(),
             backend,
             replay: false,
+            custom_endpoint: false,
         }
+    }
+
+    /// Marks the shared backend as reached at a base URL other than the
+    /// provider's own (`true`) or not.
+    pub fn on_custom_endpoint(mut self, custom: bool) -> Self {
+        self.custom_endpoint = custom;
+        self
     }
 
     /// Marks the shared backend as a cassette replay (`true`) or not.
@@ -116,6 +131,10 @@ impl BackendFactory for SharedBackend {
 
     fn is_replay(&self) -> bool {
         self.replay
+    }
+
+    fn is_custom_endpoint(&self) -> bool {
+        self.custom_endpoint
     }
 
     fn output_plan(&self) -> OutputPlan {

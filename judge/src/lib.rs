@@ -63,6 +63,7 @@ mod error;
 pub mod hash;
 mod item;
 mod lint;
+pub mod pricing;
 mod progress;
 pub mod report;
 pub mod results;

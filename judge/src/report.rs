@@ -7,6 +7,7 @@
 use crate::backends::MOCK_BACKEND;
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
+use crate::pricing::{Cost, CostSummary, Pricing};
 use crate::results::{Outcome, ResultRow};
 use crate::summary::{Summary, summarize};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,8 @@ pub struct Report {
     pub config_hash: String,
     /// Counts and rates.
     pub summary: Summary,
+    /// What the runs cost under the pricing table.
+    pub cost: CostSummary,
     /// One entry per item and repeat, in dataset order.
     pub items: Vec<ReportItem>,
 }
@@ -65,6 +68,8 @@ pub struct ReportItem {
     pub answer: Option<Value>,
     /// Token usage.
     pub usage: Usage,
+    /// What the run cost in USD; null when its model is unpriced.
+    pub cost_usd: Option<f64>,
     /// Tool calls executed.
     pub tool_calls: Vec<ToolCallRecord>,
     /// Model turns.
@@ -76,8 +81,13 @@ pub struct ReportItem {
 }
 
 impl ReportItem {
-    /// The report entry of one result row.
+    /// The report entry of one result row, priced by the built-in table.
     pub fn from_row(r: &ResultRow) -> ReportItem {
+        ReportItem::priced(r, Pricing::builtin().cost_of(r))
+    }
+
+    /// The report entry of one result row that cost `cost`.
+    pub fn priced(r: &ResultRow, cost: Cost) -> ReportItem {
         ReportItem {
             id: r.id.clone(),
             repeat: r.repeat,
@@ -87,6 +97,7 @@ impl ReportItem {
             checks: r.checks.clone(),
             answer: r.answer.clone(),
             usage: r.usage,
+            cost_usd: cost.usd(),
             tool_calls: r.tool_calls.clone(),
             turns: r.turns,
             repair_used: r.repair_used,
@@ -96,9 +107,16 @@ impl ReportItem {
 }
 
 impl Report {
-    /// Builds the report of `rows` (one arena; ordered as given). An empty
-    /// set of rows gives an empty report named `arena`.
+    /// Builds the report of `rows` (one arena; ordered as given), priced by
+    /// the built-in table. An empty set of rows gives an empty report named
+    /// `arena`.
     pub fn from_rows(arena: &str, rows: &[ResultRow]) -> Report {
+        Report::priced(arena, rows, Pricing::builtin())
+    }
+
+    /// [`from_rows`](Report::from_rows) priced by `pricing`.
+    pub fn priced(arena: &str, rows: &[ResultRow], pricing: &Pricing) -> Report {
+        let (costs, cost) = CostSummary::of(rows, pricing);
         let first = rows.first();
         let backend = first.map(|r| r.backend.clone()).unwrap_or_default();
         Report {
@@ -111,7 +129,12 @@ impl Report {
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
             summary: summarize(rows),
-            items: rows.iter().map(ReportItem::from_row).collect(),
+            cost,
+            items: rows
+                .iter()
+                .zip(costs)
+                .map(|(r, c)| ReportItem::priced(r, c))
+                .collect(),
         }
     }
 
@@ -173,13 +196,14 @@ impl Report {
                 id,
                 item.outcome.as_str(),
                 item.wall_ms,
-                item_detail(item)
+                self.detail(item)
             );
         }
         let _ = writeln!(out, "\n{}", self.summary_line());
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}");
         }
+        let _ = writeln!(out, "{}", self.cost.line());
         if !self.summary.per_item.is_empty() {
             let width = width.max("ITEM".len());
             let _ = writeln!(
@@ -219,6 +243,7 @@ impl Report {
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}\n");
         }
+        let _ = writeln!(out, "{}\n", self.cost.line());
         let _ = writeln!(out, "| id | repeat | result | ms | detail |");
         let _ = writeln!(out, "|---|---:|---|---:|---|");
         for item in &self.items {
@@ -229,7 +254,7 @@ impl Report {
                 item.repeat,
                 item.outcome.as_str(),
                 item.wall_ms,
-                md_escape(&item_detail(item))
+                md_escape(&self.detail(item))
             );
         }
         if !self.summary.per_item.is_empty() {
@@ -286,6 +311,11 @@ impl Report {
             properties.push(("pass_rate_ci95_high".into(), format!("{:.6}", ci.high)));
         }
         properties.push(("error_rate".into(), format!("{:.6}", s.error_rate)));
+        properties.push(("cost_usd".into(), format!("{:.6}", self.cost.total_usd)));
+        properties.push((
+            "cost_unpriced_runs".into(),
+            self.cost.unpriced_runs.to_string(),
+        ));
         for p in &s.pass_at {
             properties.push((format!("pass_at_{}", p.k), format!("{:.6}", p.pass_at_k)));
             properties.push((format!("pass_hat_{}", p.k), format!("{:.6}", p.pass_hat_k)));
@@ -395,6 +425,19 @@ impl Report {
             );
         }
         line
+    }
+
+    /// An item's one-line detail, with its cost unless this is a mock run
+    /// (where every run costs 0).
+    fn detail(&self, item: &ReportItem) -> String {
+        let detail = item_detail(item);
+        if self.mock {
+            return detail;
+        }
+        match item.cost_usd {
+            Some(usd) => format!("{detail} · ${usd:.6}"),
+            None => format!("{detail} · unpriced"),
+        }
     }
 
     /// With repeats: `pass@k` and `pass^k` per listed `k` on one line,

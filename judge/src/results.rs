@@ -93,6 +93,11 @@ pub struct ResultRow {
     /// Written only when true.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
+    /// Whether the backend was reached at a base URL other than the
+    /// provider's own (a local or compatible server): an unpriced model
+    /// there costs 0 rather than "unpriced". Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub custom_endpoint: bool,
 }
 
 fn is_false(b: &bool) -> bool {

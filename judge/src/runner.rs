@@ -156,6 +156,7 @@ pub async fn run_arena(
             let backend = backends_ref.backend_for(item);
             let (mut row, run) = run_recorded(arena, item, repeat, backend, hash_ref).await;
             row.replayed = backends_ref.is_replay();
+            row.custom_endpoint = backends_ref.is_custom_endpoint();
             let written = writer_ref
                 .write(&row)
                 .and_then(|()| match (transcripts, run) {
@@ -287,6 +288,7 @@ async fn run_recorded(
         model,
         finished_at_ms: now_ms(),
         replayed: false,
+        custom_endpoint: false,
     };
     let run = conversation.map(|c| (report, c));
     (row, run)

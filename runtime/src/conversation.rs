@@ -4,24 +4,68 @@
 use serde::{Deserialize, Serialize};
 
 /// Token usage of one model turn (or a sum of turns).
+///
+/// `input_tokens` counts every input token, cached or not; the cache and
+/// reasoning counts are parts of it (of `input_tokens` and
+/// `output_tokens`), as the providers bill them. The parts are written
+/// only when non-zero, so files of servers that report none are unchanged.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Input (prompt) tokens.
+    /// Input (prompt) tokens, cached ones included.
     pub input_tokens: u64,
-    /// Output (completion) tokens.
+    /// Output (completion) tokens, reasoning included.
     pub output_tokens: u64,
+    /// Of `input_tokens`: read from the provider's prompt cache (OpenAI
+    /// `cached_tokens`, Anthropic `cache_read_input_tokens`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Of `input_tokens`: written to the prompt cache (Anthropic
+    /// `cache_creation_input_tokens`; OpenAI reports none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Of `output_tokens`: reasoning tokens (OpenAI `reasoning_tokens`;
+    /// Anthropic bills thinking as output and reports no split).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
+    /// Input and output tokens, nothing cached or reasoned.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
+
     /// Input plus output tokens.
     pub fn total(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    /// Input tokens neither read from nor written to the cache.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cache_read_tokens)
+            .saturating_sub(self.cache_write_tokens)
     }
 
     /// Adds another usage to this one, saturating.
     pub fn add(&mut self, other: Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
     }
 }
 

@@ -26,5 +26,9 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         rewrite(out, &rows)?;
     }
     let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
-    emit_report(&arena, &rows, &args.report)
+    let pricing = super::report_opts::pricing(
+        &tribunal::judge::pricing::Pricing::default(),
+        args.report.pricing.as_deref(),
+    )?;
+    emit_report(&arena, &rows, &args.report, &pricing)
 }

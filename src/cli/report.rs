@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::html::{ReportPage, render_page};
+use tribunal::judge::pricing::Pricing;
 use tribunal::judge::results::latest;
 use tribunal::judge::{Report, ResultRow, read_rows};
 
@@ -21,18 +22,22 @@ pub(crate) struct ReportArgs {
     /// show them in each item's detail.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
+    /// A pricing table (TOML) added to or replacing the built-in prices.
+    #[arg(long, value_name = "FILE")]
+    pricing: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let rows = read_results(&args.results)?;
+    let pricing = super::report_opts::pricing(&Pricing::default(), args.pricing.as_deref())?;
     match &args.html {
         Some(out) => {
-            let bytes = write_html(&rows, args.transcripts.as_deref(), out)?;
+            let bytes = write_html(&rows, args.transcripts.as_deref(), out, &pricing)?;
             eprintln!("report: {} ({bytes} bytes)", out.display());
         }
         None => {
             let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
-            print!("{}", Report::from_rows(&arena, &rows).to_terminal());
+            print!("{}", Report::priced(&arena, &rows, &pricing).to_terminal());
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -54,11 +59,9 @@ pub(crate) fn write_html(
     rows: &[ResultRow],
     transcripts: Option<&Path>,
     out: &Path,
+    pricing: &Pricing,
 ) -> anyhow::Result<usize> {
-    let page = match transcripts {
-        Some(dir) => ReportPage::with_transcripts(rows, dir),
-        None => ReportPage::from_rows(rows),
-    };
+    let page = page(rows, transcripts, pricing);
     for note in &page.notes {
         eprintln!("tribunal: note: {note}");
     }
@@ -73,19 +76,23 @@ pub(crate) fn emit_html(
     rows: &[ResultRow],
     transcripts: Option<&Path>,
     file: Option<&Path>,
+    pricing: &Pricing,
 ) -> anyhow::Result<()> {
     match file {
         Some(out) => {
-            let bytes = write_html(rows, transcripts, out)?;
+            let bytes = write_html(rows, transcripts, out, pricing)?;
             eprintln!("report: {} ({bytes} bytes)", out.display());
         }
-        None => {
-            let page = match transcripts {
-                Some(dir) => ReportPage::with_transcripts(rows, dir),
-                None => ReportPage::from_rows(rows),
-            };
-            print!("{}", render_page(&page));
-        }
+        None => print!("{}", render_page(&page(rows, transcripts, pricing))),
     }
     Ok(())
+}
+
+/// The page model of `rows`, with the transcripts in `transcripts` when given.
+fn page(rows: &[ResultRow], transcripts: Option<&Path>, pricing: &Pricing) -> ReportPage {
+    ReportPage::build_priced(rows, pricing, |row| match transcripts {
+        Some(dir) => tribunal::judge::transcript::Transcript::read(dir, &row.id, row.repeat)
+            .map_err(|e| e.to_string()),
+        None => Ok(None),
+    })
 }

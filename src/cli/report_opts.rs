@@ -1,8 +1,10 @@
 //! The report flags `run` and `merge` share (`--report`, `--report-file`,
-//! `--min-pass-rate`, `--transcripts`) and writing the report they ask for.
+//! `--min-pass-rate`, `--transcripts`, `--pricing`) and writing the report
+//! they ask for.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tribunal::judge::pricing::Pricing;
 use tribunal::judge::{Report, ReportFormat, ResultRow};
 
 /// The accepted values of `--report`.
@@ -59,6 +61,20 @@ pub(crate) struct ReportOpts {
     /// (the conversation, usage, timings); `--report html` shows them.
     #[arg(long, value_name = "DIR")]
     pub(crate) transcripts: Option<PathBuf>,
+    /// A pricing table (TOML, like the built-in `pricing.toml`) whose models
+    /// are added to or replace the built-in prices for the report's costs.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) pricing: Option<PathBuf>,
+}
+
+/// The built-in prices, overlaid by `arena`'s `[pricing]` and then by the
+/// `--pricing` file.
+pub(crate) fn pricing(arena: &Pricing, file: Option<&Path>) -> anyhow::Result<Pricing> {
+    let mut pricing = Pricing::builtin().clone().overlaid(arena);
+    if let Some(path) = file {
+        pricing = pricing.overlaid(&Pricing::read(path)?);
+    }
+    Ok(pricing)
 }
 
 impl ReportOpts {
@@ -73,18 +89,21 @@ impl ReportOpts {
     }
 }
 
-/// Renders and writes the report; the exit code says whether the run passed.
+/// Renders and writes the report, priced by `pricing`; the exit code says
+/// whether the run passed.
 pub(crate) fn emit_report(
     arena: &str,
     rows: &[ResultRow],
     opts: &ReportOpts,
+    pricing: &Pricing,
 ) -> anyhow::Result<ExitCode> {
-    let report = Report::from_rows(arena, rows);
+    let report = Report::priced(arena, rows, pricing);
     match opts.report.text_format() {
         None => super::report::emit_html(
             rows,
             opts.transcripts.as_deref(),
             opts.report_file.as_deref(),
+            pricing,
         )?,
         Some(format) => {
             let text = report.render(format);

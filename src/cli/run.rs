@@ -13,6 +13,7 @@ use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, RunMode, RunOptions, Shard,
     SharedBackend, run_arena,
 };
+use tribunal::runtime::backend::{base_url_from_env, is_hosted};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
@@ -74,6 +75,8 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let shard: Option<Shard> = args.shard.as_deref().map(str::parse).transpose()?;
     args.report.check()?;
+    // Read before anything runs: a bad --pricing file fails fast.
+    let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
     // Flags over the arena's [backend] table; the result enters the hash.
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
     let backends = backends(&args, &arena)?;
@@ -99,7 +102,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("results: {}", options.out.display());
-    emit_report(&arena.name, &result.rows, &args.report)
+    emit_report(&arena.name, &result.rows, &args.report, &pricing)
 }
 
 impl RunArgs {
@@ -132,7 +135,16 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
             latency: Duration::from_millis(args.mock_latency),
         }),
         Chosen::Live(backend) => {
-            Arc::new(SharedBackend::new(backend).replaying(args.replay.is_some()))
+            let kind = args.backend.live();
+            let custom = args.replay.is_none()
+                && kind.is_some_and(|k| {
+                    !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok()))
+                });
+            Arc::new(
+                SharedBackend::new(backend)
+                    .replaying(args.replay.is_some())
+                    .on_custom_endpoint(custom),
+            )
         }
     })
 }

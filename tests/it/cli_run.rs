@@ -412,3 +412,45 @@ fn concurrency_bounds_the_runs_in_flight() {
         assert_eq!(max_overlap(&out), n, "--concurrency {n}");
     }
 }
+
+#[test]
+fn a_bad_pricing_table_fails_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let missing = dir.path().join("nope.toml");
+    let o = tribunal(
+        &[
+            "run",
+            arena().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--pricing",
+            missing.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("nope.toml"), "{}", stderr(&o));
+    assert!(!out.exists(), "no item ran");
+
+    // An arena's own [pricing] table is checked like the rest of arena.toml.
+    let arena_dir = dir.path().join("priced");
+    std::fs::create_dir(&arena_dir).unwrap();
+    std::fs::write(
+        arena_dir.join("dataset.jsonl"),
+        r#"{"id": "a", "input": "x", "checks": [], "mock": [{"json": {}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        arena_dir.join("arena.toml"),
+        "[pricing.models.\"m\"]\ninput = -1.0\noutput = 1.0\n",
+    )
+    .unwrap();
+    let o = tribunal(&["lint", arena_dir.to_str().unwrap()], dir.path());
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        text.contains("arena.toml: pricing: model \"m\": prices must be finite and not negative"),
+        "{text}"
+    );
+}

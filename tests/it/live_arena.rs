@@ -51,6 +51,49 @@ async fn run(api: Api, cwd: &Path, args: &[String], env: &[(&str, String)]) -> O
 
 /// Asserts a 15/15 PASS JSON report (`report`) and results file, with the
 /// repair used on [`REPAIRED_ID`] only.
+/// The replayed report's cost under the test's prices ($ per million: input
+/// 1, cache read 0.5, cache write 2, output 10), by hand from the stand-in's
+/// usage. Each model call (the search, the final answer through the answer
+/// tool, and the repaired item's second answer) is a tool call of:
+/// - Chat / Responses: 300 input tokens of which 256 cached, 30 output (10 of
+///   them reasoning, billed as output): 44 + 128 + 300 = 472 per million;
+/// - Anthropic: 20 uncached input, 24 written to the cache, 256 read from
+///   it, 30 output: 20 + 48 + 128 + 300 = 496 per million.
+///
+/// An item takes two calls; the repaired item three.
+fn assert_cost(api: Api, report: &str) {
+    let report: Value = serde_json::from_str(report).unwrap();
+    let call = match api {
+        Api::Anthropic => 496.0,
+        Api::Chat | Api::Responses => 472.0,
+    } / 1e6;
+    let total = 14.0 * 2.0 * call + 3.0 * call;
+    let close = |got: &Value, want: f64| (got.as_f64().unwrap() - want).abs() < 1e-12;
+    for i in report["items"].as_array().unwrap() {
+        let calls = if i["id"] == REPAIRED_ID { 3.0 } else { 2.0 };
+        assert_eq!(i["turns"], calls as u64, "{api:?}: {}", i["id"]);
+        assert!(
+            close(&i["cost_usd"], calls * call),
+            "{api:?}: {} cost {}",
+            i["id"],
+            i["cost_usd"]
+        );
+        assert_eq!(
+            i["usage"]["cache_read_tokens"],
+            256 * calls as u64,
+            "{api:?}: {}",
+            i["usage"]
+        );
+    }
+    assert!(
+        close(&report["cost"]["total_usd"], total),
+        "{api:?}: {}",
+        report["cost"]
+    );
+    assert_eq!(report["cost"]["priced_runs"], 15);
+    assert_eq!(report["cost"]["unpriced_runs"], 0);
+}
+
 fn assert_all_pass(api: Api, report: &str, results: &Path) {
     let report: Value = serde_json::from_str(report).unwrap();
     assert_eq!(report["mock"], false, "{api:?}");
@@ -194,15 +237,44 @@ async fn recorded_run_replays_without_key_or_server_and_never_leaks_the_key() {
         assert!(cassette.is_file(), "{api:?}: no cassette");
         drop(server);
 
+        // A local server: nothing is billed, so nothing is unpriced.
+        let live_json: Value = serde_json::from_str(&report_file).unwrap();
+        assert_eq!(live_json["cost"]["total_usd"], 0.0, "{api:?}");
+        assert_eq!(live_json["cost"]["unpriced_runs"], 0, "{api:?}");
+        assert!(
+            crate::json_lines(&live_out)
+                .iter()
+                .all(|r| r["custom_endpoint"] == true)
+        );
+
         let replay_out = dir.path().join("replay.jsonl");
+        let pricing = dir.path().join("pricing.toml");
+        std::fs::write(
+            &pricing,
+            format!(
+                "[models.\"{MODEL}\"]\ninput = 1.0\ncache_read = 0.5\ncache_write = 2.0\noutput = 10.0\n"
+            ),
+        )
+        .unwrap();
         let replay = run(
             api,
             dir.path(),
-            &run_args(api, &replay_out, &["-vvv", "--replay", cassettes_arg]),
+            &run_args(
+                api,
+                &replay_out,
+                &[
+                    "-vvv",
+                    "--replay",
+                    cassettes_arg,
+                    "--pricing",
+                    pricing.to_str().unwrap(),
+                ],
+            ),
             &[],
         )
         .await;
         assert_all_pass(api, &stdout(&replay), &replay_out);
+        assert_cost(api, &stdout(&replay));
         // Replayed rows say so (and live rows carry no such key), so
         // `compare` gates a replay on any regression.
         assert!(

@@ -199,20 +199,25 @@ impl Api {
                     "role": "assistant", "content": null, "refusal": null,
                     "tool_calls": [{"id": id, "type": "function",
                         "function": {"name": name, "arguments": args.to_string()}}]}}],
-                "usage": {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
+                "usage": {"prompt_tokens": 300, "completion_tokens": 30, "total_tokens": 330,
+                    "prompt_tokens_details": {"cached_tokens": 256, "audio_tokens": 0},
+                    "completion_tokens_details": {"reasoning_tokens": 10, "audio_tokens": 0}}
             }),
             Api::Responses => json!({
                 "id": format!("resp_{id}"), "object": "response", "status": "completed",
                 "model": MODEL,
                 "output": [{"type": "function_call", "id": format!("fc_{id}"), "call_id": id,
                     "name": name, "arguments": args.to_string(), "status": "completed"}],
-                "usage": {"input_tokens": 120, "output_tokens": 12, "total_tokens": 132}
+                "usage": {"input_tokens": 300, "output_tokens": 30, "total_tokens": 330,
+                    "input_tokens_details": {"cached_tokens": 256},
+                    "output_tokens_details": {"reasoning_tokens": 10}}
             }),
             Api::Anthropic => json!({
                 "id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": MODEL,
                 "content": [{"type": "tool_use", "id": id, "name": name, "input": args}],
                 "stop_reason": "tool_use", "stop_sequence": null,
-                "usage": {"input_tokens": 120, "output_tokens": 12}
+                "usage": {"input_tokens": 20, "cache_creation_input_tokens": 24,
+                    "cache_read_input_tokens": 256, "output_tokens": 30}
             }),
         }
     }

@@ -270,10 +270,7 @@ mod tests {
 
     #[test]
     fn token_bars_group_long_runs() {
-        let u = |i, o| Usage {
-            input_tokens: i,
-            output_tokens: o,
-        };
+        let u = |i, o| Usage::new(i, o);
         let few = TokenBars::of(&[u(10, 1), u(20, 2)]);
         assert_eq!((few.group, few.bars.len(), few.total), (1, 2, 33));
         let many = TokenBars::of(&vec![u(3, 1); 1000]);

@@ -5,6 +5,7 @@
 
 use crate::backends::MOCK_BACKEND;
 use crate::html::charts::{Histogram, TokenBars};
+use crate::pricing::{CostSummary, Pricing};
 use crate::report::ReportItem;
 use crate::results::ResultRow;
 use crate::summary::{Summary, summarize};
@@ -33,6 +34,8 @@ pub struct ReportPage {
     pub config_hash: String,
     /// Counts, pass rate, pass^k and unstable items.
     pub summary: Summary,
+    /// What the runs cost.
+    pub cost: CostSummary,
     /// The latency histogram.
     pub latency: Histogram,
     /// The tokens-per-item chart.
@@ -72,11 +75,21 @@ impl ReportPage {
     }
 
     /// The page of `rows`, asking `transcript` for each row's transcript
-    /// (`Err` is a message shown as a note).
+    /// (`Err` is a message shown as a note), priced by the built-in table.
     pub fn build(
         rows: &[ResultRow],
+        transcript: impl FnMut(&ResultRow) -> Result<Option<Transcript>, String>,
+    ) -> ReportPage {
+        Self::build_priced(rows, Pricing::builtin(), transcript)
+    }
+
+    /// [`build`](ReportPage::build) priced by `pricing`.
+    pub fn build_priced(
+        rows: &[ResultRow],
+        pricing: &Pricing,
         mut transcript: impl FnMut(&ResultRow) -> Result<Option<Transcript>, String>,
     ) -> ReportPage {
+        let (costs, cost) = CostSummary::of(rows, pricing);
         let first = rows.first();
         let text = |f: fn(&ResultRow) -> &String| first.map(|r| f(r).clone()).unwrap_or_default();
         let backend = text(|r| &r.backend);
@@ -89,7 +102,7 @@ impl ReportPage {
             ));
         }
         let mut items = Vec::with_capacity(rows.len());
-        for row in rows {
+        for (row, row_cost) in rows.iter().zip(costs) {
             let transcript = match transcript(row) {
                 Ok(t) => t,
                 Err(message) => {
@@ -101,7 +114,7 @@ impl ReportPage {
                 }
             };
             items.push(PageItem {
-                run: ReportItem::from_row(row),
+                run: ReportItem::priced(row, row_cost),
                 transcript,
             });
         }
@@ -121,6 +134,7 @@ impl ReportPage {
                 .unwrap_or_default(),
             config_hash: hashes.into_iter().collect::<Vec<_>>().join(", "),
             summary: summarize(rows),
+            cost,
             latency: Histogram::of(&latencies),
             tokens: TokenBars::of(&tokens),
             items,

@@ -130,6 +130,16 @@ fn stats(out: &mut String, page: &ReportPage) {
         s.pass,
         s.total
     );
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="cost">{}</span><span class="k" id="cost-detail">{}</span></div>"#,
+        if page.cost.priced_runs == 0 && page.cost.unpriced_runs > 0 {
+            "unpriced".to_string()
+        } else {
+            format!("${:.4}", page.cost.total_usd)
+        },
+        escape_html(&page.cost.line())
+    );
     if s.repeats > 1 {
         let _ = write!(
             out,

@@ -59,10 +59,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         answer: (outcome != Outcome::Error)
             .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }})),
         checks,
-        usage: Usage {
-            input_tokens: 400 + 10 * n,
-            output_tokens: 40 + n,
-        },
+        usage: Usage::new(400 + 10 * n, 40 + n),
         tool_calls: vec![ToolCallRecord {
             name: "search".to_string(),
             arguments: format!(r#"{{"query":"{id}"}}"#),
@@ -77,6 +74,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         model: "scripted".to_string(),
         finished_at_ms: 1_786_000_000_000 + n * 1000,
         replayed: false,
+        custom_endpoint: false,
     }
 }
 

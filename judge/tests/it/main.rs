@@ -24,6 +24,7 @@ mod html_browser;
 mod html_fixtures;
 mod lint;
 mod live_cassettes;
+mod pricing;
 mod results_file;
 mod runner;
 mod stats;

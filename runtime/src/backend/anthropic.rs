@@ -173,13 +173,22 @@ impl Codec for AnthropicCodec {
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
         let response: MessagesResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
         let u = response.usage.unwrap_or_default();
+        // Anthropic's `input_tokens` excludes the cached parts; ours counts
+        // every input token.
+        let (read, write) = (
+            u.cache_read_input_tokens.unwrap_or(0),
+            u.cache_creation_input_tokens.unwrap_or(0),
+        );
         let usage = Usage {
             input_tokens: u
                 .input_tokens
                 .unwrap_or(0)
-                .saturating_add(u.cache_creation_input_tokens.unwrap_or(0))
-                .saturating_add(u.cache_read_input_tokens.unwrap_or(0)),
+                .saturating_add(write)
+                .saturating_add(read),
             output_tokens: u.output_tokens.unwrap_or(0),
+            cache_read_tokens: read,
+            cache_write_tokens: write,
+            reasoning_tokens: 0,
         };
         let mut text = String::new();
         let mut tool_calls = Vec::new();
@@ -311,6 +320,11 @@ mod tests {
         assert_eq!(turn.reasoning.len(), 1);
         assert_eq!(turn.tool_calls[0].id, "toolu_5");
         assert_eq!((turn.usage.input_tokens, turn.usage.output_tokens), (6, 4));
+        assert_eq!(
+            (turn.usage.cache_read_tokens, turn.usage.cache_write_tokens),
+            (3, 2)
+        );
+        assert_eq!(turn.usage.uncached_input_tokens(), 1);
         let huge = AnthropicCodec::decode(json!({"content": [], "usage": {
             "input_tokens": u64::MAX, "cache_read_input_tokens": u64::MAX}}))
         .unwrap();

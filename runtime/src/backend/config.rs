@@ -182,6 +182,15 @@ pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
     }
 }
 
+/// The base URL `kind` is reached at: its variable (`OPENAI_BASE_URL`,
+/// `ANTHROPIC_BASE_URL`) from `env`, trimmed, else the provider's own.
+pub fn base_url_from_env(kind: BackendKind, env: &dyn Fn(&str) -> Option<String>) -> String {
+    env(kind.base_url_var())
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| kind.default_base_url().to_string())
+}
+
 /// The output plan for `kind` at `base_url` under `options`.
 ///
 /// `auto` picks:
@@ -279,10 +288,7 @@ impl ProviderConfig {
                     ),
                 )
             })?;
-        let base_url = env(kind.base_url_var())
-            .map(|u| u.trim().to_string())
-            .filter(|u| !u.is_empty())
-            .unwrap_or_else(|| kind.default_base_url().to_string());
+        let base_url = base_url_from_env(kind, env);
         Ok(ProviderConfig {
             model: model.to_string(),
             api_key,

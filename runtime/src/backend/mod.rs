@@ -25,7 +25,8 @@ mod wire;
 pub use anthropic::Anthropic;
 pub use codec::{Auth, Codec, Provider};
 pub use config::{
-    BackendKind, BackendOptions, ProviderConfig, connect, connect_with_env, resolve_plan,
+    BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,
+    is_hosted, resolve_plan,
 };
 pub use http::HttpBackend;
 pub use openai_chat::OpenAiChat;

@@ -18,7 +18,7 @@ use super::config::ProviderConfig;
 use super::http::HttpBackend;
 use super::wire::{self, Finish};
 use super::{BackendError, ModelRequest};
-use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
+use crate::conversation::{Message, ModelTurn, ToolCall};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
@@ -145,10 +145,12 @@ impl Codec for OpenAiChatCodec {
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
         let response: ChatResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
         let usage = response.usage.unwrap_or_default();
-        let usage = Usage {
-            input_tokens: usage.prompt_tokens.unwrap_or(0),
-            output_tokens: usage.completion_tokens.unwrap_or(0),
-        };
+        let usage = wire::openai_usage(
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.prompt_tokens_details,
+            usage.completion_tokens_details,
+        );
         let Some(choice) = response.choices.unwrap_or_default().into_iter().next() else {
             return Err(wire::protocol(
                 Self::PROVIDER.name,
@@ -236,13 +238,17 @@ struct ChatUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<wire::InputTokenDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<wire::OutputTokenDetails>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::codec::assert_decode_errors;
-    use crate::conversation::StopReason;
+    use crate::conversation::{StopReason, Usage};
     use serde_json::json;
 
     #[test]
@@ -261,6 +267,35 @@ mod tests {
         assert_eq!(turn.text, "");
         assert_eq!(turn.tool_calls[0].arguments, "{\"q\":\"x\"}");
         assert_eq!(turn.usage.total(), 15);
+    }
+
+    #[test]
+    fn usage_reads_cached_and_reasoning_tokens() {
+        let turn = OpenAiChatCodec::decode(json!({
+            "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "{}"}}],
+            "usage": {"prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+                "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 256, "audio_tokens": 0}}
+        }))
+        .unwrap();
+        let u = turn.usage;
+        assert_eq!((u.input_tokens, u.output_tokens), (2006, 300));
+        assert_eq!(
+            (
+                u.cache_read_tokens,
+                u.cache_write_tokens,
+                u.reasoning_tokens
+            ),
+            (1920, 0, 256)
+        );
+        // Servers that send null or no details report no parts.
+        let turn = OpenAiChatCodec::decode(json!({
+            "choices": [{"message": {"content": "{}"}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1,
+                "prompt_tokens_details": null, "completion_tokens_details": {}}
+        }))
+        .unwrap();
+        assert_eq!(turn.usage, Usage::new(5, 1));
     }
 
     #[test]

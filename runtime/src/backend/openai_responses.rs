@@ -12,7 +12,7 @@ use super::config::ProviderConfig;
 use super::http::HttpBackend;
 use super::wire::{self, Finish};
 use super::{BackendError, ModelRequest};
-use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
+use crate::conversation::{Message, ModelTurn, ToolCall};
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, FunctionCallOutput,
     FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputItem, InputParam, Item,
@@ -134,10 +134,12 @@ impl Codec for OpenAiResponsesCodec {
             return Err(e);
         }
         let usage = response.usage.unwrap_or_default();
-        let usage = Usage {
-            input_tokens: usage.input_tokens.unwrap_or(0),
-            output_tokens: usage.output_tokens.unwrap_or(0),
-        };
+        let usage = wire::openai_usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.input_tokens_details,
+            usage.output_tokens_details,
+        );
         // A body without `output` is not a Responses answer (an HTML error
         // page parsed as JSON, a proxy's own object): fail as a protocol
         // error rather than reading it as an empty turn.
@@ -214,6 +216,10 @@ struct ResponsesUsage {
     input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
+    #[serde(default)]
+    input_tokens_details: Option<wire::InputTokenDetails>,
+    #[serde(default)]
+    output_tokens_details: Option<wire::OutputTokenDetails>,
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -224,7 +230,7 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::backend::codec::{assert_decode_errors, decode_error};
-    use crate::conversation::StopReason;
+    use crate::conversation::{StopReason, Usage};
     use serde_json::json;
 
     #[test]
@@ -237,6 +243,16 @@ mod tests {
         .unwrap();
         assert_eq!(turn.stop, StopReason::ToolUse);
         assert_eq!(turn.tool_calls[0].id, "call_1");
+        assert_eq!(turn.usage, Usage::new(3, 4));
+        let detailed = OpenAiResponsesCodec::decode(json!({"status": "completed", "output": [],
+            "usage": {"input_tokens": 1200, "output_tokens": 90, "total_tokens": 1290,
+                "input_tokens_details": {"cached_tokens": 1024},
+                "output_tokens_details": {"reasoning_tokens": 64}}}))
+        .unwrap();
+        let u = detailed.usage;
+        assert_eq!((u.input_tokens, u.output_tokens), (1200, 90));
+        assert_eq!((u.cache_read_tokens, u.reasoning_tokens), (1024, 64));
+        assert_eq!(u.uncached_input_tokens(), 176);
         let refused = OpenAiResponsesCodec::decode(
             json!({"status": "completed", "output": [{"type": "message",
             "role": "assistant", "content": [{"type": "refusal", "refusal": "No."}]}]}),

@@ -307,3 +307,36 @@ mod tests {
         assert_eq!(arguments_text(Some(&json!("{\"a\":1}"))), "{\"a\":1}");
     }
 }
+
+/// OpenAI's `prompt_tokens_details` (Chat) and `input_tokens_details`
+/// (Responses): the cached part of the input.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct InputTokenDetails {
+    #[serde(default)]
+    pub(crate) cached_tokens: Option<u64>,
+}
+
+/// OpenAI's `completion_tokens_details` (Chat) and `output_tokens_details`
+/// (Responses): the reasoning part of the output.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct OutputTokenDetails {
+    #[serde(default)]
+    pub(crate) reasoning_tokens: Option<u64>,
+}
+
+/// The usage of an OpenAI answer (Chat or Responses): the token counts and
+/// their cached and reasoning parts.
+pub(crate) fn openai_usage(
+    input: Option<u64>,
+    output: Option<u64>,
+    input_details: Option<InputTokenDetails>,
+    output_details: Option<OutputTokenDetails>,
+) -> Usage {
+    Usage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        cache_read_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
+        cache_write_tokens: 0,
+        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
+    }
+}

@@ -44,10 +44,7 @@ pub fn answer(v: &Value) -> ModelTurn {
 }
 
 pub fn with_usage(mut turn: ModelTurn, input: u64, output: u64) -> ModelTurn {
-    turn.usage = Usage {
-        input_tokens: input,
-        output_tokens: output,
-    };
+    turn.usage = Usage::new(input, output);
     turn
 }
 

@@ -1,0 +1,265 @@
+//! [`Pricing`]: what a model's tokens cost, and [`Cost`]: the cost of one
+//! run under it.
+//!
+//! The built-in table is `judge/pricing.toml` (compiled in); `--pricing
+//! FILE` and the `[pricing]` table of `arena.toml` lay over it. A model in
+//! no table is *unpriced* — reported as such, never as 0. A mock run, and a
+//! run against a server at a base URL other than the provider's own, cost 0
+//! unless the model is priced.
+
+use crate::backends::MOCK_BACKEND;
+use crate::error::JudgeError;
+use crate::results::ResultRow;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::OnceLock;
+use tribunal_runtime::conversation::Usage;
+
+/// The built-in table's text.
+pub const BUILTIN_PRICING: &str = include_str!("../pricing.toml");
+
+/// One model's prices, in USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// An uncached input token.
+    pub input: f64,
+    /// An output token (reasoning included).
+    pub output: f64,
+    /// An input token read from the prompt cache (default: `input`).
+    #[serde(default)]
+    pub cache_read: Option<f64>,
+    /// An input token written to the prompt cache (default: `input`).
+    #[serde(default)]
+    pub cache_write: Option<f64>,
+}
+
+impl ModelPrice {
+    /// The cost of `usage`, in USD.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        let per = |tokens: u64, price: f64| tokens as f64 * price;
+        (per(usage.uncached_input_tokens(), self.input)
+            + per(
+                usage.cache_read_tokens,
+                self.cache_read.unwrap_or(self.input),
+            )
+            + per(
+                usage.cache_write_tokens,
+                self.cache_write.unwrap_or(self.input),
+            )
+            + per(usage.output_tokens, self.output))
+            / 1_000_000.0
+    }
+
+    fn problem(&self) -> Option<String> {
+        let prices = [
+            Some(self.input),
+            Some(self.output),
+            self.cache_read,
+            self.cache_write,
+        ];
+        prices
+            .into_iter()
+            .flatten()
+            .any(|p| !p.is_finite() || p < 0.0)
+            .then(|| "prices must be finite and not negative".to_string())
+    }
+}
+
+/// A pricing table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pricing {
+    /// When the prices were taken (`YYYY-MM-DD`), if the table says.
+    #[serde(default)]
+    pub taken: Option<String>,
+    /// Where they were taken from, if the table says.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Prices by model name.
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelPrice>,
+}
+
+/// The cost of one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cost {
+    /// Priced: this many USD.
+    Usd(f64),
+    /// Nothing billed: a mock run, or an unpriced model on a server other
+    /// than the provider's own.
+    Free,
+    /// The model is in no pricing table.
+    Unpriced,
+}
+
+impl Cost {
+    /// The amount, `None` when unpriced.
+    pub fn usd(self) -> Option<f64> {
+        match self {
+            Cost::Usd(x) => Some(x),
+            Cost::Free => Some(0.0),
+            Cost::Unpriced => None,
+        }
+    }
+}
+
+impl Pricing {
+    /// The built-in table (parsed once). Should it ever fail to parse — a
+    /// test guards against that — every model is unpriced.
+    pub fn builtin() -> &'static Pricing {
+        static BUILTIN: OnceLock<Pricing> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| Pricing::from_toml(BUILTIN_PRICING, "pricing.toml").unwrap_or_default())
+    }
+
+    /// Parses a table; `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Pricing, JudgeError> {
+        let pricing: Pricing = toml::from_str(text)
+            .map_err(|e| JudgeError::Usage(format!("{origin}: not a pricing table: {e}")))?;
+        pricing.checked(origin)
+    }
+
+    /// Reads a table from `path`.
+    pub fn read(path: &Path) -> Result<Pricing, JudgeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| JudgeError::io(path, e))?;
+        Pricing::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Refuses negative or non-finite prices, naming the model.
+    pub(crate) fn checked(self, origin: &str) -> Result<Pricing, JudgeError> {
+        for (name, price) in &self.models {
+            if let Some(problem) = price.problem() {
+                return Err(JudgeError::Usage(format!(
+                    "{origin}: model {name:?}: {problem}"
+                )));
+            }
+        }
+        Ok(self)
+    }
+
+    /// This table with `over`'s models added or replacing ours.
+    pub fn overlaid(mut self, over: &Pricing) -> Pricing {
+        for (name, price) in &over.models {
+            self.models.insert(name.clone(), *price);
+        }
+        if over.taken.is_some() {
+            self.taken = over.taken.clone();
+        }
+        if over.source.is_some() {
+            self.source = over.source.clone();
+        }
+        self
+    }
+
+    /// The prices of `model`: its exact name, else a listed name followed
+    /// by a date suffix (`-2025-04-14`, `-20250929`) or `-latest`.
+    pub fn price(&self, model: &str) -> Option<&ModelPrice> {
+        if let Some(p) = self.models.get(model) {
+            return Some(p);
+        }
+        self.models
+            .iter()
+            .filter(|(name, _)| {
+                model
+                    .strip_prefix(name.as_str())
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(is_version_suffix)
+            })
+            .max_by_key(|(name, _)| name.len())
+            .map(|(_, p)| p)
+    }
+
+    /// The cost of one result row.
+    pub fn cost_of(&self, row: &ResultRow) -> Cost {
+        if row.backend == MOCK_BACKEND {
+            return Cost::Free;
+        }
+        match self.price(&row.model) {
+            Some(p) => Cost::Usd(p.cost(&row.usage)),
+            None if row.custom_endpoint => Cost::Free,
+            None => Cost::Unpriced,
+        }
+    }
+}
+
+/// `latest`, `YYYYMMDD` or `YYYY-MM-DD`.
+fn is_version_suffix(rest: &str) -> bool {
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    rest == "latest"
+        || digits(rest, 8)
+        || matches!(rest.split('-').collect::<Vec<_>>().as_slice(),
+            [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2))
+}
+
+/// The cost of a set of runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostSummary {
+    /// USD over the priced runs (mock and free runs count 0).
+    pub total_usd: f64,
+    /// Runs with a cost (free ones included).
+    pub priced_runs: usize,
+    /// Runs whose model is in no pricing table.
+    pub unpriced_runs: usize,
+    /// Those models, sorted.
+    pub unpriced_models: Vec<String>,
+    /// `total_usd / priced_runs` (0 without priced runs).
+    pub mean_usd_per_run: f64,
+    /// When the table's prices were taken, if it says.
+    pub prices_taken: Option<String>,
+}
+
+impl CostSummary {
+    /// The costs of `rows` under `pricing`: each row's, and the summary.
+    pub fn of(rows: &[ResultRow], pricing: &Pricing) -> (Vec<Cost>, CostSummary) {
+        let costs: Vec<Cost> = rows.iter().map(|r| pricing.cost_of(r)).collect();
+        // A fold from +0.0: `Sum` for f64 starts at -0.0, which JSON shows.
+        let total_usd = costs.iter().filter_map(|c| c.usd()).fold(0.0, |a, b| a + b);
+        let priced_runs = costs.iter().filter(|c| c.usd().is_some()).count();
+        let unpriced_models: std::collections::BTreeSet<&str> = rows
+            .iter()
+            .zip(&costs)
+            .filter(|(_, c)| c.usd().is_none())
+            .map(|(r, _)| r.model.as_str())
+            .collect();
+        let summary = CostSummary {
+            total_usd,
+            priced_runs,
+            unpriced_runs: rows.len() - priced_runs,
+            unpriced_models: unpriced_models.into_iter().map(str::to_string).collect(),
+            mean_usd_per_run: if priced_runs == 0 {
+                0.0
+            } else {
+                total_usd / priced_runs as f64
+            },
+            prices_taken: pricing.taken.clone(),
+        };
+        (costs, summary)
+    }
+
+    /// One line for people: `cost $0.012300 over 15 run(s) ($0.000820 per
+    /// run; prices of 2026-12-01)`, saying which runs are unpriced.
+    pub fn line(&self) -> String {
+        let taken = self
+            .prices_taken
+            .as_deref()
+            .map(|t| format!("; prices of {t}"))
+            .unwrap_or_default();
+        let priced = format!(
+            "cost ${:.6} over {} run(s) (${:.6} per run{taken})",
+            self.total_usd, self.priced_runs, self.mean_usd_per_run
+        );
+        match (self.priced_runs, self.unpriced_runs) {
+            (_, 0) => priced,
+            (0, n) => format!(
+                "cost unpriced: {n} run(s) of model(s) in no pricing table ({}); add them with --pricing",
+                self.unpriced_models.join(", ")
+            ),
+            (_, n) => format!(
+                "{priced}; {n} run(s) unpriced ({}), so the total is a lower bound",
+                self.unpriced_models.join(", ")
+            ),
+        }
+    }
+}
