@@ -20,6 +20,8 @@ fn mock_run(c: &mut Criterion) {
         out: out.path().join("r.jsonl"),
         mode: RunMode::Fresh,
         transcripts: None,
+        pricing: Default::default(),
+        max_total_usd: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -65,6 +65,9 @@ pub struct Arena {
     /// (`require_tool_first`; see [`tribunal_runtime::Agent::with_tool_required_first`]).
     /// Default: no.
     pub require_tool_first: bool,
+    /// Each run's cost budget in USD (`max_cost_usd` in `[budget]`), priced
+    /// at the backend's model when the arena runs. Default: unlimited.
+    pub max_cost_usd: Option<f64>,
     /// Prices this arena adds to or overrides in the built-in table
     /// (`[pricing]`, same layout as `pricing.toml`). Default: none.
     pub pricing: crate::pricing::Pricing,
@@ -107,7 +110,7 @@ struct ArenaToml {
     settings: BackendSettings,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BudgetToml {
     max_tokens: Option<u64>,
@@ -116,6 +119,7 @@ struct BudgetToml {
     deadline_secs: Option<Duration>,
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
+    max_cost_usd: Option<f64>,
 }
 
 /// The longest arena name.
@@ -164,6 +168,15 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .map(toml::Spanned::into_inner)
         .unwrap_or(folder_name);
 
+    let max_cost_usd = config.budget.as_ref().and_then(|b| b.max_cost_usd);
+    if let Some(m) = max_cost_usd
+        && !(m.is_finite() && m >= 0.0)
+    {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            format!("budget.max_cost_usd must be a finite amount of at least 0, got {m}"),
+        ));
+    }
     let pricing = match config.pricing.clone().map(|p| p.checked("pricing")) {
         None => crate::pricing::Pricing::default(),
         Some(Ok(p)) => p,
@@ -290,7 +303,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         system: config.system,
         schema,
         tools,
-        budget: budget(config.budget.unwrap_or_default()),
+        budget: budget(config.budget.clone().unwrap_or_default()),
+        max_cost_usd,
         answer: AnswerPolicy {
             mode: config.extraction.unwrap_or_default(),
             ..AnswerPolicy::default()
@@ -500,6 +514,8 @@ fn budget(b: BudgetToml) -> Budget {
     let d = Budget::default();
     Budget {
         max_tokens: b.max_tokens.or(d.max_tokens),
+        // Priced per backend by the runner ([`Arena::max_cost_usd`]).
+        max_cost: None,
         max_tool_calls: b.max_tool_calls.or(d.max_tool_calls),
         deadline: b.deadline_secs.or(d.deadline),
         max_turns: b.max_turns.unwrap_or(d.max_turns),

@@ -17,7 +17,7 @@ const HASH_LAYOUT: u32 = 2;
 /// `plan`: the first 16 hex digits of SHA-256 over the canonical config
 /// (which holds the arena's backend settings but `max_retries`).
 pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan) -> String {
-    let config = json!({
+    let mut config = json!({
         "layout": HASH_LAYOUT,
         "system": arena.system,
         "schema": arena.schema,
@@ -48,6 +48,11 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan)
         "backend": backend,
         "model": model,
     });
+    // Only when set, so the hashes of arenas without a cost budget stay as
+    // they were.
+    if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {
+        budget["max_cost_usd"] = json!(max);
+    }
     let digest = Sha256::digest(canonical(&config).as_bytes());
     hex(&digest)[..16].to_string()
 }

@@ -37,6 +37,8 @@
 //!     out: dir.path().join("results.jsonl"),
 //!     mode: RunMode::Fresh,
 //!     transcripts: None,
+//!     pricing: Default::default(),
+//!     max_total_usd: None,
 //! };
 //! let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent).await?;
 //! let report = Report::from_rows(&arena.name, &result.rows);

@@ -5,7 +5,8 @@
 //! FILE` and the `[pricing]` table of `arena.toml` lay over it. A model in
 //! no table is *unpriced* — reported as such, never as 0. A mock run, and a
 //! run against a server at a base URL other than the provider's own, cost 0
-//! unless the model is priced.
+//! unless the model is priced (a table may price the mock's `scripted`
+//! model, e.g. to test cost budgets).
 
 use crate::backends::MOCK_BACKEND;
 use crate::error::JudgeError;
@@ -14,58 +15,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
-use tribunal_runtime::conversation::Usage;
+pub use tribunal_runtime::cost::ModelPrice;
 
 /// The built-in table's text.
 pub const BUILTIN_PRICING: &str = include_str!("../pricing.toml");
-
-/// One model's prices, in USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelPrice {
-    /// An uncached input token.
-    pub input: f64,
-    /// An output token (reasoning included).
-    pub output: f64,
-    /// An input token read from the prompt cache (default: `input`).
-    #[serde(default)]
-    pub cache_read: Option<f64>,
-    /// An input token written to the prompt cache (default: `input`).
-    #[serde(default)]
-    pub cache_write: Option<f64>,
-}
-
-impl ModelPrice {
-    /// The cost of `usage`, in USD.
-    pub fn cost(&self, usage: &Usage) -> f64 {
-        let per = |tokens: u64, price: f64| tokens as f64 * price;
-        (per(usage.uncached_input_tokens(), self.input)
-            + per(
-                usage.cache_read_tokens,
-                self.cache_read.unwrap_or(self.input),
-            )
-            + per(
-                usage.cache_write_tokens,
-                self.cache_write.unwrap_or(self.input),
-            )
-            + per(usage.output_tokens, self.output))
-            / 1_000_000.0
-    }
-
-    fn problem(&self) -> Option<String> {
-        let prices = [
-            Some(self.input),
-            Some(self.output),
-            self.cache_read,
-            self.cache_write,
-        ];
-        prices
-            .into_iter()
-            .flatten()
-            .any(|p| !p.is_finite() || p < 0.0)
-            .then(|| "prices must be finite and not negative".to_string())
-    }
-}
 
 /// A pricing table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -171,15 +124,24 @@ impl Pricing {
             .map(|(_, p)| p)
     }
 
+    /// The prices a run of `model` is charged at: the table's, else free
+    /// when `billed` is false (the mock, a server at a custom base URL),
+    /// else none (unpriced).
+    pub fn charged(&self, model: &str, billed: bool) -> Option<ModelPrice> {
+        match self.price(model) {
+            Some(p) => Some(*p),
+            None if !billed => Some(ModelPrice::FREE),
+            None => None,
+        }
+    }
+
     /// The cost of one result row.
     pub fn cost_of(&self, row: &ResultRow) -> Cost {
-        if row.backend == MOCK_BACKEND {
-            return Cost::Free;
-        }
-        match self.price(&row.model) {
-            Some(p) => Cost::Usd(p.cost(&row.usage)),
-            None if row.custom_endpoint => Cost::Free,
-            None => Cost::Unpriced,
+        let billed = row.backend != MOCK_BACKEND && !row.custom_endpoint;
+        match (self.charged(&row.model, billed), self.price(&row.model)) {
+            (Some(p), Some(_)) => Cost::Usd(p.cost(&row.usage)),
+            (Some(_), None) => Cost::Free,
+            (None, _) => Cost::Unpriced,
         }
     }
 }

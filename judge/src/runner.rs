@@ -1,6 +1,7 @@
 //! The runner: every (item, repeat) of an arena against a backend, with
 //! bounded concurrency, one result row appended and flushed per finished
-//! run, resume, retry of ERROR rows, and shards.
+//! run, resume, retry of ERROR rows, shards, and the cost budgets (per run
+//! and over the run).
 
 use crate::arena::Arena;
 use crate::backends::BackendFactory;
@@ -8,6 +9,7 @@ use crate::checks::score;
 use crate::error::JudgeError;
 use crate::hash::config_hash;
 use crate::item::Item;
+use crate::pricing::Pricing;
 use crate::progress::Progress;
 use crate::results::{Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite};
 use crate::shard::Shard;
@@ -16,7 +18,8 @@ use futures::StreamExt;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal_runtime::{Agent, Conversation, ErrorCode, RunOutcome, RunReport};
+use tribunal_runtime::cost::{CostLimit, ModelPrice};
+use tribunal_runtime::{Agent, Budget, Conversation, ErrorCode, RunOutcome, RunReport};
 
 /// How to run an arena.
 #[derive(Debug, Clone)]
@@ -35,6 +38,12 @@ pub struct RunOptions {
     /// file per item and repeat into this folder ([`crate::transcript::Transcript`]).
     /// `None`: no transcripts.
     pub transcripts: Option<PathBuf>,
+    /// The prices the cost budgets are checked at (the arena's
+    /// `max_cost_usd` per run, `max_total_usd` over the run).
+    pub pricing: Pricing,
+    /// Stop starting new item runs once the finished ones have spent this
+    /// much (USD, at `pricing`). `None`: no limit.
+    pub max_total_usd: Option<f64>,
 }
 
 /// What a run does with an existing results file.
@@ -74,6 +83,40 @@ pub struct RunResult {
     pub skipped: usize,
     /// Whether a torn last line was discarded from the results file.
     pub torn_discarded: bool,
+    /// Set when `max_total_usd` stopped the run before every item ran.
+    pub stopped_for_cost: Option<CostStop>,
+}
+
+/// How `max_total_usd` stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostStop {
+    /// What the finished runs spent, in USD.
+    pub spent_usd: f64,
+    /// The limit.
+    pub max_usd: f64,
+    /// Item runs never started.
+    pub not_started: usize,
+}
+
+/// The price the cost budgets of a run on `backends` use: the model's
+/// price, free for the mock and for an unpriced model on a custom endpoint;
+/// an error naming the model when a budget is set and the model is unpriced.
+fn budget_price(
+    arena: &Arena,
+    backends: &dyn BackendFactory,
+    options: &RunOptions,
+) -> Result<Option<ModelPrice>, JudgeError> {
+    if arena.max_cost_usd.is_none() && options.max_total_usd.is_none() {
+        return Ok(None);
+    }
+    let billed = !backends.is_mock() && !backends.is_custom_endpoint();
+    if let Some(price) = options.pricing.charged(backends.model(), billed) {
+        return Ok(Some(price));
+    }
+    Err(JudgeError::Usage(format!(
+        "a cost budget is set but model {:?} is in no pricing table; price it with --pricing or [pricing] in arena.toml",
+        backends.model()
+    )))
 }
 
 /// Runs `arena` against `backends`, writing rows to `options.out`.
@@ -95,6 +138,11 @@ pub async fn run_arena(
         backends.model(),
         &backends.output_plan(),
     );
+    let price = budget_price(arena, backends.as_ref(), options)?;
+    let mut budget = arena.budget;
+    if let (Some(max_usd), Some(price)) = (arena.max_cost_usd, price) {
+        budget.max_cost = Some(CostLimit { max_usd, price });
+    }
     let continuing = options.mode.keeps_rows();
     let (existing, good_len, torn) = if continuing && options.out.exists() {
         let read = read_rows(&options.out)?;
@@ -151,10 +199,24 @@ pub async fn run_arena(
     let backends_ref = &backends;
     let writer_ref = &writer;
     let transcripts = options.transcripts.as_deref();
+    // Spent by finished runs (at the budget price) and runs started, for
+    // `max_total_usd`: checked before each new run starts.
+    let spent = std::sync::Mutex::new(0.0_f64);
+    let started = std::sync::atomic::AtomicUsize::new(0);
+    let (spent_ref, started_ref) = (&spent, &started);
+    let under_total = move || match (options.max_total_usd, price) {
+        (Some(max), Some(_)) => spent_ref.lock().map_or(true, |s| *s < max),
+        _ => true,
+    };
     let mut stream = futures::stream::iter(jobs)
+        .take_while(move |_| std::future::ready(under_total()))
         .map(|(item, repeat)| async move {
+            started_ref.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let backend = backends_ref.backend_for(item);
-            let (mut row, run) = run_recorded(arena, item, repeat, backend, hash_ref).await;
+            let (mut row, run) = run_recorded(arena, item, repeat, backend, hash_ref, budget).await;
+            if let (Some(price), Ok(mut s)) = (price, spent_ref.lock()) {
+                *s += price.cost(&row.usage);
+            }
             row.replayed = backends_ref.is_replay();
             row.custom_endpoint = backends_ref.is_custom_endpoint();
             let written = writer_ref
@@ -178,6 +240,15 @@ pub async fn run_arena(
     }
     drop(stream);
     progress.done();
+    let started = started.load(std::sync::atomic::Ordering::Relaxed);
+    let stopped_for_cost = options
+        .max_total_usd
+        .filter(|_| started < executed)
+        .map(|max_usd| CostStop {
+            spent_usd: spent.lock().map_or(0.0, |s| *s),
+            max_usd,
+            not_started: executed - started,
+        });
 
     let wanted: std::collections::HashSet<(String, u32)> = (0..options.repeat)
         .flat_map(|r| items.iter().map(move |i| (i.id.clone(), r)))
@@ -198,6 +269,7 @@ pub async fn run_arena(
         executed,
         skipped,
         torn_discarded: torn,
+        stopped_for_cost,
     })
 }
 
@@ -209,7 +281,7 @@ pub async fn run_item(
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
 ) -> ResultRow {
-    run_recorded(arena, item, repeat, backend, config_hash)
+    run_recorded(arena, item, repeat, backend, config_hash, arena.budget)
         .await
         .0
 }
@@ -222,6 +294,7 @@ async fn run_recorded(
     repeat: u32,
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
+    budget: Budget,
 ) -> (ResultRow, Option<(RunReport, Conversation)>) {
     let backend_name = backend.name().to_string();
     let model = backend.model().to_string();
@@ -238,7 +311,7 @@ async fn run_recorded(
         Ok(agent) => {
             let mut agent = agent
                 .with_tools(tools)
-                .with_budget(arena.budget)
+                .with_budget(budget)
                 .with_answer_policy(arena.answer)
                 .with_tool_required_first(arena.require_tool_first);
             if let Some(max) = arena.backend.max_output_tokens {

@@ -80,6 +80,10 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
         out: out.clone(),
         mode: RunMode::Fresh,
         transcripts: None,
+        pricing: crate::pricing::Pricing::builtin()
+            .clone()
+            .overlaid(&arena.pricing),
+        max_total_usd: None,
     };
     let result = run_arena(&arena, backends, &options, &Silent).await;
     // The rows are in memory; the scratch file is not needed any more.

@@ -1,5 +1,6 @@
 //! Client-side budgets of a run. None of these is ever sent to a provider.
 
+use crate::cost::CostLimit;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -16,11 +17,15 @@ pub enum OnBudget {
 }
 
 /// The limits of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
     /// Cumulative input + output tokens over all turns (repair included).
     /// Default: unlimited.
     pub max_tokens: Option<u64>,
+    /// What the run may spend over all turns (repair included), at the
+    /// model's prices. Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<CostLimit>,
     /// Tool calls executed over the run. Default: unlimited.
     pub max_tool_calls: Option<u32>,
     /// Wall-clock time for the whole run. Default: 5 minutes.
@@ -35,6 +40,7 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             max_tokens: None,
+            max_cost: None,
             max_tool_calls: None,
             deadline: Some(Duration::from_secs(300)),
             max_turns: 16,

@@ -34,6 +34,8 @@ pub enum ErrorCode {
     MaxToolCallsExceeded,
     /// Cumulative input + output tokens went over `max_tokens`.
     MaxTokensExceeded,
+    /// What the run spent went over its cost budget (`max_cost_usd`).
+    MaxCostExceeded,
     /// The run needed more model turns than `max_turns` allows.
     MaxTurnsExceeded,
     /// The run's wall-clock deadline passed.
@@ -48,7 +50,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -57,6 +59,7 @@ impl ErrorCode {
         ErrorCode::Refused,
         ErrorCode::MaxToolCallsExceeded,
         ErrorCode::MaxTokensExceeded,
+        ErrorCode::MaxCostExceeded,
         ErrorCode::MaxTurnsExceeded,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
@@ -74,6 +77,7 @@ impl ErrorCode {
             ErrorCode::Refused => "refused",
             ErrorCode::MaxToolCallsExceeded => "max_tool_calls_exceeded",
             ErrorCode::MaxTokensExceeded => "max_tokens_exceeded",
+            ErrorCode::MaxCostExceeded => "max_cost_exceeded",
             ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",

@@ -54,6 +54,7 @@ pub mod backend;
 mod budget;
 pub mod contract;
 pub mod conversation;
+pub mod cost;
 pub mod driver;
 mod error;
 pub mod json;

@@ -413,6 +413,12 @@ impl Machine {
                 return;
             }
         }
+        if let Some(limit) = self.config.budget.max_cost {
+            if limit.price.cost(&self.usage) > limit.max_usd {
+                self.finish(error(ErrorCode::MaxCostExceeded), now);
+                return;
+            }
+        }
         if self.past_deadline(now) {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
             return;

@@ -34,6 +34,11 @@ pub(crate) struct RunArgs {
     /// Runs in flight at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Stop starting new item runs once the finished ones have spent this
+    /// many USD (at the pricing table's prices; needs the model priced, or
+    /// a mock or local server). Exit 1 when it stops a run.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    max_cost_usd: Option<f64>,
     /// Runs per item: reports per-item pass rates, pass@k and pass^k, the per-repeat spread and the unstable items.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
@@ -91,6 +96,8 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out,
         mode: args.mode(),
         transcripts: args.report.transcripts.clone(),
+        pricing,
+        max_total_usd: args.max_cost_usd,
     };
     let progress = Console::new();
     let result =
@@ -102,7 +109,24 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("results: {}", options.out.display());
-    emit_report(&arena.name, &result.rows, &args.report, &pricing)
+    let code = emit_report(&arena.name, &result.rows, &args.report, &options.pricing)?;
+    if let Some(stop) = result.stopped_for_cost {
+        eprintln!(
+            "tribunal: stopped starting item runs: ${:.6} spent of --max-cost-usd ${}; {} item run(s) not started (--resume runs them)",
+            stop.spent_usd, stop.max_usd, stop.not_started
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(code)
+}
+
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "{s:?} is not an amount of USD (a number of at least 0)"
+        )),
+    }
 }
 
 impl RunArgs {

@@ -438,7 +438,7 @@ fn a_bad_pricing_table_fails_before_anything_runs() {
     std::fs::create_dir(&arena_dir).unwrap();
     std::fs::write(
         arena_dir.join("dataset.jsonl"),
-        r#"{"id": "a", "input": "x", "checks": [], "mock": [{"json": {}}]}"#,
+        r#"{"id": "a", "input": "x", "checks": [{"type": "json_schema", "schema": {"type": "object"}}], "mock": [{"json": {}}]}"#,
     )
     .unwrap();
     std::fs::write(
@@ -452,5 +452,62 @@ fn a_bad_pricing_table_fails_before_anything_runs() {
     assert!(
         text.contains("arena.toml: pricing: model \"m\": prices must be finite and not negative"),
         "{text}"
+    );
+}
+
+#[test]
+fn max_cost_usd_stops_the_run_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena_dir = dir.path().join("costly");
+    std::fs::create_dir(&arena_dir).unwrap();
+    let line = |id: &str| {
+        format!(
+            r#"{{"id": "{id}", "input": "x", "checks": [{{"type": "json_schema", "schema": {{"type": "object"}}}}], "mock": [{{"json": {{}}, "usage": {{"input_tokens": 1000, "output_tokens": 0}}}}]}}"#
+        )
+    };
+    let dataset: Vec<String> = ["a", "b", "c"].iter().map(|id| line(id)).collect();
+    std::fs::write(arena_dir.join("dataset.jsonl"), dataset.join("\n")).unwrap();
+    let pricing = dir.path().join("p.toml");
+    std::fs::write(
+        &pricing,
+        "[models.\"scripted\"]\ninput = 1.0\noutput = 1.0\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            arena_dir.to_str().unwrap(),
+            "--concurrency",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--pricing",
+            pricing.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        tribunal(&args, dir.path())
+    };
+    let o = run(&["--max-cost-usd", "0.0015"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "stopped starting item runs: $0.002000 spent of --max-cost-usd $0.0015; 1 item run(s) not started"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(json_lines(&out).len(), 2);
+    assert!(
+        stdout(&o).contains("cost $0.002000 over 2 run(s)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["--max-cost-usd=-1"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("not an amount of USD"),
+        "{}",
+        stderr(&o)
     );
 }

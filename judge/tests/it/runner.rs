@@ -340,3 +340,111 @@ async fn reports_of_mock_runs_say_so() {
     let json: serde_json::Value = serde_json::from_str(&live.render(ReportFormat::Json)).unwrap();
     assert_eq!(json["mock"], false);
 }
+
+/// Four items whose mock turn uses 1,000 input tokens each; with `scripted`
+/// priced at $1 per million input tokens every run costs $0.001.
+fn priced_arena(arena_toml: &str) -> (tempfile::TempDir, tribunal_judge::pricing::Pricing) {
+    let mock = r#"[{"json": {"n": 1}, "usage": {"input_tokens": 1000, "output_tokens": 0}}]"#;
+    let dataset = ["a", "b", "c", "d"]
+        .map(|id| item(id, CHECKS, mock))
+        .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &dataset), ("arena.toml", arena_toml)]);
+    let pricing = tribunal_judge::pricing::Pricing::from_toml(
+        "[models.\"scripted\"]\ninput = 1.0\noutput = 1.0\n",
+        "test",
+    )
+    .unwrap();
+    (dir, pricing)
+}
+
+#[tokio::test]
+async fn max_total_usd_stops_starting_runs_once_spent() {
+    let (dir, pricing) = priced_arena("");
+    let arena = Arena::load(dir.path()).unwrap();
+    let mut opts = options(&dir.path().join("r.jsonl"));
+    opts.concurrency = 1;
+    opts.pricing = pricing;
+    opts.max_total_usd = Some(0.0025);
+    let result = mock_run(&arena, &opts).await;
+    // $0.001 after a, $0.002 after b (still under), $0.003 after c: d never starts.
+    let ids: Vec<&str> = result.rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, vec!["a", "b", "c"]);
+    let stop = result.stopped_for_cost.expect("the budget stopped the run");
+    assert_eq!(stop.not_started, 1);
+    assert!((stop.spent_usd - 0.003).abs() < 1e-12, "{stop:?}");
+    assert_eq!(stop.max_usd, 0.0025);
+
+    // Resuming with a larger budget runs only the item that never started.
+    opts.mode = RunMode::Resume;
+    opts.max_total_usd = Some(1.0);
+    let result = mock_run(&arena, &opts).await;
+    assert_eq!((result.executed, result.skipped), (1, 3));
+    assert!(result.stopped_for_cost.is_none());
+}
+
+#[tokio::test]
+async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
+    use tribunal_judge::BackendFactory as _;
+    let (dir, pricing) = priced_arena("[budget]\nmax_cost_usd = 0.0005\n");
+    let arena = Arena::load(dir.path()).unwrap();
+    assert_eq!(arena.max_cost_usd, Some(0.0005));
+    let mut opts = options(&dir.path().join("r.jsonl"));
+    opts.pricing = pricing.clone();
+    let result = mock_run(&arena, &opts).await;
+    assert!(
+        result
+            .rows
+            .iter()
+            .all(|r| r.error_code == Some(ErrorCode::MaxCostExceeded)),
+        "{:?}",
+        result.rows
+    );
+    // The cost budget is part of the config: a run without it does not
+    // resume this file.
+    let (plain_dir, _) = priced_arena("");
+    let plain = Arena::load(plain_dir.path()).unwrap();
+    let plan = tribunal_judge::MockBackends::default().output_plan();
+    assert_ne!(
+        tribunal_judge::hash::config_hash(&arena, "mock", "scripted", &plan),
+        tribunal_judge::hash::config_hash(&plain, "mock", "scripted", &plan)
+    );
+
+    // At $0.001 per run a $0.001 budget holds.
+    let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 0.001\n");
+    let arena = Arena::load(dir.path()).unwrap();
+    let mut opts = options(&dir.path().join("r.jsonl"));
+    opts.pricing = pricing;
+    let result = mock_run(&arena, &opts).await;
+    assert!(result.rows.iter().all(|r| r.outcome == Outcome::Pass));
+}
+
+#[tokio::test]
+async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
+    use tribunal_judge::backends::SharedBackend;
+    use tribunal_runtime::backend::ScriptedBackend;
+    let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 1.0\n");
+    let arena = Arena::load(dir.path()).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let backend = Arc::new(ScriptedBackend::from_turns([]).with_model("gpt-9-preview"));
+    let err = run_arena(
+        &arena,
+        Arc::new(SharedBackend::new(backend.clone())),
+        &options(&out),
+        &Silent,
+    )
+    .await
+    .expect_err("unpriced");
+    assert!(
+        err.to_string()
+            .contains("model \"gpt-9-preview\" is in no pricing table"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing ran");
+    // On a local server the same model costs 0, so the budget holds.
+    let local = SharedBackend::new(backend).on_custom_endpoint(true);
+    assert!(
+        run_arena(&arena, Arc::new(local), &options(&out), &Silent)
+            .await
+            .is_ok()
+    );
+}

@@ -32,6 +32,8 @@ pub fn options(out: &Path) -> RunOptions {
         out: out.to_path_buf(),
         mode: RunMode::Fresh,
         transcripts: None,
+        pricing: Default::default(),
+        max_total_usd: None,
     }
 }
 

@@ -26,6 +26,8 @@ async fn code_review_mock_run_stored_verdicts() {
         out: dir.path().join("rows.jsonl"),
         mode: RunMode::Fresh,
         transcripts: None,
+        pricing: Default::default(),
+        max_total_usd: None,
     };
     let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent)
         .await

@@ -257,3 +257,99 @@ async fn deadline_hit_by_a_slow_repair() {
     assert!(run.report.repair_used);
     assert_eq!(started.elapsed(), Duration::from_secs(60));
 }
+
+/// $1 per million input tokens, $10 per million output, cache reads $0.10.
+fn price() -> tribunal_runtime::cost::ModelPrice {
+    tribunal_runtime::cost::ModelPrice {
+        input: 1.0,
+        output: 10.0,
+        cache_read: Some(0.1),
+        cache_write: None,
+    }
+}
+
+fn cost_limit(max_usd: f64) -> Budget {
+    Budget {
+        max_cost: Some(tribunal_runtime::cost::CostLimit {
+            max_usd,
+            price: price(),
+        }),
+        ..budget()
+    }
+}
+
+#[tokio::test]
+async fn max_cost_at_its_boundary_runs_on_and_over_it_stops_before_the_tools() {
+    // Each turn: 100 input, 10 output → 100·1 + 10·10 = 200 per million.
+    let turns = || {
+        script(vec![
+            with_usage(calls(&[("count", json!({}))]), 100, 10),
+            with_usage(answer(&eiffel()), 100, 10),
+        ])
+    };
+    let (tool, count) = Counter::new("count");
+    let run = agent(turns())
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(cost_limit(400e-6))
+        .run("go")
+        .await;
+    assert!(
+        run.report.is_ok(),
+        "exactly at the limit: {:?}",
+        run.report.outcome
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+
+    let (tool, count) = Counter::new("count");
+    let backend = turns();
+    let run = agent(backend.clone())
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(cost_limit(199e-6))
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxCostExceeded)
+    );
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        0,
+        "no tool after the budget is spent"
+    );
+    assert_eq!(
+        backend.requests().len(),
+        1,
+        "no request after the budget is spent"
+    );
+}
+
+#[tokio::test]
+async fn cached_tokens_are_spent_at_the_cache_price_and_the_repair_counts() {
+    // 1,000 input of which 900 cached: 100·1 + 900·0.1 + 0 output = 190 per
+    // million; the repair turn spends the same again.
+    let cached = |turn: ModelTurn| {
+        let mut turn = with_usage(turn, 1000, 0);
+        turn.usage.cache_read_tokens = 900;
+        turn
+    };
+    let run = agent(script(vec![
+        cached(text("no json here")),
+        cached(answer(&eiffel())),
+    ]))
+    .with_budget(cost_limit(380e-6))
+    .run("go")
+    .await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    assert!(run.report.repair_used);
+    let run = agent(script(vec![
+        cached(text("no json here")),
+        cached(answer(&eiffel())),
+    ]))
+    .with_budget(cost_limit(379e-6))
+    .run("go")
+    .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::MaxCostExceeded)
+    );
+}
