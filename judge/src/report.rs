@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::str::FromStr;
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::backend::CacheCounts;
 use tribunal_runtime::conversation::Usage;
 use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
 
@@ -44,6 +45,10 @@ pub struct Report {
     pub summary: Summary,
     /// What the runs cost under the pricing table.
     pub cost: CostSummary,
+    /// With `--cache`: requests answered from the cache and sent to the
+    /// model, over every run. Absent without a cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheCounts>,
     /// One entry per item and repeat, in dataset order.
     pub items: Vec<ReportItem>,
 }
@@ -70,6 +75,9 @@ pub struct ReportItem {
     pub usage: Usage,
     /// What the run cost in USD; null when its model is unpriced.
     pub cost_usd: Option<f64>,
+    /// With `--cache`: the run's cache hits and misses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheCounts>,
     /// Tool calls executed.
     pub tool_calls: Vec<ToolCallRecord>,
     /// Model turns.
@@ -98,6 +106,7 @@ impl ReportItem {
             answer: r.answer.clone(),
             usage: r.usage,
             cost_usd: cost.usd(),
+            cache: r.cache,
             tool_calls: r.tool_calls.clone(),
             turns: r.turns,
             repair_used: r.repair_used,
@@ -130,6 +139,7 @@ impl Report {
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
             summary: summarize(rows),
             cost,
+            cache: cache_total(rows),
             items: rows
                 .iter()
                 .zip(costs)
@@ -204,6 +214,9 @@ impl Report {
             let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out, "{}", self.cost.line());
+        if let Some(line) = self.cache_line() {
+            let _ = writeln!(out, "{line}");
+        }
         if !self.summary.per_item.is_empty() {
             let width = width.max("ITEM".len());
             let _ = writeln!(
@@ -244,6 +257,9 @@ impl Report {
             let _ = writeln!(out, "{line}\n");
         }
         let _ = writeln!(out, "{}\n", self.cost.line());
+        if let Some(line) = self.cache_line() {
+            let _ = writeln!(out, "{line}\n");
+        }
         let _ = writeln!(out, "| id | repeat | result | ms | detail |");
         let _ = writeln!(out, "|---|---:|---|---:|---|");
         for item in &self.items {
@@ -427,6 +443,16 @@ impl Report {
         line
     }
 
+    /// With `--cache`: `cache: 28 hit(s), 2 miss(es) (2 model call(s) made)`.
+    pub fn cache_line(&self) -> Option<String> {
+        self.cache.map(|c| {
+            format!(
+                "cache: {} hit(s), {} miss(es) ({} model call(s) made)",
+                c.hits, c.misses, c.misses
+            )
+        })
+    }
+
     /// An item's one-line detail, with its cost unless this is a mock run
     /// (where every run costs 0).
     fn detail(&self, item: &ReportItem) -> String {
@@ -465,6 +491,16 @@ impl Report {
             items
         ))
     }
+}
+
+/// The cache hits and misses over `rows`; `None` when no row used a cache.
+pub(crate) fn cache_total(rows: &[ResultRow]) -> Option<CacheCounts> {
+    rows.iter()
+        .filter_map(|r| r.cache)
+        .reduce(|a, b| CacheCounts {
+            hits: a.hits.saturating_add(b.hits),
+            misses: a.misses.saturating_add(b.misses),
+        })
 }
 
 /// An error code with what is known of a backend failure:

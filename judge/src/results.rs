@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::backend::CacheCounts;
 use tribunal_runtime::conversation::Usage;
 use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
 
@@ -98,6 +99,10 @@ pub struct ResultRow {
     /// there costs 0 rather than "unpriced". Written only when true.
     #[serde(default, skip_serializing_if = "is_false")]
     pub custom_endpoint: bool,
+    /// With `--cache`: the run's requests answered from the cache (hits)
+    /// and sent to the model (misses). Absent without a cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheCounts>,
 }
 
 fn is_false(b: &bool) -> bool {

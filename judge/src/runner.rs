@@ -213,7 +213,11 @@ pub async fn run_arena(
         .map(|(item, repeat)| async move {
             started_ref.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let backend = backends_ref.backend_for(item);
-            let (mut row, run) = run_recorded(arena, item, repeat, backend, hash_ref, budget).await;
+            let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
+                arena, item, repeat, backend, hash_ref, budget,
+            ))
+            .await;
+            row.cache = (cache.hits + cache.misses > 0).then_some(cache);
             if let (Some(price), Ok(mut s)) = (price, spent_ref.lock()) {
                 *s += price.cost(&row.usage);
             }
@@ -362,6 +366,7 @@ async fn run_recorded(
         finished_at_ms: now_ms(),
         replayed: false,
         custom_endpoint: false,
+        cache: None,
     };
     let run = conversation.map(|c| (report, c));
     (row, run)

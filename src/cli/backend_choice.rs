@@ -48,6 +48,8 @@ pub(crate) struct BackendRequest<'a> {
     pub(crate) record: Option<PathBuf>,
     /// The cassette `--replay` serves.
     pub(crate) replay: Option<PathBuf>,
+    /// The `--cache` folder.
+    pub(crate) cache: Option<PathBuf>,
     /// The live-backend flags as given (any of them refuses the mock).
     pub(crate) flags: &'a BackendFlags,
     /// The settings a live backend is connected with.
@@ -71,8 +73,8 @@ impl BackendRequest<'_> {
     /// cassette is created.
     pub(crate) fn choose(self) -> anyhow::Result<Chosen> {
         let Some(kind) = self.choice.live() else {
-            if self.record.is_some() || self.replay.is_some() {
-                anyhow::bail!("--record and --replay need a live --backend");
+            if self.record.is_some() || self.replay.is_some() || self.cache.is_some() {
+                anyhow::bail!("--record, --replay and --cache need a live --backend");
             }
             if self.flags.any() {
                 anyhow::bail!(
@@ -90,6 +92,7 @@ impl BackendRequest<'_> {
         let options = BackendOptions {
             record: self.record,
             replay: self.replay,
+            cache: self.cache,
             ..self.settings.options()
         };
         Ok(Chosen::Live(connect(kind, model, &options)?))

@@ -194,6 +194,7 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
         model: args.model.as_deref(),
         record: args.record.clone(),
         replay: args.replay.clone(),
+        cache: None,
         flags: &args.backend_flags,
         settings,
     }

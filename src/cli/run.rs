@@ -34,6 +34,12 @@ pub(crate) struct RunArgs {
     /// Runs in flight at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Answer requests asked before from a cache in DIR, and cache new
+    /// answers there: a rerun after a change to checks or reports makes no
+    /// model call; `--repeat K` keeps K distinct samples. Errors are never
+    /// cached. Live backends only; not with `--replay`.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     /// Stop starting new item runs once the finished ones have spent this
     /// many USD (at the pricing table's prices; needs the model priced, or
     /// a mock or local server). Exit 1 when it stops a run.
@@ -150,6 +156,7 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
         model: args.model.as_deref(),
         record: args.record.as_ref().map(cassette),
         replay: args.replay.as_ref().map(cassette),
+        cache: args.cache.clone(),
         flags: &args.backend_flags,
         settings: &arena.backend,
     }

@@ -511,3 +511,48 @@ fn max_cost_usd_stops_the_run_and_says_so() {
         stderr(&o)
     );
 }
+
+#[test]
+fn cache_needs_a_live_backend_and_no_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let o = tribunal(
+        &[
+            "run",
+            arena().to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--record, --replay and --cache need a live --backend"),
+        "{}",
+        stderr(&o)
+    );
+    let cassettes =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output/cassettes");
+    let o = tribunal(
+        &[
+            "run",
+            arena().to_str().unwrap(),
+            "--backend",
+            "openai-chat",
+            "--model",
+            "qwen",
+            "--replay",
+            cassettes.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--cache has nothing to do with --replay"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!cache.exists());
+}

@@ -376,3 +376,71 @@ async fn missing_key_exits_2_naming_the_variable() {
         assert!(!out.exists(), "{api:?}: a results file was written");
     }
 }
+
+/// A report's items without what differs between two runs of the same
+/// answers: wall times, tool durations and the cache counts.
+fn comparable(report: &Value) -> Vec<Value> {
+    let mut items = report["items"].as_array().unwrap().clone();
+    for item in &mut items {
+        let object = item.as_object_mut().unwrap();
+        object.remove("wall_ms");
+        object.remove("cache");
+        for call in object["tool_calls"].as_array_mut().unwrap() {
+            call.as_object_mut().unwrap().remove("duration_ms");
+        }
+    }
+    items
+}
+
+/// `--cache DIR` twice through the stand-in server: the second run sends
+/// the server nothing and reports the same; `--repeat 2` kept two samples
+/// of every request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cached_rerun_sends_no_request_and_reports_the_same() {
+    for api in ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let (server, seen) = model_server(api).await;
+        let mut reports = Vec::new();
+        for pass in ["first", "second"] {
+            let out = dir.path().join(format!("{pass}.jsonl"));
+            let args = run_args(
+                api,
+                &out,
+                &["--cache", cache.to_str().unwrap(), "--repeat", "2"],
+            );
+            let o = run(api, dir.path(), &args, &live_env(api, &server)).await;
+            assert_eq!(o.status.code(), Some(0), "{api:?} {pass}: {}", stderr(&o));
+            let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+            let requests = seen.lock().unwrap().len();
+            reports.push((report, requests));
+        }
+        let ((first, after_first), (second, after_second)) = (&reports[0], &reports[1]);
+        // 15 items × 2 repeats, two calls each, the repaired item one more.
+        let calls = 2 * (15 * 2 + 1);
+        assert_eq!(*after_first, calls, "{api:?}: the first run asks the model");
+        assert_eq!(
+            after_second, after_first,
+            "{api:?}: the second run asks nothing"
+        );
+        assert_eq!(
+            first["cache"],
+            json!({"hits": 0, "misses": calls}),
+            "{api:?}"
+        );
+        assert_eq!(
+            second["cache"],
+            json!({"hits": calls, "misses": 0}),
+            "{api:?}"
+        );
+        assert_eq!(second["items"][0]["cache"], json!({"hits": 2, "misses": 0}));
+        assert_eq!(
+            comparable(first),
+            comparable(second),
+            "{api:?}: the same report"
+        );
+        assert_eq!(first["summary"], second["summary"]);
+        assert_eq!(first["cost"], second["cost"]);
+        assert_eq!(second["summary"]["pass"], 30);
+    }
+}

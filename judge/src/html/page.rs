@@ -36,6 +36,9 @@ pub struct ReportPage {
     pub summary: Summary,
     /// What the runs cost.
     pub cost: CostSummary,
+    /// With `--cache`: cache hits and misses over every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<tribunal_runtime::backend::CacheCounts>,
     /// The latency histogram.
     pub latency: Histogram,
     /// The tokens-per-item chart.
@@ -135,6 +138,7 @@ impl ReportPage {
             config_hash: hashes.into_iter().collect::<Vec<_>>().join(", "),
             summary: summarize(rows),
             cost,
+            cache: crate::report::cache_total(rows),
             latency: Histogram::of(&latencies),
             tokens: TokenBars::of(&tokens),
             items,

@@ -140,6 +140,13 @@ fn stats(out: &mut String, page: &ReportPage) {
         },
         escape_html(&page.cost.line())
     );
+    if let Some(c) = page.cache {
+        let _ = write!(
+            out,
+            r#"<div class="stat"><span class="n" id="cache">{} / {}</span><span class="k">cache hits / misses</span></div>"#,
+            c.hits, c.misses
+        );
+    }
     if s.repeats > 1 {
         let _ = write!(
             out,

@@ -8,10 +8,14 @@
 //! first. [`connect`] builds:
 //!
 //! ```text
-//! Recording        (only with `record`)  writes what the loop saw: one line per request
-//!   └─ Retry       (max_retries, default 2) retries 408/409/429/5xx/529 and connect failures
-//!        └─ provider (OpenAiChat | OpenAiResponses | Anthropic): one HTTP request, no retries
+//! Recording          (only with `record`)  writes what the loop saw: one line per request
+//!   └─ Cached        (only with `cache`)   answers requests asked before from the cache file
+//!        └─ Retry    (max_retries, default 2) retries 408/409/429/5xx/529 and connect failures
+//!             └─ provider (OpenAiChat | OpenAiResponses | Anthropic): one HTTP request, no retries
 //! ```
+//!
+//! The cache sits inside `Recording` (a cassette of a cached run is complete)
+//! and outside `Retry` (an answer is cached once, after its retries).
 //!
 //! Recording sits outside `Retry` so a cassette holds one entry per loop
 //! request (the final answer or error), never the failed attempts; replaying
@@ -22,6 +26,7 @@
 //! with it, which also cancels a retry wait.
 
 use super::anthropic::{Anthropic, AnthropicCodec};
+use super::cache::Cached;
 use super::codec::{Codec, Provider};
 use super::openai_chat::{OpenAiChat, OpenAiChatCodec};
 use super::openai_responses::{OpenAiResponses, OpenAiResponsesCodec};
@@ -149,6 +154,11 @@ pub struct BackendOptions {
     /// Serve answers from this cassette instead of the provider; no key is
     /// needed. Default: none.
     pub replay: Option<PathBuf>,
+    /// Answer requests asked before from a cache in this folder, and cache
+    /// new answers there ([`Cached`](super::Cached)). One file per backend,
+    /// model, base URL and request settings, named by their digest.
+    /// Default: none.
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for BackendOptions {
@@ -163,8 +173,29 @@ impl Default for BackendOptions {
             extra_body: Map::new(),
             record: None,
             replay: None,
+            cache: None,
         }
     }
+}
+
+/// The cache file of `kind` under `config`: a digest of the backend, model,
+/// base URL, output plan and request settings (never the key), so answers
+/// of one configuration are never served to another.
+fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
+    use sha2::{Digest, Sha256};
+    let identity = serde_json::json!({
+        "backend": kind.as_str(),
+        "model": config.model,
+        "base_url": config.base_url,
+        "plan": config.plan,
+        "temperature": config.temperature,
+        "seed": config.seed,
+        "parallel_tool_calls": config.parallel_tool_calls,
+        "extra_body": config.extra_body,
+    });
+    let digest = Sha256::digest(crate::json::sorted_keys(&identity).to_string().as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("{}-{hex}.jsonl", kind.as_str())
 }
 
 /// Whether `base_url` is the provider's own hosted API (OpenAI, Azure
@@ -350,6 +381,12 @@ pub fn connect_with_env(
     options: &BackendOptions,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Arc<dyn Backend>, BackendError> {
+    if options.replay.is_some() && options.cache.is_some() {
+        return Err(BackendError::new(
+            BackendErrorKind::Config,
+            "a replay asks no model: --cache has nothing to do with --replay",
+        ));
+    }
     if let Some(path) = &options.replay {
         let replay = Replay::from_file(path)?;
         if replay.name() != kind.as_str() || replay.model() != model {
@@ -376,12 +413,19 @@ pub fn connect_with_env(
         return Ok(Arc::new(replay));
     }
     let config = ProviderConfig::from_env(kind, model, options, env)?;
+    let cache_file = options
+        .cache
+        .as_ref()
+        .map(|dir| dir.join(cache_file_name(kind, &config)));
     let provider: Arc<dyn Backend> = match kind {
         BackendKind::OpenAiChat => Arc::new(OpenAiChat::new(config)?),
         BackendKind::OpenAiResponses => Arc::new(OpenAiResponses::new(config)?),
         BackendKind::Anthropic => Arc::new(Anthropic::new(config)?),
     };
-    let retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, options.max_retries));
+    let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, options.max_retries));
+    if let Some(file) = cache_file {
+        retried = Arc::new(Cached::open(retried, file)?);
+    }
     match &options.record {
         Some(path) => Ok(Arc::new(Recording::new(retried, path)?)),
         None => Ok(retried),

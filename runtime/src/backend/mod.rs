@@ -11,6 +11,7 @@
 //! order [`connect`] uses and why.
 
 pub mod anthropic;
+pub mod cache;
 pub mod codec;
 pub mod config;
 mod http;
@@ -23,6 +24,7 @@ pub mod scripted;
 mod wire;
 
 pub use anthropic::Anthropic;
+pub use cache::{CacheCounts, Cached, counted};
 pub use codec::{Auth, Codec, Provider};
 pub use config::{
     BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,

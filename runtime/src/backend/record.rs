@@ -58,6 +58,20 @@ pub enum CassetteLine {
     },
 }
 
+impl CassetteLine {
+    /// The header of a cassette recorded from a backend described by `info`.
+    pub fn header(info: &BackendInfo<'_>) -> CassetteLine {
+        CassetteLine::Header {
+            version: CASSETTE_VERSION,
+            backend: info.name.to_string(),
+            model: info.model.to_string(),
+            schema_target: info.plan.target,
+            strategy: info.plan.strategy,
+            schema_on_tool_turns: info.plan.schema_on_tool_turns,
+        }
+    }
+}
+
 /// What a recorded request produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -186,16 +200,8 @@ impl<B: Backend> Recording<B> {
             std::fs::create_dir_all(parent).map_err(|e| io_error(&path, "create", e))?;
         }
         let mut file = File::create(&path).map_err(|e| io_error(&path, "create", e))?;
-        let BackendInfo { name, model, plan } = inner.info();
-        let header = CassetteLine::Header {
-            version: CASSETTE_VERSION,
-            backend: name.to_string(),
-            model: model.to_string(),
-            schema_target: plan.target,
-            strategy: plan.strategy,
-            schema_on_tool_turns: plan.schema_on_tool_turns,
-        };
-        write_line(&mut file, &header).map_err(|e| io_error(&path, "write", e))?;
+        write_line(&mut file, &CassetteLine::header(&inner.info()))
+            .map_err(|e| io_error(&path, "write", e))?;
         Ok(Recording {
             inner,
             path,
@@ -214,7 +220,8 @@ impl<B: Backend> Recording<B> {
     }
 }
 
-fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Result<()> {
+/// Writes `line` and a newline, and flushes: one whole line per call.
+pub(crate) fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Result<()> {
     let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
     text.push('\n');
     file.write_all(text.as_bytes())?;

@@ -99,6 +99,25 @@ impl Replay {
         })
     }
 
+    /// The recorded backend's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The recorded model.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Every recorded answer by request key, in recording order.
+    pub fn into_answers(self) -> impl Iterator<Item = (String, RecordedOutcome)> {
+        self.answers
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|(key, queue)| queue.into_iter().map(move |o| (key.clone(), o)))
+    }
+
     /// How many recorded answers were never served.
     pub fn remaining(&self) -> usize {
         self.answers

@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod backend_cache;
 mod backend_loop;
 mod backend_record;
 mod backend_retry;

@@ -1,0 +1,141 @@
+//! The rerun cache: a second pass answers from the file without asking the
+//! model; identical requests keep distinct samples; errors are never cached;
+//! a file of another model is refused; each run counts its own hits.
+
+use crate::support::{answer, eiffel, landmark_schema};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tribunal_runtime::backend::{BackendErrorKind, CacheCounts, Cached, ScriptedBackend, counted};
+use tribunal_runtime::{Agent, Backend};
+
+fn named(name: &str) -> Value {
+    let mut v = eiffel();
+    v["name"] = json!(name);
+    v
+}
+
+fn agent(backend: Arc<dyn Backend>) -> Agent {
+    Agent::new(backend, Arc::new(landmark_schema())).unwrap()
+}
+
+async fn names(backend: Arc<dyn Backend>, runs: usize) -> Vec<String> {
+    let agent = agent(backend);
+    let mut out = Vec::new();
+    for _ in 0..runs {
+        let run = agent.run("Eiffel Tower?").await;
+        out.push(match run.report.outcome.value() {
+            Some(v) => v["name"].as_str().unwrap_or("?").to_string(),
+            None => format!("{:?}", run.report.outcome.error_code()),
+        });
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_second_pass_asks_no_model_and_repeats_keep_distinct_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cache/openai.jsonl");
+    let model = Arc::new(ScriptedBackend::from_turns(
+        ["A", "B", "C"].map(|n| answer(&named(n))),
+    ));
+    let cached = Arc::new(Cached::open(model.clone(), &file).unwrap());
+    // Three runs of the same input: the same first request three times.
+    assert_eq!(names(cached.clone(), 3).await, ["A", "B", "C"]);
+    assert_eq!(model.requests().len(), 3);
+    assert_eq!(cached.counts(), CacheCounts { hits: 0, misses: 3 });
+
+    // A new process: a model that would fail if asked.
+    let silent = Arc::new(ScriptedBackend::from_turns([]));
+    let again = Arc::new(Cached::open(silent.clone(), &file).unwrap());
+    assert_eq!(
+        names(again.clone(), 3).await,
+        ["A", "B", "C"],
+        "the same samples, in order"
+    );
+    assert!(silent.requests().is_empty(), "no request reached the model");
+    assert_eq!(again.counts(), CacheCounts { hits: 3, misses: 0 });
+
+    // A fourth sample is not in the cache: it goes to the model and is kept.
+    let more = Arc::new(ScriptedBackend::from_turns([answer(&named("D"))]));
+    let third = Arc::new(Cached::open(more.clone(), &file).unwrap());
+    assert_eq!(names(third.clone(), 4).await, ["A", "B", "C", "D"]);
+    assert_eq!(third.counts(), CacheCounts { hits: 3, misses: 1 });
+    let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+    assert_eq!(lines, 1 + 4, "the header and four exchanges");
+}
+
+#[tokio::test]
+async fn errors_are_never_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    // An empty script fails every request.
+    let failing = Arc::new(Cached::open(Arc::new(ScriptedBackend::from_turns([])), &file).unwrap());
+    assert_eq!(names(failing, 1).await, ["Some(BackendError)"]);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().lines().count(),
+        1,
+        "only the header"
+    );
+    let working = Arc::new(ScriptedBackend::from_turns([answer(&named("A"))]));
+    let cached = Arc::new(Cached::open(working.clone(), &file).unwrap());
+    assert_eq!(names(cached, 1).await, ["A"]);
+    assert_eq!(
+        working.requests().len(),
+        1,
+        "the failed request was asked again"
+    );
+}
+
+#[tokio::test]
+async fn a_cache_of_another_model_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    let first = ScriptedBackend::from_turns([]).with_model("m1");
+    drop(Cached::open(first, &file).unwrap());
+    let err = Cached::open(ScriptedBackend::from_turns([]).with_model("m2"), &file)
+        .expect_err("another model");
+    assert_eq!(err.kind, BackendErrorKind::Config);
+    assert!(
+        err.message
+            .contains("holds answers of mock / m1, not mock / m2"),
+        "{}",
+        err.message
+    );
+    // A corrupt file is a config error naming it, never read as empty.
+    std::fs::write(&file, "not a cassette\n").unwrap();
+    let err = Cached::open(ScriptedBackend::from_turns([]), &file).expect_err("corrupt");
+    assert!(err.message.contains("c.jsonl"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn each_run_counts_its_own_hits_and_misses() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    let model = Arc::new(ScriptedBackend::from_turns([answer(&named("A"))]));
+    let cached: Arc<dyn Backend> = Arc::new(Cached::open(model, &file).unwrap());
+    let a = agent(cached.clone());
+    let (_, first) = counted(a.run("Eiffel Tower?")).await;
+    assert_eq!(first, CacheCounts { hits: 0, misses: 1 });
+    // Two runs at once on a fresh cache over the same file: one hit (the
+    // recorded answer) and one miss (the model has nothing more), each
+    // counted in its own run.
+    let cached: Arc<dyn Backend> =
+        Arc::new(Cached::open(Arc::new(ScriptedBackend::from_turns([])), &file).unwrap());
+    let a = agent(cached);
+    let ((_, x), (_, y)) = tokio::join!(
+        counted(a.run("Eiffel Tower?")),
+        counted(a.run("Eiffel Tower?"))
+    );
+    let mut both = [x, y];
+    both.sort_by_key(|c| c.hits);
+    assert_eq!(
+        both,
+        [
+            CacheCounts { hits: 0, misses: 1 },
+            CacheCounts { hits: 1, misses: 0 }
+        ]
+    );
+    // Outside `counted` nothing is attributed (and nothing fails).
+    let (_, none) = counted(async {}).await;
+    assert_eq!(none, CacheCounts::default());
+}
