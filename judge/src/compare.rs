@@ -209,6 +209,23 @@ pub struct Comparison {
     pub only_new: Vec<RunKey>,
     /// The paired test over the item runs in both files, grouped by item.
     pub paired: PairedTest,
+    /// With repeats: every matched item whose PASS count changed, worst
+    /// change first (empty with one run per item: `changes` says it all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub item_rates: Vec<ItemRates>,
+}
+
+/// One item's matched runs in both files (with repeats).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemRates {
+    /// The item id.
+    pub id: String,
+    /// Runs matched on both sides.
+    pub runs: usize,
+    /// Of those, PASS in the baseline.
+    pub base_pass: usize,
+    /// Of those, PASS in the new file.
+    pub new_pass: usize,
 }
 
 impl Comparison {
@@ -259,10 +276,33 @@ impl Comparison {
             .filter(|r| !new_keys.contains(&key(r)))
             .map(run_key)
             .collect();
-        let paired = paired_test(&paired_items(&base_map, new));
+        let rates = paired_items(&base_map, new);
+        let counts: Vec<PairedItem> = rates
+            .iter()
+            .map(|r| PairedItem {
+                runs: r.runs,
+                base_pass: r.base_pass,
+                new_pass: r.new_pass,
+            })
+            .collect();
+        let paired = paired_test(&counts);
+        let mut item_rates: Vec<ItemRates> = if rates.iter().any(|r| r.runs > 1) {
+            rates
+                .into_iter()
+                .filter(|r| r.base_pass != r.new_pass)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Worst first: the largest drop in pass rate, then by id.
+        item_rates.sort_by(|a, b| {
+            let drop = |r: &ItemRates| (r.base_pass as f64 - r.new_pass as f64) / r.runs as f64;
+            drop(b).total_cmp(&drop(a)).then_with(|| a.id.cmp(&b.id))
+        });
         let (b, n) = (Side::of(base), Side::of(new));
         Comparison {
             paired,
+            item_rates,
             pass_rate_delta: n.pass_rate - b.pass_rate,
             tokens_mean_delta: n.tokens_mean - b.tokens_mean,
             tokens_total_delta: n.tokens_total as i64 - b.tokens_total as i64,
@@ -359,6 +399,18 @@ impl Comparison {
             }
             out.push('\n');
         }
+        for r in &self.item_rates {
+            let word = if r.new_pass < r.base_pass {
+                "worse"
+            } else {
+                "better"
+            };
+            let _ = writeln!(
+                out,
+                "  {word:<10} {}: {}/{} → {}/{} PASS",
+                r.id, r.base_pass, r.runs, r.new_pass, r.runs
+            );
+        }
         for (label, keys) in [
             ("only in baseline", &self.only_base),
             ("only in new", &self.only_new),
@@ -411,15 +463,16 @@ impl Comparison {
     }
 }
 
-/// The matched item runs grouped by item: per item, how many runs are in
-/// both files and how many of them passed on each side.
-fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -> Vec<PairedItem> {
-    let mut items: BTreeMap<&str, PairedItem> = BTreeMap::new();
+/// The matched item runs grouped by item, in id order: per item, how many
+/// runs are in both files and how many of them passed on each side.
+fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -> Vec<ItemRates> {
+    let mut items: BTreeMap<&str, ItemRates> = BTreeMap::new();
     for n in new {
         let Some(b) = base.get(&(n.id.clone(), n.repeat)) else {
             continue;
         };
-        let item = items.entry(&n.id).or_insert(PairedItem {
+        let item = items.entry(&n.id).or_insert_with(|| ItemRates {
+            id: n.id.clone(),
             runs: 0,
             base_pass: 0,
             new_pass: 0,

@@ -130,7 +130,29 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
             "<tr><td>{label}</td><td>{x}</td><td>{y}</td><td class=\"num\">{d}</td></tr>"
         );
     }
-    out.push_str("</table>\n<h2>Changed item runs</h2>");
+    out.push_str("</table>");
+    if !c.item_rates.is_empty() {
+        out.push_str(
+            "\n<h2>Items whose pass rate changed</h2><table id=\"item-rates\"><tr><th>id</th><th class=\"num\">baseline PASS</th><th class=\"num\">new PASS</th><th class=\"num\">runs</th></tr>",
+        );
+        for r in &c.item_rates {
+            let _ = write!(
+                out,
+                "<tr class=\"{}\"><td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                if r.new_pass < r.base_pass {
+                    "worse"
+                } else {
+                    "better"
+                },
+                escape_html(&r.id),
+                r.base_pass,
+                r.new_pass,
+                r.runs
+            );
+        }
+        out.push_str("</table>");
+    }
+    out.push_str("\n<h2>Changed item runs</h2>");
     if c.changes.is_empty() {
         out.push_str("<p class=\"muted\">No item run changed outcome.</p>");
     } else {

@@ -275,6 +275,8 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         tools,
         item.answer,
         transcript,
+        item.cost_usd,
+        item.usage.cache_read_tokens,
     ])
 }
 

@@ -233,4 +233,22 @@ fn repeats_compare_per_item_rates_with_the_sign_test() {
     assert!((p.p_value - 0.5).abs() < 1e-9, "{p:?}");
     assert!((p.base_rate - 0.5).abs() < 1e-12 && (p.new_rate - 1.0 / 6.0).abs() < 1e-12);
     assert!(c.paired_line().contains("paired over 3 matched items"));
+    // Per item, worst drop first; `c` did not change.
+    let rates: Vec<(&str, usize, usize, usize)> = c
+        .item_rates
+        .iter()
+        .map(|r| (r.id.as_str(), r.runs, r.base_pass, r.new_pass))
+        .collect();
+    assert_eq!(rates, vec![("a", 2, 2, 1), ("b", 2, 1, 0)]);
+    let text = c.to_text();
+    assert!(text.contains("  worse      a: 2/2 → 1/2 PASS\n"), "{text}");
+    assert!(text.contains("  worse      b: 1/2 → 0/2 PASS\n"), "{text}");
+    let page = render_compare(&c, c.default_gate());
+    assert!(
+        page.contains(r#"<tr class="worse"><td class="mono">a</td><td class="num">2</td><td class="num">1</td><td class="num">2</td></tr>"#),
+        "{page}"
+    );
+    // One run per item: the per-run changes say it all.
+    let single = Comparison::new(&base[..1], &new[..1]);
+    assert!(single.item_rates.is_empty());
 }

@@ -219,6 +219,11 @@ fn html_browser_renders_rows_filters_and_escapes() {
     let detail = dump_dom(&bin, &report, "#open=4");
     assert!(detail.contains("&lt;img src=x onerror="));
     assert!(!detail.contains("<img"));
+    // Its usage line with the run's cost (a mock run costs nothing).
+    assert!(
+        detail.contains("Usage: 440 input + 44 output tokens · $0.000000 · "),
+        "usage line with the cost missing"
+    );
 
     let shot = artifacts().join("report.png");
     let _ = std::fs::remove_file(&shot);
