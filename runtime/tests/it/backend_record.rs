@@ -84,8 +84,8 @@ static CAPTURE: std::sync::OnceLock<Capture> = std::sync::OnceLock::new();
 
 /// A subscriber that writes every span and event, with all fields, to a buffer.
 #[derive(Clone, Default)]
-struct Capture {
-    out: Arc<Mutex<String>>,
+pub(crate) struct Capture {
+    pub(crate) out: Arc<Mutex<String>>,
     next_id: Arc<AtomicU64>,
 }
 

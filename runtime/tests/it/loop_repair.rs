@@ -172,3 +172,25 @@ fn repair_message_format_is_exact() {
          Return only one JSON object matching the schema."
     );
 }
+
+#[test]
+fn an_answer_of_exactly_max_bytes_is_read_one_more_is_too_large() {
+    use tribunal_runtime::answer::evaluate_answer;
+    use tribunal_runtime::backend::SchemaTarget;
+    use tribunal_runtime::conversation::StopReason;
+    let answer = eiffel().to_string();
+    let exact = tribunal_runtime::AnswerPolicy {
+        max_bytes: answer.len(),
+        ..Default::default()
+    };
+    let schema = landmark_schema();
+    let read = evaluate_answer(&schema, SchemaTarget::Plain, &answer, StopReason::EndTurn, &exact);
+    assert_eq!(read.map(|a| a.value), Ok(eiffel()));
+    let smaller = tribunal_runtime::AnswerPolicy {
+        max_bytes: answer.len() - 1,
+        ..exact
+    };
+    let err = evaluate_answer(&schema, SchemaTarget::Plain, &answer, StopReason::EndTurn, &smaller)
+        .expect_err("one byte over");
+    assert_eq!(err.code, ErrorCode::TooLarge);
+}

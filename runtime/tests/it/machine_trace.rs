@@ -138,6 +138,57 @@ fn an_input_the_machine_did_not_ask_for_is_an_internal_error() {
 }
 
 #[test]
+fn an_unexpected_input_is_logged_by_its_kind_only() {
+    let capture = crate::backend_record::Capture::default();
+    let out = capture.out.clone();
+    tracing::subscriber::with_default(capture, || {
+        let now = Instant::now();
+        let mut m = machine(now);
+        assert!(matches!(m.poll(now), Some(Action::CallModel(_))));
+        m.handle(Input::ToolsDone(Vec::new()), now);
+    });
+    let log = out.lock().unwrap().clone();
+    assert!(
+        log.contains(
+            "ERROR tribunal_runtime::machine message=unexpected input for state input=tools_done"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_report_keeps_tool_and_wall_times_in_milliseconds_and_the_conversation() {
+    let start = Instant::now();
+    let spec = tribunal_runtime::ToolSpec {
+        name: "count".into(),
+        description: "counts".into(),
+        parameters: json!({"type": "object"}),
+    };
+    let mut m = machine_with(Budget::default(), vec![spec], start);
+    assert!(matches!(m.poll(start), Some(Action::CallModel(_))));
+    m.handle(Input::Turn(calls(&[("count", json!({}))])), start);
+    let Some(Action::CallTools(batch)) = m.poll(start) else {
+        panic!("expected the tool call");
+    };
+    let mut done = executions(&batch);
+    done[0].duration = Duration::from_millis(250);
+    m.handle(Input::ToolsDone(done), start + Duration::from_millis(300));
+    assert!(matches!(
+        m.poll(start + Duration::from_millis(300)),
+        Some(Action::CallModel(_))
+    ));
+    let end = start + Duration::from_millis(1500);
+    m.handle(Input::Turn(answer(&eiffel())), end);
+    assert_eq!(m.poll(end), Some(Action::Done));
+    // user, the call, its result, the answer.
+    assert_eq!(m.conversation().messages.len(), 4, "{:?}", m.conversation());
+    let report = m.into_report();
+    assert_eq!(report.tool_calls.len(), 1);
+    assert_eq!(report.tool_calls[0].duration_ms, 250.0);
+    assert_eq!(report.wall_ms, 1500.0);
+}
+
+#[test]
 fn a_report_taken_before_the_end_is_an_internal_error() {
     let now = Instant::now();
     let mut m = machine(now);
