@@ -147,6 +147,8 @@ fn merge_object_keywords(
     let is_required = |name: &str| required.iter().any(|r| r == name);
     let ap_a = acc.get("additionalProperties").cloned();
     let ap_b = other.get("additionalProperties").cloned();
+    let patterns_a = acc.get("patternProperties").cloned();
+    let patterns_b = other.get("patternProperties").cloned();
     for (side, ap) in [(acc as &Map<_, _>, &ap_b), (other, &ap_a)] {
         if ap.is_some() && side.contains_key("patternProperties") {
             return Err(MergeError::Unsupported(
@@ -162,7 +164,18 @@ fn merge_object_keywords(
     for name in names {
         let mut parts: Vec<Value> = Vec::new();
         // A name a side does not declare is governed by that side's additionalProperties.
-        for (own, own_ap) in [(&props_a, &ap_a), (props_b, &ap_b)] {
+        // A name a side's patternProperties admit is governed by those
+        // patterns instead.
+        for (own, own_ap, own_patterns) in [
+            (&props_a, &ap_a, &patterns_a),
+            (props_b, &ap_b, &patterns_b),
+        ] {
+            if own.get(name).is_none()
+                && let Some(schemas) = pattern_schemas(own_patterns.as_ref(), name)
+            {
+                parts.extend(schemas);
+                continue;
+            }
             match own.get(name) {
                 Some(s) => parts.push(s.clone()),
                 None => match own_ap {
@@ -209,6 +222,22 @@ fn merge_object_keywords(
         acc.insert("additionalProperties".into(), ap);
     }
     Ok(())
+}
+
+/// The schemas of the `patternProperties` entries that admit `name`;
+/// `None` when none does. A pattern this crate's regex engine cannot compile
+/// is taken to admit every name: feasibility is never denied on a doubt
+/// (local validation applies the real pattern).
+fn pattern_schemas(patterns: Option<&Value>, name: &str) -> Option<Vec<Value>> {
+    let Some(Value::Object(patterns)) = patterns else {
+        return None;
+    };
+    let admitting: Vec<Value> = patterns
+        .iter()
+        .filter(|(pattern, _)| regex::Regex::new(pattern).map_or(true, |re| re.is_match(name)))
+        .map(|(_, schema)| schema.clone())
+        .collect();
+    (!admitting.is_empty()).then_some(admitting)
 }
 
 fn props(map: &Map<String, Value>) -> Option<&Map<String, Value>> {
@@ -283,8 +312,11 @@ fn check_feasible(map: &Map<String, Value>) -> Result<(), MergeError> {
         && let Some(Value::Array(required)) = map.get("required")
     {
         let declared = props(map);
+        let patterns = map.get("patternProperties");
         for r in required.iter().filter_map(Value::as_str) {
-            if !declared.is_some_and(|p| p.contains_key(r)) {
+            if !declared.is_some_and(|p| p.contains_key(r))
+                && pattern_schemas(patterns, r).is_none()
+            {
                 return Err(MergeError::Infeasible(format!(
                     "property `{r}` is required but not allowed (additionalProperties: false)"
                 )));

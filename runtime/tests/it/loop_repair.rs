@@ -184,13 +184,25 @@ fn an_answer_of_exactly_max_bytes_is_read_one_more_is_too_large() {
         ..Default::default()
     };
     let schema = landmark_schema();
-    let read = evaluate_answer(&schema, SchemaTarget::Plain, &answer, StopReason::EndTurn, &exact);
+    let read = evaluate_answer(
+        &schema,
+        SchemaTarget::Plain,
+        &answer,
+        StopReason::EndTurn,
+        &exact,
+    );
     assert_eq!(read.map(|a| a.value), Ok(eiffel()));
     let smaller = tribunal_runtime::AnswerPolicy {
         max_bytes: answer.len() - 1,
         ..exact
     };
-    let err = evaluate_answer(&schema, SchemaTarget::Plain, &answer, StopReason::EndTurn, &smaller)
-        .expect_err("one byte over");
+    let err = evaluate_answer(
+        &schema,
+        SchemaTarget::Plain,
+        &answer,
+        StopReason::EndTurn,
+        &smaller,
+    )
+    .expect_err("one byte over");
     assert_eq!(err.code, ErrorCode::TooLarge);
 }

@@ -234,3 +234,47 @@ pub(crate) fn check_rules(wire: &Value, target: SchemaTarget, root: bool) -> Res
     }
     Ok(())
 }
+
+/// Names a `patternProperties` admits may be required under
+/// `additionalProperties: false` (issue 18's refused real-world shape):
+/// `{"alpha": 1}` and `{"x-beta": "b"}` both validate, so neither target
+/// may refuse the schema, and the wire keeps to the target's rules.
+#[test]
+fn names_admitted_by_pattern_properties_are_not_refused() {
+    let owner = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "patternProperties": {"^x-": {"type": "string"}, "^[a-z]+$": {"type": "integer"}},
+        "oneOf": [
+            {"required": ["alpha"]},
+            {"properties": {"x-beta": {"minLength": 1}}, "required": ["x-beta"]}
+        ]
+    });
+    let validator = jsonschema::validator_for(&owner).unwrap();
+    assert!(validator.is_valid(&json!({"alpha": 1})));
+    assert!(validator.is_valid(&json!({"x-beta": "b"})));
+    for target in TARGETS {
+        let compiled = compile(&owner, target)
+            .unwrap_or_else(|e| panic!("{target:?} refused a satisfiable schema: {e}"));
+        check_rules(&compiled.wire, target, true).unwrap_or_else(|e| panic!("{target:?}: {e}"));
+    }
+    // An `allOf` that requires a name no pattern admits is still
+    // infeasible, and says so.
+    let infeasible = json!({"allOf": [
+        {"type": "object", "additionalProperties": false, "patternProperties": {"^x-": {}}},
+        {"required": ["alpha"]}
+    ]});
+    assert!(
+        !jsonschema::validator_for(&infeasible)
+            .unwrap()
+            .is_valid(&json!({"alpha": 1}))
+    );
+    for target in TARGETS {
+        let err = compile(&infeasible, target).expect_err("no value satisfies it");
+        assert!(
+            err.message
+                .contains("property `alpha` is required but not allowed"),
+            "{target:?}: {err}"
+        );
+    }
+}
