@@ -441,3 +441,27 @@ fn a_backtracking_pattern_is_judged_not_hung() {
     assert_eq!(issues[0].path, "/s");
     assert!(owner.validator().issues(&json!({"s": "aaaa"})).is_empty());
 }
+
+/// A wrapped root (`{"value": …}`) is unwrapped only when it is exactly
+/// that one key; anything else is passed on as sent, so validation reports
+/// the shape the model really sent instead of a `null` that hides it.
+#[test]
+fn unwrap_takes_only_an_object_of_exactly_the_wrapper_key() {
+    use tribunal_runtime::schema::{DecodePlan, Step};
+    let plan = DecodePlan {
+        root: Step::Unwrap {
+            key: "value".into(),
+            then: Box::new(Step::Keep),
+        },
+    };
+    assert_eq!(plan.decode(json!({"value": [1, 2]})), Ok(json!([1, 2])));
+    for sent in [
+        json!({"value": 1, "extra": 2}),
+        json!({"other": 1}),
+        json!({}),
+        json!([1]),
+        json!("value"),
+    ] {
+        assert_eq!(plan.decode(sent.clone()), Ok(sent.clone()), "{sent}");
+    }
+}
