@@ -77,7 +77,8 @@ pub struct RunResult {
     pub rows: Vec<ResultRow>,
     /// The config hash.
     pub config_hash: String,
-    /// Runs executed now.
+    /// Runs executed now (fewer than asked when `max_total_usd` stopped
+    /// the run).
     pub executed: usize,
     /// Runs skipped because the results file already held them.
     pub skipped: usize,
@@ -270,7 +271,7 @@ pub async fn run_arena(
     Ok(RunResult {
         rows,
         config_hash: hash,
-        executed,
+        executed: started,
         skipped,
         torn_discarded: torn,
         stopped_for_cost,

@@ -369,6 +369,7 @@ async fn max_total_usd_stops_starting_runs_once_spent() {
     // $0.001 after a, $0.002 after b (still under), $0.003 after c: d never starts.
     let ids: Vec<&str> = result.rows.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, vec!["a", "b", "c"]);
+    assert_eq!(result.executed, 3);
     let stop = result.stopped_for_cost.expect("the budget stopped the run");
     assert_eq!(stop.not_started, 1);
     assert!((stop.spent_usd - 0.003).abs() < 1e-12, "{stop:?}");
