@@ -465,3 +465,111 @@ fn unwrap_takes_only_an_object_of_exactly_the_wrapper_key() {
         assert_eq!(plan.decode(sent.clone()), Ok(sent.clone()), "{sent}");
     }
 }
+
+/// Object branches told apart by their key sets: a value with both keys is
+/// the two-key branch, never the one-key branch whose keys it also holds.
+#[test]
+fn a_union_branch_is_chosen_by_its_exact_key_set() {
+    use tribunal_runtime::schema::{Branch, DecodePlan, Field, Step};
+    let field = |drop_null| Field {
+        optional: drop_null,
+        drop_null,
+        then: Step::Keep,
+    };
+    let branch = |keys: &[&str], drop_b: bool| Branch {
+        types: vec!["object".into()],
+        keys: Some(keys.iter().map(|k| k.to_string()).collect()),
+        tags: Default::default(),
+        then: Step::Object {
+            fields: keys
+                .iter()
+                .map(|k| (k.to_string(), field(*k == "b" && drop_b)))
+                .collect(),
+        },
+    };
+    // The one-key branch first: an `a`-only value; the two-key branch drops
+    // a null `b` (its placeholder).
+    let plan = DecodePlan {
+        root: Step::AnyOf {
+            branches: vec![branch(&["a"], false), branch(&["a", "b"], true)],
+        },
+    };
+    assert_eq!(plan.decode(json!({"a": 1, "b": null})), Ok(json!({"a": 1})));
+    assert_eq!(plan.decode(json!({"a": 1})), Ok(json!({"a": 1})));
+}
+
+/// Encoding (the inverse, for scripted backends) sends an absent optional
+/// field as the `null` placeholder, and leaves an absent required one absent.
+#[test]
+fn encode_fills_only_optional_fields_with_null() {
+    let owner = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "required": ["a"]
+    });
+    let compiled = compile(&owner, SchemaTarget::OpenAi).unwrap();
+    assert_eq!(compiled.plan.encode(&json!({})), json!({"b": null}));
+    assert_eq!(
+        compiled.plan.encode(&json!({"a": "x"})),
+        json!({"a": "x", "b": null})
+    );
+}
+
+/// Branches told apart by a constant tag: the exact tag first (strings and
+/// numbers alike), a string tag that differs only in case second.
+#[test]
+fn a_union_branch_is_chosen_by_its_tag_exactly_before_ignoring_case() {
+    use tribunal_runtime::schema::{Branch, DecodePlan, Field, Step};
+    // `drops` marks a branch by dropping a null `z` (its placeholder).
+    let branch = |tag: Value, drops: bool| Branch {
+        types: vec!["object".into()],
+        keys: None,
+        tags: [("kind".to_string(), tag)].into_iter().collect(),
+        then: if drops {
+            Step::Object {
+                fields: [(
+                    "z".to_string(),
+                    Field {
+                        optional: true,
+                        drop_null: true,
+                        then: Step::Keep,
+                    },
+                )]
+                .into_iter()
+                .collect(),
+            }
+        } else {
+            Step::Keep
+        },
+    };
+    let plan = |branches| DecodePlan {
+        root: Step::AnyOf { branches },
+    };
+    let strings = plan(vec![branch(json!("a"), true), branch(json!("b"), false)]);
+    assert_eq!(
+        strings.decode(json!({"kind": "b", "z": null})),
+        Ok(json!({"kind": "b", "z": null})),
+        "the b branch keeps z"
+    );
+    assert_eq!(
+        strings.decode(json!({"kind": "a", "z": null})),
+        Ok(json!({"kind": "a"}))
+    );
+    // Case is ignored only when no tag matches exactly.
+    let cased = plan(vec![branch(json!("a"), true), branch(json!("A"), false)]);
+    assert_eq!(
+        cased.decode(json!({"kind": "A", "z": null})),
+        Ok(json!({"kind": "A", "z": null}))
+    );
+    assert_eq!(
+        strings.decode(json!({"kind": "B", "z": null})),
+        Ok(json!({"kind": "B", "z": null})),
+        "B is b ignoring case"
+    );
+    // Numeric tags match exactly or not at all.
+    let numbers = plan(vec![branch(json!(1), true), branch(json!(2), false)]);
+    assert_eq!(
+        numbers.decode(json!({"kind": 2, "z": null})),
+        Ok(json!({"kind": 2, "z": null}))
+    );
+}
