@@ -83,6 +83,26 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> BackendError {
     )
 }
 
+/// Cuts a torn last line (a run killed while writing it) off the cache
+/// file, as the results file does; returns the length kept.
+fn keep_whole_lines(path: &Path) -> Result<u64, BackendError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, "read", e))?;
+    let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        tracing::warn!(
+            "the cache {} ended in a torn line; it is discarded",
+            path.display()
+        );
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| io_error(path, "open", e))?;
+        file.set_len(whole as u64)
+            .map_err(|e| io_error(path, "truncate", e))?;
+    }
+    Ok(whole as u64)
+}
+
 impl<B: Backend> Cached<B> {
     /// Opens (or creates, with its folder) the cache file at `path` for
     /// `inner`. Errors: an unreadable or corrupt file, or one written for
@@ -91,7 +111,7 @@ impl<B: Backend> Cached<B> {
         let path = path.as_ref().to_path_buf();
         let info = inner.info();
         let mut answers: HashMap<String, VecDeque<ModelTurn>> = HashMap::new();
-        let existing = path.is_file();
+        let existing = path.is_file() && keep_whole_lines(&path)? > 0;
         if existing {
             let old = Replay::from_file(&path)?;
             let (name, model) = (old.name().to_string(), old.model().to_string());

@@ -139,3 +139,38 @@ async fn each_run_counts_its_own_hits_and_misses() {
     let (_, none) = counted(async {}).await;
     assert_eq!(none, CacheCounts::default());
 }
+
+#[tokio::test]
+async fn a_torn_last_line_is_cut_off_and_the_rest_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    let model = Arc::new(ScriptedBackend::from_turns(
+        ["A", "B"].map(|n| answer(&named(n))),
+    ));
+    let cached = Arc::new(Cached::open(model, &file).unwrap());
+    assert_eq!(names(cached, 2).await, ["A", "B"]);
+    // A run killed while writing a third answer leaves half a line.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    let whole = text.len();
+    text.push_str(r#"{"type":"exchange","key":"ab"#);
+    std::fs::write(&file, &text).unwrap();
+    let silent = Arc::new(ScriptedBackend::from_turns([]));
+    let again = Arc::new(Cached::open(silent.clone(), &file).unwrap());
+    assert_eq!(std::fs::metadata(&file).unwrap().len() as usize, whole);
+    assert_eq!(
+        names(again, 2).await,
+        ["A", "B"],
+        "the whole lines still answer"
+    );
+    assert!(silent.requests().is_empty());
+    // Only a torn header: the file starts over.
+    std::fs::write(&file, r#"{"type":"hea"#).unwrap();
+    let fresh = Arc::new(ScriptedBackend::from_turns([answer(&named("C"))]));
+    let cached = Arc::new(Cached::open(fresh, &file).unwrap());
+    assert_eq!(names(cached, 1).await, ["C"]);
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .starts_with(r#"{"type":"header""#)
+    );
+}
