@@ -93,6 +93,10 @@ pub fn extract(
             if let Some(first) = trimmed.bytes().next().filter(|b| matches!(b, b'{' | b'[')) {
                 match balanced_end(trimmed.as_bytes(), 0, first) {
                     Some(end) if end == trimmed.len() => return Err(ExtractionError::Invalid(e)),
+                    // An early answer only: without a fence, the span scan
+                    // below would reach the same unbalanced bracket and say
+                    // `Truncated` too (so a mutant that drops this arm is
+                    // equivalent; the fenced case is what it decides).
                     None if !has_fence(trimmed) => return Err(ExtractionError::Truncated),
                     _ => {}
                 }
@@ -147,6 +151,9 @@ fn whole_parse(text: &str, limits: &ParseLimits) -> Option<Result<Value, ParseEr
     let (&first, &last) = (bytes.first()?, bytes.last()?);
     let possible = match first {
         b'{' | b'[' => true,
+        // `||` for `&&` here only parses texts that fail anyway (an
+        // unterminated string) and then falls through to the same later
+        // steps: a cost, not an outcome.
         b'"' => last == b'"' && bytes.len() >= 2,
         b'-' | b'0'..=b'9' => bytes
             .iter()
@@ -286,6 +293,74 @@ mod tests {
 
     fn lenient(text: &str) -> Result<Extraction, ExtractionError> {
         extract(text, ExtractionMode::Lenient, true, &ParseLimits::default())
+    }
+
+    fn any_root(text: &str) -> Result<Extraction, ExtractionError> {
+        extract(
+            text,
+            ExtractionMode::Lenient,
+            false,
+            &ParseLimits::default(),
+        )
+    }
+
+    #[test]
+    fn a_whole_document_that_fails_to_parse_is_final_even_with_a_fence_inside() {
+        // Balanced from the first byte to the last and invalid (raw newlines
+        // in a string, a trailing comma): the fenced block inside its string
+        // must not be answered instead.
+        let text = "{\"a\": \"\n```json\n[1, 2]\n```\n\", }";
+        assert!(
+            matches!(any_root(text), Err(ExtractionError::Invalid(_))),
+            "{:?}",
+            any_root(text)
+        );
+        // A document that closes before the end is not the whole text: its
+        // span is read.
+        let e = lenient("{\"a\": 1} and that is all").unwrap();
+        assert_eq!(
+            (e.extracted_from, e.value["a"].as_i64()),
+            (ExtractedFrom::Span, Some(1))
+        );
+        // Unbalanced from the first byte without a fence: truncated; with a
+        // fence after it, the fence is read.
+        assert!(matches!(
+            lenient("{\"a\": 1, \"b\": "),
+            Err(ExtractionError::Truncated)
+        ));
+        let e = lenient("[see below\n```json\n{\"a\": 2}\n```").unwrap();
+        assert_eq!(
+            (e.extracted_from, e.value["a"].as_i64()),
+            (ExtractedFrom::Fence, Some(2))
+        );
+    }
+
+    #[test]
+    fn a_whole_scalar_is_read_as_one_value() {
+        for (text, want) in [
+            ("\"just a string\"", serde_json::json!("just a string")),
+            ("-12.5e3", serde_json::json!(-12500.0)),
+            ("7", serde_json::json!(7)),
+            ("true", serde_json::json!(true)),
+            ("false", serde_json::json!(false)),
+            (" null ", serde_json::json!(null)),
+        ] {
+            let e = any_root(text).unwrap_or_else(|err| panic!("{text}: {err:?}"));
+            assert_eq!(
+                (e.extracted_from, &e.value),
+                (ExtractedFrom::Whole, &want),
+                "{text}"
+            );
+        }
+        // Prose that merely starts like a scalar is not one.
+        assert!(matches!(
+            any_root("nothing here"),
+            Err(ExtractionError::NoJson)
+        ));
+        assert!(matches!(
+            any_root("12 monkeys"),
+            Err(ExtractionError::NoJson)
+        ));
     }
 
     #[test]
