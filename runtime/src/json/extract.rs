@@ -164,14 +164,14 @@ fn whole_parse(text: &str, limits: &ParseLimits) -> Option<Result<Value, ParseEr
     possible.then(|| parse_strict(text, limits))
 }
 
-/// (A pass saved, not an outcome: answering "maybe a fence, no bracket yet"
-/// for every text gives the same extraction through `find_fence` and
-/// `find_either`, two passes later — the one mutant of this function that
-/// survives is equivalent.)
-///
 /// One pass over `bytes`: whether a fence (```` ``` ````) occurs, and the index
 /// of the first `{` or `second` before the scan stopped. The scan stops at
 /// the first fence, where the index may be `None` even if a bracket follows.
+///
+/// A pass saved, not an outcome: answering "maybe a fence, no bracket yet"
+/// for every text gives the same extraction through `find_fence` and
+/// `find_either`, two passes later (so the mutant `(true, None)` survives
+/// as an equivalent).
 fn scan(bytes: &[u8], second: u8) -> (bool, Option<usize>) {
     let mut first_open = None;
     let mut pos = 0;
