@@ -341,6 +341,21 @@ mod tests {
     }
 
     #[test]
+    fn spans_are_found_past_inline_code_and_in_later_blocks() {
+        // Lone backticks (inline code) before the JSON, and the JSON past
+        // the first 64-byte block, with two brackets in one block.
+        let prose =
+            "Use `jq` or `python -m json.tool` to check it; the record I found is this one: ";
+        assert!(prose.len() > 64);
+        let text = format!(
+            "{prose}{{\"a\": {{\"b\": 1}}}} and nothing more, as the task asked of me today."
+        );
+        let e = lenient(&text).unwrap();
+        assert_eq!(e.extracted_from, ExtractedFrom::Span);
+        assert_eq!(e.value, serde_json::json!({"a": {"b": 1}}));
+    }
+
+    #[test]
     fn a_whole_scalar_is_read_as_one_value() {
         for (text, want) in [
             ("\"just a string\"", serde_json::json!("just a string")),
