@@ -204,6 +204,11 @@ fn find_either(bytes: &[u8], a: u8, b: u8, c: u8) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(BLOCK);
     let mut offset = 0;
     for chunk in &mut chunks {
+        // Any hit, as one `bool` per byte OR-ed together. Two mutants of
+        // this line survive as equivalents: the last `|` as `^` (`b == c`
+        // only in the fence search, where `a` is the same byte and hits),
+        // and the first as `^` (two `{` in a block cancel in the scan, but
+        // `extract` then searches again with `c = '{'`, which hits).
         let hit = chunk
             .iter()
             .fold(false, |acc, &x| acc | (x == a) | (x == b) | (x == c));
@@ -353,6 +358,37 @@ mod tests {
         let e = lenient(&text).unwrap();
         assert_eq!(e.extracted_from, ExtractedFrom::Span);
         assert_eq!(e.value, serde_json::json!({"a": {"b": 1}}));
+    }
+
+    #[test]
+    fn a_span_inside_a_later_full_block_is_found() {
+        // 100 bytes of prose with no bracket and no backtick, then the JSON
+        // inside the second 64-byte block, then more prose so that block is
+        // a full one (the block test, not the tail scan, must find it).
+        let before = "The record follows after this long introduction, which has no brackets and no code in it at all, o. ";
+        let after = " That is the whole answer and there is nothing else to add to it, really.";
+        assert_eq!(before.len(), 100);
+        for (json, want_object) in [
+            ("{\"a\": 1}", true),
+            ("{\"a\": {\"b\": 1}}", false),
+            ("[1, 2]", false),
+        ] {
+            let text = format!("{before}{json}{after}");
+            assert!(text.len() >= 128, "{}", text.len());
+            let e = extract(
+                &text,
+                ExtractionMode::Lenient,
+                want_object,
+                &ParseLimits::default(),
+            )
+            .unwrap_or_else(|err| panic!("{json}: {err:?}"));
+            assert_eq!(e.extracted_from, ExtractedFrom::Span, "{json}");
+            assert_eq!(
+                e.value,
+                serde_json::from_str::<Value>(json).unwrap(),
+                "{json}"
+            );
+        }
     }
 
     #[test]
