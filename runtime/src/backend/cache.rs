@@ -17,7 +17,9 @@
 //!
 //! Each run can count its hits and misses with [`counted`].
 
-use super::record::{CassetteLine, RecordedOutcome, request_json, request_key, write_line};
+use super::record::{
+    CassetteLine, RecordedOutcome, append_line, request_json, request_key, write_line,
+};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, Replay};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
@@ -199,10 +201,7 @@ impl<B: Backend> Backend for Cached<B> {
                 request: request_json(request),
                 outcome: RecordedOutcome::Turn(turn.clone()),
             };
-            let written = match self.file.lock() {
-                Ok(mut file) => write_line(&mut file, &line),
-                Err(_) => Err(std::io::Error::other("the cache lock is poisoned")),
-            };
+            let written = append_line(&self.file, &line);
             if let Err(e) = written {
                 // The answer is good; only the cache lost it. Say so, and
                 // answer: a cache never fails a run.

@@ -220,6 +220,15 @@ impl<B: Backend> Recording<B> {
     }
 }
 
+/// [`write_line`] under `file`'s lock: one whole line, so concurrent runs
+/// never interleave.
+pub(crate) fn append_line(file: &Mutex<File>, line: &CassetteLine) -> std::io::Result<()> {
+    match file.lock() {
+        Ok(mut file) => write_line(&mut file, line),
+        Err(_) => Err(std::io::Error::other("the file's lock is poisoned")),
+    }
+}
+
 /// Writes `line` and a newline, and flushes: one whole line per call.
 pub(crate) fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Result<()> {
     let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
@@ -247,11 +256,7 @@ impl<B: Backend> Backend for Recording<B> {
                     Err(e) => RecordedOutcome::Error(e.into()),
                 },
             };
-            // One whole line under the lock, so concurrent runs never interleave.
-            let written = match self.file.lock() {
-                Ok(mut file) => write_line(&mut file, &line),
-                Err(_) => Err(std::io::Error::other("the cassette lock is poisoned")),
-            };
+            let written = append_line(&self.file, &line);
             if let Err(e) = written {
                 // A lost cassette line must not pass silently: fail the request.
                 return Err(io_error(&self.path, "write", e));
