@@ -61,6 +61,7 @@ fn schema_compile_prints_wire_plan_fallback_notes() {
         assert_eq!(keys, ["wire", "plan", "fallback", "notes"]);
         insta::assert_json_snapshot!(format!("cli_schema_compile_landmark_{target}"), v);
     }
+    // Over a limit, the part that exceeds it travels as text, and says so.
     let out = run(
         &[
             "schema",
@@ -68,6 +69,35 @@ fn schema_compile_prints_wire_plan_fallback_notes() {
             "--target",
             "openai",
             fixture("07_enum_2000").to_str().unwrap(),
+        ],
+        "",
+    );
+    let v = stdout_json(&out);
+    assert_eq!(v["fallback"], json!(false));
+    assert_eq!(
+        v["notes"],
+        json!([
+            "/properties/code: to fit the openai limits (2000 enum values (limit 1000)): travels as a JSON-encoded string"
+        ])
+    );
+    // When no part can make it fit, the whole answer does.
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("wide.json");
+    let props: serde_json::Map<String, serde_json::Value> = (0..5001)
+        .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+        .collect();
+    std::fs::write(
+        &wide,
+        json!({"type": "object", "properties": props}).to_string(),
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "schema",
+            "compile",
+            "--target",
+            "openai",
+            wide.to_str().unwrap(),
         ],
         "",
     );
@@ -86,8 +116,10 @@ fn schema_compile_unsupported_or_unreadable_exits_2() {
         ],
         "",
     );
+    // An external reference compiles as text, but the offline validator
+    // cannot resolve it: exit 2, naming it.
     assert_eq!(out.status.code(), Some(2));
-    assert!(one_line_stderr(&out).contains("/properties/x/$ref"));
+    assert!(one_line_stderr(&out).contains("https://example.com/schemas/x.json"));
     let out = run(
         &[
             "schema",

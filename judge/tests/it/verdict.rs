@@ -10,6 +10,7 @@ use tribunal_judge::verdict::{
 };
 use tribunal_runtime::answer::repair_message;
 use tribunal_runtime::backend::{SchemaTarget, ScriptTurn, ScriptedBackend};
+use tribunal_runtime::schema::{WireLimits, WireStats};
 use tribunal_runtime::{AnswerContract, ErrorCode};
 
 fn arena_dir() -> std::path::PathBuf {
@@ -94,18 +95,46 @@ fn verdict_fields_as_json_encoded_text() {
 }
 
 #[test]
-fn over_the_limits_the_whole_verdict_travels_as_text() {
-    // 30 optional properties exceed Anthropic's 24: the RED fields fall back to text.
+fn over_the_limits_the_verdict_fields_fit_and_else_travel_as_text() {
+    // 30 optional properties: 30 placeholder unions exceed Anthropic's 16,
+    // so the RED fields spend its optional properties instead, and stay
+    // constrained; the envelope around them is unchanged.
     let props: serde_json::Map<String, Value> = (0..30)
         .map(|i| (format!("f{i}"), json!({"type": "string"})))
         .collect();
     let red = json!({"type": "object", "properties": props, "additionalProperties": false});
     let green = json!({"type": "object", "properties": {"summary": {"type": "string"}},
                        "required": ["summary"], "additionalProperties": false});
+    let schemas = VerdictSchemas::new(green.clone(), red).unwrap();
+    let envelope = schemas.envelope(SchemaTarget::Anthropic).unwrap();
+    assert!(!envelope.red.fallback);
+    assert!(!envelope.green.fallback);
+    let fields = &envelope.wire["properties"]["result"]["anyOf"][1]["properties"]["verdictFields"];
+    assert_eq!(fields["type"], "object");
+    assert!(fields["required"].as_array().unwrap().len() < 30);
+    WireLimits::for_target(SchemaTarget::Anthropic)
+        .check(&WireStats::measure(&envelope.wire))
+        .unwrap();
+    let wire = json!({"result": {"verdict": "RED", "verdictFields": {"f3": "x"}}});
+    let flat = schemas.decode(SchemaTarget::Anthropic, wire).unwrap();
+    assert_eq!(flat, json!({"verdict": "RED", "f3": "x"}));
+    // When nothing smaller fits (a reference chain that inlines to more than
+    // 100,000 nodes), the whole RED fields travel as text, still validated
+    // against the original owner schema.
+    let mut defs = serde_json::Map::new();
+    for i in 0..20 {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": next}, "b": {"$ref": next}}}),
+        );
+    }
+    defs.insert("d20".into(), json!({"type": "string"}));
+    let red = json!({"type": "object", "properties": {"f3": {"type": "string"}, "t": {"$ref": "#/$defs/d0"}},
+                     "additionalProperties": false, "$defs": defs});
     let schemas = VerdictSchemas::new(green, red).unwrap();
     let envelope = schemas.envelope(SchemaTarget::Anthropic).unwrap();
     assert!(envelope.red.fallback);
-    assert!(!envelope.green.fallback);
     assert_eq!(
         envelope.wire["properties"]["result"]["anyOf"][1]["properties"]["verdictFields"]["type"],
         "string"
@@ -113,7 +142,6 @@ fn over_the_limits_the_whole_verdict_travels_as_text() {
     let wire = json!({"result": {"verdict": "RED", "verdictFields": "{\"f3\": \"x\"}"}});
     let flat = schemas.decode(SchemaTarget::Anthropic, wire).unwrap();
     assert_eq!(flat, json!({"verdict": "RED", "f3": "x"}));
-    // The original owner schema still validates the decoded object.
     let wire = json!({"result": {"verdict": "RED", "verdictFields": "{\"f3\": 3}"}});
     let err = schemas.decode(SchemaTarget::Anthropic, wire).unwrap_err();
     assert_eq!(err.code, ErrorCode::SchemaMismatch);

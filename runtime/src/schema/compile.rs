@@ -7,16 +7,20 @@
 //! into the `description` (and are still checked locally against the owner
 //! schema); open maps, recursive references and any-typed values travel as
 //! JSON-encoded strings; a root that is not a plain object is wrapped as
-//! `{"value": …}`. When the result would exceed the target's limits the whole
-//! answer travels as one JSON-encoded string.
+//! `{"value": …}`. When the result would exceed the target's limits it is
+//! fitted ([`fit`](super::fit)): optional properties left out of `required`
+//! where the target allows it, then the smallest subtrees as JSON-encoded
+//! text; only when nothing smaller fits does the whole answer travel as one
+//! JSON-encoded string.
 //!
 //! Compilation is deterministic (owner keyword order is kept, nothing is
 //! iterated in hash order) and never panics: recursion is bounded, `$ref`
 //! cycles are detected, and huge inlined schemas fall back to text.
 
 use super::decode::{DecodePlan, Step};
-use super::limits::{WireBudget, WireLimits, WireStats};
-use super::lower::{Lowering, json_text_description};
+use super::fit::{Unfit, fit};
+use super::limits::{WireBudget, WireStats};
+use super::lower::json_text_description;
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use serde::Serialize;
@@ -57,37 +61,17 @@ pub fn compile(owner: &Value, target: SchemaTarget) -> Result<CompiledSchema, Sc
         return Ok(identity(owner));
     }
     check_depth(owner)?;
-    let limits = WireLimits::for_target(target);
-    let mut lowering = Lowering::new(owner, target);
-    let lowered = match lowering.lower(owner, "") {
-        Ok(x) => Ok(x),
-        Err(f) => Err(f.into_schema_error()?),
-    };
-    let (wire, plan) = match lowered {
-        Ok((wire, step)) => {
-            if wire.get("type") == Some(&json!("object")) {
-                (wire, step)
-            } else {
-                lowering.note(
-                    "",
-                    format!("the root is not an object: wrapped as {{\"{WRAPPER_KEY}\": …}}"),
-                );
-                (wrap(wire), unwrap(step))
-            }
-        }
-        Err(why) => return Ok(fallback_root(owner, target, &why)),
-    };
-    let stats = WireStats::measure(&wire);
-    if let Err(why) = limits.check(&stats) {
-        return Ok(fallback_root(owner, target, &why));
+    match fit(owner, target, &WireBudget::default(), true) {
+        Ok(f) => Ok(CompiledSchema {
+            wire: Arc::new(f.wire),
+            plan: DecodePlan { root: f.step },
+            fallback: false,
+            notes: f.notes.into_iter().collect(),
+            stats: f.stats,
+        }),
+        Err(Unfit::Error(e)) => Err(e),
+        Err(Unfit::Whole(why)) => Ok(fallback_root(owner, target, &why)),
     }
-    Ok(CompiledSchema {
-        wire: Arc::new(wire),
-        plan: DecodePlan { root: plan },
-        fallback: false,
-        notes: lowering.notes.into_iter().collect(),
-        stats,
-    })
 }
 
 /// Compiles `owner` as a field embedded in a larger wire schema (no root
@@ -122,29 +106,18 @@ pub fn compile_embedded_in(
         return Ok(identity(owner));
     }
     check_depth(owner)?;
-    let limits = WireLimits::for_target(target);
-    let mut lowering = Lowering::new(owner, target);
-    let lowered = match lowering.lower(owner, "") {
-        Ok(x) => Ok(x),
-        Err(f) => Err(f.into_schema_error()?),
-    };
-    let why = match lowered {
-        Ok((wire, step)) => {
-            let stats = WireStats::measure(&wire);
-            match limits.check(&budget.used.combine(stats, budget.depth)) {
-                Ok(()) => {
-                    return Ok(CompiledSchema {
-                        wire: Arc::new(wire),
-                        plan: DecodePlan { root: step },
-                        fallback: false,
-                        notes: lowering.notes.into_iter().collect(),
-                        stats,
-                    });
-                }
-                Err(why) => why,
-            }
+    let why = match fit(owner, target, budget, false) {
+        Ok(f) => {
+            return Ok(CompiledSchema {
+                wire: Arc::new(f.wire),
+                plan: DecodePlan { root: f.step },
+                fallback: false,
+                notes: f.notes.into_iter().collect(),
+                stats: f.stats,
+            });
         }
-        Err(why) => why,
+        Err(Unfit::Error(e)) => return Err(e),
+        Err(Unfit::Whole(why)) => why,
     };
     let wire = json!({
         "type": "string",
@@ -169,7 +142,7 @@ fn identity(owner: &Value) -> CompiledSchema {
     }
 }
 
-fn wrap(inner: Value) -> Value {
+pub(super) fn wrap(inner: Value) -> Value {
     json!({
         "type": "object",
         "properties": { WRAPPER_KEY: inner },
@@ -178,7 +151,7 @@ fn wrap(inner: Value) -> Value {
     })
 }
 
-fn unwrap(step: Step) -> Step {
+pub(super) fn unwrap(step: Step) -> Step {
     Step::Unwrap {
         key: WRAPPER_KEY.to_string(),
         then: Box::new(step),

@@ -66,6 +66,11 @@ pub struct Field {
     /// A `null` here is a placeholder: remove the property.
     #[serde(skip_serializing_if = "is_false")]
     pub drop_null: bool,
+    /// Optional on the wire too (left out of `required`): an absent value
+    /// stays absent. Only when a target's limits left no room for a
+    /// placeholder union.
+    #[serde(skip_serializing_if = "is_false")]
+    pub omittable: bool,
     /// The step for the property's value.
     #[serde(skip_serializing_if = "Step::is_keep")]
     pub then: Step,
@@ -77,9 +82,12 @@ pub struct Branch {
     /// The wire types the branch accepts (empty: any).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub types: Vec<String>,
-    /// For an object branch, its property names (all required on the wire).
+    /// For an object branch, its property names.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<String>>,
+    /// Those of `keys` that the wire lets the provider leave out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omittable: Vec<String>,
     /// Properties whose wire schema is a single constant (discriminators).
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub tags: IndexMap<String, Value>,
@@ -101,7 +109,7 @@ impl Step {
 impl Field {
     /// Whether this field decodes to itself.
     pub(crate) fn is_trivial(&self) -> bool {
-        !self.optional && !self.drop_null && self.then.is_keep()
+        !self.optional && !self.drop_null && !self.omittable && self.then.is_keep()
     }
 }
 
@@ -163,6 +171,9 @@ fn decode_step(step: &Step, value: Value, path: &mut String, issues: &mut Vec<Is
                     path.push_str(&escape(&k));
                     let v = decode_step(&field.then, v, path, issues);
                     path.truncate(len);
+                    if v.is_null() && field.drop_null {
+                        continue; // JSON-encoded text `null`: left out
+                    }
                     out.insert(k, v);
                 }
                 Value::Object(out)
@@ -229,7 +240,10 @@ fn select<'a>(branches: &'a [Branch], value: &Value) -> Option<&'a Branch> {
         (b.types.is_empty() || b.types.iter().any(|t| value_has_type(value, t)))
             && match (&b.keys, value) {
                 (Some(keys), Value::Object(map)) => {
-                    map.len() == keys.len() && keys.iter().all(|k| map.contains_key(k))
+                    map.keys().all(|k| keys.contains(k))
+                        && keys
+                            .iter()
+                            .all(|k| map.contains_key(k) || b.omittable.contains(k))
                 }
                 _ => true,
             }
@@ -263,7 +277,7 @@ fn encode_step(step: &Step, value: &Value) -> Value {
                         Some(v) => {
                             out.insert(k.clone(), encode_step(&field.then, v));
                         }
-                        None if field.optional => {
+                        None if field.optional && !field.omittable => {
                             out.insert(k.clone(), Value::Null);
                         }
                         None => {}

@@ -172,31 +172,104 @@ impl WireLimits {
 
     /// `Err` naming the first limit `stats` exceeds.
     pub fn check(&self, stats: &WireStats) -> Result<(), String> {
-        let checks = [
-            ("object properties", stats.properties, self.max_properties),
-            ("levels of nesting", stats.depth, self.max_depth),
-            ("enum values", stats.enum_values, self.max_enum_values),
-            (
-                "characters in one large string enum",
-                stats.large_enum_chars,
-                self.max_large_enum_chars,
-            ),
-            (
-                "characters of names and enum values",
-                stats.name_chars,
-                self.max_name_chars,
-            ),
-            ("optional properties", stats.optional, self.max_optional),
-            ("union-typed properties", stats.unions, self.max_unions),
-        ];
-        for (what, used, max) in checks {
-            if let Some(max) = max
-                && used > max
-            {
-                return Err(format!("{used} {what} (limit {max})"));
-            }
+        match self.first_excess(stats) {
+            Some(excess) => Err(excess.to_string()),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// The first limit `stats` exceeds, in a fixed order, or `None`.
+    pub(crate) fn first_excess(&self, stats: &WireStats) -> Option<Excess> {
+        Resource::ALL.into_iter().find_map(|resource| {
+            let max = resource.limit(self)?;
+            let used = resource.of(stats);
+            (used > max).then_some(Excess {
+                resource,
+                used,
+                max,
+            })
+        })
+    }
+}
+
+/// One limited resource of a wire schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resource {
+    Properties,
+    Depth,
+    EnumValues,
+    LargeEnumChars,
+    NameChars,
+    Optional,
+    Unions,
+}
+
+impl Resource {
+    const ALL: [Resource; 7] = [
+        Resource::Properties,
+        Resource::Depth,
+        Resource::EnumValues,
+        Resource::LargeEnumChars,
+        Resource::NameChars,
+        Resource::Optional,
+        Resource::Unions,
+    ];
+
+    /// What `stats` uses of this resource.
+    pub(crate) fn of(self, stats: &WireStats) -> usize {
+        match self {
+            Resource::Properties => stats.properties,
+            Resource::Depth => stats.depth,
+            Resource::EnumValues => stats.enum_values,
+            Resource::LargeEnumChars => stats.large_enum_chars,
+            Resource::NameChars => stats.name_chars,
+            Resource::Optional => stats.optional,
+            Resource::Unions => stats.unions,
+        }
+    }
+
+    fn limit(self, limits: &WireLimits) -> Option<usize> {
+        match self {
+            Resource::Properties => limits.max_properties,
+            Resource::Depth => limits.max_depth,
+            Resource::EnumValues => limits.max_enum_values,
+            Resource::LargeEnumChars => limits.max_large_enum_chars,
+            Resource::NameChars => limits.max_name_chars,
+            Resource::Optional => limits.max_optional,
+            Resource::Unions => limits.max_unions,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Resource::Properties => "object properties",
+            Resource::Depth => "levels of nesting",
+            Resource::EnumValues => "enum values",
+            Resource::LargeEnumChars => "characters in one large string enum",
+            Resource::NameChars => "characters of names and enum values",
+            Resource::Optional => "optional properties",
+            Resource::Unions => "union-typed properties",
+        }
+    }
+}
+
+/// A limit a wire schema exceeds: what, how much is used, the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Excess {
+    pub(crate) resource: Resource,
+    pub(crate) used: usize,
+    pub(crate) max: usize,
+}
+
+impl std::fmt::Display for Excess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} (limit {})",
+            self.used,
+            self.resource.what(),
+            self.max
+        )
     }
 }
 

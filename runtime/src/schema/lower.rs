@@ -3,8 +3,9 @@
 
 use super::decode::Step;
 use super::keywords::{self, KeywordRole};
+use super::limits::WireStats;
 use super::merge::{MergeError, merge_all, types_of, value_has_type};
-use super::refs::{contains_ref, resolve};
+use super::refs::{contains_ref, is_external, resolve};
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use indexmap::{IndexMap, IndexSet};
@@ -35,16 +36,6 @@ impl From<SchemaError> for Failure {
     }
 }
 
-impl Failure {
-    /// The error to report when the failure is final.
-    pub(crate) fn into_schema_error(self) -> Result<String, SchemaError> {
-        match self {
-            Failure::Schema(e) | Failure::Infeasible(e) => Err(e),
-            Failure::Overflow(why) => Ok(why),
-        }
-    }
-}
-
 /// Deepest lowering recursion (schema nodes on one path, `$ref`s expanded).
 const MAX_DEPTH: usize = 64;
 /// Most nodes lowered in one compilation (bounds `$ref` inlining blow-up).
@@ -64,6 +55,31 @@ pub(crate) struct Lowering<'a> {
     stack: Vec<String>,
     depth: usize,
     work: usize,
+    /// Owner paths of property values and array items sent as JSON-encoded
+    /// text to fit the target's limits (chosen by [`fit`](super::fit)), each
+    /// with the limit it was exceeding.
+    pub(crate) forced: IndexMap<String, String>,
+    /// Optional properties that may still travel as optional (left out of
+    /// `required`) instead of with a `null` placeholder; 0 keeps placeholders.
+    pub(crate) omit_left: usize,
+    /// Whether to record [`Candidate`]s (only when fitting).
+    pub(crate) collect: bool,
+    /// The subtrees that could be sent as text, in lowering order.
+    pub(crate) candidates: Vec<Candidate>,
+    /// Object and array wire nodes around the node being lowered.
+    level: usize,
+}
+
+/// A property value or array item that could travel as JSON-encoded text
+/// instead, with what its wire schema uses.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    /// Its owner schema path (what [`Lowering::forced`] holds).
+    pub(crate) path: String,
+    /// Object and array wire nodes above it.
+    pub(crate) level: usize,
+    /// What its wire schema uses (for a property, with its placeholder).
+    pub(crate) stats: WireStats,
 }
 
 impl<'a> Lowering<'a> {
@@ -77,7 +93,35 @@ impl<'a> Lowering<'a> {
             stack: vec![String::new()],
             depth: 0,
             work: 0,
+            forced: IndexMap::new(),
+            omit_left: 0,
+            collect: false,
+            candidates: Vec::new(),
+            level: 0,
         }
+    }
+
+    /// Records `wire`, lowered at `path`, as a subtree that could be sent as text.
+    pub(crate) fn candidate(&mut self, path: &str, wire: &Value) {
+        if self.collect {
+            self.candidates.push(Candidate {
+                path: path.to_string(),
+                level: self.level,
+                stats: WireStats::measure(wire),
+            });
+        }
+    }
+
+    /// Whether the subtree at `path` is to travel as text to fit the limits.
+    pub(crate) fn is_forced(&self, path: &str) -> bool {
+        self.forced.contains_key(path)
+    }
+
+    /// The JSON-encoded text field that replaces a forced subtree.
+    pub(crate) fn forced_field(&mut self, node: &Value, path: &str) -> Lowered {
+        let excess = self.forced.get(path).cloned().unwrap_or_default();
+        let why = format!("to fit the {} limits ({excess})", self.target.as_str());
+        self.json_field(node, path, why)
     }
 
     pub(crate) fn note(&mut self, path: &str, text: impl std::fmt::Display) {
@@ -108,7 +152,10 @@ impl<'a> Lowering<'a> {
         let map = match node {
             Value::Bool(true) => return Ok(self.json_field(node, path, "accepts any value")),
             Value::Bool(false) => {
-                return Err(SchemaError::new(path, "the schema `false` admits no value").into());
+                return Err(Failure::Infeasible(SchemaError::new(
+                    path,
+                    "the schema `false` admits no value",
+                )));
             }
             Value::Object(map) => map,
             _ => {
@@ -163,6 +210,9 @@ impl<'a> Lowering<'a> {
                 let Some(r) = r.as_str() else {
                     return Err(SchemaError::new(r_at, "`$ref` must be a string").into());
                 };
+                if is_external(self.root, r) {
+                    return Ok(self.json_field(node, path, "an external reference"));
+                }
                 let (target, target_path) = resolve(self.root, r, &r_at)?;
                 if self.stack.contains(&target_path) {
                     return Ok(self.json_field(node, path, "a recursive reference"));
@@ -334,7 +384,7 @@ impl<'a> Lowering<'a> {
                     Err(e) => return Err(e),
                 }
             }
-            return self.finish_union(map.get("description"), lowered, path);
+            return self.finish_union(map, lowered, path);
         }
         match types.first().map(String::as_str) {
             Some("object") if types.len() == 1 => self.lower_object(map, path),
@@ -573,6 +623,22 @@ fn wire_keys(w: &Value) -> Option<Vec<String>> {
     w.get("properties")
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
+}
+
+/// The properties of the object wire schema `w` missing from its `required`.
+fn wire_omittable(w: &Value) -> Vec<String> {
+    let Some(Value::Object(props)) = w.get("properties") else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = match w.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    props
+        .keys()
+        .filter(|k| !required.contains(&k.as_str()))
+        .cloned()
+        .collect()
 }
 
 fn wire_tags(w: &Value) -> IndexMap<String, Value> {

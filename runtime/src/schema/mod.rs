@@ -10,6 +10,7 @@
 
 mod compile;
 mod decode;
+mod fit;
 mod keywords;
 mod limits;
 mod lower;

@@ -1,7 +1,8 @@
 //! Local `$ref` resolution inside one owner schema document: `#`, JSON
 //! Pointer fragments (`#/$defs/Node`, draft-07 `#/definitions/Node`) and plain
-//! `$anchor` names (`#node`). Anything else is an external reference, which is
-//! not supported.
+//! `$anchor` names (`#node`), also behind the document's own `$id`. Anything
+//! else is an external reference: the compiler sends it as JSON-encoded text
+//! and leaves it to the validator, which resolves what it can offline.
 
 use crate::error::SchemaError;
 use serde_json::Value;
@@ -13,7 +14,7 @@ pub(crate) fn resolve<'a>(
     reference: &str,
     at: &str,
 ) -> Result<(&'a Value, String), SchemaError> {
-    let Some(fragment) = reference.strip_prefix('#') else {
+    let Some(fragment) = local_fragment(root, reference) else {
         return Err(SchemaError::new(
             at,
             format!(
@@ -40,6 +41,28 @@ pub(crate) fn resolve<'a>(
             format!("$ref `{}`: no $anchor of that name", short(reference)),
         )
     })
+}
+
+/// The fragment of `reference` when it points into `root` itself: `#…`, or
+/// a reference whose part before `#` is the document's own `$id` (in full,
+/// or its last path segment, as in `catalog-info.json#/definitions/entity`).
+fn local_fragment<'a>(root: &Value, reference: &'a str) -> Option<&'a str> {
+    let (base, fragment) = match reference.split_once('#') {
+        Some((base, fragment)) => (base, fragment),
+        None => (reference, ""),
+    };
+    if base.is_empty() {
+        return Some(fragment);
+    }
+    let id = root.get("$id").or_else(|| root.get("id"))?.as_str()?;
+    let id = id.split('#').next().unwrap_or(id);
+    let last = id.rsplit('/').next().unwrap_or(id);
+    (base == id || (!last.is_empty() && base == last)).then_some(fragment)
+}
+
+/// Whether `reference` points outside the document `root`.
+pub(crate) fn is_external(root: &Value, reference: &str) -> bool {
+    local_fragment(root, reference).is_none()
 }
 
 /// Finds the subschema declaring `$anchor: name` (iterative walk).

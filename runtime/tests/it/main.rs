@@ -30,5 +30,8 @@ mod loop_repair;
 mod loop_strategy;
 mod machine_trace;
 mod schema_compile;
+mod schema_corpus;
 mod schema_decode;
+mod schema_fit;
+mod schema_satisfiable;
 mod support;

@@ -183,9 +183,20 @@ pub(crate) fn check_rules(wire: &Value, target: SchemaTarget, root: bool) -> Res
                 .map(|v| v.as_str().unwrap())
                 .collect();
             let names: Vec<&str> = props.keys().map(String::as_str).collect();
-            if required != names {
+            // OpenAI: every property required. Anthropic also allows optional
+            // ones (counted by the limits check above), never unknown names.
+            let listed: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| required.contains(n))
+                .collect();
+            let ok = match target {
+                SchemaTarget::OpenAi => required == names,
+                _ => required == listed,
+            };
+            if !ok {
                 return Err(format!(
-                    "{at}: required {required:?} is not every property {names:?}"
+                    "{at}: required {required:?} does not match the properties {names:?}"
                 ));
             }
             for (k, v) in props {

@@ -105,27 +105,73 @@ fn wrapped_root_is_unwrapped() {
     assert_eq!(v, json!([{"x": 1.5}]));
 }
 
+/// Over OpenAI's 1,000 enum values, only the field holding the enum travels
+/// as JSON-encoded text; the rest of the answer stays constrained.
 #[test]
-fn fallback_answer_is_one_json_string() {
+fn an_enum_over_the_limit_travels_as_text_in_its_field_only() {
     let s = schema("07_enum_2000");
     let c = s.compiled(SchemaTarget::OpenAi).unwrap();
-    assert!(c.fallback);
+    assert!(!c.fallback);
+    assert_eq!(c.wire["properties"]["code"]["type"], "string");
+    assert!(c.wire["properties"]["code"].get("enum").is_none());
+    assert_eq!(
+        c.notes,
+        [
+            "/properties/code: to fit the openai limits (2000 enum values (limit 1000)): travels as a JSON-encoded string"
+        ]
+    );
     let v = s
-        .decode_and_validate(
-            SchemaTarget::OpenAi,
-            json!({"value": "{\"code\": \"code_0042\"}"}),
-        )
+        .decode_and_validate(SchemaTarget::OpenAi, json!({"code": "\"code_0042\""}))
         .unwrap();
     assert_eq!(v, json!({"code": "code_0042"}));
     let err = s
-        .decode_and_validate(
-            SchemaTarget::OpenAi,
-            json!({"value": "{\"code\": \"nope\"}"}),
-        )
+        .decode_and_validate(SchemaTarget::OpenAi, json!({"code": "\"nope\""}))
         .unwrap_err();
     assert_eq!(err.issues[0].path, "/code");
-    // Anthropic has no enum limit: no fallback.
-    assert!(!s.compiled(SchemaTarget::Anthropic).unwrap().fallback);
+    // Anthropic has no enum limit: the enum is sent as it is.
+    let a = s.compiled(SchemaTarget::Anthropic).unwrap();
+    assert_eq!(
+        a.wire["properties"]["code"]["enum"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2000
+    );
+}
+
+/// When no subtree can bring the wire within the limits (one object with
+/// 5,001 properties), the whole answer travels as one JSON-encoded string.
+#[test]
+fn fallback_answer_is_one_json_string() {
+    let props: serde_json::Map<String, Value> = (0..5001)
+        .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+        .collect();
+    let names: Vec<String> = props.keys().cloned().collect();
+    let owner = json!({"type": "object", "properties": props, "required": names});
+    let s = OutputSchema::new("wide", owner).unwrap();
+    let c = s.compiled(SchemaTarget::OpenAi).unwrap();
+    assert!(c.fallback);
+    assert_eq!(
+        c.notes,
+        [
+            "(root): the compiled schema exceeds the openai limits (5001 object properties (limit 5000)): the whole answer travels as one JSON-encoded string"
+        ]
+    );
+    let mut answer: serde_json::Map<String, Value> = serde_json::Map::new();
+    for n in &names {
+        answer.insert(n.clone(), json!(1));
+    }
+    let text = Value::Object(answer.clone()).to_string();
+    let v = s
+        .decode_and_validate(SchemaTarget::OpenAi, json!({"value": text}))
+        .unwrap();
+    assert_eq!(v, Value::Object(answer.clone()));
+    answer.insert("p7".into(), json!("x"));
+    let text = Value::Object(answer).to_string();
+    let err = s
+        .decode_and_validate(SchemaTarget::OpenAi, json!({"value": text}))
+        .unwrap_err();
+    assert_eq!(err.issues[0].path, "/p7");
 }
 
 #[test]
@@ -150,10 +196,10 @@ fn embedded_field_is_not_wrapped_and_falls_back_to_text_over_budget() {
     let e = compile_embedded(&owner, SchemaTarget::OpenAi).unwrap();
     assert!(!e.fallback);
     assert_eq!(e.wire["type"], "object");
-    // A budget already near the nesting limit pushes the field into text.
+    // A budget already at the nesting limit pushes the field into text.
     let budget = WireBudget {
         used: WireStats::default(),
-        depth: 9,
+        depth: 10,
     };
     let e = compile_embedded_in(&owner, SchemaTarget::OpenAi, &budget).unwrap();
     assert!(e.fallback);
@@ -163,6 +209,20 @@ fn embedded_field_is_not_wrapped_and_falls_back_to_text_over_budget() {
         .decode(json!(
             "{\"name\":\"x\",\"year\":1,\"height_m\":2.0,\"sources\":[\"a\"]}"
         ))
+        .unwrap();
+    assert_eq!(decoded["sources"], json!(["a"]));
+    // One level less, only the array (the deepest part) becomes text.
+    let budget = WireBudget {
+        used: WireStats::default(),
+        depth: 9,
+    };
+    let e = compile_embedded_in(&owner, SchemaTarget::OpenAi, &budget).unwrap();
+    assert!(!e.fallback);
+    assert_eq!(e.wire["properties"]["name"]["type"], "string");
+    assert_eq!(e.wire["properties"]["sources"]["type"], "string");
+    let decoded = e
+        .plan
+        .decode(json!({"name": "x", "year": 1, "height_m": 2.0, "sources": "[\"a\"]"}))
         .unwrap();
     assert_eq!(decoded["sources"], json!(["a"]));
     // Two fields sharing a budget: the second sees the first's use.
@@ -177,7 +237,18 @@ fn embedded_field_is_not_wrapped_and_falls_back_to_text_over_budget() {
         depth: 1,
     };
     let second = compile_embedded_in(&many, SchemaTarget::Anthropic, &shared).unwrap();
-    assert!(second.fallback, "10 + 10 + 1 unions exceed 16");
+    // 1 + 10 + 10 unions exceed 16: five of the second field's unions
+    // travel as text, the rest stays constrained.
+    assert!(!second.fallback);
+    let texts = second
+        .notes
+        .iter()
+        .filter(|n| {
+            n.contains("to fit the anthropic limits (21 union-typed properties (limit 16))")
+        })
+        .count();
+    assert_eq!(texts, 5, "{:#?}", second.notes);
+    assert_eq!(second.stats.unions, 5);
     let total = WireStats::measure(&root)
         .combine(first.stats, 1)
         .combine(second.stats, 1);
@@ -474,11 +545,13 @@ fn a_union_branch_is_chosen_by_its_exact_key_set() {
     let field = |drop_null| Field {
         optional: drop_null,
         drop_null,
+        omittable: false,
         then: Step::Keep,
     };
     let branch = |keys: &[&str], drop_b: bool| Branch {
         types: vec!["object".into()],
         keys: Some(keys.iter().map(|k| k.to_string()).collect()),
+        omittable: Vec::new(),
         tags: Default::default(),
         then: Step::Object {
             fields: keys
@@ -524,6 +597,7 @@ fn a_union_branch_is_chosen_by_its_tag_exactly_before_ignoring_case() {
     let branch = |tag: Value, drops: bool| Branch {
         types: vec!["object".into()],
         keys: None,
+        omittable: Vec::new(),
         tags: [("kind".to_string(), tag)].into_iter().collect(),
         then: if drops {
             Step::Object {
@@ -532,6 +606,7 @@ fn a_union_branch_is_chosen_by_its_tag_exactly_before_ignoring_case() {
                     Field {
                         optional: true,
                         drop_null: true,
+                        omittable: false,
                         then: Step::Keep,
                     },
                 )]

@@ -94,11 +94,14 @@ impl Lowering<'_> {
         let entries = props
             .iter()
             .chain(undeclared.into_iter().map(|r| (r, &any)));
+        let mut omitted: Vec<&str> = Vec::new();
+        self.level += 1;
         for (name, sub) in entries {
             let at = format!("{path}/properties/{}", escape(name));
             let is_required = required.iter().any(|r| r == name);
             if sub == &Value::Bool(false) {
                 if is_required {
+                    self.level -= 1;
                     return Err(Failure::Infeasible(SchemaError::new(
                         at,
                         "a required property with the schema `false`",
@@ -107,25 +110,54 @@ impl Lowering<'_> {
                 self.note(&at, "never allowed (schema `false`); left out");
                 continue;
             }
-            let (mut wire, then) = self.lower(sub, &at)?;
-            let mut drop_null = false;
-            if !is_required {
-                if !wire_accepts_null(&wire) {
-                    wire = make_nullable(wire);
+            let forced = self.is_forced(&at);
+            let lowered = if forced {
+                Ok(self.forced_field(sub, &at))
+            } else {
+                self.lower(sub, &at)
+            };
+            let (mut wire, then) = match lowered {
+                Ok(x) => x,
+                Err(Failure::Infeasible(_)) if !is_required => {
+                    // No value fits here, but the object is fine without it.
+                    self.note(&at, "no value can satisfy this optional property; left out");
+                    continue;
                 }
-                drop_null = !self.owner_accepts_null(sub, 0);
-                self.note(&at, "optional: sent as required with a null placeholder");
+                Err(e) => {
+                    self.level -= 1;
+                    return Err(e);
+                }
+            };
+            let mut field = Field {
+                optional: !is_required,
+                drop_null: false,
+                omittable: false,
+                then,
+            };
+            if !is_required {
+                field.drop_null = !self.owner_accepts_null(sub, 0);
+                if forced {
+                    // The text `null` stands for "left out": no union needed.
+                    if let Some(Value::String(d)) = wire.get_mut("description") {
+                        d.push_str(" Write the text null to leave it out.");
+                    }
+                } else if wire_accepts_null(&wire) {
+                    self.note(&at, "optional: sent as required with a null placeholder");
+                } else if self.omit_left > 0 {
+                    self.omit_left -= 1;
+                    field.omittable = true;
+                    omitted.push(name);
+                    self.note(&at, "optional: sent as optional (to fit the limits)");
+                } else {
+                    wire = make_nullable(wire);
+                    self.note(&at, "optional: sent as required with a null placeholder");
+                }
             }
-            fields.insert(
-                name.clone(),
-                Field {
-                    optional: !is_required,
-                    drop_null,
-                    then,
-                },
-            );
+            self.candidate(&at, &wire);
+            fields.insert(name.clone(), field);
             wire_props.insert(name.clone(), wire);
         }
+        self.level -= 1;
         let handled = [
             "type",
             "properties",
@@ -139,7 +171,11 @@ impl Lowering<'_> {
         if let Some(d) = description {
             wire.insert("description".into(), Value::String(d));
         }
-        let names: Vec<Value> = wire_props.keys().map(|k| json!(k)).collect();
+        let names: Vec<Value> = wire_props
+            .keys()
+            .filter(|k| !omitted.contains(&k.as_str()))
+            .map(|k| json!(k))
+            .collect();
         wire.insert("properties".into(), Value::Object(wire_props));
         wire.insert("required".into(), Value::Array(names));
         wire.insert("additionalProperties".into(), Value::Bool(false));
@@ -163,7 +199,28 @@ impl Lowering<'_> {
         let Some(items) = map.get("items") else {
             return Ok(self.json_field(&node(), path, "an array of items of any type"));
         };
-        let (items_wire, items_step) = self.lower(items, &format!("{path}/items"))?;
+        let at = format!("{path}/items");
+        self.level += 1;
+        let lowered = if self.is_forced(&at) {
+            Ok(self.forced_field(items, &at))
+        } else {
+            self.lower(items, &at)
+        };
+        if let Ok((wire, _)) = &lowered {
+            self.candidate(&at, wire);
+        }
+        self.level -= 1;
+        let (items_wire, items_step) = match lowered {
+            Ok(x) => x,
+            Err(Failure::Infeasible(_)) => {
+                return Ok(self.json_field(
+                    &node(),
+                    path,
+                    "an array whose items no value can satisfy (only [] is valid)",
+                ));
+            }
+            Err(e) => return Err(e),
+        };
         let mut handled = vec!["type", "items"];
         let mut wire = Map::new();
         wire.insert("type".into(), json!("array"));

@@ -2,7 +2,9 @@
 //! every branch, nested unions flattened, constant-only unions collapsed into
 //! one `enum`, and the tagged decode step that tells branches apart.
 
-use super::{Failure, Lowered, Lowering, type_keyword, wire_keys, wire_tags, wire_types};
+use super::{
+    Failure, Lowered, Lowering, type_keyword, wire_keys, wire_omittable, wire_tags, wire_types,
+};
 use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
 use crate::schema::decode::{Branch, Step};
@@ -80,16 +82,18 @@ impl Lowering<'_> {
                 Err(e) => return Err(e),
             }
         }
-        self.finish_union(map.get("description"), lowered, path)
+        self.finish_union(map, lowered, path)
     }
 
-    /// Builds the wire `anyOf` and its decode step (nested unions flattened).
+    /// Builds the wire `anyOf` of the owner node `map` from its lowered
+    /// branches, and its decode step (nested unions flattened).
     pub(super) fn finish_union(
         &mut self,
-        description: Option<&Value>,
+        map: &Map<String, Value>,
         lowered: Vec<Lowered>,
         path: &str,
     ) -> Result<Lowered, Failure> {
+        let description = map.get("description");
         let mut flat: Vec<Lowered> = Vec::new();
         for (wire, step) in lowered {
             let nested = match &wire {
@@ -125,6 +129,20 @@ impl Lowering<'_> {
         if let Some(collapsed) = self.collapse_constants(description, &flat) {
             return Ok(collapsed);
         }
+        // A JSON-text branch beside a branch that takes plain strings: the
+        // text `[]` could be either, and the string branch would win with a
+        // valid but wrong value. The whole union travels as text instead.
+        let text = flat.iter().any(|(_, s)| matches!(s, Step::Json));
+        let string = flat
+            .iter()
+            .any(|(w, s)| !matches!(s, Step::Json) && admits_strings(w));
+        if text && string {
+            return Ok(self.json_field(
+                &Value::Object(map.clone()),
+                path,
+                "a union of a JSON-text branch and a string branch",
+            ));
+        }
         let keep = flat.iter().all(|(_, s)| s.is_keep());
         let mut wire = Map::new();
         if let Some(d) = description {
@@ -136,6 +154,7 @@ impl Lowering<'_> {
             branches.push(Branch {
                 types: wire_types(&w),
                 keys: wire_keys(&w),
+                omittable: wire_omittable(&w),
                 tags: wire_tags(&w),
                 then,
             });
@@ -204,5 +223,13 @@ impl Lowering<'_> {
             Step::Keep
         };
         Some((Value::Object(wire), step))
+    }
+}
+
+/// Whether the wire schema `w` (a flattened union branch) accepts strings.
+fn admits_strings(w: &Value) -> bool {
+    match w.get("type") {
+        Some(t) => types_of(t).iter().any(|t| t == "string"),
+        None => true,
     }
 }
