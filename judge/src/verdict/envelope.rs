@@ -151,6 +151,9 @@ impl VerdictSchemas {
         } else {
             envelope_schema(&green.wire, &red.wire)
         };
+        // A guard: the RED field was compiled within the budget left by the
+        // skeleton and the GREEN field, so this check cannot fail unless
+        // `compile_embedded_in` breaks its budget (equivalent under mutation).
         if target != SchemaTarget::Plain {
             WireLimits::for_target(target)
                 .check(&WireStats::measure(&wire))

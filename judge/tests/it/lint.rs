@@ -340,3 +340,36 @@ fn a_files_root_symlinked_out_of_the_arena_is_a_problem() {
     std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("code")).unwrap();
     assert!(lint(dir.path()).problems.is_empty());
 }
+
+/// A verdict arena whose `item_root` names a folder that does not exist for
+/// an item: lint names the item at its dataset line (the run would give its
+/// model no code to read).
+#[test]
+fn a_missing_verdict_item_folder_is_a_problem_at_its_line() {
+    let green = r#"{"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"], "additionalProperties": false}"#;
+    let toml = "tools = [\"files\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{id}\"\n";
+    let checks = r#"[{"type": "verdict_equals", "verdict": "GREEN"}]"#;
+    let mock =
+        r#"[{"json": {"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}}}]"#;
+    let dataset = format!(
+        "{}\n{}\n",
+        crate::support::item("here", checks, mock),
+        crate::support::item("gone", checks, mock)
+    );
+    let dir = arena_dir(&[
+        ("dataset.jsonl", &dataset),
+        ("arena.toml", toml),
+        ("green.json", green),
+    ]);
+    std::fs::create_dir_all(dir.path().join("items/here")).unwrap();
+    let report = lint(dir.path());
+    let lines: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("dataset.jsonl:2: verdict.item_root: item \"gone\""),
+        "{}",
+        lines[0]
+    );
+    std::fs::create_dir_all(dir.path().join("items/gone")).unwrap();
+    assert!(lint(dir.path()).problems.is_empty());
+}

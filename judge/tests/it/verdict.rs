@@ -375,3 +375,48 @@ fn the_prompt_mode_envelope_keeps_owner_refs_resolvable() {
     let flat = schemas.decode(SchemaTarget::Plain, good).unwrap();
     assert_eq!(flat["findings"][0]["next"]["line"], 4);
 }
+
+/// The verdict's own spelling, the schemas it was given back, and the wire
+/// format name, as the rest of the judge reads them.
+#[test]
+fn verdicts_and_their_schemas_read_back_as_given() {
+    assert_eq!(Verdict::Green.to_string(), "GREEN");
+    assert_eq!(format!("{}", Verdict::Red), "RED");
+    let green = json!({"type": "object", "properties": {"summary": {"type": "string"}},
+                       "required": ["summary"], "additionalProperties": false});
+    let red = json!({"type": "object", "properties": {"why": {"type": "string"}},
+                     "required": ["why"], "additionalProperties": false});
+    let schemas = VerdictSchemas::new(green.clone(), red.clone()).unwrap();
+    assert_eq!(schemas.owner(Verdict::Green), &green);
+    assert_eq!(schemas.owner(Verdict::Red), &red);
+    assert_eq!(schemas.format_name(), "verdict");
+}
+
+/// A review's config hash is a SHA-256 digest that tells reviews apart: the
+/// prompt and the system prompt both change it, an identical review does not.
+#[test]
+fn a_review_hash_is_a_digest_of_what_the_review_asks() {
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let hash = review(&dir).config_hash();
+    assert_eq!(hash.len(), 64, "{hash}");
+    assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()), "{hash}");
+    assert_eq!(review(&dir).config_hash(), hash);
+    let tools = tribunal_tools::FileTools::new(&dir).unwrap().into_toolbox();
+    let other_prompt =
+        Review::new(Arc::new(code_review()), "Review something else.").with_tools(tools);
+    assert_ne!(other_prompt.config_hash(), hash);
+    assert_ne!(review(&dir).with_system("Be terse.").config_hash(), hash);
+}
+
+/// What each outcome means to a caller: its verdict, and the process exit
+/// code `tribunal judge run` ends with (0 GREEN, 1 RED, 2 ERROR).
+#[test]
+fn each_outcome_has_its_verdict_and_exit_code() {
+    let error = VerdictOutcome::Error(ErrorCode::SchemaMismatch);
+    assert_eq!(VerdictOutcome::Green.verdict(), Some(Verdict::Green));
+    assert_eq!(VerdictOutcome::Red.verdict(), Some(Verdict::Red));
+    assert_eq!(error.verdict(), None);
+    assert_eq!(VerdictOutcome::Green.exit_code(), 0);
+    assert_eq!(VerdictOutcome::Red.exit_code(), 1);
+    assert_eq!(error.exit_code(), 2);
+}

@@ -133,6 +133,9 @@ struct StrictVisitor;
 impl<'de> Visitor<'de> for StrictVisitor {
     type Value = Value;
 
+    // Equivalent under mutation (`→ Ok(Default::default())`): serde_json's
+    // `deserialize_any` always calls one of the `visit_*` methods below, so
+    // this text only appears in an error no JSON input can produce.
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
@@ -153,9 +156,14 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_owned()))
     }
+    // Equivalent under mutation (`→ Ok(Default::default())`): serde_json's
+    // string reader hands strings to `visit_str` / `visit_borrowed_str` only;
+    // kept for other deserializers.
     fn visit_string<E>(self, v: String) -> Result<Value, E> {
         Ok(Value::String(v))
     }
+    // Equivalent under mutation, like `visit_none`: `Value::default()` is
+    // `Value::Null`.
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
@@ -234,6 +242,51 @@ mod tests {
     fn brackets_inside_strings_do_not_count_as_depth() {
         let s = format!("{{\"a\": \"{}\"}}", "[".repeat(1000));
         assert!(parse(&s).is_ok());
+    }
+
+    /// Depth is nesting, not the number of brackets: many siblings at one
+    /// level are fine (a scan that never closed a level would refuse them).
+    #[test]
+    fn closed_levels_do_not_count_as_depth() {
+        let siblings = format!("[{}]", vec!["[]"; 200].join(","));
+        assert!(parse(&siblings).is_ok());
+        let limited = ParseLimits { max_depth: 2 };
+        assert!(parse_strict("[[1],[2],[3]]", &limited).is_ok());
+    }
+
+    /// An escaped quote does not end a string: the brackets after it are
+    /// still text (a scan that ignored `\` would count them as depth).
+    #[test]
+    fn an_escaped_quote_keeps_the_string_open() {
+        let limited = ParseLimits { max_depth: 2 };
+        let v = parse_strict(r#"["a\"[[[[", 1]"#, &limited).unwrap();
+        assert_eq!(v[0], "a\"[[[[");
+    }
+
+    /// An escape skips exactly the escaped character: nesting far after a
+    /// late escape is still measured (a scan that jumped ahead would miss it).
+    #[test]
+    fn an_escape_skips_one_character_only() {
+        let text = format!(
+            "{}[\"\\n\", {}{}]",
+            " ".repeat(200),
+            "[".repeat(130),
+            "]".repeat(130)
+        );
+        let e = parse(&text).unwrap_err();
+        assert!(e.message.contains("nesting deeper than 128"), "{e}");
+    }
+
+    /// Only a run of digits too long for 64 bits is "out of range"; any other
+    /// malformed number (`-`, `1-2`) gets serde_json's own message.
+    #[test]
+    fn malformed_numbers_are_not_called_out_of_range() {
+        for text in ["[-]", "[1-2]", "-"] {
+            let e = parse(text).unwrap_err();
+            assert!(!e.message.contains("64-bit"), "{text}: {e}");
+        }
+        let e = parse("[-99999999999999999999]").unwrap_err();
+        assert!(e.message.contains("integer out of the 64-bit range"), "{e}");
     }
 
     #[test]
