@@ -49,6 +49,11 @@ pub enum Step {
     },
     /// The value is a string holding JSON-encoded owner-shaped text.
     Json,
+    /// Like [`Step::Json`], but text that is not JSON is the string itself:
+    /// for a union of plain strings and values sent as JSON text, where a
+    /// model writes the string case as it is (`nightly`, not `"nightly"`).
+    /// Text that parses as JSON is always the parsed value (`[]` is an array).
+    JsonOrString,
     /// A string that matches one of `values` ignoring case becomes that value
     /// (Anthropic does not guarantee the capitalisation of enum values).
     Enum {
@@ -214,6 +219,12 @@ fn decode_step(step: &Step, value: Value, path: &mut String, issues: &mut Vec<Is
             },
             other => other,
         },
+        Step::JsonOrString => match value {
+            Value::String(text) => {
+                parse_strict(&text, &ParseLimits::default()).unwrap_or(Value::String(text))
+            }
+            other => other,
+        },
         Step::Enum { values } => match value {
             Value::String(s) => Value::String(case_map(values, s)),
             other => other,
@@ -307,6 +318,6 @@ fn encode_step(step: &Step, value: &Value) -> Value {
             }
             value.clone()
         }
-        Step::Json => Value::String(value.to_string()),
+        Step::Json | Step::JsonOrString => Value::String(value.to_string()),
     }
 }

@@ -280,7 +280,7 @@ fn text_causes(c: &CompiledSchema) -> Vec<String> {
 
 fn has_text(step: &Step) -> bool {
     match step {
-        Step::Json => true,
+        Step::Json | Step::JsonOrString => true,
         Step::Keep | Step::Enum { .. } => false,
         Step::Unwrap { then, .. } => has_text(then),
         Step::Object { fields } => fields.values().any(|f| has_text(&f.then)),

@@ -247,7 +247,8 @@ fn only_the_part_below_the_nesting_limit_is_text() {
 /// A union of a branch sent as JSON text (an array of nothing) and a plain
 /// string branch: both are strings on the wire, and the text `[]` decoded by
 /// the string branch would be the valid but wrong value `"[]"` (found by the
-/// generator). The whole union travels as text, so `[]` stays an array.
+/// generator). The whole union travels as one text field: JSON when it
+/// parses (`[]` stays an array), else the plain string.
 #[test]
 fn a_text_branch_beside_a_string_branch_is_not_read_as_the_string() {
     let owner = json!({"type": "object", "properties": {"v": {"anyOf": [
@@ -265,5 +266,20 @@ fn a_text_branch_beside_a_string_branch_is_not_read_as_the_string() {
             .decode_and_validate(target, json!({"v": "\"[]\""}))
             .unwrap();
         assert_eq!(v, json!({"v": "[]"}));
+        // A plain string that is not JSON is the string itself (a small
+        // model on llama.cpp wrote `nightly`, not `"nightly"`).
+        let v = s
+            .decode_and_validate(target, json!({"v": "nightly"}))
+            .unwrap();
+        assert_eq!(v, json!({"v": "nightly"}));
+        assert_eq!(
+            c.plan.encode(&json!({"v": "nightly"})),
+            json!({"v": "\"nightly\""})
+        );
+        let d = c.wire["properties"]["v"]["description"].as_str().unwrap();
+        assert!(
+            d.starts_with("A JSON-encoded value, or a plain string written as it is"),
+            "{d}"
+        );
     }
 }

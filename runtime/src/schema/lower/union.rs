@@ -131,17 +131,25 @@ impl Lowering<'_> {
         }
         // A JSON-text branch beside a branch that takes plain strings: the
         // text `[]` could be either, and the string branch would win with a
-        // valid but wrong value. The whole union travels as text instead.
-        let text = flat.iter().any(|(_, s)| matches!(s, Step::Json));
-        let string = flat
-            .iter()
-            .any(|(w, s)| !matches!(s, Step::Json) && admits_strings(w));
+        // valid but wrong value. The whole union travels as one text field
+        // read as JSON when it parses, else as the plain string.
+        let is_text = |s: &Step| matches!(s, Step::Json | Step::JsonOrString);
+        let text = flat.iter().any(|(_, s)| is_text(s));
+        let string = flat.iter().any(|(w, s)| !is_text(s) && admits_strings(w));
         if text && string {
-            return Ok(self.json_field(
+            let (mut wire, _) = self.json_field(
                 &Value::Object(map.clone()),
                 path,
                 "a union of a JSON-text branch and a string branch",
-            ));
+            );
+            if let Some(Value::String(d)) = wire.get_mut("description") {
+                *d = d.replacen(
+                    "A JSON-encoded string.",
+                    "A JSON-encoded value, or a plain string written as it is (text that is itself JSON, such as 42 or true, as a quoted JSON string).",
+                    1,
+                );
+            }
+            return Ok((wire, Step::JsonOrString));
         }
         let keep = flat.iter().all(|(_, s)| s.is_keep());
         let mut wire = Map::new();
