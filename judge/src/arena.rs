@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OutputSchema, ToolBox};
 
@@ -285,7 +286,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             id: raw.id,
             input: raw.input,
             checks,
-            mock: raw.mock,
+            mock: raw.mock.as_deref().map(ScriptedBackend::steps_of),
             line,
             index,
             schema,

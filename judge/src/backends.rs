@@ -64,9 +64,9 @@ impl BackendFactory for MockBackends {
     }
 
     fn backend_for(&self, item: &Item) -> Arc<dyn Backend> {
-        let turns = item.mock.as_deref().unwrap_or(&[]);
+        let steps = item.mock.clone().unwrap_or_else(|| Arc::new([]));
         Arc::new(
-            ScriptedBackend::from_script(turns)
+            ScriptedBackend::shared(steps)
                 .with_model(MOCK_MODEL)
                 .with_latency(self.latency)
                 .without_request_log(),

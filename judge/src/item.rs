@@ -8,7 +8,9 @@ use crate::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
-use tribunal_runtime::backend::ScriptTurn;
+#[cfg(doc)]
+use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::backend::{ScriptStep, ScriptTurn};
 
 /// One arena item, checked and ready to run.
 #[derive(Debug, Clone)]
@@ -19,9 +21,11 @@ pub struct Item {
     pub input: String,
     /// The checks, in dataset order.
     pub checks: Vec<ItemCheck>,
-    /// The turns a scripted model plays in mock mode (`None`: no script; a
-    /// mock run of this item ends as ERROR `backend_error`).
-    pub mock: Option<Vec<ScriptTurn>>,
+    /// The steps a scripted model plays in mock mode, built once from the
+    /// item's `mock` turns ([`ScriptedBackend::steps_of`]) and shared by
+    /// every mock run of it (`None`: no script; a mock run of this item ends
+    /// as ERROR `backend_error`).
+    pub mock: Option<Arc<[ScriptStep]>>,
     /// The 1-based line in `dataset.jsonl`.
     pub line: usize,
     /// The 0-based position in the dataset.

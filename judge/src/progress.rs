@@ -13,6 +13,11 @@ pub trait Progress: Send + Sync {
     fn start(&self, arena: &str, total: usize, skipped: usize, mock: bool);
     /// One run finished and its row was written.
     fn finished(&self, row: &ResultRow);
+    /// Several runs finished at once and their rows were written (the
+    /// runner writes the rows that are ready together). Default: each in turn.
+    fn finished_all(&self, rows: &[ResultRow]) {
+        rows.iter().for_each(|row| self.finished(row));
+    }
     /// Every run finished.
     fn done(&self);
 }
@@ -85,27 +90,36 @@ impl Progress for Console {
     }
 
     fn finished(&self, row: &ResultRow) {
-        let n = self.finished.fetch_add(1, Ordering::SeqCst) + 1;
+        self.finished_all(std::slice::from_ref(row));
+    }
+
+    fn finished_all(&self, rows: &[ResultRow]) {
+        let Some(last) = rows.last() else { return };
+        let first = self.finished.fetch_add(rows.len(), Ordering::SeqCst) + 1;
         match &self.bar {
             Some(bar) => {
-                bar.set_message(format!("{} {}", row.outcome.as_str(), row.id));
-                bar.inc(1);
+                bar.set_message(format!("{} {}", last.outcome.as_str(), last.id));
+                bar.inc(rows.len() as u64);
             }
             None => {
+                // One write for all the lines: stderr is unbuffered, and
+                // `writeln!` straight to it makes one system call per piece.
                 let total = self.total.load(Ordering::SeqCst);
-                let code = row
-                    .error_code
-                    .map(|c| format!(" {}", error_text(Some(c), row.backend_failure.as_ref())))
-                    .unwrap_or_default();
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "[{n}/{total}] {} {}#{}{code} ({:.0} ms)",
-                    row.outcome.as_str(),
-                    row.id,
-                    row.repeat,
-                    row.wall_ms
-                );
+                let mut text = String::new();
+                for (n, row) in (first..).zip(rows) {
+                    let code = row
+                        .error_code
+                        .map(|c| format!(" {}", error_text(Some(c), row.backend_failure.as_ref())))
+                        .unwrap_or_default();
+                    text.push_str(&format!(
+                        "[{n}/{total}] {} {}#{}{code} ({:.0} ms)\n",
+                        row.outcome.as_str(),
+                        row.id,
+                        row.repeat,
+                        row.wall_ms
+                    ));
+                }
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
             }
         }
     }

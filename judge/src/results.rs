@@ -1,5 +1,5 @@
-//! Result rows: one JSON object per line, appended and flushed as each item
-//! finishes. Reading tolerates a torn last line (a process killed mid-write:
+//! Result rows: one JSON object per line, appended and flushed as items
+//! finish (the rows of runs that finish together in one write). Reading tolerates a torn last line (a process killed mid-write:
 //! no newline) and refuses any other damage; merging combines shard files.
 
 use crate::checks::CheckResult;
@@ -220,8 +220,8 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Vec<ResultRow>, JudgeError> {
     Ok(latest(all))
 }
 
-/// Appends rows to a results file, one flushed line per row. Safe to share
-/// between concurrent runs.
+/// Appends rows to a results file, one line per row, each batch of rows in
+/// one write. Safe to share between concurrent runs.
 #[derive(Debug)]
 pub struct ResultsWriter {
     path: PathBuf,
@@ -261,12 +261,23 @@ impl ResultsWriter {
 
     /// Writes one row as one line, in a single write, and flushes it.
     pub fn write(&self, row: &ResultRow) -> Result<(), JudgeError> {
-        let mut line = serde_json::to_vec(row).map_err(|e| JudgeError::io(&self.path, e.into()))?;
-        line.push(b'\n');
+        self.write_all(std::slice::from_ref(row))
+    }
+
+    /// Writes `rows`, one line each, in a single write, and flushes them:
+    /// when this returns, every row is in the file (the operating system
+    /// holds it even if the process is killed next).
+    pub fn write_all(&self, rows: &[ResultRow]) -> Result<(), JudgeError> {
+        let mut text = Vec::with_capacity(512 * rows.len());
+        for row in rows {
+            serde_json::to_writer(&mut text, row)
+                .map_err(|e| JudgeError::io(&self.path, e.into()))?;
+            text.push(b'\n');
+        }
         let mut file = self.file.lock().map_err(|_| {
             JudgeError::io(&self.path, std::io::Error::other("writer lock poisoned"))
         })?;
-        file.write_all(&line)
+        file.write_all(&text)
             .and_then(|()| file.flush())
             .map_err(|e| JudgeError::io(&self.path, e))
     }

@@ -1,6 +1,6 @@
 //! The runner: every (item, repeat) of an arena against a backend, with
-//! bounded concurrency, one result row appended and flushed per finished
-//! run, resume, retry of ERROR rows, shards, and the cost budgets (per run
+//! bounded concurrency, result rows appended as runs finish (those ready
+//! together in one write, before the runner waits again), resume, retry of ERROR rows, shards, and the cost budgets (per run
 //! and over the run).
 
 use crate::arena::Arena;
@@ -14,7 +14,7 @@ use crate::progress::Progress;
 use crate::results::{Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite};
 use crate::shard::Shard;
 use crate::transcript::Transcript;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -198,7 +198,6 @@ pub async fn run_arena(
     let executed = jobs.len();
     let hash_ref = hash.as_str();
     let backends_ref = &backends;
-    let writer_ref = &writer;
     let transcripts = options.transcripts.as_deref();
     // Spent by finished runs (at the budget price) and runs started, for
     // `max_total_usd`: checked before each new run starts.
@@ -215,7 +214,13 @@ pub async fn run_arena(
             started_ref.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let backend = backends_ref.backend_for(item);
             let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
-                arena, item, repeat, backend, hash_ref, budget,
+                arena,
+                item,
+                repeat,
+                backend,
+                hash_ref,
+                budget,
+                transcripts.is_some(),
             ))
             .await;
             row.cache = (cache.hits + cache.misses > 0).then_some(cache);
@@ -224,24 +229,35 @@ pub async fn run_arena(
             }
             row.replayed = backends_ref.is_replay();
             row.custom_endpoint = backends_ref.is_custom_endpoint();
-            let written = writer_ref
-                .write(&row)
-                .and_then(|()| match (transcripts, run) {
-                    (Some(dir), Some((report, conversation))) => {
-                        Transcript::new(&row, report, conversation)
-                            .write(dir)
-                            .map(drop)
-                    }
-                    _ => Ok(()),
-                });
-            (row, written)
+            (row, run)
         })
         .buffer_unordered(options.concurrency.max(1));
+    // Rows are written as runs finish: every run that is ready when one
+    // finishes is written with it, in one write, before the runner waits
+    // again — so a killed process loses no row of a run it saw finish.
     let mut fresh = Vec::with_capacity(executed);
-    while let Some((row, written)) = stream.next().await {
-        written?;
-        progress.finished(&row);
-        fresh.push(row);
+    let mut batch: Vec<ResultRow> = Vec::new();
+    while let Some(first) = stream.next().await {
+        let mut ready = vec![first];
+        while let Some(Some(more)) = stream.next().now_or_never() {
+            ready.push(more);
+        }
+        batch.clear();
+        let mut runs = Vec::with_capacity(ready.len());
+        for (row, run) in ready {
+            batch.push(row);
+            runs.push(run);
+        }
+        writer.write_all(&batch)?;
+        if let Some(dir) = transcripts {
+            for (row, run) in batch.iter().zip(runs) {
+                if let Some((report, conversation)) = run {
+                    Transcript::new(row, report, conversation).write(dir)?;
+                }
+            }
+        }
+        progress.finished_all(&batch);
+        fresh.append(&mut batch);
     }
     drop(stream);
     progress.done();
@@ -286,13 +302,22 @@ pub async fn run_item(
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
 ) -> ResultRow {
-    run_recorded(arena, item, repeat, backend, config_hash, arena.budget)
-        .await
-        .0
+    run_recorded(
+        arena,
+        item,
+        repeat,
+        backend,
+        config_hash,
+        arena.budget,
+        false,
+    )
+    .await
+    .0
 }
 
 /// [`run_item`], also returning the runtime's report and conversation for
-/// a transcript (`None` when the agent could not start).
+/// a transcript when `keep_run` (`None` otherwise, or when the agent could
+/// not start).
 async fn run_recorded(
     arena: &Arena,
     item: &Item,
@@ -300,6 +325,7 @@ async fn run_recorded(
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
     budget: Budget,
+    keep_run: bool,
 ) -> (ResultRow, Option<(RunReport, Conversation)>) {
     let backend_name = backend.name().to_string();
     let model = backend.model().to_string();
@@ -333,17 +359,26 @@ async fn run_recorded(
             (RunReport::failed(ErrorCode::SchemaMismatch), None)
         }
     };
-    let (outcome, error_code, checks, answer) = match &report.outcome {
+    let checks = match &report.outcome {
+        RunOutcome::Ok { value } => score(&item.checks, Some(value), &report),
+        RunOutcome::Error { .. } => Vec::new(),
+    };
+    // The report is kept (cloned) only for a transcript; the row takes its
+    // parts otherwise.
+    let run = match (keep_run, conversation) {
+        (true, Some(conversation)) => Some((report.clone(), conversation)),
+        _ => None,
+    };
+    let (outcome, error_code, answer) = match report.outcome {
         RunOutcome::Ok { value } => {
-            let checks = score(&item.checks, Some(value), &report);
             let outcome = if checks.iter().all(|c| c.ok) {
                 Outcome::Pass
             } else {
                 Outcome::Fail
             };
-            (outcome, None, checks, Some(value.clone()))
+            (outcome, None, Some(value))
         }
-        RunOutcome::Error { code } => (Outcome::Error, Some(*code), Vec::new(), None),
+        RunOutcome::Error { code } => (Outcome::Error, Some(code), None),
     };
     let row = ResultRow {
         version: ROW_VERSION,
@@ -354,11 +389,11 @@ async fn run_recorded(
         config_hash: config_hash.to_string(),
         outcome,
         error_code,
-        backend_failure: report.backend_failure.clone(),
+        backend_failure: report.backend_failure,
         checks,
         answer,
         usage: report.usage,
-        tool_calls: report.tool_calls.clone(),
+        tool_calls: report.tool_calls,
         wall_ms: report.wall_ms,
         turns: report.turns,
         repair_used: report.repair_used,
@@ -369,7 +404,6 @@ async fn run_recorded(
         custom_endpoint: false,
         cache: None,
     };
-    let run = conversation.map(|c| (report, c));
     (row, run)
 }
 

@@ -11,6 +11,7 @@ use tribunal_judge::{
     read_rows, run_arena,
 };
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
 
@@ -231,9 +232,9 @@ async fn retry_errors_reruns_only_error_rows_and_replaces_them() {
     let first = mock_run(&arena, &options(&out)).await;
     // Fix the erroring item's script; the config hash does not include scripts.
     let mut fixed = arena.clone();
-    let fixed_script = serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap();
+    let fixed_script: Vec<ScriptTurn> = serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap();
     let it = fixed.items.iter_mut().find(|i| i.id == "error").unwrap();
-    it.mock = Some(fixed_script);
+    it.mock = Some(ScriptedBackend::steps_of(&fixed_script));
     let mut opts = options(&out);
     opts.mode = RunMode::RetryErrors;
     let result = mock_run(&fixed, &opts).await;
@@ -255,7 +256,8 @@ async fn a_fresh_run_empties_the_results_file_and_runs_everything() {
     mock_run(&arena, &options(&out)).await;
     let mut fixed = arena.clone();
     let it = fixed.items.iter_mut().find(|i| i.id == "error").unwrap();
-    it.mock = Some(serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap());
+    let script: Vec<ScriptTurn> = serde_json::from_str(r#"[{"json": {"n": 1}}]"#).unwrap();
+    it.mock = Some(ScriptedBackend::steps_of(&script));
     let result = mock_run(&fixed, &options(&out)).await;
     assert_eq!((result.executed, result.skipped), (4, 0));
     let rows = read_rows(&out).unwrap().rows;

@@ -4,6 +4,7 @@
 use crate::support::{arenas_dir, mock_run, options, structured_output};
 use serde_json::Value;
 use tribunal_judge::{Check, Report, ReportFormat};
+use tribunal_runtime::backend::ScriptStep;
 
 #[tokio::test]
 async fn mock_run_passes_every_item_and_matches_the_snapshot() {
@@ -74,8 +75,11 @@ fn gold_values_equal_the_corpus_passages() {
         // The mock cites the landmark's own passage.
         let mock = item.mock.as_ref().unwrap();
         assert_eq!(mock.len(), 2);
-        assert_eq!(mock[0].tool_calls[0].name, "search");
-        let answer = mock[1].json.as_ref().unwrap();
+        let (ScriptStep::Turn(call), ScriptStep::Turn(last)) = (&mock[0], &mock[1]) else {
+            panic!("{}: the mock script plays two turns", item.id);
+        };
+        assert_eq!(call.tool_calls[0].name, "search");
+        let answer: Value = serde_json::from_str(&last.text).unwrap();
         assert_eq!(answer["sources"][0], passage["id"]);
     }
 }

@@ -7,8 +7,8 @@ use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One step of a script.
@@ -110,7 +110,7 @@ impl ScriptTurn {
 /// steps ([`ScriptedBackend::remaining`]).
 #[derive(Debug)]
 pub struct ScriptedBackend {
-    steps: Vec<ScriptStep>,
+    steps: Arc<[ScriptStep]>,
     next: AtomicUsize,
     requests: Mutex<Vec<ModelRequest>>,
     log_requests: bool,
@@ -123,6 +123,13 @@ pub struct ScriptedBackend {
 impl ScriptedBackend {
     /// A backend that plays `steps` in order.
     pub fn new(steps: Vec<ScriptStep>) -> Self {
+        ScriptedBackend::shared(steps.into())
+    }
+
+    /// A backend that plays `steps`, shared with other backends (build the
+    /// steps once with [`ScriptedBackend::steps_of`] and play them in many
+    /// runs without copying them).
+    pub fn shared(steps: Arc<[ScriptStep]>) -> Self {
         ScriptedBackend {
             steps,
             next: AtomicUsize::new(0),
@@ -142,7 +149,16 @@ impl ScriptedBackend {
 
     /// A backend from written script turns.
     pub fn from_script(turns: &[ScriptTurn]) -> Self {
-        ScriptedBackend::from_turns(turns.iter().enumerate().map(|(i, t)| t.to_model_turn(i)))
+        ScriptedBackend::shared(ScriptedBackend::steps_of(turns))
+    }
+
+    /// The steps that written script turns play, for [`ScriptedBackend::shared`].
+    pub fn steps_of(turns: &[ScriptTurn]) -> Arc<[ScriptStep]> {
+        turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ScriptStep::Turn(t.to_model_turn(i)))
+            .collect()
     }
 
     /// Waits `latency` before each turn (simulated model latency). Default: none.
