@@ -30,5 +30,5 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         &tribunal::judge::pricing::Pricing::default(),
         args.report.pricing.as_deref(),
     )?;
-    emit_report(&arena, &rows, &args.report, &pricing)
+    emit_report(&arena, rows, &args.report, &pricing)
 }

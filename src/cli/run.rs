@@ -115,7 +115,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("results: {}", options.out.display());
-    let code = emit_report(&arena.name, &result.rows, &args.report, &options.pricing)?;
+    let code = emit_report(&arena.name, result.rows, &args.report, &options.pricing)?;
     if let Some(stop) = result.stopped_for_cost {
         eprintln!(
             "tribunal: stopped starting item runs: ${:.6} spent of --max-cost-usd ${}; {} item run(s) not started (--resume runs them)",

@@ -112,6 +112,11 @@ fn mock_and_custom_endpoints_cost_nothing_unknown_models_are_unpriced() {
     assert_eq!(summary.unpriced_models, vec!["gpt-9-preview".to_string()]);
     let report = Report::from_rows("structured_output", &rows);
     assert_eq!(report.items[1].cost_usd, None);
+    // The report that takes its rows (the CLI's) is the same report.
+    assert_eq!(
+        Report::priced_owned("structured_output", rows.clone(), Pricing::builtin()),
+        report
+    );
     let text = report.render(ReportFormat::Terminal);
     assert!(
         text.contains("cost $0.001120 over 1 run(s) ($0.001120 per run; prices of 2026-12-01); 1 run(s) unpriced (gpt-9-preview), so the total is a lower bound"),
