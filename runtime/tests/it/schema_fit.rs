@@ -283,3 +283,38 @@ fn a_text_branch_beside_a_string_branch_is_not_read_as_the_string() {
         );
     }
 }
+
+/// Beside the string and JSON-text branches, an object branch stays
+/// constrained: only the branches that take strings become the text field.
+#[test]
+fn only_the_string_branches_of_a_union_become_text() {
+    let owner = json!({"type": "object", "properties": {"tags": {"anyOf": [
+        {"type": "string"},
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        {"type": "object", "properties": {"os": {"type": "string"}}, "required": ["os"], "additionalProperties": false}
+    ]}}, "required": ["tags"]});
+    let s = OutputSchema::new("tags", owner).unwrap();
+    for target in TARGETS {
+        let c = s.compiled(target).unwrap();
+        check_rules(&c.wire, target, true).unwrap();
+        let branches = c.wire["properties"]["tags"]["anyOf"].as_array().unwrap();
+        assert_eq!(branches.len(), 2, "{:#}", c.wire);
+        assert_eq!(branches[0]["type"], "object");
+        assert_eq!(branches[1]["type"], "string");
+        assert!(c.notes.contains(
+            &"/properties/tags: the string and JSON-text branches of a union, as one field: travels as a JSON-encoded string".to_string()
+        ), "{:#?}", c.notes);
+        let v = s
+            .decode_and_validate(target, json!({"tags": {"os": "linux"}}))
+            .unwrap();
+        assert_eq!(v, json!({"tags": {"os": "linux"}}));
+        let v = s
+            .decode_and_validate(target, json!({"tags": "nightly"}))
+            .unwrap();
+        assert_eq!(v, json!({"tags": "nightly"}));
+        let v = s
+            .decode_and_validate(target, json!({"tags": "{\"arch\": \"arm64\"}"}))
+            .unwrap();
+        assert_eq!(v, json!({"tags": {"arch": "arm64"}}));
+    }
+}

@@ -136,12 +136,20 @@ impl Lowering<'_> {
         let is_text = |s: &Step| matches!(s, Step::Json | Step::JsonOrString);
         let text = flat.iter().any(|(_, s)| is_text(s));
         let string = flat.iter().any(|(w, s)| !is_text(s) && admits_strings(w));
+        let mut flat = flat;
         if text && string {
-            let (mut wire, _) = self.json_field(
-                &Value::Object(map.clone()),
-                path,
-                "a union of a JSON-text branch and a string branch",
-            );
+            // The branches that take strings become one text field; the
+            // others (objects, numbers, …) stay constrained beside it.
+            let others: Vec<Lowered> = flat
+                .into_iter()
+                .filter(|(w, s)| !is_text(s) && !admits_strings(w))
+                .collect();
+            let why = if others.is_empty() {
+                "a union of a JSON-text branch and a string branch"
+            } else {
+                "the string and JSON-text branches of a union, as one field"
+            };
+            let (mut wire, _) = self.json_field(&Value::Object(map.clone()), path, why);
             if let Some(Value::String(d)) = wire.get_mut("description") {
                 *d = d.replacen(
                     "A JSON-encoded string.",
@@ -149,7 +157,11 @@ impl Lowering<'_> {
                     1,
                 );
             }
-            return Ok((wire, Step::JsonOrString));
+            if others.is_empty() {
+                return Ok((wire, Step::JsonOrString));
+            }
+            flat = others;
+            flat.push((wire, Step::JsonOrString));
         }
         let keep = flat.iter().all(|(_, s)| s.is_keep());
         let mut wire = Map::new();
