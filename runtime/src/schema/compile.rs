@@ -18,7 +18,7 @@
 //! cycles are detected, and huge inlined schemas fall back to text.
 
 use super::decode::{DecodePlan, Step};
-use super::fit::{Unfit, fit};
+use super::fit::{Fitted, Unfit, fit};
 use super::limits::{WireBudget, WireStats};
 use super::lower::json_text_description;
 use crate::backend::SchemaTarget;
@@ -62,13 +62,7 @@ pub fn compile(owner: &Value, target: SchemaTarget) -> Result<CompiledSchema, Sc
     }
     check_depth(owner)?;
     match fit(owner, target, &WireBudget::default(), true) {
-        Ok(f) => Ok(CompiledSchema {
-            wire: Arc::new(f.wire),
-            plan: DecodePlan { root: f.step },
-            fallback: false,
-            notes: f.notes.into_iter().collect(),
-            stats: f.stats,
-        }),
+        Ok(f) => Ok(fitted(f)),
         Err(Unfit::Error(e)) => Err(e),
         Err(Unfit::Whole(why)) => Ok(fallback_root(owner, target, &why)),
     }
@@ -107,15 +101,7 @@ pub fn compile_embedded_in(
     }
     check_depth(owner)?;
     let why = match fit(owner, target, budget, false) {
-        Ok(f) => {
-            return Ok(CompiledSchema {
-                wire: Arc::new(f.wire),
-                plan: DecodePlan { root: f.step },
-                fallback: false,
-                notes: f.notes.into_iter().collect(),
-                stats: f.stats,
-            });
-        }
+        Ok(f) => return Ok(fitted(f)),
         Err(Unfit::Error(e)) => return Err(e),
         Err(Unfit::Whole(why)) => why,
     };
@@ -130,6 +116,17 @@ pub fn compile_embedded_in(
         fallback: true,
         notes: vec![fallback_note(target, &why)],
     })
+}
+
+/// The compilation of a wire schema that fits the target's limits.
+fn fitted(f: Fitted) -> CompiledSchema {
+    CompiledSchema {
+        wire: Arc::new(f.wire),
+        plan: DecodePlan { root: f.step },
+        fallback: false,
+        notes: f.notes.into_iter().collect(),
+        stats: f.stats,
+    }
 }
 
 fn identity(owner: &Value) -> CompiledSchema {

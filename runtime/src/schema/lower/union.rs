@@ -131,15 +131,13 @@ impl Lowering<'_> {
         }
         // A JSON-text branch beside a branch that takes plain strings: the
         // text `[]` could be either, and the string branch would win with a
-        // valid but wrong value. The whole union travels as one text field
-        // read as JSON when it parses, else as the plain string.
+        // valid but wrong value. The branches that take strings become one
+        // text field, read as JSON when it parses, else as the plain string;
+        // the others (objects, numbers, …) stay constrained beside it.
         let is_text = |s: &Step| matches!(s, Step::Json | Step::JsonOrString);
         let text = flat.iter().any(|(_, s)| is_text(s));
         let string = flat.iter().any(|(w, s)| !is_text(s) && admits_strings(w));
-        let mut flat = flat;
         if text && string {
-            // The branches that take strings become one text field; the
-            // others (objects, numbers, …) stay constrained beside it.
             let others: Vec<Lowered> = flat
                 .into_iter()
                 .filter(|(w, s)| !is_text(s) && !admits_strings(w))
