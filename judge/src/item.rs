@@ -8,8 +8,6 @@ use crate::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
-#[cfg(doc)]
-use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::backend::{ScriptStep, ScriptTurn};
 
 /// One arena item, checked and ready to run.
@@ -22,9 +20,10 @@ pub struct Item {
     /// The checks, in dataset order.
     pub checks: Vec<ItemCheck>,
     /// The steps a scripted model plays in mock mode, built once from the
-    /// item's `mock` turns ([`ScriptedBackend::steps_of`]) and shared by
-    /// every mock run of it (`None`: no script; a mock run of this item ends
-    /// as ERROR `backend_error`).
+    /// item's `mock` turns
+    /// ([`steps_of`](tribunal_runtime::backend::ScriptedBackend::steps_of))
+    /// and shared by every mock run of it (`None`: no script; a mock run of
+    /// this item ends as ERROR `backend_error`).
     pub mock: Option<Arc<[ScriptStep]>>,
     /// The 1-based line in `dataset.jsonl`.
     pub line: usize,

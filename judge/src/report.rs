@@ -116,22 +116,7 @@ impl ReportItem {
 
     /// The report entry of one result row that cost `cost`.
     pub fn priced(r: &ResultRow, cost: Cost) -> ReportItem {
-        ReportItem {
-            id: r.id.clone(),
-            repeat: r.repeat,
-            outcome: r.outcome,
-            error_code: r.error_code,
-            backend_failure: r.backend_failure.clone(),
-            checks: r.checks.clone(),
-            answer: r.answer.clone(),
-            usage: r.usage,
-            cost_usd: cost.usd(),
-            cache: r.cache,
-            tool_calls: r.tool_calls.clone(),
-            turns: r.turns,
-            repair_used: r.repair_used,
-            wall_ms: r.wall_ms,
-        }
+        ReportItem::owned(r.clone(), cost)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Result rows: one JSON object per line, appended and flushed as items
-//! finish (the rows of runs that finish together in one write). Reading tolerates a torn last line (a process killed mid-write:
-//! no newline) and refuses any other damage; merging combines shard files.
+//! finish (the rows of runs that finish together in one write). Reading
+//! tolerates a torn last line (a process killed mid-write: no newline) and
+//! refuses any other damage; merging combines shard files.
 
 use crate::checks::CheckResult;
 use crate::error::JudgeError;

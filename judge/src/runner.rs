@@ -1,7 +1,7 @@
 //! The runner: every (item, repeat) of an arena against a backend, with
 //! bounded concurrency, result rows appended as runs finish (those ready
-//! together in one write, before the runner waits again), resume, retry of ERROR rows, shards, and the cost budgets (per run
-//! and over the run).
+//! together in one write, before the runner waits again), resume, retry of
+//! ERROR rows, shards, and the cost budgets (per run and over the run).
 
 use crate::arena::Arena;
 use crate::backends::BackendFactory;
@@ -236,18 +236,12 @@ pub async fn run_arena(
     // finishes is written with it, in one write, before the runner waits
     // again — so a killed process loses no row of a run it saw finish.
     let mut fresh = Vec::with_capacity(executed);
-    let mut batch: Vec<ResultRow> = Vec::new();
     while let Some(first) = stream.next().await {
         let mut ready = vec![first];
         while let Some(Some(more)) = stream.next().now_or_never() {
             ready.push(more);
         }
-        batch.clear();
-        let mut runs = Vec::with_capacity(ready.len());
-        for (row, run) in ready {
-            batch.push(row);
-            runs.push(run);
-        }
+        let (mut batch, runs): (Vec<ResultRow>, Vec<_>) = ready.into_iter().unzip();
         writer.write_all(&batch)?;
         if let Some(dir) = transcripts {
             for (row, run) in batch.iter().zip(runs) {
