@@ -2,24 +2,29 @@
 //! and a rule checker that walks every compiled wire schema.
 
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::schema::{CompiledSchema, WireLimits, WireStats, compile, compile_embedded};
 
 const TARGETS: [SchemaTarget; 2] = [SchemaTarget::OpenAi, SchemaTarget::Anthropic];
 
-pub(crate) fn fixtures() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/schemas"
-    ));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// The `.json` files of `dir`, sorted by name.
+pub(crate) fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
     files
+}
+
+pub(crate) fn fixtures() -> Vec<(String, Value)> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/schemas"
+    ));
+    json_files(&dir)
         .into_iter()
         .map(|p| {
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();

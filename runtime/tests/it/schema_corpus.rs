@@ -12,7 +12,7 @@
 //! It fails when a compiled wire schema breaks the target's rules, when the
 //! compiler panics, or when it refuses a schema (no figure may hide those).
 
-use crate::schema_compile::check_rules;
+use crate::schema_compile::{check_rules, json_files};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -67,12 +67,7 @@ fn schema_corpus() {
     let dir = std::env::var_os("TRIBUNAL_SCHEMA_CORPUS")
         .map(PathBuf::from)
         .expect("set TRIBUNAL_SCHEMA_CORPUS to a folder of JSON Schema files");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = json_files(&dir);
     let mut unloadable: BTreeMap<String, usize> = BTreeMap::new();
     let mut loaded = 0usize;
     let mut tallies: Vec<Tally> = TARGETS.iter().map(|_| Tally::default()).collect();
