@@ -83,6 +83,28 @@ impl Arena {
             (_, report) => Err(JudgeError::Lint(report)),
         }
     }
+
+    /// What keeps this arena from running in mock mode: each item without
+    /// `mock` turns, as a problem at its dataset line. `tribunal run` with
+    /// the mock backend refuses to start while there is any (the item
+    /// would only end as a `backend_error`), and `tribunal lint --mock`
+    /// lists them.
+    pub fn mock_problems(&self) -> Vec<Problem> {
+        self.items
+            .iter()
+            .filter(|item| item.mock.as_ref().is_none_or(|steps| steps.is_empty()))
+            .map(|item| {
+                Problem::at(
+                    DATASET,
+                    item.line,
+                    format!(
+                        "item {:?}: no mock turns: run it with a live --backend or add `mock`",
+                        item.id
+                    ),
+                )
+            })
+            .collect()
+    }
 }
 
 /// `arena.toml`.
@@ -369,21 +391,81 @@ fn build_checks(
                     "checks[{i}]: json_schema: no inline schema and the arena has none"
                 )),
             },
-            Check::Regex { pattern, .. } => match regex::Regex::new(pattern) {
-                Ok(re) => item_check.regex = Some(re),
-                Err(e) => at(format!(
-                    "checks[{i}]: regex: invalid pattern: {}",
-                    tribunal_runtime::text::one_line(&e.to_string(), 200)
+            Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => {
+                let ignore_case = matches!(check, Check::Iregex { .. });
+                match regex::RegexBuilder::new(pattern)
+                    .case_insensitive(ignore_case)
+                    .build()
+                {
+                    Ok(re) => item_check.regex = Some(re),
+                    Err(e) => at(format!(
+                        "checks[{i}]: {}: invalid pattern: {}",
+                        check.kind(),
+                        tribunal_runtime::text::one_line(&e.to_string(), 200)
+                    )),
+                }
+            }
+            Check::SentenceCount { min, max, .. } => match (min, max) {
+                (None, None) => at(format!(
+                    "checks[{i}]: sentence_count: give `min`, `max` or both (without them it always holds)"
                 )),
+                (Some(lo), Some(hi)) if lo > hi => at(format!(
+                    "checks[{i}]: sentence_count: min {lo} is above max {hi}"
+                )),
+                _ => {}
             },
-            Check::ToolUsed { name, .. } if !offered.contains(name) => at(format!(
-                "checks[{i}]: tool_used: the arena does not offer a tool named {name:?}"
+            Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
+                "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
             )),
             _ => {}
+        }
+        if let Some(tol) = check_tolerance(check)
+            && !(tol.is_finite() && tol >= 0.0)
+        {
+            at(format!(
+                "checks[{i}]: {}: tol {tol} must be a number of at least 0",
+                check.kind()
+            ));
+        }
+        for tool in named_tools(check) {
+            if !offered.iter().any(|o| o == tool) {
+                at(format!(
+                    "checks[{i}]: {}: the arena does not offer a tool named {tool:?}",
+                    check.kind()
+                ));
+            }
         }
         out.push(item_check);
     }
     out
+}
+
+/// The tolerance a check is written with, if it takes one.
+fn check_tolerance(check: &Check) -> Option<f64> {
+    match check {
+        Check::JsonPathEquals { tol, .. }
+        | Check::NumericEquals { tol, .. }
+        | Check::ToolArgsMatch { tol, .. } => *tol,
+        _ => None,
+    }
+}
+
+/// The tool names a check refers to: each must be a tool the arena offers
+/// (a misspelt name would make `tool_not_used` hold vacuously).
+fn named_tools(check: &Check) -> Vec<&str> {
+    match check {
+        Check::ToolUsed { name, .. }
+        | Check::ToolNotUsed { name, .. }
+        | Check::ToolArgsMatch { name, .. } => vec![name.as_str()],
+        Check::CallCounts { counts, .. } => counts.keys().map(String::as_str).collect(),
+        Check::ToolSequence { tools, .. } => {
+            let mut names: Vec<&str> = tools.iter().map(String::as_str).collect();
+            names.sort_unstable();
+            names.dedup();
+            names
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {

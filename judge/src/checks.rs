@@ -5,6 +5,7 @@
 //! never see the model's raw text. An ERROR run is not scored at all (its
 //! checks are recorded as skipped by the runner).
 
+use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -12,8 +13,11 @@ use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
 mod kind;
+mod text;
+mod trajectory;
 
 pub use kind::CheckKind;
+pub use text::answer_text;
 
 /// One check, as written in an item's `"checks"` array (`{"type": …}`,
 /// one of the [`CheckKind`] names).
@@ -99,6 +103,137 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
     },
+    /// The answer text contains `value`, ignoring case (agentic-arena's
+    /// name; `contains` ignores case too).
+    Icontains {
+        /// The text to find.
+        value: String,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// The answer text matches the pattern `value`, ignoring case.
+    Iregex {
+        /// A `regex` crate pattern, matched case-insensitively.
+        value: String,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// Some number in the answer lies within `tol` of `value`: a JSON
+    /// number anywhere in it, or a number written in one of its strings
+    /// (`1,250.5`, `-3`, `45%`, `2e3`).
+    NumericEquals {
+        /// The expected number.
+        value: f64,
+        /// Absolute tolerance. Default: 0 (the same number).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tol: Option<f64>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// The tool `name` was never called (a failed call is a call too).
+    ToolNotUsed {
+        /// The tool name.
+        name: String,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// No tool was called at all.
+    NoTool {
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// At least `value` tool calls were made (of any tool, failed ones
+    /// included).
+    MinToolCalls {
+        /// The least number of calls.
+        value: u32,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// At most `value` tool calls were made (of any tool, failed ones
+    /// included).
+    MaxToolCalls {
+        /// The most calls allowed.
+        value: u32,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// The answer has between `min` and `max` sentences (each bound
+    /// optional, at least one given). A sentence ends at `.`, `!`, `?` or
+    /// `…` followed by a space or the end, so `3.14` and `example.com` end
+    /// none; a JSON answer counts the sentences of its strings.
+    SentenceCount {
+        /// The least number of sentences.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<u32>,
+        /// The most sentences allowed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u32>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// Each named tool was called exactly the given number of times (failed
+    /// calls included; tools not named are not constrained).
+    CallCounts {
+        /// Tool name → exact number of calls.
+        counts: IndexMap<String, u32>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// The names of the tools called, in call order, against `tools`
+    /// under `mode` (see [`SequenceMode`]).
+    ToolSequence {
+        /// The expected tool names.
+        tools: Vec<String>,
+        /// How the calls are compared with `tools`. Default: `strict`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<SequenceMode>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+    /// Some call of the tool `name` has arguments whose value at `path`
+    /// equals `value` (the `json_path_equals` rules, `tol` included).
+    ToolArgsMatch {
+        /// The tool name.
+        name: String,
+        /// Dotted path into the call's arguments (`path`, `filters.0.k`).
+        path: String,
+        /// The expected value.
+        value: Value,
+        /// Absolute numeric tolerance. Default: none (exact).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tol: Option<f64>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
+}
+
+/// How `tool_sequence` compares the tools called with the expected list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SequenceMode {
+    /// The same tools in the same order, nothing more.
+    #[default]
+    Strict,
+    /// The same tools as often, in any order.
+    Unordered,
+    /// Only expected tools, each at most as often as listed (every call
+    /// was expected; some expected ones may be missing).
+    Subset,
+    /// Every expected tool at least as often as listed, in any order
+    /// (other calls may come too).
+    Superset,
 }
 
 impl Check {
@@ -113,6 +248,17 @@ impl Check {
             Check::NotContains { .. } => CheckKind::NotContains,
             Check::Regex { .. } => CheckKind::Regex,
             Check::VerdictEquals { .. } => CheckKind::VerdictEquals,
+            Check::Icontains { .. } => CheckKind::Icontains,
+            Check::Iregex { .. } => CheckKind::Iregex,
+            Check::NumericEquals { .. } => CheckKind::NumericEquals,
+            Check::ToolNotUsed { .. } => CheckKind::ToolNotUsed,
+            Check::NoTool { .. } => CheckKind::NoTool,
+            Check::MinToolCalls { .. } => CheckKind::MinToolCalls,
+            Check::MaxToolCalls { .. } => CheckKind::MaxToolCalls,
+            Check::SentenceCount { .. } => CheckKind::SentenceCount,
+            Check::CallCounts { .. } => CheckKind::CallCounts,
+            Check::ToolSequence { .. } => CheckKind::ToolSequence,
+            Check::ToolArgsMatch { .. } => CheckKind::ToolArgsMatch,
         }
     }
 }
@@ -127,7 +273,7 @@ pub struct ItemCheck {
     pub spec: Value,
     /// A compiled schema (`json_schema`: the inline one or the arena's).
     pub(crate) schema: Option<std::sync::Arc<OutputSchema>>,
-    /// A compiled pattern (`regex`).
+    /// A compiled pattern (`regex`, `iregex`).
     pub(crate) regex: Option<Regex>,
 }
 
@@ -162,27 +308,29 @@ pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -
 }
 
 fn score_one(c: &ItemCheck, answer: Option<&Value>, report: &RunReport) -> (bool, String) {
+    let calls = &report.tool_calls;
     match (&c.check, answer) {
         (Check::ToolUsed { name, min, .. }, _) => {
-            // Only calls that ran and succeeded count: a call refused for
-            // invalid arguments (or that crashed) did not use the tool.
-            let min = min.unwrap_or(1);
-            let calls: Vec<_> = report
-                .tool_calls
-                .iter()
-                .filter(|t| &t.name == name)
-                .collect();
-            let ok = calls.iter().filter(|t| t.ok).count();
-            let failed = calls.len() - ok;
-            let detail = if failed == 0 {
-                format!("{name} called {ok} time(s), at least {min} required")
-            } else {
-                format!(
-                    "{name} called {ok} time(s) successfully ({failed} failed), at least {min} required"
-                )
-            };
-            (ok >= min as usize, detail)
+            trajectory::tool_used(calls, name, min.unwrap_or(1))
         }
+        (Check::ToolNotUsed { name, .. }, _) => trajectory::tool_not_used(calls, name),
+        (Check::NoTool { .. }, _) => trajectory::no_tool(calls),
+        (Check::MinToolCalls { value, .. }, _) => trajectory::call_total(calls, *value, true),
+        (Check::MaxToolCalls { value, .. }, _) => trajectory::call_total(calls, *value, false),
+        (Check::CallCounts { counts, .. }, _) => trajectory::call_counts(calls, counts),
+        (Check::ToolSequence { tools, mode, .. }, _) => {
+            trajectory::tool_sequence(calls, tools, mode.unwrap_or_default())
+        }
+        (
+            Check::ToolArgsMatch {
+                name,
+                path,
+                value,
+                tol,
+                ..
+            },
+            _,
+        ) => trajectory::tool_args_match(calls, name, path, value, *tol),
         (_, None) => (false, "the run produced no answer".to_string()),
         (_, Some(answer)) => score_answer(c, answer),
     }
@@ -222,7 +370,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
                 )
             }
         },
-        Check::Contains { value, .. } => {
+        Check::Contains { value, .. } | Check::Icontains { value, .. } => {
             let found = contains_ci(&answer_text(answer), value);
             (found, format!("{value:?} {}", found_word(found)))
         }
@@ -230,7 +378,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
             let found = contains_ci(&answer_text(answer), value);
             (!found, format!("{value:?} {}", found_word(found)))
         }
-        Check::Regex { pattern, .. } => match &c.regex {
+        Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => match &c.regex {
             None => (false, format!("invalid pattern {pattern:?}")),
             Some(re) => {
                 let m = re.is_match(&answer_text(answer));
@@ -240,6 +388,34 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
                 )
             }
         },
+        Check::NumericEquals { value, tol, .. } => {
+            let tol = tol.unwrap_or(0.0);
+            let numbers = text::numbers_in(answer);
+            let hit = numbers.iter().find(|x| (*x - value).abs() <= tol);
+            let within = if tol > 0.0 {
+                format!("{value} ± {tol}")
+            } else {
+                value.to_string()
+            };
+            match hit {
+                Some(x) => (true, format!("found {x}, expected {within}")),
+                None => (
+                    false,
+                    format!("no number within {within} among {} found", numbers.len()),
+                ),
+            }
+        }
+        Check::SentenceCount { min, max, .. } => {
+            let n = text::sentence_count(answer);
+            let ok = min.is_none_or(|m| n >= m as usize) && max.is_none_or(|m| n <= m as usize);
+            let bounds = match (min, max) {
+                (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
+                (Some(lo), None) => format!("at least {lo}"),
+                (None, Some(hi)) => format!("at most {hi}"),
+                (None, None) => "any number".to_string(),
+            };
+            (ok, format!("{n} sentence(s), {bounds} required"))
+        }
         Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
             Some(Value::String(v)) => (
                 v == verdict,
@@ -248,8 +424,15 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),
         },
-        // Scored in `score_one`; it does not read the answer.
-        Check::ToolUsed { .. } => (true, String::new()),
+        // Scored in `score_one`; they read the tool calls, not the answer.
+        Check::ToolUsed { .. }
+        | Check::ToolNotUsed { .. }
+        | Check::NoTool { .. }
+        | Check::MinToolCalls { .. }
+        | Check::MaxToolCalls { .. }
+        | Check::CallCounts { .. }
+        | Check::ToolSequence { .. }
+        | Check::ToolArgsMatch { .. } => (true, String::new()),
     }
 }
 
@@ -283,15 +466,6 @@ pub fn values_equal(actual: &Value, expected: &Value, tol: Option<f64>) -> bool 
         },
         (Value::String(a), Value::String(e)) => a.trim().to_lowercase() == e.trim().to_lowercase(),
         _ => actual == expected,
-    }
-}
-
-/// The text `contains`, `not_contains` and `regex` read: a string answer as
-/// is, anything else as compact JSON.
-pub fn answer_text(answer: &Value) -> String {
-    match answer {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

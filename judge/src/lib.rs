@@ -84,11 +84,11 @@ pub mod verdict;
 
 pub use arena::Arena;
 pub use backends::{BackendFactory, MockBackends, SharedBackend};
-pub use checks::{Check, CheckKind, CheckResult};
+pub use checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use compare::Comparison;
 pub use error::JudgeError;
 pub use item::Item;
-pub use lint::{LintReport, Problem, lint};
+pub use lint::{LintReport, Problem, lint, lint_for_mock};
 pub use progress::{Console, Progress, Silent};
 pub use report::{Report, ReportFormat};
 pub use results::{Outcome, ResultRow, read_rows};

@@ -79,3 +79,15 @@ impl LintReport {
 pub fn lint(dir: &Path) -> LintReport {
     crate::arena::load_checked(dir).1
 }
+
+/// [`lint`], and when the arena is clean, also every item mock mode cannot
+/// run ([`crate::Arena::mock_problems`]).
+pub fn lint_for_mock(dir: &Path) -> LintReport {
+    match crate::arena::load_checked(dir) {
+        (Some(arena), mut report) if report.is_clean() => {
+            report.problems = arena.mock_problems();
+            report
+        }
+        (_, report) => report,
+    }
+}

@@ -1,5 +1,6 @@
-//! `tribunal lint ARENA…`: every problem of each arena with file:line.
-//! Exit 0 when all are clean, 2 when there is any problem.
+//! `tribunal lint ARENA…`: every problem of each arena with file:line
+//! (`--mock`: and every item mock mode cannot run). Exit 0 when all are
+//! clean, 2 when there is any problem.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +10,9 @@ pub(crate) struct LintArgs {
     /// Arena folders.
     #[arg(required = true)]
     arenas: Vec<PathBuf>,
+    /// Also require what mock mode needs: `mock` turns on every item.
+    #[arg(long)]
+    mock: bool,
 }
 
 pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
@@ -19,7 +23,11 @@ pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
             problems += 1;
             continue;
         }
-        let report = tribunal::judge::lint(dir);
+        let report = if args.mock {
+            tribunal::judge::lint_for_mock(dir)
+        } else {
+            tribunal::judge::lint(dir)
+        };
         for p in &report.problems {
             println!("{}: {p}", dir.display());
         }

@@ -91,6 +91,20 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Flags over the arena's [backend] table; the result enters the hash.
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
     let backends = backends(&args, &arena)?;
+    if backends.is_mock() {
+        let problems = arena.mock_problems();
+        if !problems.is_empty() {
+            for p in &problems {
+                eprintln!("{}: {p}", args.arena.display());
+            }
+            eprintln!(
+                "tribunal: {}: {} item(s) cannot run in mock mode; see `tribunal lint --mock`",
+                args.arena.display(),
+                problems.len()
+            );
+            return Ok(ExitCode::from(2));
+        }
+    }
     let out = args
         .out
         .clone()

@@ -556,3 +556,43 @@ fn cache_needs_a_live_backend_and_no_replay() {
     );
     assert!(!cache.exists());
 }
+
+#[test]
+fn a_mock_run_refuses_items_without_mock_turns_before_running_any() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("half_mocked");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        concat!(
+            r#"{"id": "ok", "input": "x", "checks": [{"type": "contains", "value": "yes"}], "mock": [{"json": "yes"}]}"#,
+            "\n",
+            r#"{"id": "live_only", "input": "x", "checks": [{"type": "contains", "value": "yes"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let f = a.to_str().unwrap();
+    let o = tribunal(&["run", f], dir.path());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "dataset.jsonl:2: item \"live_only\": no mock turns: run it with a live --backend or add `mock`"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !dir.path().join("runs").exists(),
+        "no item ran, no results file"
+    );
+    // `lint` checks the files (clean); `lint --mock` also what mock mode needs.
+    assert_eq!(code(&tribunal(&["lint", f], dir.path())), 0);
+    let o = tribunal(&["lint", "--mock", f], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(
+        stdout(&o).contains("dataset.jsonl:2: item \"live_only\": no mock turns"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -81,6 +81,81 @@ fn each_problem_names_its_file_and_line() {
 }
 
 #[test]
+fn the_agentic_arena_checks_are_linted_at_their_line() {
+    let toml = "tools = [\"files\"]\n";
+    let dataset = [
+        r#"{"id": "a", "input": "x", "checks": [{"type": "iregex", "value": "(unclosed"}]}"#,
+        r#"{"id": "b", "input": "x", "checks": [{"type": "sentence_count"}]}"#,
+        r#"{"id": "c", "input": "x", "checks": [{"type": "sentence_count", "min": 4, "max": 2}]}"#,
+        r#"{"id": "d", "input": "x", "checks": [{"type": "call_counts", "counts": {}}]}"#,
+        r#"{"id": "e", "input": "x", "checks": [{"type": "tool_not_used", "name": "delete_file"}]}"#,
+        r#"{"id": "f", "input": "x", "checks": [{"type": "tool_sequence", "tools": ["read_file", "serch", "serch"]}]}"#,
+        r#"{"id": "g", "input": "x", "checks": [{"type": "numeric_equals", "value": 3, "tol": -1}]}"#,
+        r#"{"id": "h", "input": "x", "checks": [{"type": "tool_sequence", "tools": ["read_file"], "mode": "prefix"}]}"#,
+        r#"{"id": "i", "input": "x", "checks": [{"type": "iregex", "pattern": "x"}]}"#,
+        r#"{"id": "j", "input": "x", "checks": [{"type": "call_counts", "counts": {"read_file": 1, "grep": 2, "web": 1}}]}"#,
+        r#"{"id": "k", "input": "x", "checks": [{"type": "tool_args_match", "name": "read_file", "path": "path", "value": "a", "tol": 1}, {"type": "no_tool"}, {"type": "min_tool_calls", "value": 1}, {"type": "max_tool_calls", "value": 3}, {"type": "icontains", "value": "A"}, {"type": "sentence_count", "max": 2}, {"type": "tool_sequence", "tools": ["grep", "read_file"], "mode": "superset"}]}"#,
+    ]
+    .join("\n");
+    let found = problems(&[("dataset.jsonl", &dataset), ("arena.toml", toml)]);
+    let expected = [
+        "dataset.jsonl:1: checks[0]: iregex: invalid pattern",
+        "dataset.jsonl:2: checks[0]: sentence_count: give `min`, `max` or both",
+        "dataset.jsonl:3: checks[0]: sentence_count: min 4 is above max 2",
+        "dataset.jsonl:4: checks[0]: call_counts: `counts` is empty",
+        "dataset.jsonl:5: checks[0]: tool_not_used: the arena does not offer a tool named \"delete_file\"",
+        "dataset.jsonl:6: checks[0]: tool_sequence: the arena does not offer a tool named \"serch\"",
+        "dataset.jsonl:7: checks[0]: numeric_equals: tol -1 must be a number of at least 0",
+        "dataset.jsonl:8: checks[0]: tool_sequence: unknown variant `prefix`",
+        "dataset.jsonl:9: checks[0]: iregex: unknown field `pattern`",
+        "dataset.jsonl:10: checks[0]: call_counts: the arena does not offer a tool named \"web\"",
+    ];
+    for (got, want) in found.iter().zip(expected) {
+        assert!(
+            got.starts_with(want),
+            "{got:?} does not start with {want:?}"
+        );
+    }
+    // One problem per bad line (a tool misspelt twice is named once); the
+    // last line, every new type written well, has none.
+    assert_eq!(found.len(), expected.len(), "{}", found.join("\n"));
+}
+
+#[test]
+fn mock_mode_needs_mock_turns_on_every_item() {
+    let dataset = [
+        crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#),
+        r#"{"id": "b", "input": "x", "checks": [{"type": "json_valid"}]}"#.to_string(),
+        crate::support::item("c", OK_CHECKS, "[]"),
+    ]
+    .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
+    // Files alone are clean: a live run needs no mock turns.
+    assert!(lint(dir.path()).is_clean());
+    let report = tribunal_judge::lint_for_mock(dir.path());
+    let lines: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        lines,
+        [
+            "dataset.jsonl:2: item \"b\": no mock turns: run it with a live --backend or add `mock`",
+            "dataset.jsonl:3: item \"c\": no mock turns: run it with a live --backend or add `mock`",
+        ]
+    );
+    // A file problem comes first; mock readiness is judged on a clean arena.
+    let broken = format!("{dataset}\n{{\"id\": 7}}");
+    let dir = arena_dir(&[("dataset.jsonl", &broken)]);
+    let report = tribunal_judge::lint_for_mock(dir.path());
+    assert!(
+        report
+            .problems
+            .iter()
+            .all(|p| !p.message.contains("mock turns")),
+        "{:?}",
+        report.problems
+    );
+}
+
+#[test]
 fn arena_toml_and_corpus_problems_have_lines() {
     let line = crate::support::item("a", OK_CHECKS, "[]");
     let found = problems(&[
