@@ -11,8 +11,11 @@ use crate::checks::{Check, ItemCheck};
 use crate::error::JudgeError;
 use crate::item::{Item, RawItem, parse_line};
 use crate::lint::{LintReport, Problem};
+use crate::rubric::JudgeSettings;
 use crate::settings::{BackendSettings, BackendToml};
 use crate::toolset;
+use crate::verdict::Verdict;
+use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -72,6 +75,9 @@ pub struct Arena {
     /// Prices this arena adds to or overrides in the built-in table
     /// (`[pricing]`, same layout as `pricing.toml`). Default: none.
     pub pricing: crate::pricing::Pricing,
+    /// The `rubric` checks' judge (`[judge]`): its model and budgets;
+    /// `--judge-backend` / `--judge-model` lay over it. Default: none set.
+    pub judge: JudgeSettings,
 }
 
 impl Arena {
@@ -84,26 +90,80 @@ impl Arena {
         }
     }
 
+    /// Each item's gold verdict, in dataset order: the verdict of its
+    /// first `verdict_equals` check, when it has one and it is `GREEN` or
+    /// `RED`. What [`crate::calibrate`] scores a judge against.
+    pub fn gold_verdicts(&self) -> IndexMap<String, Verdict> {
+        self.items
+            .iter()
+            .filter_map(|item| {
+                let gold = item.checks.iter().find_map(|c| match &c.check {
+                    Check::VerdictEquals { verdict, .. } => Some(verdict.as_str()),
+                    _ => None,
+                })?;
+                Some((item.id.clone(), Verdict::parse(gold)?))
+            })
+            .collect()
+    }
+
+    /// The human labels of the items' `rubric` checks (`gold_rubric`),
+    /// keyed by [`crate::calibration::rubric_key`]: what
+    /// [`crate::calibration::calibrate_rubric`] scores the judge against.
+    pub fn gold_rubric(&self) -> IndexMap<String, Verdict> {
+        self.items
+            .iter()
+            .flat_map(|item| {
+                item.gold_rubric
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| (crate::calibration::rubric_key(&item.id, k), *v))
+            })
+            .collect()
+    }
+
     /// What keeps this arena from running in mock mode: each item without
     /// `mock` turns, as a problem at its dataset line. `tribunal run` with
     /// the mock backend refuses to start while there is any (the item
     /// would only end as a `backend_error`), and `tribunal lint --mock`
     /// lists them.
     pub fn mock_problems(&self) -> Vec<Problem> {
-        self.items
-            .iter()
-            .filter(|item| item.mock.as_ref().is_none_or(|steps| steps.is_empty()))
-            .map(|item| {
-                Problem::at(
+        let empty = |steps: &Option<Arc<[tribunal_runtime::backend::ScriptStep]>>| {
+            steps.as_ref().is_none_or(|steps| steps.is_empty())
+        };
+        let mut out = Vec::new();
+        for item in &self.items {
+            if empty(&item.mock) {
+                out.push(Problem::at(
                     DATASET,
                     item.line,
                     format!(
                         "item {:?}: no mock turns: run it with a live --backend or add `mock`",
                         item.id
                     ),
-                )
-            })
-            .collect()
+                ));
+            }
+            for (i, c) in item.checks.iter().enumerate() {
+                if matches!(c.check, Check::Rubric { .. }) && empty(&c.judge_mock) {
+                    out.push(Problem::at(
+                        DATASET,
+                        item.line,
+                        format!(
+                            "item {:?}: checks[{i}]: rubric: no mock judge turns: run it with a live --backend or add `mock` to the check",
+                            item.id
+                        ),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether any item has a `rubric` check (the run then needs a judge).
+    pub fn has_rubric(&self) -> bool {
+        self.items
+            .iter()
+            .flat_map(|i| &i.checks)
+            .any(|c| matches!(c.check, Check::Rubric { .. }))
     }
 }
 
@@ -128,6 +188,7 @@ struct ArenaToml {
     verdict: Option<crate::verdict::VerdictToml>,
     backend: Option<BackendToml>,
     pricing: Option<crate::pricing::Pricing>,
+    judge: Option<JudgeSettings>,
     /// `backend`, checked (its problems are at their lines).
     #[serde(skip)]
     settings: BackendSettings,
@@ -262,6 +323,10 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .as_ref()
         .and_then(|v| crate::verdict::load_verdict(dir, v, &tools, &mut problems));
 
+    let judge = config.judge.clone().unwrap_or_default();
+    for message in judge.problems() {
+        problems.push(Problem::file(ARENA_TOML, message));
+    }
     let raw = read_dataset(dir, &mut problems);
     let permissive = OutputSchema::new(&name, serde_json::json!({})).map(Arc::new);
     let mut cache: HashMap<String, Arc<OutputSchema>> = HashMap::new();
@@ -304,6 +369,16 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
                 continue;
             }
         };
+        let rubrics = checks
+            .iter()
+            .filter(|c| matches!(c.check, Check::Rubric { .. }))
+            .count();
+        if !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
+            at(format!(
+                "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
+                raw.gold_rubric.len()
+            ));
+        }
         items.push(Item {
             id: raw.id,
             input: raw.input,
@@ -312,6 +387,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             line,
             index,
             schema,
+            gold_rubric: raw.gold_rubric,
         });
     }
 
@@ -339,6 +415,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         backend: config.settings,
         require_tool_first: config.require_tool_first.unwrap_or(false),
         pricing,
+        judge,
     };
     problems.sort_by(|a, b| {
         (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
@@ -366,6 +443,7 @@ fn build_checks(
             spec: spec.clone(),
             schema: None,
             regex: None,
+            judge_mock: None,
         };
         match check {
             Check::JsonSchema {
@@ -417,6 +495,19 @@ fn build_checks(
             Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
                 "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
             )),
+            Check::Rubric { rubric, mock, .. } => {
+                if rubric.trim().is_empty() {
+                    at(format!("checks[{i}]: rubric: `rubric` is empty"));
+                }
+                if let Some(turns) = mock {
+                    if turns.iter().any(|t| !t.tool_calls.is_empty()) {
+                        at(format!(
+                            "checks[{i}]: rubric: mock: the judge is offered no tools, so its turns cannot call any"
+                        ));
+                    }
+                    item_check.judge_mock = Some(ScriptedBackend::steps_of(turns));
+                }
+            }
             _ => {}
         }
         if let Some(tol) = check_tolerance(check)

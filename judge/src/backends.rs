@@ -2,11 +2,12 @@
 //! builds a [`ScriptedBackend`] per item from its `mock` turns; a live
 //! backend is one shared client.
 
+use crate::checks::ItemCheck;
 use crate::item::Item;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::backend::{ScriptStep, ScriptedBackend};
 use tribunal_runtime::output::OutputPlan;
 
 /// Supplies the backend each item runs against.
@@ -32,6 +33,21 @@ pub trait BackendFactory: Send + Sync {
     fn output_plan(&self) -> OutputPlan;
     /// The backend for one run of `item`.
     fn backend_for(&self, item: &Item) -> Arc<dyn Backend>;
+    /// The backend that judges `check` (a `rubric` check) of `item`;
+    /// `None` when there is no judge (the judgement then fails as a
+    /// `backend_error`). Default: none.
+    fn judge_for(&self, _item: &Item, _check: &ItemCheck) -> Option<Arc<dyn Backend>> {
+        None
+    }
+    /// The judge's backend name and model, when there is a judge.
+    fn judge_name(&self) -> Option<(String, String)> {
+        None
+    }
+    /// Whether the judge is a server at a base URL other than the
+    /// provider's own (an unpriced judge model there costs 0). Default: no.
+    fn judge_on_custom_endpoint(&self) -> bool {
+        false
+    }
 }
 
 /// The name mock rows carry as their backend.
@@ -64,7 +80,24 @@ impl BackendFactory for MockBackends {
     }
 
     fn backend_for(&self, item: &Item) -> Arc<dyn Backend> {
-        let steps = item.mock.clone().unwrap_or_else(|| Arc::new([]));
+        self.scripted(item.mock.clone())
+    }
+
+    /// The check's own `mock` judge turns.
+    fn judge_for(&self, _item: &Item, check: &ItemCheck) -> Option<Arc<dyn Backend>> {
+        Some(self.scripted(check.judge_mock.clone()))
+    }
+
+    fn judge_name(&self) -> Option<(String, String)> {
+        Some((MOCK_BACKEND.to_string(), MOCK_MODEL.to_string()))
+    }
+}
+
+impl MockBackends {
+    /// A scripted model playing `steps` (none: an empty script, whose
+    /// first request fails as a `backend_error`).
+    fn scripted(&self, steps: Option<Arc<[ScriptStep]>>) -> Arc<dyn Backend> {
+        let steps = steps.unwrap_or_else(|| Arc::new([]));
         Arc::new(
             ScriptedBackend::shared(steps)
                 .with_model(MOCK_MODEL)
@@ -82,6 +115,8 @@ pub struct SharedBackend {
     model: String,
     replay: bool,
     custom_endpoint: bool,
+    judge: Option<Arc<dyn Backend>>,
+    judge_custom_endpoint: bool,
 }
 
 impl SharedBackend {
@@ -93,7 +128,17 @@ impl SharedBackend {
             backend,
             replay: false,
             custom_endpoint: false,
+            judge: None,
+            judge_custom_endpoint: false,
         }
+    }
+
+    /// Judges `rubric` checks with `judge` (one shared client), reached at
+    /// a custom endpoint when `custom_endpoint`.
+    pub fn with_judge(mut self, judge: Arc<dyn Backend>, custom_endpoint: bool) -> Self {
+        self.judge = Some(judge);
+        self.judge_custom_endpoint = custom_endpoint;
+        self
     }
 
     /// Marks the shared backend as reached at a base URL other than the
@@ -143,5 +188,19 @@ impl BackendFactory for SharedBackend {
 
     fn backend_for(&self, _item: &Item) -> Arc<dyn Backend> {
         self.backend.clone()
+    }
+
+    fn judge_for(&self, _item: &Item, _check: &ItemCheck) -> Option<Arc<dyn Backend>> {
+        self.judge.clone()
+    }
+
+    fn judge_name(&self) -> Option<(String, String)> {
+        self.judge
+            .as_ref()
+            .map(|j| (j.name().to_string(), j.model().to_string()))
+    }
+
+    fn judge_on_custom_endpoint(&self) -> bool {
+        self.judge_custom_endpoint
     }
 }

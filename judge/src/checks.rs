@@ -5,10 +5,13 @@
 //! never see the model's raw text. An ERROR run is not scored at all (its
 //! checks are recorded as skipped by the runner).
 
+use crate::rubric::Judgement;
+use crate::verdict::Verdict;
 use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tribunal_runtime::backend::ScriptTurn;
 use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
@@ -217,6 +220,23 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
     },
+    /// A judge model reads the item's input and the answer against
+    /// `rubric` and returns GREEN or RED (see [`crate::rubric`]); the check
+    /// holds when the verdict is `pass_when`. A judge that fails makes the
+    /// item ERROR.
+    Rubric {
+        /// What the answer must do, for the judge.
+        rubric: String,
+        /// The verdict that passes the check. Default: GREEN.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pass_when: Option<Verdict>,
+        /// The judge's turns in mock mode (a verdict envelope answer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mock: Option<Vec<ScriptTurn>>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
 }
 
 /// How `tool_sequence` compares the tools called with the expected list.
@@ -259,6 +279,7 @@ impl Check {
             Check::CallCounts { .. } => CheckKind::CallCounts,
             Check::ToolSequence { .. } => CheckKind::ToolSequence,
             Check::ToolArgsMatch { .. } => CheckKind::ToolArgsMatch,
+            Check::Rubric { .. } => CheckKind::Rubric,
         }
     }
 }
@@ -275,6 +296,25 @@ pub struct ItemCheck {
     pub(crate) schema: Option<std::sync::Arc<OutputSchema>>,
     /// A compiled pattern (`regex`, `iregex`).
     pub(crate) regex: Option<Regex>,
+    /// A `rubric` check's mock judge turns, built once into shared steps.
+    pub(crate) judge_mock: Option<std::sync::Arc<[tribunal_runtime::backend::ScriptStep]>>,
+}
+
+impl ItemCheck {
+    /// The result of this `rubric` check under `judgement`.
+    pub fn judged(&self, judgement: &Judgement) -> CheckResult {
+        let pass_when = match &self.check {
+            Check::Rubric { pass_when, .. } => pass_when.unwrap_or(Verdict::Green),
+            _ => Verdict::Green,
+        };
+        let (ok, detail) = rubric_result(judgement, pass_when);
+        CheckResult {
+            kind: self.check.kind(),
+            ok,
+            detail,
+            spec: self.spec.clone(),
+        }
+    }
 }
 
 /// The result of one check: `{type, ok, detail, spec}`.
@@ -292,6 +332,8 @@ pub struct CheckResult {
 }
 
 /// Scores every check of an item against a run that produced an answer.
+/// A `rubric` check does not hold here ("not judged"): the runner replaces
+/// its result with [`ItemCheck::judged`] once the judge has spoken.
 pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -> Vec<CheckResult> {
     checks
         .iter()
@@ -433,6 +475,29 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         | Check::CallCounts { .. }
         | Check::ToolSequence { .. }
         | Check::ToolArgsMatch { .. } => (true, String::new()),
+        // Scored from its judgement in `score_judged`.
+        Check::Rubric { .. } => (false, "not judged".to_string()),
+    }
+}
+
+/// A rubric check's result from its judgement.
+fn rubric_result(judgement: &Judgement, pass_when: Verdict) -> (bool, String) {
+    match judgement {
+        Judgement::Judged {
+            verdict,
+            reason,
+            score,
+        } => {
+            let score = score.map(|s| format!(", score {s}")).unwrap_or_default();
+            (
+                *verdict == pass_when,
+                format!(
+                    "judge: {verdict}{score} (passes on {pass_when}): {}",
+                    one_line(reason, 200)
+                ),
+            )
+        }
+        Judgement::Failed(code) => (false, format!("the judge failed: {}", code.as_str())),
     }
 }
 

@@ -48,6 +48,12 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan)
         "backend": backend,
         "model": model,
     });
+    // Only with rubric checks: the judge decides outcomes too.
+    if arena.has_rubric()
+        && let Some(map) = config.as_object_mut()
+    {
+        map.insert("judge".to_string(), json!(arena.judge));
+    }
     // Only when set, so the hashes of arenas without a cost budget stay as
     // they were.
     if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {

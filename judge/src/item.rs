@@ -5,6 +5,7 @@
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
 use crate::checks::{Check, CheckKind, ItemCheck};
+use crate::verdict::Verdict;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
@@ -32,6 +33,9 @@ pub struct Item {
     /// The output schema of this item's runs: the arena's, else the inline
     /// schema of the item's first `json_schema` check, else any JSON value.
     pub schema: Arc<OutputSchema>,
+    /// Human labels of the item's `rubric` checks (`gold_rubric`), one per
+    /// rubric check in order; empty when unlabelled.
+    pub gold_rubric: Vec<Verdict>,
 }
 
 /// An item as parsed from its line, before arena-level checks.
@@ -41,6 +45,7 @@ pub(crate) struct RawItem {
     pub(crate) input: String,
     pub(crate) checks: Vec<(Check, Value)>,
     pub(crate) mock: Option<Vec<ScriptTurn>>,
+    pub(crate) gold_rubric: Vec<Verdict>,
 }
 
 /// One parsed dataset line: the item when it is well formed, its id when
@@ -97,12 +102,14 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
     };
     let checks = parse_checks(&obj, &mut problems);
     let mock = parse_mock(&obj, &mut problems);
+    let gold_rubric = parse_gold_rubric(&obj, &mut problems);
     let item = match (&id, input, checks) {
         (Some(id), Some(input), Some(checks)) if problems.is_empty() => Some(RawItem {
             id: id.clone(),
             input,
             checks,
             mock,
+            gold_rubric,
         }),
         _ => None,
     };
@@ -178,6 +185,27 @@ fn parse_mock(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Ve
         }
     }
     Some(turns)
+}
+
+/// `gold_rubric`: a verdict (`"GREEN"`/`"RED"`) or a list of them, one per
+/// rubric check.
+fn parse_gold_rubric(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Vec<Verdict> {
+    let list: Vec<&Value> = match obj.get("gold_rubric") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(list)) => list.iter().collect(),
+        Some(one) => vec![one],
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (i, v) in list.into_iter().enumerate() {
+        match v.as_str().and_then(Verdict::parse) {
+            Some(verdict) => out.push(verdict),
+            None => problems.push(format!(
+                "gold_rubric[{i}]: expected \"GREEN\" or \"RED\", found {}",
+                crate::checks::short(v)
+            )),
+        }
+    }
+    out
 }
 
 /// A JSON type's name, for messages.

@@ -59,6 +59,7 @@
 
 pub mod arena;
 pub mod backends;
+pub mod calibration;
 pub mod checks;
 pub mod compare;
 mod error;
@@ -69,6 +70,7 @@ pub mod pricing;
 mod progress;
 pub mod report;
 pub mod results;
+pub mod rubric;
 pub mod runner;
 pub mod settings;
 mod shard;
@@ -84,6 +86,7 @@ pub mod verdict;
 
 pub use arena::Arena;
 pub use backends::{BackendFactory, MockBackends, SharedBackend};
+pub use calibration::{Calibration, calibrate};
 pub use checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use compare::Comparison;
 pub use error::JudgeError;

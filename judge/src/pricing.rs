@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
+use tribunal_runtime::conversation::Usage;
 pub use tribunal_runtime::cost::ModelPrice;
 
 /// The built-in table's text.
@@ -48,6 +49,16 @@ pub enum Cost {
 }
 
 impl Cost {
+    /// The cost of two parts of one run (the agent and its judge):
+    /// unpriced when either is.
+    pub fn plus(self, other: Cost) -> Cost {
+        match (self, other) {
+            (Cost::Unpriced, _) | (_, Cost::Unpriced) => Cost::Unpriced,
+            (Cost::Free, Cost::Free) => Cost::Free,
+            (a, b) => Cost::Usd(a.usd().unwrap_or(0.0) + b.usd().unwrap_or(0.0)),
+        }
+    }
+
     /// The amount, `None` when unpriced.
     pub fn usd(self) -> Option<f64> {
         match self {
@@ -137,9 +148,26 @@ impl Pricing {
 
     /// The cost of one result row.
     pub fn cost_of(&self, row: &ResultRow) -> Cost {
-        let billed = row.backend != MOCK_BACKEND && !row.custom_endpoint;
-        match (self.charged(&row.model, billed), self.price(&row.model)) {
-            (Some(p), Some(_)) => Cost::Usd(p.cost(&row.usage)),
+        let agent = self.cost_at(&row.backend, &row.model, row.custom_endpoint, &row.usage);
+        match self.judge_cost_of(row) {
+            Some(judge) => agent.plus(judge),
+            None => agent,
+        }
+    }
+
+    /// What the row's rubric judge cost (already part of
+    /// [`cost_of`](Pricing::cost_of)); `None` without a judge.
+    pub fn judge_cost_of(&self, row: &ResultRow) -> Option<Cost> {
+        row.judge
+            .as_ref()
+            .map(|j| self.cost_at(&j.backend, &j.model, j.custom_endpoint, &j.usage))
+    }
+
+    /// The cost of `usage` on `model` of `backend`.
+    fn cost_at(&self, backend: &str, model: &str, custom_endpoint: bool, usage: &Usage) -> Cost {
+        let billed = backend != MOCK_BACKEND && !custom_endpoint;
+        match (self.charged(model, billed), self.price(model)) {
+            (Some(p), Some(_)) => Cost::Usd(p.cost(usage)),
             (Some(_), None) => Cost::Free,
             (None, _) => Cost::Unpriced,
         }
@@ -179,11 +207,25 @@ impl CostSummary {
         // A fold from +0.0: `Sum` for f64 starts at -0.0, which JSON shows.
         let total_usd = costs.iter().filter_map(|c| c.usd()).fold(0.0, |a, b| a + b);
         let priced_runs = costs.iter().filter(|c| c.usd().is_some()).count();
+        // The model of each unpriced part: the agent's, the judge's, or both.
         let unpriced_models: std::collections::BTreeSet<&str> = rows
             .iter()
             .zip(&costs)
             .filter(|(_, c)| c.usd().is_none())
-            .map(|(r, _)| r.model.as_str())
+            .flat_map(|(r, _)| {
+                let agent_unpriced = pricing
+                    .cost_at(&r.backend, &r.model, r.custom_endpoint, &r.usage)
+                    .usd()
+                    .is_none();
+                let judge = r
+                    .judge
+                    .as_ref()
+                    .filter(|_| pricing.judge_cost_of(r).is_some_and(|c| c.usd().is_none()));
+                agent_unpriced
+                    .then_some(r.model.as_str())
+                    .into_iter()
+                    .chain(judge.map(|j| j.model.as_str()))
+            })
             .collect();
         let summary = CostSummary {
             total_usd,

@@ -5,10 +5,11 @@
 //! banner elsewhere. Mock pass rates prove the plumbing, not a model.
 
 use crate::backends::MOCK_BACKEND;
+use crate::calibration::Calibration;
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
 use crate::pricing::{Cost, CostSummary, Pricing};
-use crate::results::{Outcome, ResultRow};
+use crate::results::{JudgeRecord, Outcome, ResultRow};
 use crate::summary::{Summary, summarize};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -49,6 +50,14 @@ pub struct Report {
     /// model, over every run. Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheCounts>,
+    /// With `--calibrate`: the judge's verdicts against the items' gold
+    /// verdicts. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+    /// With `--calibrate` on an arena with `gold_rubric` labels: the rubric
+    /// judge's verdicts against them. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rubric_calibration: Option<Calibration>,
     /// One entry per item and repeat, in dataset order.
     pub items: Vec<ReportItem>,
 }
@@ -78,6 +87,13 @@ pub struct ReportItem {
     /// With `--cache`: the run's cache hits and misses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheCounts>,
+    /// With `rubric` checks: the judge, its usage and whether it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
+    /// What the judge cost in USD (part of `cost_usd`); absent without a
+    /// judge, null when its model is unpriced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_cost_usd: Option<Option<f64>>,
     /// Tool calls executed.
     pub tool_calls: Vec<ToolCallRecord>,
     /// Model turns.
@@ -91,13 +107,17 @@ pub struct ReportItem {
 impl ReportItem {
     /// The report entry of one result row, priced by the built-in table.
     pub fn from_row(r: &ResultRow) -> ReportItem {
-        ReportItem::priced(r, Pricing::builtin().cost_of(r))
+        let pricing = Pricing::builtin();
+        ReportItem::priced(r, pricing.cost_of(r), pricing.judge_cost_of(r))
     }
 
-    /// [`priced`](ReportItem::priced), taking the row.
-    pub fn owned(r: ResultRow, cost: Cost) -> ReportItem {
+    /// [`priced`](ReportItem::priced), taking the row; `judge_cost` is the
+    /// judge's part of `cost`, when the row has a judge.
+    pub fn owned(r: ResultRow, cost: Cost, judge_cost: Option<Cost>) -> ReportItem {
         ReportItem {
             cost_usd: cost.usd(),
+            judge_cost_usd: judge_cost.map(Cost::usd),
+            judge: r.judge,
             id: r.id,
             repeat: r.repeat,
             outcome: r.outcome,
@@ -115,8 +135,8 @@ impl ReportItem {
     }
 
     /// The report entry of one result row that cost `cost`.
-    pub fn priced(r: &ResultRow, cost: Cost) -> ReportItem {
-        ReportItem::owned(r.clone(), cost)
+    pub fn priced(r: &ResultRow, cost: Cost, judge_cost: Option<Cost>) -> ReportItem {
+        ReportItem::owned(r.clone(), cost, judge_cost)
     }
 }
 
@@ -134,7 +154,7 @@ impl Report {
         report.items = rows
             .iter()
             .zip(costs)
-            .map(|(r, c)| ReportItem::priced(r, c))
+            .map(|(r, c)| ReportItem::priced(r, c, pricing.judge_cost_of(r)))
             .collect();
         report
     }
@@ -147,7 +167,10 @@ impl Report {
         report.items = rows
             .into_iter()
             .zip(costs)
-            .map(|(r, c)| ReportItem::owned(r, c))
+            .map(|(r, c)| {
+                let judge = pricing.judge_cost_of(&r);
+                ReportItem::owned(r, c, judge)
+            })
             .collect();
         report
     }
@@ -169,9 +192,17 @@ impl Report {
             summary: summarize(rows),
             cost,
             cache: cache_total(rows),
+            calibration: None,
+            rubric_calibration: None,
             items: Vec::new(),
         };
         (report, costs)
+    }
+
+    /// The calibrations the report carries: the verdicts', then the rubric
+    /// judge's.
+    pub fn calibrations(&self) -> impl Iterator<Item = &Calibration> {
+        self.calibration.iter().chain(&self.rubric_calibration)
     }
 
     /// Whether the run succeeds: every item passed, or the pass rate is at
@@ -261,6 +292,9 @@ impl Report {
                 );
             }
         }
+        for c in self.calibrations() {
+            out.push_str(&c.to_terminal());
+        }
         if self.mock {
             let _ = writeln!(out, "(mock run)");
         }
@@ -315,6 +349,19 @@ impl Report {
                 );
             }
         }
+        for c in self.calibrations() {
+            let _ = writeln!(out, "\n## Calibration: {}\n", c.title());
+            for line in c.lines() {
+                let _ = writeln!(out, "- {}", md_escape(&line));
+            }
+            let rows = c.disagreement_rows();
+            if !rows.is_empty() {
+                let _ = writeln!(out, "\n| item | gold | judged |\n|---|---|---|");
+                for (id, gold, judged) in rows {
+                    let _ = writeln!(out, "| {} | {gold} | {judged} |", md_escape(&id));
+                }
+            }
+        }
         out
     }
 
@@ -361,6 +408,9 @@ impl Report {
         for p in &s.pass_at {
             properties.push((format!("pass_at_{}", p.k), format!("{:.6}", p.pass_at_k)));
             properties.push((format!("pass_hat_{}", p.k), format!("{:.6}", p.pass_hat_k)));
+        }
+        for c in self.calibrations() {
+            properties.extend(c.properties());
         }
         for (k, v) in &properties {
             let _ = writeln!(out, "      <property name=\"{k}\" value=\"{}\"/>", xml(v));

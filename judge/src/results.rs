@@ -5,6 +5,7 @@
 
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
+use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -104,6 +105,33 @@ pub struct ResultRow {
     /// and sent to the model (misses). Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheCounts>,
+    /// With `rubric` checks: the judge that graded the answer and what it
+    /// used. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRecord>,
+}
+
+/// The rubric judge of a row: who judged, what it used, whether it failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeRecord {
+    /// The judge's backend name.
+    pub backend: String,
+    /// The judge's model.
+    pub model: String,
+    /// Token usage over every judgement of the row.
+    pub usage: Usage,
+    /// The verdict of each `rubric` check judged, in check order (what a
+    /// rubric calibration scores).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<Verdict>,
+    /// Whether a judgement ended in an error (the row is then ERROR with
+    /// the judge's code). Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub failed: bool,
+    /// Whether the judge was reached at a custom endpoint (an unpriced
+    /// judge model there costs 0). Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub custom_endpoint: bool,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -5,13 +5,16 @@
 
 use crate::arena::Arena;
 use crate::backends::BackendFactory;
-use crate::checks::score;
+use crate::checks::{Check, score};
 use crate::error::JudgeError;
 use crate::hash::config_hash;
 use crate::item::Item;
 use crate::pricing::Pricing;
 use crate::progress::Progress;
-use crate::results::{Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite};
+use crate::results::{
+    JudgeRecord, Outcome, ROW_VERSION, ResultRow, ResultsWriter, latest, read_rows, rewrite,
+};
+use crate::rubric::{self, Judgement};
 use crate::shard::Shard;
 use crate::transcript::Transcript;
 use futures::{FutureExt, StreamExt};
@@ -224,6 +227,7 @@ pub async fn run_arena(
             ))
             .await;
             row.cache = (cache.hits + cache.misses > 0).then_some(cache);
+            judge_row(arena, item, &mut row, backends_ref.as_ref()).await;
             if let (Some(price), Ok(mut s)) = (price, spent_ref.lock()) {
                 *s += price.cost(&row.usage);
             }
@@ -397,8 +401,77 @@ async fn run_recorded(
         replayed: false,
         custom_endpoint: false,
         cache: None,
+        judge: None,
     };
     (row, run)
+}
+
+/// Grades the answer of `row` on each of `item`'s `rubric` checks with
+/// the judge `backends` supplies, replacing those checks' results and the
+/// outcome. A judgement that fails makes the row ERROR with the judge's
+/// code (and, as every ERROR row, no answer and no checks). Rows that
+/// already are ERROR, and items without rubric checks, are left alone.
+async fn judge_row(arena: &Arena, item: &Item, row: &mut ResultRow, backends: &dyn BackendFactory) {
+    let rubrics: Vec<usize> = item
+        .checks
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.check, Check::Rubric { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    if rubrics.is_empty() || row.outcome == Outcome::Error {
+        return;
+    }
+    let Some(answer) = row.answer.clone() else {
+        return;
+    };
+    let (backend, model) = backends
+        .judge_name()
+        .unwrap_or_else(|| ("none".to_string(), "none".to_string()));
+    let mut record = JudgeRecord {
+        backend,
+        model,
+        usage: Default::default(),
+        verdicts: Vec::new(),
+        failed: false,
+        custom_endpoint: backends.judge_on_custom_endpoint(),
+    };
+    for i in rubrics {
+        let (check, Some(result)) = (&item.checks[i], row.checks.get_mut(i)) else {
+            continue;
+        };
+        let Check::Rubric { rubric, .. } = &check.check else {
+            continue;
+        };
+        let (judgement, usage) = match backends.judge_for(item, check) {
+            Some(judge) => rubric::judge(judge, &arena.judge, rubric, &item.input, &answer).await,
+            None => (
+                Judgement::Failed(ErrorCode::BackendError),
+                Default::default(),
+            ),
+        };
+        record.usage.add(usage);
+        if let Judgement::Failed(code) = judgement {
+            record.failed = true;
+            row.outcome = Outcome::Error;
+            row.error_code = Some(code);
+            row.backend_failure = None;
+            row.checks.clear();
+            row.answer = None;
+            row.judge = Some(record);
+            return;
+        }
+        if let Judgement::Judged { verdict, .. } = &judgement {
+            record.verdicts.push(*verdict);
+        }
+        *result = check.judged(&judgement);
+    }
+    row.outcome = if row.checks.iter().all(|c| c.ok) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    };
+    row.judge = Some(record);
 }
 
 fn now_ms() -> u64 {

@@ -7,6 +7,9 @@
 //! - `judge run --pass-schema P --fail-schema F --prompt FILE --root DIR [--backend … --model …]`:
 //!   an agent review with the file tools rooted at DIR; the stored verdict
 //!   on stdout; exit 0 GREEN, 1 RED, 2 ERROR.
+//! - `judge calibrate ARENA [run flags] [--min-kappa X]`: the arena run with
+//!   the calibration against its gold verdicts; exit 1 only below
+//!   `--min-kappa`.
 
 use super::backend_choice::{BackendChoice, BackendRequest, Chosen};
 use anyhow::Context;
@@ -30,6 +33,11 @@ pub(crate) enum JudgeCommand {
     Submit(SubmitArgs),
     /// Review code with an agent and print the stored verdict (exit 0 GREEN, 1 RED, 2 ERROR).
     Run(Box<ReviewArgs>),
+    /// Run an arena and report how the judge's verdicts agree with the gold
+    /// ones: accuracy, Cohen's kappa, true-RED/true-GREEN rates (95%
+    /// intervals), self-agreement over --repeat, the disagreements. Takes
+    /// every `run` flag; exit 1 only below --min-kappa.
+    Calibrate(Box<super::run::RunArgs>),
 }
 
 /// The two owner schemas of a review.
@@ -100,6 +108,7 @@ pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
     match command {
         JudgeCommand::Submit(a) => run_submit(a),
         JudgeCommand::Run(a) => run_review_command(*a),
+        JudgeCommand::Calibrate(a) => super::run::run_gated(*a, super::run::Gate::Kappa),
     }
 }
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use tribunal::judge::html::{ReportPage, render_page};
 use tribunal::judge::pricing::Pricing;
 use tribunal::judge::results::latest;
-use tribunal::judge::{Report, ResultRow, read_rows};
+use tribunal::judge::{Calibration, Report, ResultRow, read_rows};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
@@ -61,11 +61,16 @@ pub(crate) fn write_html(
     out: &Path,
     pricing: &Pricing,
 ) -> anyhow::Result<usize> {
-    let page = page(rows, transcripts, pricing);
+    write_page(&page(rows, transcripts, pricing), out)
+}
+
+/// Writes the rendered `page` to `out` (its notes to stderr); returns the
+/// size in bytes.
+fn write_page(page: &ReportPage, out: &Path) -> anyhow::Result<usize> {
     for note in &page.notes {
         eprintln!("tribunal: note: {note}");
     }
-    let html = render_page(&page);
+    let html = render_page(page);
     super::folder::write_file(out, &html)?;
     Ok(html.len())
 }
@@ -77,13 +82,16 @@ pub(crate) fn emit_html(
     transcripts: Option<&Path>,
     file: Option<&Path>,
     pricing: &Pricing,
+    calibrations: Vec<Calibration>,
 ) -> anyhow::Result<()> {
+    let mut page = page(rows, transcripts, pricing);
+    page.calibrations = calibrations;
     match file {
         Some(out) => {
-            let bytes = write_html(rows, transcripts, out, pricing)?;
+            let bytes = write_page(&page, out)?;
             eprintln!("report: {} ({bytes} bytes)", out.display());
         }
-        None => print!("{}", render_page(&page(rows, transcripts, pricing))),
+        None => print!("{}", render_page(&page)),
     }
     Ok(())
 }

@@ -1,19 +1,23 @@
 //! `tribunal run ARENA`: lint the arena, run every item against the mock
 //! (default) or a live backend, append result rows, print the report.
 //! Exit 0 when every item passes (or the pass rate reaches
-//! `--min-pass-rate`), 1 otherwise, 2 on a usage, config or lint error.
+//! `--min-pass-rate`) and, with `--min-kappa`, the calibration's kappa
+//! reaches it; 1 otherwise; 2 on a usage, config or lint error.
 
 use super::backend_choice::{BackendChoice, BackendRequest, Chosen};
-use super::report_opts::{ReportOpts, emit_report};
+use super::report_opts::{ReportOpts, emit_report_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tribunal::judge::calibration::calibrate_rubric;
 use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, RunMode, RunOptions, Shard,
-    SharedBackend, run_arena,
+    SharedBackend, calibrate, run_arena,
 };
-use tribunal::runtime::backend::{base_url_from_env, is_hosted};
+use tribunal::runtime::backend::{
+    BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
+};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
@@ -63,13 +67,55 @@ pub(crate) struct RunArgs {
     /// Run only shard I of N (stable by item id), e.g. 2/4.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
+    /// The provider of the `rubric` checks' judge. Default: `[judge]`
+    /// backend in arena.toml, else --backend.
+    #[arg(long, value_enum)]
+    judge_backend: Option<BackendChoice>,
+    /// The `rubric` checks' judge model (live backends; `[judge]` model in
+    /// arena.toml otherwise). Records into and replays from
+    /// DIR/<arena>.judge.jsonl beside the run's cassette.
+    #[arg(long, value_name = "MODEL")]
+    judge_model: Option<String>,
+    /// Add the judge's calibration to the report: its verdicts against the
+    /// items' gold verdicts (each item's `verdict_equals` check), and the
+    /// rubric judge's against `gold_rubric` labels — accuracy, Cohen's
+    /// kappa, true-RED and true-GREEN rates with 95% intervals,
+    /// self-agreement over `--repeat`, and the disagreements.
+    #[arg(long)]
+    calibrate: bool,
+    /// Exit 1 when a calibration's kappa is below X or undefined (implies
+    /// --calibrate).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    min_kappa: Option<f64>,
     #[command(flatten)]
     backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
     report: ReportOpts,
 }
 
+/// What decides the exit code of a finished run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// `run`: the pass rate, and `--min-kappa` when given.
+    PassRate,
+    /// `judge calibrate`: `--min-kappa` alone (a disagreeing judge fails
+    /// checks, which is what calibration measures, not a failure of it).
+    Kappa,
+}
+
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    run_gated(args, Gate::PassRate)
+}
+
+/// Runs the arena; `gate` says what the exit code reflects. Under
+/// [`Gate::Kappa`] the calibration is always part of the report.
+pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCode> {
+    args.calibrate |= gate == Gate::Kappa || args.min_kappa.is_some();
+    if let Some(m) = args.min_kappa
+        && !(-1.0..=1.0).contains(&m)
+    {
+        anyhow::bail!("--min-kappa must be between -1 and 1, got {m}");
+    }
     super::folder::require_folder(&args.arena, "the arena folder")?;
     let mut arena = match Arena::load(&args.arena) {
         Ok(a) => a,
@@ -84,12 +130,26 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
+    let gold = arena.gold_verdicts();
+    let gold_rubric = arena.gold_rubric();
+    if args.calibrate && gold.is_empty() && gold_rubric.is_empty() {
+        anyhow::bail!(
+            "{}: no item has a gold verdict (a verdict_equals check) or gold_rubric labels to calibrate against",
+            args.arena.display()
+        );
+    }
     let shard: Option<Shard> = args.shard.as_deref().map(str::parse).transpose()?;
     args.report.check()?;
     // Read before anything runs: a bad --pricing file fails fast.
     let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
     // Flags over the arena's [backend] table; the result enters the hash.
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
+    if let Some(b) = args.judge_backend {
+        arena.judge.backend = Some(judge_backend_name(b).to_string());
+    }
+    if let Some(m) = &args.judge_model {
+        arena.judge.model = Some(m.clone());
+    }
     let backends = backends(&args, &arena)?;
     if backends.is_mock() {
         let problems = arena.mock_problems();
@@ -129,7 +189,36 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("results: {}", options.out.display());
-    let code = emit_report(&arena.name, result.rows, &args.report, &options.pricing)?;
+    let calibration = (args.calibrate && !gold.is_empty()).then(|| calibrate(&gold, &result.rows));
+    let rubric_calibration = (args.calibrate && !gold_rubric.is_empty())
+        .then(|| calibrate_rubric(&gold_rubric, &result.rows));
+    let mut kappa_ok = true;
+    for c in calibration.iter().chain(&rubric_calibration) {
+        if let Some(min) = args.min_kappa
+            && !c.meets(min)
+        {
+            eprintln!(
+                "tribunal: {}: {} is below --min-kappa {min}",
+                c.title(),
+                c.kappa_text()
+            );
+            kappa_ok = false;
+        }
+    }
+    let passed = emit_report_with(
+        &arena.name,
+        result.rows,
+        &args.report,
+        &options.pricing,
+        calibration,
+        rubric_calibration,
+    )?;
+    let ok = kappa_ok && (passed || gate == Gate::Kappa);
+    let code = if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
     if let Some(stop) = result.stopped_for_cost {
         eprintln!(
             "tribunal: stopped starting item runs: ${:.6} spent of --max-cost-usd ${}; {} item run(s) not started (--resume runs them)",
@@ -181,17 +270,68 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
         }),
         Chosen::Live(backend) => {
             let kind = args.backend.live();
-            let custom = args.replay.is_none()
-                && kind.is_some_and(|k| {
-                    !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok()))
-                });
-            Arc::new(
-                SharedBackend::new(backend)
-                    .replaying(args.replay.is_some())
-                    .on_custom_endpoint(custom),
-            )
+            let custom_at = |kind: Option<BackendKind>| {
+                args.replay.is_none()
+                    && kind.is_some_and(|k| {
+                        !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok()))
+                    })
+            };
+            let mut shared = SharedBackend::new(backend)
+                .replaying(args.replay.is_some())
+                .on_custom_endpoint(custom_at(kind));
+            if arena.has_rubric() {
+                let (judge, judge_kind) = judge_backend(args, arena)?;
+                shared = shared.with_judge(judge, custom_at(Some(judge_kind)));
+            }
+            Arc::new(shared)
         }
     })
+}
+
+/// The `--backend` spelling of a judge provider.
+fn judge_backend_name(choice: BackendChoice) -> &'static str {
+    match choice {
+        BackendChoice::Mock => "mock",
+        BackendChoice::OpenAiChat => "openai-chat",
+        BackendChoice::OpenAiResponses => "openai-responses",
+        BackendChoice::Anthropic => "anthropic",
+    }
+}
+
+/// The live judge of the arena's `rubric` checks: `[judge]` (with the
+/// flags laid over it) or the run's provider, recording into and replaying
+/// from `<arena>.judge.jsonl` beside the run's cassette.
+fn judge_backend(
+    args: &RunArgs,
+    arena: &Arena,
+) -> anyhow::Result<(Arc<dyn tribunal::runtime::Backend>, BackendKind)> {
+    let choice = match arena.judge.backend.as_deref() {
+        Some(name) => <BackendChoice as clap::ValueEnum>::from_str(name, true)
+            .map_err(|e| anyhow::anyhow!("[judge] backend: {e}"))?,
+        None => args.backend,
+    };
+    let Some(kind) = choice.live() else {
+        anyhow::bail!(
+            "rubric checks on a live run need a live judge backend (--judge-backend openai-chat|openai-responses|anthropic); the mock judge plays only in mock mode"
+        );
+    };
+    let Some(model) = arena.judge.model.as_deref() else {
+        anyhow::bail!(
+            "{} has rubric checks: name their judge with --judge-model or `model` in [judge] of arena.toml",
+            arena.name
+        );
+    };
+    let cassette = |dir: &PathBuf| dir.join(format!("{}.judge.jsonl", arena.name));
+    if let Some(file) = args.record.as_ref().map(cassette) {
+        super::folder::create_parent(&file)?;
+    }
+    let options = BackendOptions {
+        record: args.record.as_ref().map(cassette),
+        replay: args.replay.as_ref().map(cassette),
+        cache: args.cache.clone(),
+        ..arena.backend.options()
+    };
+    Ok((connect(kind, model, &options)?, kind))
 }
 
 fn default_out(arena: &str, shard: Option<Shard>) -> PathBuf {

@@ -1,9 +1,10 @@
 //! `tribunal judge submit` and `tribunal judge run`: output and exit codes
 //! (0 GREEN / 1 RED / 2 ERROR or invalid submission).
 
+use crate::tribunal_bin;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/code_review")
@@ -256,4 +257,114 @@ fn run_with_a_deadline_that_is_not_a_positive_duration_exits_2() {
             "{bad}: {err}"
         );
     }
+}
+
+/// An arena of three plain verdict items whose scripted judge gets `b`
+/// wrong: kappa (2/3 − 4/9) / (5/9) = 0.4.
+fn calibration_arena(dir: &Path) -> PathBuf {
+    let a = dir.join("verdicts");
+    std::fs::create_dir_all(&a).unwrap();
+    let line = |id: &str, gold: &str, judged: &str| {
+        format!(
+            r#"{{"id": "{id}", "input": "x", "checks": [{{"type": "verdict_equals", "verdict": "{gold}"}}], "mock": [{{"json": {{"verdict": "{judged}"}}}}]}}"#
+        )
+    };
+    let dataset = [
+        line("a", "GREEN", "GREEN"),
+        line("b", "RED", "GREEN"),
+        line("c", "RED", "RED"),
+    ]
+    .join("\n");
+    std::fs::write(a.join("dataset.jsonl"), dataset).unwrap();
+    a
+}
+
+fn tribunal_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(tribunal_bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn calibrate_reports_agreement_and_gates_on_min_kappa() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = calibration_arena(dir.path());
+    let a = a.to_str().unwrap();
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    // A disagreeing judge FAILs an item, but calibrate gates on kappa alone.
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("CALIBRATION"), "{out}");
+    assert!(
+        out.contains("accuracy 66.7% (2/3, 95% CI 20.8–93.9%); kappa 0.400 (95% CI"),
+        "{out}"
+    );
+    assert!(out.contains("true-RED rate 50.0% (1/2"), "{out}");
+    assert!(out.contains("\nb     RED    GREEN\n"), "{out}");
+
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", "0.5"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("tribunal: judge vs gold: kappa 0.400"),
+        "{err}"
+    );
+    assert!(err.contains("is below --min-kappa 0.5"), "{err}");
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", "0.4"]);
+    assert_eq!(o.status.code(), Some(0));
+    // `run --calibrate` keeps the run's own gate: item b failed.
+    let o = tribunal_in(dir.path(), &["run", a, "--calibrate"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = tribunal_in(
+        dir.path(),
+        &["run", a, "--min-kappa", "-0.5", "--min-pass-rate", "0.6"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("CALIBRATION"));
+    for bad in ["1.5", "-2", "nan"] {
+        let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+    // Every report format carries it.
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "json"]);
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = json["calibration"]["kappa"]["value"].as_f64().unwrap();
+    assert!((k - 0.4).abs() < 1e-12, "{k}");
+    assert_eq!(json["calibration"]["disagreements"][0]["id"], "b");
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "junit"]);
+    let xml = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        xml.contains("<property name=\"calibration_kappa\" value=\"0.400000\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains("<property name=\"calibration_disagreements\" value=\"1\"/>"));
+    let o = tribunal_in(
+        dir.path(),
+        &["judge", "calibrate", a, "--report", "markdown"],
+    );
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(md.contains("## Calibration: judge vs gold"), "{md}");
+    assert!(md.contains("| b | RED | GREEN |"), "{md}");
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "html"]);
+    let html = String::from_utf8_lossy(&o.stdout);
+    assert!(html.contains(r#"<section class="calibration" id="calibration">"#));
+    assert!(html.contains("<tr><td>b</td><td>RED</td><td>GREEN</td></tr>"));
+    assert!(html.contains("kappa 0.400"));
+}
+
+#[test]
+fn calibrate_needs_gold_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let o = tribunal_in(dir.path(), &["judge", "calibrate", a.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no item has a gold verdict"), "{err}");
 }

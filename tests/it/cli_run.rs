@@ -596,3 +596,82 @@ fn a_mock_run_refuses_items_without_mock_turns_before_running_any() {
         stdout(&o)
     );
 }
+
+/// An arena with one `rubric` check whose scripted judge says GREEN.
+fn rubric_arena(dir: &Path) -> PathBuf {
+    let a = dir.join("graded");
+    std::fs::create_dir_all(&a).unwrap();
+    let line = serde_json::json!({
+        "id": "capital", "input": "Capital of France?",
+        "checks": [{"type": "rubric", "rubric": "Names Paris.", "mock": [
+            {"json": {"result": {"verdict": "GREEN", "verdictFields": {"reason": "It says Paris."}}},
+             "usage": {"input_tokens": 40, "output_tokens": 5}}
+        ]}],
+        "gold_rubric": "GREEN",
+        "mock": [{"json": "Paris"}]
+    });
+    std::fs::write(a.join("dataset.jsonl"), line.to_string()).unwrap();
+    a
+}
+
+#[test]
+fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = rubric_arena(dir.path());
+    let f = a.to_str().unwrap();
+    let o = tribunal(&["run", f, "--report", "json", "--calibrate"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let item = &json["items"][0];
+    assert_eq!(item["outcome"], "PASS");
+    assert_eq!(item["judge"]["usage"]["input_tokens"], 40);
+    assert_eq!(
+        item["checks"][0]["detail"],
+        "judge: GREEN (passes on GREEN): It says Paris."
+    );
+    assert_eq!(json["rubric_calibration"]["subject"], "rubric");
+    assert_eq!(json["rubric_calibration"]["accuracy"]["rate"], 1.0);
+    assert!(
+        json.get("calibration").is_none(),
+        "no verdict_equals gold here"
+    );
+
+    // Live: the judge's model must be named before anything runs.
+    let o = Command::new(tribunal_bin())
+        .args(["run", f, "--backend", "openai-chat", "--model", "m"])
+        .current_dir(dir.path())
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has rubric checks: name their judge with --judge-model"),
+        "{}",
+        stderr(&o)
+    );
+    let o = Command::new(tribunal_bin())
+        .args([
+            "run",
+            f,
+            "--backend",
+            "openai-chat",
+            "--model",
+            "m",
+            "--judge-backend",
+            "mock",
+            "--judge-model",
+            "j",
+        ])
+        .current_dir(dir.path())
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("need a live judge backend"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -48,11 +48,13 @@ pub enum CheckKind {
     ToolSequence,
     /// `tool_args_match`: a call's arguments hold an expected value.
     ToolArgsMatch,
+    /// `rubric`: a judge model grades the answer against a rubric.
+    Rubric,
 }
 
 impl CheckKind {
     /// Every check type, in documentation order.
-    pub const ALL: [CheckKind; 19] = [
+    pub const ALL: [CheckKind; 20] = [
         CheckKind::JsonValid,
         CheckKind::JsonSchema,
         CheckKind::JsonPathEquals,
@@ -72,6 +74,7 @@ impl CheckKind {
         CheckKind::CallCounts,
         CheckKind::ToolSequence,
         CheckKind::ToolArgsMatch,
+        CheckKind::Rubric,
     ];
 
     /// The type's name as written in a dataset and in result rows.
@@ -96,6 +99,7 @@ impl CheckKind {
             CheckKind::CallCounts => "call_counts",
             CheckKind::ToolSequence => "tool_sequence",
             CheckKind::ToolArgsMatch => "tool_args_match",
+            CheckKind::Rubric => "rubric",
         }
     }
 
@@ -120,6 +124,7 @@ impl CheckKind {
             CheckKind::CallCounts => "counts",
             CheckKind::ToolSequence => "tools, [mode]",
             CheckKind::ToolArgsMatch => "name, path, value, [tol]",
+            CheckKind::Rubric => "rubric, [pass_when], [mock]",
         }
     }
 
@@ -164,6 +169,9 @@ impl CheckKind {
             }
             CheckKind::ToolArgsMatch => {
                 "some call of `name` has arguments whose value at `path` equals `value` (the `json_path_equals` rules)"
+            }
+            CheckKind::Rubric => {
+                "a judge model (`[judge]`) reads the input and the answer against `rubric` and says GREEN or RED; holds when that is `pass_when` (default GREEN); a failed judge makes the item ERROR; `mock`: the judge's turns in mock mode"
             }
         }
     }
@@ -230,6 +238,7 @@ mod tests {
             CheckKind::CallCounts => 16,
             CheckKind::ToolSequence => 17,
             CheckKind::ToolArgsMatch => 18,
+            CheckKind::Rubric => 19,
         }
     }
 
@@ -270,6 +279,7 @@ mod tests {
             CheckKind::CallCounts => json!({"counts": {"search": 1}}),
             CheckKind::ToolSequence => json!({"tools": ["search"]}),
             CheckKind::ToolArgsMatch => json!({"name": "search", "path": "query", "value": "x"}),
+            CheckKind::Rubric => json!({"rubric": "cites a source"}),
         };
         let mut spec = json!({"type": kind.as_str()});
         if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {

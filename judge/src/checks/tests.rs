@@ -80,6 +80,7 @@ fn check(spec: Value) -> ItemCheck {
         spec,
         schema: None,
         regex: None,
+        judge_mock: None,
     }
 }
 

@@ -4,6 +4,7 @@
 //! transcript lookup the caller passes in.
 
 use crate::backends::MOCK_BACKEND;
+use crate::calibration::Calibration;
 use crate::html::charts::{Histogram, TokenBars};
 use crate::pricing::{CostSummary, Pricing};
 use crate::report::ReportItem;
@@ -43,6 +44,10 @@ pub struct ReportPage {
     pub latency: Histogram,
     /// The tokens-per-item chart.
     pub tokens: TokenBars,
+    /// With `--calibrate`: the judge's verdicts against gold, then the
+    /// rubric judge's against human labels (each when there is gold).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibrations: Vec<Calibration>,
     /// One entry per item and repeat, in report order.
     pub items: Vec<PageItem>,
     /// Things the reader should know (unreadable transcripts, mixed config
@@ -117,7 +122,7 @@ impl ReportPage {
                 }
             };
             items.push(PageItem {
-                run: ReportItem::priced(row, row_cost),
+                run: ReportItem::priced(row, row_cost, pricing.judge_cost_of(row)),
                 transcript,
             });
         }
@@ -141,6 +146,7 @@ impl ReportPage {
             cache: crate::report::cache_total(rows),
             latency: Histogram::of(&latencies),
             tokens: TokenBars::of(&tokens),
+            calibrations: Vec::new(),
             items,
             notes,
         }

@@ -8,6 +8,7 @@
 //! with `textContent` only — model, tool and dataset text never becomes
 //! markup.
 
+use crate::calibration::Calibration;
 use crate::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
 };
@@ -54,6 +55,9 @@ pub fn render_page(page: &ReportPage) -> String {
     out.push_str("</dl>\n");
     stats(&mut out, page);
     out.push_str("</header>\n");
+    for c in &page.calibrations {
+        calibration(&mut out, c);
+    }
     if !page.notes.is_empty() {
         out.push_str(r#"<section class="notes"><h2>Notes</h2><ul>"#);
         for n in &page.notes {
@@ -93,6 +97,38 @@ pub fn render_page(page: &ReportPage) -> String {
     );
     let _ = writeln!(out, "<script>\n{JS}</script>\n</body>\n</html>");
     out
+}
+
+/// The calibration section: its summary lines and the disagreements.
+fn calibration(out: &mut String, c: &Calibration) {
+    let id = match c.subject {
+        crate::calibration::Subject::Verdicts => "calibration",
+        crate::calibration::Subject::Rubric => "rubric-calibration",
+    };
+    let _ = write!(
+        out,
+        r#"<section class="calibration" id="{id}"><h2>Calibration: {}</h2><ul>"#,
+        escape_html(c.title())
+    );
+    for line in c.lines() {
+        let _ = write!(out, "<li>{}</li>", escape_html(&line));
+    }
+    out.push_str("</ul>");
+    let rows = c.disagreement_rows();
+    if !rows.is_empty() {
+        out.push_str(
+            "<table><thead><tr><th>item</th><th>gold</th><th>judged</th></tr></thead><tbody>",
+        );
+        for (id, gold, judged) in rows {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{gold}</td><td>{judged}</td></tr>",
+                escape_html(&id)
+            );
+        }
+        out.push_str("</tbody></table>");
+    }
+    out.push_str("</section>\n");
 }
 
 /// Writes the document head and opens the body.

@@ -1,14 +1,17 @@
 //! The statistics reports and comparisons quote: 95% intervals for pass
 //! rates, the unbiased pass@k and pass^k estimators for repeated runs, and
-//! the exact paired test `tribunal compare` gates on. Pure functions of
+//! the exact paired test `tribunal compare` gates on, and the kappas a
+//! judge's calibration quotes. Pure functions of
 //! counts; the distributions come from `statrs`.
 //!
 //! Every interval is a 95% interval ([`CONFIDENCE`]).
 
+mod kappa;
 mod paired;
 mod pass_at_k;
 mod proportion;
 
+pub use kappa::{Kappa, cohen_kappa, fleiss_kappa};
 pub use paired::{IntervalMethod, PairedItem, PairedMethod, PairedTest, paired_test, sign_test_p};
 pub use pass_at_k::{pass_at_k, pass_hat_k};
 pub use proportion::wilson;

@@ -76,6 +76,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         replayed: false,
         custom_endpoint: false,
         cache: None,
+        judge: None,
     }
 }
 

@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod calibration;
 mod compare;
 mod html;
 mod html_browser;
@@ -26,6 +27,7 @@ mod lint;
 mod live_cassettes;
 mod pricing;
 mod results_file;
+mod rubric;
 mod runner;
 mod stats;
 mod structured_output;

@@ -16,10 +16,16 @@
 //!   method promises besides.
 //! - t interval: `scipy.stats.t.ppf(0.975, m − 1)` × the sample standard
 //!   deviation (`numpy.std(ddof=1)`) / √m around the mean.
+//! - Cohen's kappa, its standard error and interval:
+//!   `statsmodels.stats.inter_rater.cohens_kappa(table)` (`.kappa`,
+//!   `.std_kappa`, `.kappa_low`, `.kappa_upp`: Fleiss, Cohen & Everitt's
+//!   large-sample variance, as ours).
+//! - Fleiss' kappa: `statsmodels.stats.inter_rater.fleiss_kappa(counts,
+//!   method="fleiss")`.
 
 use tribunal_judge::stats::{
-    IntervalMethod, PairedItem, PairedMethod, paired_test, pass_at_k, pass_hat_k, sign_test_p,
-    wilson,
+    IntervalMethod, PairedItem, PairedMethod, cohen_kappa, fleiss_kappa, paired_test, pass_at_k,
+    pass_hat_k, sign_test_p, wilson,
 };
 
 const TOL: f64 = 1e-9;
@@ -224,4 +230,81 @@ fn a_significant_regression_needs_more_worse_than_better_and_a_small_p() {
     // alpha is a strict bound: p = 0.00048828125 is not below itself.
     let t = paired_test(&table(8, 12, 0, 0));
     assert!(!t.significant_regression(0.00048828125), "{t:?}");
+}
+
+#[test]
+fn cohen_kappa_matches_statsmodels() {
+    // (table, kappa, standard error, interval low, interval high)
+    type Case = (Vec<Vec<u64>>, f64, f64, f64, f64);
+    let cases: [Case; 5] = [
+        (
+            vec![vec![20, 5], vec![10, 15]],
+            0.3999999999999999,
+            0.12699606293110033,
+            0.151092290476661,
+            0.6489077095233389,
+        ),
+        (
+            vec![vec![21, 0], vec![4, 17]],
+            0.8095238095238095,
+            0.0889309689747672,
+            0.6352223132230168,
+            0.9838253058246023,
+        ),
+        (
+            vec![vec![20, 1, 0], vec![3, 18, 0], vec![0, 0, 0]],
+            0.8095238095238095,
+            0.09017772563241166,
+            0.6327787150765481,
+            0.9862689039710709,
+        ),
+        (
+            vec![vec![18, 2, 1], vec![3, 16, 2], vec![0, 0, 0]],
+            0.6444444444444445,
+            0.10574821779219098,
+            0.43718174614245237,
+            0.8517071427464367,
+        ),
+        (
+            vec![vec![19, 1, 1], vec![2, 17, 2], vec![0, 0, 0]],
+            0.7333333333333333,
+            0.09401781428172198,
+            0.5490618034359827,
+            0.9176048632306839,
+        ),
+    ];
+    for (table, kappa, se, low, high) in cases {
+        let k = cohen_kappa(&table).unwrap();
+        let what = format!("{table:?}");
+        close(&format!("{what} kappa"), k.value, kappa);
+        close(&format!("{what} se"), k.std_error, se);
+        let ci = k.ci.unwrap();
+        close(&format!("{what} low"), ci.low, low);
+        close(&format!("{what} high"), ci.high, high);
+    }
+    // Perfect agreement: kappa 1, no spread to build an interval from.
+    let perfect = cohen_kappa(&[vec![21, 0], vec![0, 21]]).unwrap();
+    assert_eq!((perfect.value, perfect.ci), (1.0, None));
+    // Both raters used one class for everything: 0/0, no kappa.
+    assert_eq!(cohen_kappa(&[vec![42, 0], vec![0, 0]]), None);
+    assert_eq!(cohen_kappa(&[vec![1, 2]]), None);
+    assert_eq!(cohen_kappa(&[]), None);
+}
+
+#[test]
+fn fleiss_kappa_matches_statsmodels() {
+    let a = [vec![3, 0], vec![2, 1], vec![0, 3], vec![1, 2]];
+    close("fleiss a", fleiss_kappa(&a).unwrap(), 0.33333333333333326);
+    let b = [
+        vec![0, 3, 0],
+        vec![3, 0, 0],
+        vec![1, 1, 1],
+        vec![2, 0, 1],
+        vec![0, 2, 1],
+    ];
+    close("fleiss b", fleiss_kappa(&b).unwrap(), 0.27083333333333337);
+    // Items rated once say nothing about agreement; one class throughout
+    // is 0/0.
+    assert_eq!(fleiss_kappa(&[vec![1, 0], vec![0, 1]]), None);
+    assert_eq!(fleiss_kappa(&[vec![3, 0], vec![2, 0]]), None);
 }

@@ -1,0 +1,5 @@
+pub mod eval;
+pub mod version;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,4 @@
+pub mod req;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! The `rubric` check: a judge model reads an item's input and the answer
+//! against a rubric and returns GREEN or RED through the verdict envelope
+//! (owner fields: a `reason` and an optional `score` in 0..=1).
+//!
+//! The judge has its own backend (`[judge]` in arena.toml, `--judge-model`
+//! on the command line; in mock mode the check's own `mock` turns), its
+//! own budgets, and its own usage, recorded in the row beside the agent's.
+//! A judge that ends in an error makes the item ERROR, never FAIL: an
+//! unjudged answer is not a wrong one.
+
+use crate::verdict::{Verdict, VerdictSchemas};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, RunOutcome};
+
+/// `[judge]` in arena.toml: the rubric judge's model and budgets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSettings {
+    /// The judge's provider (`openai-chat`, `openai-responses`,
+    /// `anthropic`); `--judge-backend` wins. Default: the run's backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// The judge's model; `--judge-model` wins. Required for live rubric
+    /// checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The judge's instructions. Default: [`DEFAULT_JUDGE_SYSTEM`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Cumulative tokens one judgement may use. Default: 20,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Output tokens per judge turn. Default: the backend's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Seconds one judgement may take. Default: 60.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_secs: Option<f64>,
+}
+
+/// The judge's instructions when `[judge]` gives none.
+pub const DEFAULT_JUDGE_SYSTEM: &str = "You grade an answer against a rubric. Read the task, \
+the answer and the rubric. Answer GREEN when the answer meets the rubric, RED otherwise, with a \
+one- or two-sentence reason and, if you can, a score from 0 (fails completely) to 1 (meets it fully).";
+
+const DEFAULT_MAX_TOKENS: u64 = 20_000;
+const DEFAULT_DEADLINE_SECS: f64 = 60.0;
+
+impl JudgeSettings {
+    /// The budget of one judgement: its tokens and deadline, one turn and
+    /// the repair (no tools are offered).
+    pub fn budget(&self) -> Budget {
+        let deadline = self
+            .deadline_secs
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(DEFAULT_DEADLINE_SECS);
+        Budget {
+            max_tokens: Some(self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            deadline: Some(Duration::from_secs_f64(deadline)),
+            ..Budget::default()
+        }
+    }
+
+    /// Problems with the table, one message each (lint names the file).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = self.deadline_secs
+            && !(s.is_finite() && s > 0.0 && s < 1e9)
+        {
+            out.push(format!(
+                "judge: deadline_secs must be a positive number of seconds, got {s}"
+            ));
+        }
+        if let Some(b) = &self.backend
+            && !["openai-chat", "openai-responses", "anthropic"].contains(&b.as_str())
+        {
+            out.push(format!(
+                "judge: unknown backend {b:?} (known: openai-chat, openai-responses, anthropic)"
+            ));
+        }
+        out
+    }
+}
+
+/// The owner fields of a rubric verdict (the same for GREEN and RED).
+fn fields_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string", "minLength": 1, "description": "Why, in one or two sentences."},
+            "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "How well the answer meets the rubric, 0 to 1."}
+        },
+        "required": ["reason"],
+        "additionalProperties": false
+    })
+}
+
+/// The verdict envelope of a rubric judgement (built once).
+pub fn rubric_schemas() -> Option<Arc<VerdictSchemas>> {
+    static SCHEMAS: OnceLock<Option<Arc<VerdictSchemas>>> = OnceLock::new();
+    SCHEMAS
+        .get_or_init(|| {
+            VerdictSchemas::new(fields_schema(), fields_schema())
+                .ok()
+                .map(Arc::new)
+        })
+        .clone()
+}
+
+/// The judge's user message: the task, the answer and the rubric.
+pub fn judge_prompt(rubric: &str, input: &str, answer: &Value) -> String {
+    let answer = match answer {
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    };
+    format!(
+        "## Task given to the agent\n\n{input}\n\n## The agent's answer\n\n{answer}\n\n## Rubric\n\n{rubric}\n"
+    )
+}
+
+/// What one rubric judgement gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judgement {
+    /// The judge's verdict, reason and score.
+    Judged {
+        /// GREEN or RED.
+        verdict: Verdict,
+        /// The judge's reason.
+        reason: String,
+        /// The judge's score, when it gave one.
+        score: Option<f64>,
+    },
+    /// The judge's run ended with this error code.
+    Failed(ErrorCode),
+}
+
+/// Runs one judgement on `backend`; returns it and the usage it took.
+pub async fn judge(
+    backend: Arc<dyn Backend>,
+    settings: &JudgeSettings,
+    rubric: &str,
+    input: &str,
+    answer: &Value,
+) -> (Judgement, Usage) {
+    let Some(schemas) = rubric_schemas() else {
+        return (
+            Judgement::Failed(ErrorCode::InternalError),
+            Usage::default(),
+        );
+    };
+    let agent = match Agent::new(backend, schemas) {
+        Ok(agent) => agent,
+        Err(_) => {
+            return (
+                Judgement::Failed(ErrorCode::SchemaMismatch),
+                Usage::default(),
+            );
+        }
+    };
+    let mut agent = agent
+        .with_system(
+            settings
+                .system
+                .clone()
+                .unwrap_or_else(|| DEFAULT_JUDGE_SYSTEM.to_string()),
+        )
+        .with_budget(settings.budget());
+    if let Some(max) = settings.max_output_tokens {
+        agent = agent.with_max_output_tokens(max);
+    }
+    let run = agent.run(&judge_prompt(rubric, input, answer)).await;
+    let usage = run.report.usage;
+    let judgement = match run.report.outcome {
+        RunOutcome::Ok { value } => match value
+            .get("verdict")
+            .and_then(Value::as_str)
+            .and_then(Verdict::parse)
+        {
+            Some(verdict) => Judgement::Judged {
+                verdict,
+                reason: value
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                score: value.get("score").and_then(Value::as_f64),
+            },
+            // The envelope admits only GREEN or RED; anything else is our bug.
+            None => Judgement::Failed(ErrorCode::InternalError),
+        },
+        RunOutcome::Error { code } => Judgement::Failed(code),
+    };
+    (judgement, usage)
+}
