@@ -127,6 +127,16 @@ impl Arena {
     /// would only end as a `backend_error`), and `tribunal lint --mock`
     /// lists them.
     pub fn mock_problems(&self) -> Vec<Problem> {
+        self.problems_in_mock(true)
+    }
+
+    /// [`mock_problems`](Arena::mock_problems) when a live judge grades
+    /// the mock answers: only the items without `mock` turns.
+    pub fn mock_agent_problems(&self) -> Vec<Problem> {
+        self.problems_in_mock(false)
+    }
+
+    fn problems_in_mock(&self, mock_judge: bool) -> Vec<Problem> {
         let empty = |steps: &Option<Arc<[tribunal_runtime::backend::ScriptStep]>>| {
             steps.as_ref().is_none_or(|steps| steps.is_empty())
         };
@@ -143,7 +153,7 @@ impl Arena {
                 ));
             }
             for (i, c) in item.checks.iter().enumerate() {
-                if matches!(c.check, Check::Rubric { .. }) && empty(&c.judge_mock) {
+                if mock_judge && matches!(c.check, Check::Rubric { .. }) && empty(&c.judge_mock) {
                     out.push(Problem::at(
                         DATASET,
                         item.line,

@@ -107,6 +107,76 @@ impl MockBackends {
     }
 }
 
+/// Mock answers judged by a live judge: each item's `mock` turns play the
+/// agent (fixed answers) and `judge` grades them — how a rubric judge is
+/// calibrated against human labels of known answers.
+#[derive(Clone)]
+pub struct MockWithJudge {
+    mock: MockBackends,
+    judge: Arc<dyn Backend>,
+    custom_endpoint: bool,
+}
+
+impl MockWithJudge {
+    /// Plays `mock` and judges with `judge`, reached at a custom endpoint
+    /// when `custom_endpoint`.
+    pub fn new(mock: MockBackends, judge: Arc<dyn Backend>, custom_endpoint: bool) -> Self {
+        MockWithJudge {
+            mock,
+            judge,
+            custom_endpoint,
+        }
+    }
+}
+
+impl std::fmt::Debug for MockWithJudge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MockWithJudge({} / {})",
+            self.judge.name(),
+            self.judge.model()
+        )
+    }
+}
+
+impl BackendFactory for MockWithJudge {
+    fn name(&self) -> &str {
+        self.mock.name()
+    }
+
+    fn model(&self) -> &str {
+        self.mock.model()
+    }
+
+    fn is_mock(&self) -> bool {
+        true
+    }
+
+    fn output_plan(&self) -> OutputPlan {
+        self.mock.output_plan()
+    }
+
+    fn backend_for(&self, item: &Item) -> Arc<dyn Backend> {
+        self.mock.backend_for(item)
+    }
+
+    fn judge_for(&self, _item: &Item, _check: &ItemCheck) -> Option<Arc<dyn Backend>> {
+        Some(self.judge.clone())
+    }
+
+    fn judge_name(&self) -> Option<(String, String)> {
+        Some((
+            self.judge.name().to_string(),
+            self.judge.model().to_string(),
+        ))
+    }
+
+    fn judge_on_custom_endpoint(&self) -> bool {
+        self.custom_endpoint
+    }
+}
+
 /// One backend shared by every run (a live provider client).
 #[derive(Clone)]
 pub struct SharedBackend {

@@ -85,7 +85,7 @@ pub mod html;
 pub mod verdict;
 
 pub use arena::Arena;
-pub use backends::{BackendFactory, MockBackends, SharedBackend};
+pub use backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 pub use calibration::{Calibration, calibrate};
 pub use checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use compare::Comparison;

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::calibration::calibrate_rubric;
 use tribunal::judge::{
-    Arena, BackendFactory, Console, JudgeError, MockBackends, RunMode, RunOptions, Shard,
-    SharedBackend, calibrate, run_arena,
+    Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
+    Shard, SharedBackend, calibrate, run_arena,
 };
 use tribunal::runtime::backend::{
     BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
@@ -68,7 +68,9 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// The provider of the `rubric` checks' judge. Default: `[judge]`
-    /// backend in arena.toml, else --backend.
+    /// backend in arena.toml, else --backend. A live judge on a mock run
+    /// grades the mock answers (--record, --replay and --cache are then
+    /// the judge's): how a judge is calibrated against `gold_rubric`.
     #[arg(long, value_enum)]
     judge_backend: Option<BackendChoice>,
     /// The `rubric` checks' judge model (live backends; `[judge]` model in
@@ -152,7 +154,11 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     }
     let backends = backends(&args, &arena)?;
     if backends.is_mock() {
-        let problems = arena.mock_problems();
+        let problems = if live_judge_on_mock(&args, &arena) {
+            arena.mock_agent_problems()
+        } else {
+            arena.mock_problems()
+        };
         if !problems.is_empty() {
             for p in &problems {
                 eprintln!("{}: {p}", args.arena.display());
@@ -254,28 +260,37 @@ impl RunArgs {
 
 fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFactory>> {
     let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
+    // Mock answers graded by a live judge: --record, --replay and --cache
+    // are the judge's.
+    let judge_only = live_judge_on_mock(args, arena);
     let chosen = BackendRequest {
         choice: args.backend,
         model: args.model.as_deref(),
-        record: args.record.as_ref().map(cassette),
-        replay: args.replay.as_ref().map(cassette),
-        cache: args.cache.clone(),
+        record: args.record.as_ref().filter(|_| !judge_only).map(cassette),
+        replay: args.replay.as_ref().filter(|_| !judge_only).map(cassette),
+        cache: args.cache.clone().filter(|_| !judge_only),
         flags: &args.backend_flags,
         settings: &arena.backend,
     }
     .choose()?;
+    let custom_at = |kind: Option<BackendKind>| {
+        args.replay.is_none()
+            && kind
+                .is_some_and(|k| !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok())))
+    };
     Ok(match chosen {
+        Chosen::Mock if judge_only => {
+            let (judge, kind) = judge_backend(args, arena)?;
+            let mock = MockBackends {
+                latency: Duration::from_millis(args.mock_latency),
+            };
+            Arc::new(MockWithJudge::new(mock, judge, custom_at(Some(kind))))
+        }
         Chosen::Mock => Arc::new(MockBackends {
             latency: Duration::from_millis(args.mock_latency),
         }),
         Chosen::Live(backend) => {
             let kind = args.backend.live();
-            let custom_at = |kind: Option<BackendKind>| {
-                args.replay.is_none()
-                    && kind.is_some_and(|k| {
-                        !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok()))
-                    })
-            };
             let mut shared = SharedBackend::new(backend)
                 .replaying(args.replay.is_some())
                 .on_custom_endpoint(custom_at(kind));
@@ -286,6 +301,14 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
             Arc::new(shared)
         }
     })
+}
+
+/// Whether this is a mock run whose rubric checks a live judge grades
+/// (`--judge-backend` names a live provider on an arena with rubric checks).
+fn live_judge_on_mock(args: &RunArgs, arena: &Arena) -> bool {
+    args.backend.live().is_none()
+        && arena.has_rubric()
+        && args.judge_backend.is_some_and(|b| b.live().is_some())
 }
 
 /// The `--backend` spelling of a judge provider.

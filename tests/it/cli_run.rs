@@ -675,3 +675,84 @@ fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
         stderr(&o)
     );
 }
+
+/// The rubric_judge arena's real-model cassette (LIVE.md): the mock agent's
+/// fixed answers graded by Qwen2.5-Coder-0.5B on llama.cpp, replayed with
+/// no server. The outcomes are the live run's, judge errors included.
+#[test]
+fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let a = root.join("arenas/rubric_judge");
+    let cassettes = a.join("cassettes");
+    assert!(cassettes.join("rubric_judge.judge.jsonl").is_file());
+    let o = Command::new(tribunal_bin())
+        .args([
+            "run",
+            a.to_str().unwrap(),
+            "--report",
+            "json",
+            "--calibrate",
+        ])
+        .args([
+            "--judge-backend",
+            "openai-chat",
+            "--judge-model",
+            "qwen",
+            "--concurrency",
+            "2",
+        ])
+        .args(["--replay", cassettes.to_str().unwrap()])
+        .current_dir(dir.path())
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let outcomes: Vec<(String, String, String)> = json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap().to_string(),
+                i["outcome"].as_str().unwrap().to_string(),
+                i["error_code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("http_404", "FAIL", ""),
+        ("http_404_wrong", "PASS", ""),
+        ("boiling_point", "ERROR", "truncated"),
+        ("boiling_point_wrong", "ERROR", "truncated"),
+        ("git_revert", "PASS", ""),
+        ("git_revert_wrong", "ERROR", "truncated"),
+        ("one_sentence", "ERROR", "truncated"),
+        ("one_sentence_wrong", "ERROR", "truncated"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(outcomes, expected);
+    let items = json["items"].as_array().unwrap();
+    assert!(items.iter().all(|i| i["judge"]["model"] == "qwen"));
+    assert!(
+        items
+            .iter()
+            .all(|i| i["judge"]["usage"]["input_tokens"].as_u64().unwrap() > 0)
+    );
+    assert_eq!(
+        items[2]["judge"]["failed"], true,
+        "a truncated judgement is the judge's"
+    );
+    // The real judge against the human labels, as LIVE.md reports: of 8,
+    // 2 agree; gold G 4/8, R 4/8; judged G 1/8, R 2/8, none 5/8;
+    // p_e = 3/16, kappa = (1/4 − 3/16) / (13/16) = 1/13.
+    let kappa = json["rubric_calibration"]["kappa"]["value"]
+        .as_f64()
+        .unwrap();
+    assert!((kappa - 1.0 / 13.0).abs() < 1e-12, "{kappa}");
+}
