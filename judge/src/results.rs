@@ -124,6 +124,10 @@ pub struct JudgeRecord {
     /// rubric calibration scores).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<Verdict>,
+    /// Wall time over every judgement of the row, in milliseconds (the
+    /// row's own `wall_ms` is the agent's).
+    #[serde(default)]
+    pub wall_ms: f64,
     /// Whether a judgement ended in an error (the row is then ERROR with
     /// the judge's code). Written only when true.
     #[serde(default, skip_serializing_if = "is_false")]

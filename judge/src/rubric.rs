@@ -138,28 +138,41 @@ pub enum Judgement {
     Failed(ErrorCode),
 }
 
-/// Runs one judgement on `backend`; returns it and the usage it took.
+/// One judgement and what it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeRun {
+    /// The verdict, or the error code the judge's run ended with.
+    pub judgement: Judgement,
+    /// Tokens the judgement used.
+    pub usage: Usage,
+    /// Its wall time, in milliseconds (the judge's run report's).
+    pub wall_ms: f64,
+}
+
+impl JudgeRun {
+    fn failed(code: ErrorCode) -> JudgeRun {
+        JudgeRun {
+            judgement: Judgement::Failed(code),
+            usage: Usage::default(),
+            wall_ms: 0.0,
+        }
+    }
+}
+
+/// Runs one judgement on `backend`.
 pub async fn judge(
     backend: Arc<dyn Backend>,
     settings: &JudgeSettings,
     rubric: &str,
     input: &str,
     answer: &Value,
-) -> (Judgement, Usage) {
+) -> JudgeRun {
     let Some(schemas) = rubric_schemas() else {
-        return (
-            Judgement::Failed(ErrorCode::InternalError),
-            Usage::default(),
-        );
+        return JudgeRun::failed(ErrorCode::InternalError);
     };
     let agent = match Agent::new(backend, schemas) {
         Ok(agent) => agent,
-        Err(_) => {
-            return (
-                Judgement::Failed(ErrorCode::SchemaMismatch),
-                Usage::default(),
-            );
-        }
+        Err(_) => return JudgeRun::failed(ErrorCode::SchemaMismatch),
     };
     let mut agent = agent
         .with_system(
@@ -173,7 +186,7 @@ pub async fn judge(
         agent = agent.with_max_output_tokens(max);
     }
     let run = agent.run(&judge_prompt(rubric, input, answer)).await;
-    let usage = run.report.usage;
+    let (usage, wall_ms) = (run.report.usage, run.report.wall_ms);
     let judgement = match run.report.outcome {
         RunOutcome::Ok { value } => match value
             .get("verdict")
@@ -194,5 +207,9 @@ pub async fn judge(
         },
         RunOutcome::Error { code } => Judgement::Failed(code),
     };
-    (judgement, usage)
+    JudgeRun {
+        judgement,
+        usage,
+        wall_ms,
+    }
 }

@@ -433,6 +433,7 @@ async fn judge_row(arena: &Arena, item: &Item, row: &mut ResultRow, backends: &d
         model,
         usage: Default::default(),
         verdicts: Vec::new(),
+        wall_ms: 0.0,
         failed: false,
         custom_endpoint: backends.judge_on_custom_endpoint(),
     };
@@ -443,22 +444,16 @@ async fn judge_row(arena: &Arena, item: &Item, row: &mut ResultRow, backends: &d
         let Check::Rubric { rubric, .. } = &check.check else {
             continue;
         };
-        let (judgement, usage) = match backends.judge_for(item, check) {
-            Some(judge) => rubric::judge(judge, &arena.judge, rubric, &item.input, &answer).await,
-            None => (
-                Judgement::Failed(ErrorCode::BackendError),
-                Default::default(),
-            ),
+        let Some(judge) = backends.judge_for(item, check) else {
+            fail(row, record, ErrorCode::BackendError);
+            return;
         };
-        record.usage.add(usage);
+        let run = rubric::judge(judge, &arena.judge, rubric, &item.input, &answer).await;
+        let judgement = run.judgement;
+        record.usage.add(run.usage);
+        record.wall_ms += run.wall_ms;
         if let Judgement::Failed(code) = judgement {
-            record.failed = true;
-            row.outcome = Outcome::Error;
-            row.error_code = Some(code);
-            row.backend_failure = None;
-            row.checks.clear();
-            row.answer = None;
-            row.judge = Some(record);
+            fail(row, record, code);
             return;
         }
         if let Judgement::Judged { verdict, .. } = &judgement {
@@ -471,6 +466,18 @@ async fn judge_row(arena: &Arena, item: &Item, row: &mut ResultRow, backends: &d
     } else {
         Outcome::Fail
     };
+    row.judge = Some(record);
+}
+
+/// Makes `row` the ERROR of a judge that failed with `code`: only the code
+/// stays (no answer, no checks), and `judge.failed` says whose it was.
+fn fail(row: &mut ResultRow, mut record: JudgeRecord, code: ErrorCode) {
+    record.failed = true;
+    row.outcome = Outcome::Error;
+    row.error_code = Some(code);
+    row.backend_failure = None;
+    row.checks.clear();
+    row.answer = None;
     row.judge = Some(record);
 }
 

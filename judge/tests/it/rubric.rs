@@ -306,3 +306,27 @@ async fn the_rubric_judge_is_calibrated_against_gold_rubric_labels() {
             .starts_with("gold_rubric[0]: expected \"GREEN\" or \"RED\"")
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_judges_time_is_its_own_beside_the_agents() {
+    let line = item("timed", json!({"mock": [verdict_turn("GREEN", "ok")]}));
+    let dir = arena_dir(&[("dataset.jsonl", &line)]);
+    let arena = Arena::load(dir.path()).unwrap();
+    // Each scripted turn takes 50 ms of the paused clock: one agent turn,
+    // one judge turn.
+    let backends = tribunal_judge::MockBackends {
+        latency: std::time::Duration::from_millis(50),
+    };
+    let result = run_arena(
+        &arena,
+        Arc::new(backends),
+        &options(&dir.path().join("r.jsonl")),
+        &tribunal_judge::Silent,
+    )
+    .await
+    .unwrap();
+    let row = &result.rows[0];
+    assert_eq!(row.outcome, Outcome::Pass);
+    assert_eq!(row.wall_ms, 50.0);
+    assert_eq!(row.judge.as_ref().unwrap().wall_ms, 50.0);
+}
