@@ -597,6 +597,19 @@ fn a_mock_run_refuses_items_without_mock_turns_before_running_any() {
     );
 }
 
+/// `tribunal ARGS` in `cwd` with an OpenAI key and a base URL where no
+/// server listens: a live run that must be refused, or replayed, before
+/// any request goes out.
+fn offline_live(args: &[&str], cwd: &Path) -> Output {
+    Command::new(tribunal_bin())
+        .args(args)
+        .current_dir(cwd)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap()
+}
+
 /// An arena with one `rubric` check whose scripted judge says GREEN.
 fn rubric_arena(dir: &Path) -> PathBuf {
     let a = dir.join("graded");
@@ -637,21 +650,18 @@ fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
     );
 
     // Live: the judge's model must be named before anything runs.
-    let o = Command::new(tribunal_bin())
-        .args(["run", f, "--backend", "openai-chat", "--model", "m"])
-        .current_dir(dir.path())
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-        .output()
-        .unwrap();
+    let o = offline_live(
+        &["run", f, "--backend", "openai-chat", "--model", "m"],
+        dir.path(),
+    );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
         stderr(&o).contains("has rubric checks: name their judge with --judge-model"),
         "{}",
         stderr(&o)
     );
-    let o = Command::new(tribunal_bin())
-        .args([
+    let o = offline_live(
+        &[
             "run",
             f,
             "--backend",
@@ -662,12 +672,9 @@ fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
             "mock",
             "--judge-model",
             "j",
-        ])
-        .current_dir(dir.path())
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-        .output()
-        .unwrap();
+        ],
+        dir.path(),
+    );
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains("need a live judge backend"),
@@ -686,28 +693,24 @@ fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
     let a = root.join("arenas/rubric_judge");
     let cassettes = a.join("cassettes");
     assert!(cassettes.join("rubric_judge.judge.jsonl").is_file());
-    let o = Command::new(tribunal_bin())
-        .args([
+    let o = offline_live(
+        &[
             "run",
             a.to_str().unwrap(),
             "--report",
             "json",
             "--calibrate",
-        ])
-        .args([
             "--judge-backend",
             "openai-chat",
             "--judge-model",
             "qwen",
             "--concurrency",
             "2",
-        ])
-        .args(["--replay", cassettes.to_str().unwrap()])
-        .current_dir(dir.path())
-        .env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-        .output()
-        .unwrap();
+            "--replay",
+            cassettes.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let outcomes: Vec<(String, String, String)> = json["items"]
