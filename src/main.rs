@@ -7,6 +7,9 @@ mod cli;
 use clap::Parser;
 use std::process::ExitCode;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     cli::init_tracing(args.verbose);

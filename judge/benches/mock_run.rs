@@ -30,12 +30,12 @@ fn mock_run(c: &mut Criterion) {
     c.bench_function("structured_output_load", |b| {
         b.iter(|| Arena::load(&dir).unwrap())
     });
-    let arena = Arena::load(&dir).unwrap();
+    let arena = Arc::new(Arena::load(&dir).unwrap());
     c.bench_function("structured_output_run_and_report", |b| {
         b.iter(|| {
             let result = rt
                 .block_on(run_arena(
-                    &arena,
+                    arena.clone(),
                     Arc::new(MockBackends::default()),
                     &options,
                     &Silent,

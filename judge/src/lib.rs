@@ -40,7 +40,8 @@
 //!     pricing: Default::default(),
 //!     max_total_usd: None,
 //! };
-//! let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent).await?;
+//! let arena = Arc::new(arena);
+//! let result = run_arena(arena.clone(), Arc::new(MockBackends::default()), &options, &Silent).await?;
 //! let report = Report::from_rows(&arena.name, &result.rows);
 //! assert!(report.mock);
 //! assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 0, 0));

@@ -125,10 +125,14 @@ fn budget_price(
 
 /// Runs `arena` against `backends`, writing rows to `options.out`.
 ///
+/// Each run is a task of its own on the caller's tokio runtime (so the
+/// runs of a multi-threaded runtime share its threads); the arena is
+/// shared with them, hence the `Arc`.
+///
 /// Fails only on infrastructure problems (results file, config mismatch on
 /// resume); every model or backend failure is an ERROR row.
 pub async fn run_arena(
-    arena: &Arena,
+    arena: Arc<Arena>,
     backends: Arc<dyn BackendFactory>,
     options: &RunOptions,
     progress: &dyn Progress,
@@ -137,12 +141,12 @@ pub async fn run_arena(
         return Err(JudgeError::Usage("--repeat must be at least 1".to_string()));
     }
     let hash = config_hash(
-        arena,
+        &arena,
         backends.name(),
         backends.model(),
         &backends.output_plan(),
     );
-    let price = budget_price(arena, backends.as_ref(), options)?;
+    let price = budget_price(&arena, backends.as_ref(), options)?;
     let mut budget = arena.budget;
     if let (Some(max_usd), Some(price)) = (arena.max_cost_usd, price) {
         budget.max_cost = Some(CostLimit { max_usd, price });
@@ -173,21 +177,22 @@ pub async fn run_arena(
     let done: HashMap<(String, u32), Outcome> =
         existing.iter().map(|r| (r.key(), r.outcome)).collect();
 
-    let items: Vec<&Item> = arena
+    let items: Vec<(usize, &Item)> = arena
         .items
         .iter()
-        .filter(|i| options.shard.is_none_or(|s| s.contains(&i.id)))
+        .enumerate()
+        .filter(|(_, i)| options.shard.is_none_or(|s| s.contains(&i.id)))
         .collect();
     let mut jobs = Vec::new();
     let mut skipped = 0;
     for repeat in 0..options.repeat {
-        for item in &items {
+        for (index, item) in &items {
             match done.get(&(item.id.clone(), repeat)) {
                 Some(Outcome::Error) if options.mode == RunMode::RetryErrors => {
-                    jobs.push((*item, repeat));
+                    jobs.push((*index, repeat));
                 }
                 Some(_) => skipped += 1,
-                None => jobs.push((*item, repeat)),
+                None => jobs.push((*index, repeat)),
             }
         }
     }
@@ -199,41 +204,51 @@ pub async fn run_arena(
     };
     progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let executed = jobs.len();
-    let hash_ref = hash.as_str();
-    let backends_ref = &backends;
+    let hash_shared: Arc<str> = Arc::from(hash.as_str());
+    let keep_run = options.transcripts.is_some();
     let transcripts = options.transcripts.as_deref();
     // Spent by finished runs (at the budget price) and runs started, for
     // `max_total_usd`: checked before each new run starts.
-    let spent = std::sync::Mutex::new(0.0_f64);
-    let started = std::sync::atomic::AtomicUsize::new(0);
-    let (spent_ref, started_ref) = (&spent, &started);
+    let spent = Arc::new(std::sync::Mutex::new(0.0_f64));
+    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let spent_ref = &spent;
     let under_total = move || match (options.max_total_usd, price) {
         (Some(max), Some(_)) => spent_ref.lock().map_or(true, |s| *s < max),
         _ => true,
     };
     let mut stream = futures::stream::iter(jobs)
         .take_while(move |_| std::future::ready(under_total()))
-        .map(|(item, repeat)| async move {
-            started_ref.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let backend = backends_ref.backend_for(item);
-            let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
-                arena,
-                item,
-                repeat,
-                backend,
-                hash_ref,
-                budget,
-                transcripts.is_some(),
-            ))
-            .await;
-            row.cache = (cache.hits + cache.misses > 0).then_some(cache);
-            judge_row(arena, item, &mut row, backends_ref.as_ref()).await;
-            if let (Some(price), Ok(mut s)) = (price, spent_ref.lock()) {
-                *s += price.cost(&row.usage);
-            }
-            row.replayed = backends_ref.is_replay();
-            row.custom_endpoint = backends_ref.is_custom_endpoint();
-            (row, run)
+        .map(|(index, repeat)| {
+            let (arena, backends, hash, spent, started) = (
+                arena.clone(),
+                backends.clone(),
+                hash_shared.clone(),
+                spent.clone(),
+                started.clone(),
+            );
+            tokio::spawn(async move {
+                started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let item = &arena.items[index];
+                let backend = backends.backend_for(item);
+                let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
+                    &arena, item, repeat, backend, &hash, budget, keep_run,
+                ))
+                .await;
+                row.cache = (cache.hits + cache.misses > 0).then_some(cache);
+                judge_row(&arena, item, &mut row, backends.as_ref()).await;
+                if let (Some(price), Ok(mut s)) = (price, spent.lock()) {
+                    *s += price.cost(&row.usage);
+                }
+                row.replayed = backends.is_replay();
+                row.custom_endpoint = backends.is_custom_endpoint();
+                (row, run)
+            })
+            // A run that panicked is a bug of ours: it goes on unwinding
+            // here, as it would have without the task.
+            .map(|joined| match joined {
+                Ok(done) => done,
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            })
         })
         .buffer_unordered(options.concurrency.max(1));
     // Rows are written as runs finish: every run that is ready when one
@@ -270,7 +285,7 @@ pub async fn run_arena(
         });
 
     let wanted: std::collections::HashSet<(String, u32)> = (0..options.repeat)
-        .flat_map(|r| items.iter().map(move |i| (i.id.clone(), r)))
+        .flat_map(|r| items.iter().map(move |(_, i)| (i.id.clone(), r)))
         .collect();
     let replaced = fresh.iter().any(|r| done.contains_key(&r.key()));
     let all = latest(existing.into_iter().chain(fresh));

@@ -62,7 +62,7 @@ const DURATION_KEYS: [&str; 4] = ["wall_ms", "duration_ms", "elapsed_ms", "finis
 /// problems), the cassette cannot be read, or the scratch results file
 /// cannot be written.
 pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value, JudgeError> {
-    let arena = Arena::load(dir)?;
+    let arena = Arc::new(Arena::load(dir)?);
     let backends: Arc<dyn BackendFactory> = match source {
         SnapshotSource::Mock => Arc::new(MockBackends::default()),
         SnapshotSource::Replay(cassette) => Arc::new(
@@ -85,7 +85,7 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
             .overlaid(&arena.pricing),
         max_total_usd: None,
     };
-    let result = run_arena(&arena, backends, &options, &Silent).await;
+    let result = run_arena(arena.clone(), backends, &options, &Silent).await;
     // The rows are in memory; the scratch file is not needed any more.
     let _ = std::fs::remove_file(&out);
     let rows = result?.rows;

@@ -65,6 +65,16 @@ pub trait Tool: Send + Sync + 'static {
     fn timeout(&self) -> Option<Duration> {
         None
     }
+    /// Whether a call runs inside the run's own task instead of a task of
+    /// its own. For a tool whose call is short CPU work that never blocks
+    /// its thread (the built-in `search`): it saves a task and a
+    /// cross-thread wake-up per call. A panic is still caught and becomes
+    /// an error result, but the timeout can only cut such a call at an
+    /// await point, so a tool that may block or run long must keep the
+    /// default. Default: `false` (its own task).
+    fn runs_inline(&self) -> bool {
+        false
+    }
 }
 
 /// A tool as advertised to the model.
@@ -241,29 +251,64 @@ impl ToolBox {
 
     async fn invoke(&self, tool: Arc<dyn Tool>, args: Value) -> (String, bool) {
         let limit = tool.timeout().unwrap_or(self.default_timeout);
-        let name = tool.name().to_string();
-        // Spawned, so that a panic inside the tool is contained by its task and
-        // a tool that blocks its thread still lets this run reach its timeout
-        // (on a multi-threaded runtime).
-        let mut handle = tokio::spawn(async move { tool.call(args).await });
-        match tokio::time::timeout(limit, &mut handle).await {
-            Ok(Ok(Ok(output))) => (output.into_text(), false),
-            Ok(Ok(Err(e))) => (format!("error: {}", e.message), true),
-            Ok(Err(_panic)) => {
+        let outcome = if tool.runs_inline() {
+            invoke_inline(&tool, args, limit).await
+        } else {
+            invoke_spawned(tool.clone(), args, limit).await
+        };
+        let name = tool.name();
+        match outcome {
+            Invoked::Done(Ok(output)) => (output.into_text(), false),
+            Invoked::Done(Err(e)) => (format!("error: {}", e.message), true),
+            Invoked::Panicked => {
                 tracing::warn!(tool = %name, "tool panicked");
                 (format!("error: the tool {name} crashed"), true)
             }
-            Err(_) => {
-                handle.abort();
-                (
-                    format!(
-                        "error: the tool {name} timed out after {} ms",
-                        limit.as_millis()
-                    ),
-                    true,
-                )
-            }
+            Invoked::TimedOut => (
+                format!(
+                    "error: the tool {name} timed out after {} ms",
+                    limit.as_millis()
+                ),
+                true,
+            ),
         }
+    }
+}
+
+/// How one tool call ended.
+enum Invoked {
+    Done(Result<ToolOutput, ToolError>),
+    Panicked,
+    TimedOut,
+}
+
+/// Runs the call in a task of its own, so that a panic inside the tool is
+/// contained by its task and a tool that blocks its thread still lets this
+/// run reach its timeout (on a multi-threaded runtime).
+async fn invoke_spawned(tool: Arc<dyn Tool>, args: Value, limit: Duration) -> Invoked {
+    let mut handle = tokio::spawn(async move { tool.call(args).await });
+    match tokio::time::timeout(limit, &mut handle).await {
+        Ok(Ok(result)) => Invoked::Done(result),
+        Ok(Err(_panic)) => Invoked::Panicked,
+        Err(_) => {
+            handle.abort();
+            Invoked::TimedOut
+        }
+    }
+}
+
+/// Runs the call in the caller's task ([`Tool::runs_inline`]): a panic,
+/// in `call` or in its future, is caught here.
+async fn invoke_inline(tool: &Arc<dyn Tool>, args: Value, limit: Duration) -> Invoked {
+    use futures::FutureExt;
+    let call = std::panic::AssertUnwindSafe(|| tool.call(args));
+    let Ok(future) = std::panic::catch_unwind(call) else {
+        return Invoked::Panicked;
+    };
+    match tokio::time::timeout(limit, std::panic::AssertUnwindSafe(future).catch_unwind()).await {
+        Ok(Ok(result)) => Invoked::Done(result),
+        Ok(Err(_panic)) => Invoked::Panicked,
+        Err(_) => Invoked::TimedOut,
     }
 }
 

@@ -186,8 +186,13 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         max_total_usd: args.max_cost_usd,
     };
     let progress = Console::new();
-    let result =
-        super::tokio_runtime()?.block_on(run_arena(&arena, backends, &options, &progress))?;
+    let arena = Arc::new(arena);
+    let result = super::tokio_runtime()?.block_on(run_arena(
+        arena.clone(),
+        backends,
+        &options,
+        &progress,
+    ))?;
     if result.torn_discarded {
         eprintln!(
             "tribunal: discarded a torn last line in {}",

@@ -126,4 +126,10 @@ impl Tool for SearchTool {
         let result = self.hits(&args).map(|h| ToolOutput::Text(render_hits(&h)));
         Box::pin(async move { result })
     }
+
+    /// A search is a few microseconds of CPU over the in-memory index and
+    /// never blocks: it runs in the run's own task.
+    fn runs_inline(&self) -> bool {
+        true
+    }
 }

@@ -140,9 +140,14 @@ async fn the_judges_usage_and_cost_are_in_the_row_and_the_report() {
     .with_model("gpt-4.1");
     let backends = SharedBackend::new(Arc::new(agent)).with_judge(Arc::new(judge), false);
     let opts = options(&dir.path().join("r.jsonl"));
-    let result = run_arena(&arena, Arc::new(backends), &opts, &tribunal_judge::Silent)
-        .await
-        .unwrap();
+    let result = run_arena(
+        Arc::new(arena.clone()),
+        Arc::new(backends),
+        &opts,
+        &tribunal_judge::Silent,
+    )
+    .await
+    .unwrap();
     let row = &result.rows[0];
     assert_eq!(row.outcome, Outcome::Pass, "{:?}", row.checks);
     let judge = row.judge.as_ref().unwrap();
@@ -318,7 +323,7 @@ async fn the_judges_time_is_its_own_beside_the_agents() {
         latency: std::time::Duration::from_millis(50),
     };
     let result = run_arena(
-        &arena,
+        Arc::new(arena.clone()),
         Arc::new(backends),
         &options(&dir.path().join("r.jsonl")),
         &tribunal_judge::Silent,

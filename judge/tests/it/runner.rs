@@ -218,9 +218,14 @@ async fn resume_refuses_a_changed_config() {
     changed.system = Some("a different prompt".to_string());
     let mut opts = options(&out);
     opts.mode = RunMode::Resume;
-    let err = run_arena(&changed, Arc::new(MockBackends::default()), &opts, &Silent)
-        .await
-        .unwrap_err();
+    let err = run_arena(
+        Arc::new(changed.clone()),
+        Arc::new(MockBackends::default()),
+        &opts,
+        &Silent,
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, JudgeError::ConfigMismatch { .. }), "{err}");
 }
 
@@ -430,7 +435,7 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     let out = dir.path().join("r.jsonl");
     let backend = Arc::new(ScriptedBackend::from_turns([]).with_model("gpt-9-preview"));
     let err = run_arena(
-        &arena,
+        Arc::new(arena.clone()),
         Arc::new(SharedBackend::new(backend.clone())),
         &options(&out),
         &Silent,
@@ -446,8 +451,13 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     // On a local server the same model costs 0, so the budget holds.
     let local = SharedBackend::new(backend).on_custom_endpoint(true);
     assert!(
-        run_arena(&arena, Arc::new(local), &options(&out), &Silent)
-            .await
-            .is_ok()
+        run_arena(
+            Arc::new(arena.clone()),
+            Arc::new(local),
+            &options(&out),
+            &Silent
+        )
+        .await
+        .is_ok()
     );
 }

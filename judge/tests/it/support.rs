@@ -39,9 +39,14 @@ pub fn options(out: &Path) -> RunOptions {
 
 /// Runs `arena` in mock mode.
 pub async fn mock_run(arena: &Arena, options: &RunOptions) -> RunResult {
-    run_arena(arena, Arc::new(MockBackends::default()), options, &Silent)
-        .await
-        .unwrap()
+    run_arena(
+        Arc::new(arena.clone()),
+        Arc::new(MockBackends::default()),
+        options,
+        &Silent,
+    )
+    .await
+    .unwrap()
 }
 
 /// A one-line item with a mock answer `answer` and checks `checks` (JSON text).

@@ -29,9 +29,14 @@ async fn code_review_mock_run_stored_verdicts() {
         pricing: Default::default(),
         max_total_usd: None,
     };
-    let result = run_arena(&arena, Arc::new(MockBackends::default()), &options, &Silent)
-        .await
-        .unwrap();
+    let result = run_arena(
+        Arc::new(arena.clone()),
+        Arc::new(MockBackends::default()),
+        &options,
+        &Silent,
+    )
+    .await
+    .unwrap();
     assert!(
         result.rows.iter().all(|r| r.outcome == Outcome::Pass),
         "{:#?}",

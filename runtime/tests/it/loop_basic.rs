@@ -182,6 +182,103 @@ async fn every_tool_failure_goes_back_to_the_model_as_an_error_result() {
     assert!(results[0].content.contains("not valid JSON"));
 }
 
+/// A tool that runs inline ([`Tool::runs_inline`]), doing `what`, and
+/// records the task it was called in.
+struct Inline {
+    name: &'static str,
+    what: InlineDoes,
+    task: Arc<std::sync::Mutex<Vec<Option<tokio::task::Id>>>>,
+}
+
+#[derive(Clone, Copy)]
+enum InlineDoes {
+    Answer,
+    PanicInCall,
+    PanicInFuture,
+    Sleep,
+}
+
+impl Tool for Inline {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "runs in the caller's task"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn runs_inline(&self) -> bool {
+        true
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        if let Ok(mut tasks) = self.task.lock() {
+            tasks.push(tokio::task::try_id());
+        }
+        let what = self.what;
+        if matches!(what, InlineDoes::PanicInCall) {
+            panic!("tool bug before its future");
+        }
+        Box::pin(async move {
+            match what {
+                InlineDoes::PanicInFuture => panic!("tool bug in its future"),
+                InlineDoes::Sleep => tokio::time::sleep(Duration::from_secs(60)).await,
+                InlineDoes::Answer | InlineDoes::PanicInCall => {}
+            }
+            Ok(ToolOutput::Text("inline".into()))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_inline_tool_runs_in_the_runs_task_and_its_failures_are_still_contained() {
+    let task = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tool = |name, what| Inline {
+        name,
+        what,
+        task: task.clone(),
+    };
+    let backend = script(vec![
+        calls(&[
+            ("answers", json!({})),
+            ("panics_in_call", json!({})),
+            ("panics_in_future", json!({})),
+            ("sleeps", json!({})),
+        ]),
+        answer(&eiffel()),
+    ]);
+    let mut tools = ToolBox::new()
+        .with(tool("answers", InlineDoes::Answer))
+        .with(tool("panics_in_call", InlineDoes::PanicInCall))
+        .with(tool("panics_in_future", InlineDoes::PanicInFuture))
+        .with(tool("sleeps", InlineDoes::Sleep));
+    tools.default_timeout = Duration::from_secs(2);
+    let run = agent(backend.clone()).with_tools(tools).run("go").await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    let requests = backend.requests();
+    let Some(Message::ToolResults { results }) = requests[1].conversation.messages.last() else {
+        panic!("expected tool results");
+    };
+    let contents: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(contents[0], "inline");
+    assert!(
+        contents[1].contains("the tool panics_in_call crashed"),
+        "{contents:?}"
+    );
+    assert!(
+        contents[2].contains("the tool panics_in_future crashed"),
+        "{contents:?}"
+    );
+    assert!(
+        contents[3].contains("timed out after 2000 ms"),
+        "{contents:?}"
+    );
+    // The test body is not a task, so a call made in a task of its own
+    // would see a task id here.
+    let seen = task.lock().map(|t| t.clone()).unwrap_or_default();
+    assert_eq!(seen, vec![None; 4], "every call ran in the run's own task");
+}
+
 #[tokio::test]
 async fn refusal_ends_the_run_without_a_repair() {
     let backend = script(vec![ModelTurn {
