@@ -170,10 +170,7 @@ impl Arena {
 
     /// Whether any item has a `rubric` check (the run then needs a judge).
     pub fn has_rubric(&self) -> bool {
-        self.items
-            .iter()
-            .flat_map(|i| &i.checks)
-            .any(|c| matches!(c.check, Check::Rubric { .. }))
+        self.items.iter().any(Item::has_rubric)
     }
 }
 
@@ -450,7 +447,7 @@ fn build_checks(
     for (i, (check, spec)) in raw.checks.iter().enumerate() {
         let mut item_check = ItemCheck {
             check: check.clone(),
-            spec: spec.clone(),
+            spec: Arc::new(spec.clone()),
             schema: None,
             regex: None,
             judge_mock: None,

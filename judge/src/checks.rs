@@ -290,8 +290,9 @@ impl Check {
 pub struct ItemCheck {
     /// The parsed check.
     pub check: Check,
-    /// The check exactly as written in the dataset.
-    pub spec: Value,
+    /// The check exactly as written in the dataset (shared with every
+    /// result of it).
+    pub spec: std::sync::Arc<Value>,
     /// A compiled schema (`json_schema`: the inline one or the arena's).
     pub(crate) schema: Option<std::sync::Arc<OutputSchema>>,
     /// A compiled pattern (`regex`, `iregex`).
@@ -327,8 +328,9 @@ pub struct CheckResult {
     pub ok: bool,
     /// Why, in one line (expected and actual values on a failure).
     pub detail: String,
-    /// The check as written.
-    pub spec: Value,
+    /// The check as written (one copy, shared by every run's result of
+    /// the check).
+    pub spec: std::sync::Arc<Value>,
 }
 
 /// Scores every check of an item against a run that produced an answer.

@@ -38,6 +38,16 @@ pub struct Item {
     pub gold_rubric: Vec<Verdict>,
 }
 
+impl Item {
+    /// Whether any check of the item is a `rubric` check (graded by the
+    /// judge after the run).
+    pub fn has_rubric(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| matches!(c.check, crate::checks::Check::Rubric { .. }))
+    }
+}
+
 /// An item as parsed from its line, before arena-level checks.
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {

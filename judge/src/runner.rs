@@ -204,51 +204,35 @@ pub async fn run_arena(
     };
     progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let executed = jobs.len();
-    let hash_shared: Arc<str> = Arc::from(hash.as_str());
     let keep_run = options.transcripts.is_some();
     let transcripts = options.transcripts.as_deref();
     // Spent by finished runs (at the budget price) and runs started, for
     // `max_total_usd`: checked before each new run starts.
-    let spent = Arc::new(std::sync::Mutex::new(0.0_f64));
-    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let spent_ref = &spent;
+    let context = Arc::new(JobContext {
+        arena: arena.clone(),
+        backends: backends.clone(),
+        hash: Arc::from(hash.as_str()),
+        budget,
+        keep_run,
+        price,
+        spent: std::sync::Mutex::new(0.0),
+        started: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let context_ref = &context;
     let under_total = move || match (options.max_total_usd, price) {
-        (Some(max), Some(_)) => spent_ref.lock().map_or(true, |s| *s < max),
+        (Some(max), Some(_)) => context_ref.spent.lock().map_or(true, |s| *s < max),
         _ => true,
     };
     let mut stream = futures::stream::iter(jobs)
         .take_while(move |_| std::future::ready(under_total()))
         .map(|(index, repeat)| {
-            let (arena, backends, hash, spent, started) = (
-                arena.clone(),
-                backends.clone(),
-                hash_shared.clone(),
-                spent.clone(),
-                started.clone(),
-            );
-            tokio::spawn(async move {
-                started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let item = &arena.items[index];
-                let backend = backends.backend_for(item);
-                let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
-                    &arena, item, repeat, backend, &hash, budget, keep_run,
-                ))
-                .await;
-                row.cache = (cache.hits + cache.misses > 0).then_some(cache);
-                judge_row(&arena, item, &mut row, backends.as_ref()).await;
-                if let (Some(price), Ok(mut s)) = (price, spent.lock()) {
-                    *s += price.cost(&row.usage);
-                }
-                row.replayed = backends.is_replay();
-                row.custom_endpoint = backends.is_custom_endpoint();
-                (row, run)
-            })
-            // A run that panicked is a bug of ours: it goes on unwinding
-            // here, as it would have without the task.
-            .map(|joined| match joined {
-                Ok(done) => done,
-                Err(e) => std::panic::resume_unwind(e.into_panic()),
-            })
+            tokio::spawn(run_job(context.clone(), index, repeat))
+                // A run that panicked is a bug of ours: it goes on unwinding
+                // here, as it would have without the task.
+                .map(|joined| match joined {
+                    Ok(done) => done,
+                    Err(e) => std::panic::resume_unwind(e.into_panic()),
+                })
         })
         .buffer_unordered(options.concurrency.max(1));
     // Rows are written as runs finish: every run that is ready when one
@@ -274,12 +258,12 @@ pub async fn run_arena(
     }
     drop(stream);
     progress.done();
-    let started = started.load(std::sync::atomic::Ordering::Relaxed);
+    let started = context.started.load(std::sync::atomic::Ordering::Relaxed);
     let stopped_for_cost = options
         .max_total_usd
         .filter(|_| started < executed)
         .map(|max_usd| CostStop {
-            spent_usd: spent.lock().map_or(0.0, |s| *s),
+            spent_usd: context.spent.lock().map_or(0.0, |s| *s),
             max_usd,
             not_started: executed - started,
         });
@@ -305,6 +289,60 @@ pub async fn run_arena(
         torn_discarded: torn,
         stopped_for_cost,
     })
+}
+
+/// What every run of one [`run_arena`] shares.
+struct JobContext {
+    arena: Arc<Arena>,
+    backends: Arc<dyn BackendFactory>,
+    hash: Arc<str>,
+    budget: Budget,
+    keep_run: bool,
+    /// The price the cost budgets are checked at, when one is set.
+    price: Option<ModelPrice>,
+    /// Spent by finished runs, at `price`.
+    spent: std::sync::Mutex<f64>,
+    /// Runs started.
+    started: std::sync::atomic::AtomicUsize,
+}
+
+/// One run of [`run_arena`]: item `index`, repeat `repeat`, scored, judged
+/// and its cost counted.
+async fn run_job(
+    context: Arc<JobContext>,
+    index: usize,
+    repeat: u32,
+) -> (ResultRow, Option<(RunReport, Conversation)>) {
+    let JobContext {
+        arena, backends, ..
+    } = context.as_ref();
+    context
+        .started
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let item = &arena.items[index];
+    let backend = backends.backend_for(item);
+    let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
+        arena,
+        item,
+        repeat,
+        backend,
+        &context.hash,
+        context.budget,
+        context.keep_run,
+    ))
+    .await;
+    row.cache = (cache.hits + cache.misses > 0).then_some(cache);
+    if item.has_rubric() {
+        // Boxed: a judgement's future is larger than the run's, and every
+        // run in flight would otherwise carry room for it.
+        Box::pin(judge_row(arena, item, &mut row, backends.as_ref())).await;
+    }
+    if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
+        *s += price.cost(&row.usage);
+    }
+    row.replayed = backends.is_replay();
+    row.custom_endpoint = backends.is_custom_endpoint();
+    (row, run)
 }
 
 /// Runs one item once and scores it.
@@ -501,4 +539,36 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every run in flight is one task holding this future, so its size is
+    /// memory per run (10,000 in flight: 10,000 of them). An `async fn`
+    /// that takes a future or the machine by value holds it twice; this
+    /// bound fails when that comes back (it was 5,248 bytes, then 1,560).
+    #[test]
+    fn a_run_in_flight_holds_a_small_future() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
+        let arena = match Arena::load(&dir) {
+            Ok(arena) => Arc::new(arena),
+            Err(e) => panic!("the arena loads: {e}"),
+        };
+        let context = Arc::new(JobContext {
+            arena: arena.clone(),
+            backends: Arc::new(crate::backends::MockBackends::default()),
+            hash: Arc::from("hash"),
+            budget: arena.budget,
+            keep_run: false,
+            price: None,
+            spent: Default::default(),
+            started: Default::default(),
+        });
+        let job = run_job(context, 0, 0);
+        let size = std::mem::size_of_val(&job);
+        assert!(size <= 2_500, "a run's future is {size} bytes");
+    }
 }

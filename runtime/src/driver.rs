@@ -14,8 +14,18 @@ use tracing::Instrument;
 ///
 /// Every await is bounded by the machine's deadline, so a stalled model call,
 /// a retry wait or a slow tool ends the run at the deadline.
-pub async fn drive(
-    mut machine: Machine,
+pub fn drive<'a>(
+    machine: Machine,
+    backend: &'a dyn Backend,
+    tools: &'a ToolBox,
+) -> impl Future<Output = (RunReport, crate::conversation::Conversation)> + Send + 'a {
+    // The machine lives on the heap: an `async fn` would hold it twice (as
+    // its argument and as the local it drives), in every run's task.
+    drive_boxed(Box::new(machine), backend, tools)
+}
+
+async fn drive_boxed(
+    mut machine: Box<Machine>,
     backend: &dyn Backend,
     tools: &ToolBox,
 ) -> (RunReport, crate::conversation::Conversation) {

@@ -77,7 +77,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
 fn check(spec: Value) -> ItemCheck {
     ItemCheck {
         check: serde_json::from_value(spec.clone()).unwrap(),
-        spec,
+        spec: std::sync::Arc::new(spec),
         schema: None,
         regex: None,
         judge_mock: None,

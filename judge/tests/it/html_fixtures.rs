@@ -85,7 +85,7 @@ fn check(kind: CheckKind, ok: bool, detail: &str, spec: serde_json::Value) -> Ch
         kind,
         ok,
         detail: detail.to_string(),
-        spec,
+        spec: std::sync::Arc::new(spec),
     }
 }
 

@@ -61,10 +61,14 @@ tokio::task_local! {
 
 /// Runs `future` and counts the cache hits and misses of the [`Cached`]
 /// backends it calls (none when it calls none).
-pub async fn counted<F: Future>(future: F) -> (F::Output, CacheCounts) {
+pub fn counted<F: Future>(future: F) -> impl Future<Output = (F::Output, CacheCounts)> {
+    // Not an `async fn`: one would hold `future` twice (as its argument and
+    // inside the scope it awaits), doubling the size of every run's task.
+    use futures::FutureExt;
     let counter = Arc::new(Counter::default());
-    let output = RUN_COUNTER.scope(counter.clone(), future).await;
-    (output, counter.get())
+    RUN_COUNTER
+        .scope(counter.clone(), future)
+        .map(move |output| (output, counter.get()))
 }
 
 /// Answers from the cache file when it can, from the wrapped backend when
