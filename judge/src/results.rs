@@ -213,13 +213,18 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
 
 /// The latest row per key, in report order (dataset position, then repeat).
 pub fn latest(rows: impl IntoIterator<Item = ResultRow>) -> Vec<ResultRow> {
-    let mut map: HashMap<(String, u32), ResultRow> = HashMap::new();
-    for row in rows {
-        map.insert(row.key(), row);
+    let mut rows: Vec<Option<ResultRow>> = rows.into_iter().map(Some).collect();
+    // The position of each key's last row; keys borrowed, rows not moved.
+    let mut last: HashMap<(&str, u32), usize> = HashMap::with_capacity(rows.len());
+    for (at, row) in rows.iter().enumerate() {
+        if let Some(row) = row {
+            last.insert((row.id.as_str(), row.repeat), at);
+        }
     }
-    let mut out: Vec<ResultRow> = map.into_values().collect();
-    out.sort_by(|a, b| (a.index, &a.id, a.repeat).cmp(&(b.index, &b.id, b.repeat)));
-    out
+    let mut kept: Vec<usize> = last.into_values().collect();
+    let order = |at: usize| rows[at].as_ref().map(|r| (r.index, r.id.as_str(), r.repeat));
+    kept.sort_by(|&a, &b| order(a).cmp(&order(b)));
+    kept.into_iter().filter_map(|at| rows[at].take()).collect()
 }
 
 /// Reads and combines results files (shards of one run): every file must

@@ -174,8 +174,10 @@ pub async fn run_arena(
     } else {
         (Vec::new(), 0, false)
     };
-    let done: HashMap<(String, u32), Outcome> =
-        existing.iter().map(|r| (r.key(), r.outcome)).collect();
+    let done: HashMap<(&str, u32), Outcome> = existing
+        .iter()
+        .map(|r| ((r.id.as_str(), r.repeat), r.outcome))
+        .collect();
 
     let items: Vec<(usize, &Item)> = arena
         .items
@@ -187,7 +189,7 @@ pub async fn run_arena(
     let mut skipped = 0;
     for repeat in 0..options.repeat {
         for (index, item) in &items {
-            match done.get(&(item.id.clone(), repeat)) {
+            match done.get(&(item.id.as_str(), repeat)) {
                 Some(Outcome::Error) if options.mode == RunMode::RetryErrors => {
                     jobs.push((*index, repeat));
                 }
@@ -268,10 +270,12 @@ pub async fn run_arena(
             not_started: executed - started,
         });
 
-    let wanted: std::collections::HashSet<(String, u32)> = (0..options.repeat)
-        .flat_map(|r| items.iter().map(move |(_, i)| (i.id.clone(), r)))
+    let wanted: std::collections::HashSet<(&str, u32)> = (0..options.repeat)
+        .flat_map(|r| items.iter().map(move |(_, i)| (i.id.as_str(), r)))
         .collect();
-    let replaced = fresh.iter().any(|r| done.contains_key(&r.key()));
+    let replaced = fresh
+        .iter()
+        .any(|r| done.contains_key(&(r.id.as_str(), r.repeat)));
     let all = latest(existing.into_iter().chain(fresh));
     if replaced {
         // Retried ERROR rows were appended; keep one row per key on disk.
@@ -279,7 +283,7 @@ pub async fn run_arena(
     }
     let rows = all
         .into_iter()
-        .filter(|r| wanted.contains(&r.key()))
+        .filter(|r| wanted.contains(&(r.id.as_str(), r.repeat)))
         .collect();
     Ok(RunResult {
         rows,

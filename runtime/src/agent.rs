@@ -201,16 +201,16 @@ impl<T> Agent<T> {
             require_tool_first: self.require_tool_first,
         };
         let now = tokio::time::Instant::now().into_std();
-        let machine = match Machine::new(
+        let machine = match Machine::new_or_back(
             config,
             self.contract.clone(),
             self.tools.shared_specs(),
-            conversation.clone(),
+            conversation,
             now,
         ) {
             Ok(m) => m,
             // Checked in `Agent::new`; kept as data rather than a panic.
-            Err(e) => {
+            Err((e, conversation)) => {
                 tracing::error!("schema compile failed: {e}");
                 return Run {
                     report: RunReport::failed(ErrorCode::SchemaMismatch),

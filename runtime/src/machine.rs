@@ -259,11 +259,26 @@ impl Machine {
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
         tools: impl Into<Arc<[ToolSpec]>>,
-        mut conversation: Conversation,
+        conversation: Conversation,
         now: Instant,
     ) -> Result<Self, SchemaError> {
+        Self::new_or_back(config, contract, tools, conversation, now).map_err(|(e, _)| e)
+    }
+
+    /// [`Machine::new`], giving the conversation back with the error (so
+    /// a caller that must report it need not have copied it first).
+    pub(crate) fn new_or_back(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: impl Into<Arc<[ToolSpec]>>,
+        mut conversation: Conversation,
+        now: Instant,
+    ) -> Result<Self, (SchemaError, Conversation)> {
         let tools: Arc<[ToolSpec]> = tools.into();
-        let schema = answer_schema(contract.as_ref(), &config.plan)?;
+        let schema = match answer_schema(contract.as_ref(), &config.plan) {
+            Ok(schema) => schema,
+            Err(e) => return Err((e, conversation)),
+        };
         let answer_tool = match config.plan.strategy {
             OutputStrategy::Tool => {
                 let name = answer_tool_name(&tools);

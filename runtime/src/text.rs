@@ -48,11 +48,24 @@ pub fn one_line(s: &str, max: usize) -> String {
 
 /// The non-blank lines of `s`, each trimmed, joined by single spaces.
 pub fn join_lines(s: &str) -> String {
-    s.split(['\r', '\n'])
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(s.len());
+    push_joined_lines(&mut out, s);
+    out
+}
+
+/// Appends [`join_lines`]`(s)` to `out`, without a string of its own.
+pub fn push_joined_lines(out: &mut String, s: &str) {
+    let mut first = true;
+    for line in s.split(['\r', '\n']).map(str::trim) {
+        if line.is_empty() {
+            continue;
+        }
+        if !first {
+            out.push(' ');
+        }
+        out.push_str(line);
+        first = false;
+    }
 }
 
 #[cfg(test)]
@@ -124,5 +137,8 @@ mod tests {
     fn join_lines_drops_blank_lines_and_trims() {
         assert_eq!(join_lines("  a \r\n\n  \n b\rc  "), "a b c");
         assert_eq!(join_lines("one"), "one");
+        let mut out = String::from("[x] ");
+        push_joined_lines(&mut out, " two\n\n lines ");
+        assert_eq!(out, "[x] two lines");
     }
 }

@@ -194,18 +194,24 @@ impl Corpus {
     /// compare as strings). An empty query, or one sharing no word with the
     /// corpus, gives an empty list.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+        self.search_passages(query, k)
+            .into_iter()
+            .map(|(p, score)| Hit {
+                id: p.id.clone(),
+                title: p.title.clone(),
+                text: p.text.clone(),
+                score,
+            })
+            .collect()
+    }
+
+    /// [`Corpus::search`] without copying the passages: each hit's passage
+    /// and score, best first.
+    pub fn search_passages(&self, query: &str, k: usize) -> Vec<(&Passage, f64)> {
         self.index
             .search(query, k, &self.tie_rank)
             .into_iter()
-            .filter_map(|(doc, score)| {
-                let p = self.passages.get(doc as usize)?;
-                Some(Hit {
-                    id: p.id.clone(),
-                    title: p.title.clone(),
-                    text: p.text.clone(),
-                    score,
-                })
-            })
+            .filter_map(|(doc, score)| Some((self.passages.get(doc as usize)?, score)))
             .collect()
     }
 

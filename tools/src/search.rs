@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tribunal_runtime::text::join_lines;
+use tribunal_runtime::text::push_joined_lines;
 use tribunal_runtime::{Tool, ToolError, ToolOutput};
 
 use crate::corpus::{Corpus, Hit};
@@ -47,18 +47,8 @@ impl SearchTool {
     /// The hits for a call's arguments, after checking them (the same
     /// checks as the JSON Schema in [`Tool::parameters`]).
     pub fn hits(&self, args: &Value) -> Result<Vec<Hit>, ToolError> {
-        let args = SearchArgs::deserialize(args)
-            .map_err(|e| ToolError::new(format!("invalid arguments for search: {e}")))?;
-        let k = match args.k {
-            None => DEFAULT_K,
-            Some(k) if (1..=MAX_K as i64).contains(&k) => k as usize,
-            Some(k) => {
-                return Err(ToolError::new(format!(
-                    "invalid arguments for search: k must be between 1 and {MAX_K}, got {k}"
-                )));
-            }
-        };
-        Ok(self.corpus.search(&args.query, k))
+        let (query, k) = query_of(args)?;
+        Ok(self.corpus.search(&query, k))
     }
 
     /// The JSON form of the hits for a call's arguments: an array of
@@ -70,23 +60,47 @@ impl SearchTool {
     }
 }
 
+/// The query and `k` of a call's arguments, checked.
+fn query_of(args: &Value) -> Result<(String, usize), ToolError> {
+    let args = SearchArgs::deserialize(args)
+        .map_err(|e| ToolError::new(format!("invalid arguments for search: {e}")))?;
+    let k = match args.k {
+        None => DEFAULT_K,
+        Some(k) if (1..=MAX_K as i64).contains(&k) => k as usize,
+        Some(k) => {
+            return Err(ToolError::new(format!(
+                "invalid arguments for search: k must be between 1 and {MAX_K}, got {k}"
+            )));
+        }
+    };
+    Ok((args.query, k))
+}
+
 /// The text the model reads: `[id] title: text`, one line per hit (line
 /// breaks inside a passage become spaces), or a short note when empty.
 pub fn render_hits(hits: &[Hit]) -> String {
-    if hits.is_empty() {
+    render(
+        hits.iter()
+            .map(|h| (h.id.as_str(), h.title.as_str(), h.text.as_str())),
+    )
+}
+
+/// [`render_hits`] of (id, title, text) triples, written into one string.
+fn render<'a>(hits: impl ExactSizeIterator<Item = (&'a str, &'a str, &'a str)>) -> String {
+    if hits.len() == 0 {
         return "no results: no passage matches the query; try other words".to_string();
     }
     let mut out = String::new();
-    for h in hits {
-        if !out.is_empty() {
+    for (i, (id, title, text)) in hits.enumerate() {
+        if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!(
-            "[{}] {}: {}",
-            join_lines(&h.id),
-            join_lines(&h.title),
-            join_lines(&h.text)
-        ));
+        out.push('[');
+        push_joined_lines(&mut out, id);
+        out.push_str("] ");
+        push_joined_lines(&mut out, title);
+        out.push_str(": ");
+        push_joined_lines(&mut out, text);
     }
     out
 }
@@ -123,7 +137,13 @@ impl Tool for SearchTool {
     }
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        let result = self.hits(&args).map(|h| ToolOutput::Text(render_hits(&h)));
+        let result = query_of(&args).map(|(query, k)| {
+            let hits = self.corpus.search_passages(&query, k);
+            ToolOutput::Text(render(
+                hits.iter()
+                    .map(|(p, _)| (p.id.as_str(), p.title.as_str(), p.text.as_str())),
+            ))
+        });
         Box::pin(async move { result })
     }
 

@@ -105,3 +105,16 @@ fn advertised_schema() {
     assert_eq!(p["required"], json!(["query"]));
     assert_eq!(p["properties"]["k"]["maximum"], 20);
 }
+
+#[tokio::test]
+async fn the_call_reads_as_render_hits_of_the_same_hits() {
+    let tool = tool();
+    for args in [
+        json!({"query": "tower eiffel", "k": 5}),
+        json!({"query": "no such words"}),
+    ] {
+        let r = call(&toolbox(), "search", args.clone()).await;
+        let hits = tool.hits(&args).unwrap_or_default();
+        assert_eq!(r.content, tribunal_tools::render_hits(&hits), "{args}");
+    }
+}
