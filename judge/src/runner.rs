@@ -425,7 +425,10 @@ async fn run_recorded(
         _ => None,
     };
     let (outcome, error_code, answer) = match report.outcome {
-        RunOutcome::Ok { value } => {
+        RunOutcome::Ok { mut value } => {
+            // The row keeps the answer until the report: without the
+            // parser's spare capacity.
+            tribunal_runtime::json::shrink_to_fit(&mut value);
             let outcome = if checks.iter().all(|c| c.ok) {
                 Outcome::Pass
             } else {
@@ -448,7 +451,11 @@ async fn run_recorded(
         checks,
         answer,
         usage: report.usage,
-        tool_calls: report.tool_calls,
+        tool_calls: {
+            let mut calls = report.tool_calls;
+            calls.shrink_to_fit();
+            calls
+        },
         wall_ms: report.wall_ms,
         turns: report.turns,
         repair_used: report.repair_used,
