@@ -222,7 +222,11 @@ pub fn latest(rows: impl IntoIterator<Item = ResultRow>) -> Vec<ResultRow> {
         }
     }
     let mut kept: Vec<usize> = last.into_values().collect();
-    let order = |at: usize| rows[at].as_ref().map(|r| (r.index, r.id.as_str(), r.repeat));
+    let order = |at: usize| {
+        rows[at]
+            .as_ref()
+            .map(|r| (r.index, r.id.as_str(), r.repeat))
+    };
     kept.sort_by(|&a, &b| order(a).cmp(&order(b)));
     kept.into_iter().filter_map(|at| rows[at].take()).collect()
 }
