@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tribunal_runtime::cost::{CostLimit, ModelPrice};
+use tribunal_runtime::task::AbortOnDrop;
 use tribunal_runtime::{Agent, Budget, Conversation, ErrorCode, RunOutcome, RunReport};
 
 /// How to run an arena.
@@ -228,7 +229,10 @@ pub async fn run_arena(
     let mut stream = futures::stream::iter(jobs)
         .take_while(move |_| std::future::ready(under_total()))
         .map(|(index, repeat)| {
-            tokio::spawn(run_job(context.clone(), index, repeat))
+            // Cancelled when dropped: when the caller drops this future (a
+            // timeout, a shutdown) or the runner stops early on an error,
+            // no run goes on calling the model unseen.
+            AbortOnDrop::spawn(run_job(context.clone(), index, repeat))
                 // A run that panicked is a bug of ours: it goes on unwinding
                 // here, as it would have without the task.
                 .map(|joined| match joined {

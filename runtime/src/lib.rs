@@ -62,6 +62,7 @@ pub mod machine;
 pub mod output;
 pub mod report;
 pub mod schema;
+pub mod task;
 pub mod text;
 pub mod tool;
 mod typed;

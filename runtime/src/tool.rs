@@ -286,14 +286,13 @@ enum Invoked {
 /// contained by its task and a tool that blocks its thread still lets this
 /// run reach its timeout (on a multi-threaded runtime).
 async fn invoke_spawned(tool: Arc<dyn Tool>, args: Value, limit: Duration) -> Invoked {
-    let mut handle = tokio::spawn(async move { tool.call(args).await });
-    match tokio::time::timeout(limit, &mut handle).await {
+    // Aborted when dropped: at its timeout, and when the run's deadline
+    // drops the whole turn.
+    let handle = crate::task::AbortOnDrop::spawn(async move { tool.call(args).await });
+    match tokio::time::timeout(limit, handle).await {
         Ok(Ok(result)) => Invoked::Done(result),
         Ok(Err(_panic)) => Invoked::Panicked,
-        Err(_) => {
-            handle.abort();
-            Invoked::TimedOut
-        }
+        Err(_) => Invoked::TimedOut,
     }
 }
 

@@ -461,3 +461,73 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
         .is_ok()
     );
 }
+
+/// A model that answers after `delay`, counting the calls it began and
+/// the ones it finished.
+struct Slow {
+    delay: std::time::Duration,
+    began: std::sync::atomic::AtomicUsize,
+    finished: std::sync::atomic::AtomicUsize,
+}
+
+impl tribunal_runtime::Backend for Slow {
+    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
+        tribunal_runtime::backend::BackendInfo {
+            name: "slow",
+            model: "slow",
+            plan: ScriptedBackend::from_turns([]).output_plan(),
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _request: &'a tribunal_runtime::backend::ModelRequest,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+    > {
+        use std::sync::atomic::Ordering;
+        Box::pin(async move {
+            self.began.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(self.delay).await;
+            self.finished.fetch_add(1, Ordering::SeqCst);
+            Ok(tribunal_runtime::conversation::ModelTurn {
+                text: r#"{"n": 1}"#.to_string(),
+                ..Default::default()
+            })
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_run_cancels_every_run_in_flight() {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+    let dataset = ["a", "b", "c"]
+        .map(|id| item(id, CHECKS, r#"[{"json": {"n": 1}}]"#))
+        .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
+    let arena = Arc::new(Arena::load(dir.path()).unwrap());
+    let slow = Arc::new(Slow {
+        delay: Duration::from_secs(10),
+        began: Default::default(),
+        finished: Default::default(),
+    });
+    let backends = tribunal_judge::backends::SharedBackend::new(slow.clone());
+    let mut opts = options(&dir.path().join("r.jsonl"));
+    opts.concurrency = 3;
+    let cut = tokio::time::timeout(
+        Duration::from_secs(1),
+        run_arena(arena, Arc::new(backends), &opts, &Silent),
+    )
+    .await;
+    assert!(cut.is_err(), "the timeout dropped the run");
+    assert_eq!(
+        slow.began.load(Ordering::SeqCst),
+        3,
+        "all three were in flight"
+    );
+    // Long past the model's delay: a detached run would have finished.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(slow.finished.load(Ordering::SeqCst), 0);
+}

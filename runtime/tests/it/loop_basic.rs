@@ -526,3 +526,51 @@ async fn a_scripted_backend_without_its_request_log_keeps_no_request() {
     assert_eq!(backend.remaining(), 0);
     assert!(backend.requests().is_empty());
 }
+
+/// A tool (in a task of its own) that finishes after a minute.
+struct Finishes(Arc<std::sync::atomic::AtomicBool>);
+
+impl Tool for Finishes {
+    fn name(&self) -> &str {
+        "finishes"
+    }
+    fn description(&self) -> &str {
+        "takes a minute"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            self.0.store(true, Ordering::SeqCst);
+            Ok(ToolOutput::Text("done".into()))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_cut_by_the_run_deadline_stops_with_the_run() {
+    let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let backend = script(vec![calls(&[("finishes", json!({}))])]);
+    let mut tools = ToolBox::new().with(Finishes(finished.clone()));
+    tools.default_timeout = Duration::from_secs(600);
+    let run = agent(backend)
+        .with_tools(tools)
+        .with_budget(tribunal_runtime::Budget {
+            deadline: Some(Duration::from_secs(5)),
+            ..Default::default()
+        })
+        .run("go")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+    // Long past the tool's minute: a detached task would have finished.
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    assert!(
+        !finished.load(Ordering::SeqCst),
+        "the tool's task was aborted"
+    );
+}
