@@ -155,7 +155,7 @@ pub struct BackendOptions {
     /// needed. Default: none.
     pub replay: Option<PathBuf>,
     /// Answer requests asked before from a cache in this folder, and cache
-    /// new answers there ([`Cached`](super::Cached)). One file per backend,
+    /// new answers there ([`super::Cached`]). One file per backend,
     /// model, base URL and request settings, named by their digest.
     /// Default: none.
     pub cache: Option<PathBuf>,

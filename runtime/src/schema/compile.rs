@@ -87,7 +87,8 @@ pub fn compile_embedded(
 /// [`CompiledSchema::stats`] are the field's own, so a caller compiling
 /// several fields adds each one to the budget of the next
 /// (`used.combine(field.stats, depth)`), and may re-check the finished
-/// envelope with [`WireStats::measure`] and [`WireLimits::check`].
+/// envelope with [`WireStats::measure`] and
+/// [`WireLimits::check`](super::limits::WireLimits::check).
 ///
 /// `$ref`s in `owner` resolve against `owner` itself. Decode the field's
 /// value with the returned plan, then validate it against `owner`.
