@@ -283,17 +283,15 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
             && kind
                 .is_some_and(|k| !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok())))
     };
+    let mock = MockBackends {
+        latency: Duration::from_millis(args.mock_latency),
+    };
     Ok(match chosen {
         Chosen::Mock if judge_only => {
             let (judge, kind) = judge_backend(args, arena)?;
-            let mock = MockBackends {
-                latency: Duration::from_millis(args.mock_latency),
-            };
             Arc::new(MockWithJudge::new(mock, judge, custom_at(Some(kind))))
         }
-        Chosen::Mock => Arc::new(MockBackends {
-            latency: Duration::from_millis(args.mock_latency),
-        }),
+        Chosen::Mock => Arc::new(mock),
         Chosen::Live(backend) => {
             let kind = args.backend.live();
             let mut shared = SharedBackend::new(backend)

@@ -141,7 +141,7 @@ async fn the_judges_usage_and_cost_are_in_the_row_and_the_report() {
     let backends = SharedBackend::new(Arc::new(agent)).with_judge(Arc::new(judge), false);
     let opts = options(&dir.path().join("r.jsonl"));
     let result = run_arena(
-        Arc::new(arena.clone()),
+        Arc::new(arena),
         Arc::new(backends),
         &opts,
         &tribunal_judge::Silent,
@@ -323,7 +323,7 @@ async fn the_judges_time_is_its_own_beside_the_agents() {
         latency: std::time::Duration::from_millis(50),
     };
     let result = run_arena(
-        Arc::new(arena.clone()),
+        Arc::new(arena),
         Arc::new(backends),
         &options(&dir.path().join("r.jsonl")),
         &tribunal_judge::Silent,

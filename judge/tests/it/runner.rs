@@ -219,7 +219,7 @@ async fn resume_refuses_a_changed_config() {
     let mut opts = options(&out);
     opts.mode = RunMode::Resume;
     let err = run_arena(
-        Arc::new(changed.clone()),
+        Arc::new(changed),
         Arc::new(MockBackends::default()),
         &opts,
         &Silent,
@@ -431,11 +431,11 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     use tribunal_judge::backends::SharedBackend;
     use tribunal_runtime::backend::ScriptedBackend;
     let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 1.0\n");
-    let arena = Arena::load(dir.path()).unwrap();
+    let arena = Arc::new(Arena::load(dir.path()).unwrap());
     let out = dir.path().join("r.jsonl");
     let backend = Arc::new(ScriptedBackend::from_turns([]).with_model("gpt-9-preview"));
     let err = run_arena(
-        Arc::new(arena.clone()),
+        arena.clone(),
         Arc::new(SharedBackend::new(backend.clone())),
         &options(&out),
         &Silent,
@@ -451,14 +451,9 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     // On a local server the same model costs 0, so the budget holds.
     let local = SharedBackend::new(backend).on_custom_endpoint(true);
     assert!(
-        run_arena(
-            Arc::new(arena.clone()),
-            Arc::new(local),
-            &options(&out),
-            &Silent
-        )
-        .await
-        .is_ok()
+        run_arena(arena, Arc::new(local), &options(&out), &Silent)
+            .await
+            .is_ok()
     );
 }
 

@@ -2,10 +2,9 @@
 //! public snapshot API over this repository's own arenas.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use tribunal_judge::snapshot::{SnapshotSource, arena_snapshot};
 use tribunal_judge::verdict::{StoredVerdict, VerdictOutcome};
-use tribunal_judge::{Arena, MockBackends, Outcome, RunMode, RunOptions, Silent, run_arena};
+use tribunal_judge::{Arena, Outcome, RunMode, RunOptions};
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,14 +28,7 @@ async fn code_review_mock_run_stored_verdicts() {
         pricing: Default::default(),
         max_total_usd: None,
     };
-    let result = run_arena(
-        Arc::new(arena.clone()),
-        Arc::new(MockBackends::default()),
-        &options,
-        &Silent,
-    )
-    .await
-    .unwrap();
+    let result = crate::support::mock_run(&arena, &options).await;
     assert!(
         result.rows.iter().all(|r| r.outcome == Outcome::Pass),
         "{:#?}",
