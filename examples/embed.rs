@@ -1,18 +1,27 @@
 //! Embedding tribunal: a tool-using agent whose answer is a typed Rust value.
 //!
-//! Runs offline with the scripted backend; swap in a live backend
-//! (`tribunal::runtime::backend::connect`) for a real model.
+//! The tool is a typed closure (`tool_fn`): its arguments are a Rust type
+//! whose schema is derived. Runs offline with the scripted backend, or on a
+//! live OpenAI-compatible server:
 //!
 //! ```sh
 //! cargo run --example embed
+//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 OPENAI_API_KEY=sk-local cargo run --example embed -- --live MODEL
+//! ```
+//!
+//! `tests/cassettes/embed.qwen.jsonl` is such a live run (llama.cpp, Qwen2.5-Coder-0.5B), recorded
+//! with `--record` and replayed by `cargo test`:
+//!
+//! ```sh
+//! cargo run --example embed -- --live qwen --record tests/cassettes/embed.qwen.jsonl
 //! ```
 
-use futures::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal::runtime::{Agent, Backend, Budget, Run, Tool, ToolBox, ToolError, ToolOutput};
+use tribunal::runtime::tool::tool_fn;
+use tribunal::runtime::{Agent, Backend, Budget, Run, Tool, ToolBox};
 
 /// The answer we want: derived into a JSON Schema with `schemars`, validated
 /// by the loop, deserialised into this type.
@@ -26,48 +35,64 @@ pub struct Landmark {
     pub height_m: f64,
 }
 
-/// A tool the model can call: looks a landmark up in a tiny table.
-struct Lookup;
-
-impl Tool for Lookup {
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        "Look up facts about a landmark by name."
-    }
-    fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"name": {"type": "string"}},
-            "required": ["name"],
-            "additionalProperties": false
-        })
-    }
-    fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            match args["name"].as_str() {
-                Some("CN Tower") => Ok(ToolOutput::Text("CN Tower: completed 1976, 553 m".into())),
-                Some(other) => Err(ToolError::new(format!("no entry for {other}"))),
-                None => Err(ToolError::new("name must be a string")),
-            }
-        })
-    }
+/// The arguments of the lookup tool: its parameter schema is derived from
+/// this type (doc comments become descriptions) and compiled for each
+/// provider, so the tool can be offered in strict mode.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct LookupArgs {
+    /// The landmark's name, e.g. "CN Tower".
+    pub name: String,
+    /// Only these facts ("year", "height"); every fact when left out.
+    pub only: Option<Vec<String>>,
 }
 
-/// Builds the agent, runs it, and returns the typed answer with its run.
-pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
-    // A scripted model: one tool call, then the answer. A live backend would
-    // produce these turns itself.
+/// A tool the model can call: looks a landmark up in a tiny table.
+pub fn lookup() -> impl Tool {
+    tool_fn(
+        "lookup",
+        "Look up facts about a landmark by name.",
+        |args: LookupArgs| async move {
+            if args.name != "CN Tower" {
+                return Err(format!("no entry for {}", args.name));
+            }
+            let wants = |fact: &str| {
+                args.only
+                    .as_ref()
+                    .is_none_or(|o| o.iter().any(|f| f == fact))
+            };
+            let facts: Vec<&str> = [("year", "completed 1976"), ("height", "553 m")]
+                .into_iter()
+                .filter(|(fact, _)| wants(fact))
+                .map(|(_, text)| text)
+                .collect();
+            Ok(format!("CN Tower: {}", facts.join(", ")))
+        },
+    )
+}
+
+/// The scripted model the demo runs on: one tool call, then the answer. A
+/// live backend produces these turns itself.
+pub fn scripted() -> Result<Arc<dyn Backend>, Box<dyn std::error::Error>> {
     let script: Vec<ScriptTurn> = serde_json::from_value(json!([
         {"tool_calls": [{"name": "lookup", "arguments": {"name": "CN Tower"}}]},
         {"json": {"name": "CN Tower", "year": 1976, "height_m": 553.0}}
     ]))?;
-    let backend: Arc<dyn Backend> = Arc::new(ScriptedBackend::from_script(&script));
+    Ok(Arc::new(ScriptedBackend::from_script(&script)))
+}
 
+/// Builds the agent on the scripted model, runs it, and returns the typed
+/// answer with its run.
+pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
+    demo_on(scripted()?).await
+}
+
+/// The same agent on any backend.
+pub async fn demo_on(
+    backend: Arc<dyn Backend>,
+) -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
     let agent = Agent::for_type::<Landmark>(backend)?
         .with_system("Answer with the landmark's record. Use the lookup tool.")
-        .with_tools(ToolBox::new().with(Lookup))
+        .with_tools(ToolBox::new().with(lookup()))
         .with_budget(Budget {
             max_tool_calls: Some(4),
             max_tokens: Some(20_000),
@@ -83,9 +108,29 @@ pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
     Ok((landmark, run))
 }
 
+/// `cargo run --example embed` runs on the scripted model; `cargo run
+/// --example embed -- --live MODEL [--record CASSETTE]` on any
+/// OpenAI-compatible server (`OPENAI_BASE_URL`, `OPENAI_API_KEY` from the
+/// environment), recording the exchange if asked.
 #[tokio::main(flavor = "current_thread")]
 #[allow(dead_code)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    demo().await?;
+    use tribunal::runtime::{BackendKind, BackendOptions, connect};
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live = |model: &str, record: Option<&str>| {
+        let options = BackendOptions {
+            record: record.map(Into::into),
+            ..BackendOptions::default()
+        };
+        connect(BackendKind::OpenAiChat, model, &options)
+    };
+    let backend = match args.as_slice() {
+        [] => scripted()?,
+        ["--live", model] => live(model, None)?,
+        ["--live", model, "--record", path] => live(model, Some(path))?,
+        _ => return Err("usage: embed [--live MODEL [--record CASSETTE]]".into()),
+    };
+    demo_on(backend).await?;
     Ok(())
 }

@@ -201,23 +201,19 @@ impl<T> Agent<T> {
             require_tool_first: self.require_tool_first,
         };
         let now = tokio::time::Instant::now().into_std();
-        let machine = match Machine::new_or_back(
-            config,
-            self.contract.clone(),
-            self.tools.shared_specs(),
-            conversation,
-            now,
-        ) {
-            Ok(m) => m,
-            // Checked in `Agent::new`; kept as data rather than a panic.
-            Err((e, conversation)) => {
-                tracing::error!("schema compile failed: {e}");
-                return Run {
-                    report: RunReport::failed(ErrorCode::SchemaMismatch),
-                    conversation,
-                };
-            }
-        };
+        let tools = self.tools.specs_for(config.plan.target);
+        let machine =
+            match Machine::new_or_back(config, self.contract.clone(), tools, conversation, now) {
+                Ok(m) => m,
+                // Checked in `Agent::new`; kept as data rather than a panic.
+                Err((e, conversation)) => {
+                    tracing::error!("schema compile failed: {e}");
+                    return Run {
+                        report: RunReport::failed(ErrorCode::SchemaMismatch),
+                        conversation,
+                    };
+                }
+            };
         let (report, conversation) = tracing::Instrument::instrument(
             drive(machine, self.backend.as_ref(), &self.tools),
             span,

@@ -30,6 +30,7 @@ async fn drive_boxed(
     tools: &ToolBox,
 ) -> (RunReport, crate::conversation::Conversation) {
     let deadline = machine.deadline().map(Instant::from_std);
+    let target = machine.target();
     let mut turn = 0u32;
     loop {
         let now = Instant::now().into_std();
@@ -58,7 +59,7 @@ async fn drive_boxed(
             }
             Some(Action::CallTools(calls)) => {
                 let span = tracing::debug_span!("tools", count = calls.len());
-                let input = bounded(deadline, tools.execute_all(&calls))
+                let input = bounded(deadline, tools.execute_all_for(target, &calls))
                     .instrument(span)
                     .await
                     .map(Input::ToolsDone)

@@ -77,4 +77,4 @@ pub use error::{ErrorCode, SchemaError};
 pub use output::OutputChoice;
 pub use report::{RunOutcome, RunReport};
 pub use schema::OutputSchema;
-pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec};
+pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec, TypedTool, tool_fn};

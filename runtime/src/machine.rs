@@ -335,6 +335,12 @@ impl Machine {
         self.deadline
     }
 
+    /// The schema dialect of the backend this run talks to: tool calls are
+    /// decoded from its wire form ([`ToolBox::execute_all_for`](crate::ToolBox::execute_all_for)).
+    pub fn target(&self) -> SchemaTarget {
+        self.config.target()
+    }
+
     /// The conversation so far.
     pub fn conversation(&self) -> &Conversation {
         &self.conversation

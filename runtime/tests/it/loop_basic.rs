@@ -355,28 +355,6 @@ async fn typed_output_rejects_a_wrong_type_and_repairs() {
     assert!(run.report.repair_used);
 }
 
-/// A type whose `Deserialize` refuses what its derived schema admits (an
-/// odd `n`), like a custom or `try_from` deserialiser would.
-#[derive(Debug, schemars::JsonSchema, PartialEq)]
-struct Even {
-    n: u32,
-}
-
-impl<'de> serde::Deserialize<'de> for Even {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        struct Raw {
-            n: u32,
-        }
-        let raw = Raw::deserialize(d)?;
-        if raw.n % 2 == 0 {
-            Ok(Even { n: raw.n })
-        } else {
-            Err(serde::de::Error::custom("n must be even"))
-        }
-    }
-}
-
 #[tokio::test]
 async fn typed_output_that_does_not_deserialise_gets_the_repair() {
     let backend = script(vec![answer(&json!({"n": 3})), answer(&json!({"n": 4}))]);

@@ -35,3 +35,4 @@ mod schema_decode;
 mod schema_fit;
 mod schema_satisfiable;
 mod support;
+mod tool_typed;

@@ -120,3 +120,25 @@ impl Tool for Counter {
         })
     }
 }
+
+/// A type whose `Deserialize` refuses what its derived schema admits (an
+/// odd `n`), like a custom or `try_from` deserialiser would.
+#[derive(Debug, schemars::JsonSchema, PartialEq)]
+pub struct Even {
+    pub n: u32,
+}
+
+impl<'de> serde::Deserialize<'de> for Even {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Raw {
+            n: u32,
+        }
+        let raw = Raw::deserialize(d)?;
+        if raw.n % 2 == 0 {
+            Ok(Even { n: raw.n })
+        } else {
+            Err(serde::de::Error::custom("n must be even"))
+        }
+    }
+}

@@ -1,8 +1,19 @@
 //! The [`Tool`] trait agents call, and [`ToolBox`]: the set of tools of a run,
 //! which validates arguments and contains every failure (unknown tool, invalid
 //! arguments, tool error, panic, timeout) as an error result for the model.
+//!
+//! [`TypedTool`] and [`tool_fn`] make a tool from typed arguments: the
+//! parameter schema is derived with `schemars` and, like an answer schema,
+//! compiled for each provider ([`Tool::compiles_parameters`]), so the tool can
+//! be offered in strict mode on every target.
 
+mod typed;
+
+pub use typed::{FnTool, TypedTool, tool_fn};
+
+use crate::backend::SchemaTarget;
 use crate::conversation::{ToolCall, ToolResult};
+use crate::schema::OutputSchema;
 use crate::text::{Limit, clip};
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
@@ -75,6 +86,18 @@ pub trait Tool: Send + Sync + 'static {
     fn runs_inline(&self) -> bool {
         false
     }
+    /// Whether [`Tool::parameters`] goes through the provider schema
+    /// compiler, as an answer schema does. The model is then offered each
+    /// target's wire form of the schema (every object closed, every property
+    /// required, an optional one nullable, a non-object root wrapped), which
+    /// strict mode accepts on every target, and a call's arguments are
+    /// decoded back into the schema's own shape before they are validated
+    /// and passed to [`Tool::call`]. Typed tools ([`TypedTool`],
+    /// [`tool_fn`]) say yes. Default: `false`: the schema is sent as written,
+    /// in strict mode only when it already fits it.
+    fn compiles_parameters(&self) -> bool {
+        false
+    }
 }
 
 /// A tool as advertised to the model.
@@ -100,7 +123,37 @@ pub struct ToolExecution {
 struct Entry {
     tool: Arc<dyn Tool>,
     spec: ToolSpec,
-    validator: Option<Arc<jsonschema::Validator>>,
+    arguments: Arguments,
+}
+
+/// How a tool's arguments are checked.
+enum Arguments {
+    /// Against the schema as written; `None` when it does not compile (the
+    /// arguments are then only checked to be a JSON object).
+    AsWritten(Option<Arc<jsonschema::Validator>>),
+    /// Decoded from the target's wire form, then validated against the
+    /// owner schema ([`Tool::compiles_parameters`]).
+    Compiled(Arc<OutputSchema>),
+}
+
+impl Entry {
+    /// The parameters the model is offered on `target`, and whether they
+    /// differ from the schema as written. A schema the compiler refuses for
+    /// `target` is offered as written (and its arguments taken as written).
+    fn wire_parameters(&self, target: SchemaTarget) -> Option<Arc<serde_json::Value>> {
+        match &self.arguments {
+            Arguments::Compiled(schema) => schema.compiled(target).ok().map(|c| c.wire.clone()),
+            Arguments::AsWritten(_) => None,
+        }
+    }
+}
+
+/// The wire specs of a toolbox with compiled tools, one per provider
+/// target, made on first use.
+#[derive(Default)]
+struct WireSpecs {
+    openai: std::sync::OnceLock<Arc<[ToolSpec]>>,
+    anthropic: std::sync::OnceLock<Arc<[ToolSpec]>>,
 }
 
 /// The tools of a run. Executes calls concurrently and never lets a tool crash
@@ -108,6 +161,10 @@ struct Entry {
 pub struct ToolBox {
     tools: IndexMap<String, Entry>,
     specs: Arc<[ToolSpec]>,
+    /// Whether any tool compiles its parameters (else every target's specs
+    /// are `specs`).
+    any_compiled: bool,
+    wire_specs: WireSpecs,
     /// Time limit per call when the tool sets none. Default: 30 s.
     pub default_timeout: Duration,
     /// Cap on one result's text, in bytes; longer results are cut with a
@@ -137,6 +194,8 @@ impl ToolBox {
         ToolBox {
             tools: IndexMap::new(),
             specs: Arc::from(Vec::new()),
+            any_compiled: false,
+            wire_specs: WireSpecs::default(),
             default_timeout: Duration::from_secs(30),
             max_output_bytes: 64 * 1024,
         }
@@ -151,9 +210,21 @@ impl ToolBox {
     /// Adds a shared tool (replacing one of the same name).
     pub fn add(&mut self, tool: Arc<dyn Tool>) {
         let parameters = tool.parameters();
-        // A tool whose own schema does not compile still gets called; its
-        // arguments are then only checked to be a JSON object.
-        let validator = jsonschema::options().build(&parameters).ok().map(Arc::new);
+        let compiled = tool
+            .compiles_parameters()
+            .then(|| OutputSchema::new(tool.name(), parameters.clone()));
+        let arguments = match compiled {
+            Some(Ok(schema)) => Arguments::Compiled(Arc::new(schema)),
+            Some(Err(e)) => {
+                tracing::warn!(tool = tool.name(), error = %e, "the tool's parameter schema does not compile; its arguments are only checked to be an object");
+                Arguments::AsWritten(None)
+            }
+            // A tool whose own schema does not compile still gets called; its
+            // arguments are then only checked to be a JSON object.
+            None => {
+                Arguments::AsWritten(jsonschema::options().build(&parameters).ok().map(Arc::new))
+            }
+        };
         let spec = ToolSpec {
             name: tool.name().to_string(),
             description: tool.description().to_string(),
@@ -164,10 +235,15 @@ impl ToolBox {
             Entry {
                 tool,
                 spec,
-                validator,
+                arguments,
             },
         );
         self.specs = self.tools.values().map(|e| e.spec.clone()).collect();
+        self.any_compiled = self
+            .tools
+            .values()
+            .any(|e| matches!(e.arguments, Arguments::Compiled(_)));
+        self.wire_specs = WireSpecs::default();
     }
 
     /// Whether there are no tools.
@@ -185,15 +261,61 @@ impl ToolBox {
         self.specs.clone()
     }
 
-    /// Executes a batch of calls concurrently; results come back in call order.
-    pub async fn execute_all(&self, calls: &[ToolCall]) -> Vec<ToolExecution> {
-        futures::future::join_all(calls.iter().map(|c| self.execute(c))).await
+    /// The specs as offered to a model of `target`: a tool that compiles
+    /// its parameters ([`Tool::compiles_parameters`]) has them in the
+    /// target's wire form; every other tool as written. Shared, and made
+    /// once per target.
+    pub fn specs_for(&self, target: SchemaTarget) -> Arc<[ToolSpec]> {
+        let cell = match target {
+            _ if !self.any_compiled => return self.specs.clone(),
+            SchemaTarget::Plain => return self.specs.clone(),
+            SchemaTarget::OpenAi => &self.wire_specs.openai,
+            SchemaTarget::Anthropic => &self.wire_specs.anthropic,
+        };
+        cell.get_or_init(|| {
+            self.tools
+                .values()
+                .map(|e| match e.wire_parameters(target) {
+                    Some(wire) => ToolSpec {
+                        parameters: (*wire).clone(),
+                        ..e.spec.clone()
+                    },
+                    None => e.spec.clone(),
+                })
+                .collect()
+        })
+        .clone()
     }
 
-    /// Executes one call. Every failure becomes an error result.
+    /// Executes a batch of calls whose arguments are in the tools' own
+    /// shape ([`SchemaTarget::Plain`]) concurrently; results come back in
+    /// call order.
+    pub async fn execute_all(&self, calls: &[ToolCall]) -> Vec<ToolExecution> {
+        self.execute_all_for(SchemaTarget::Plain, calls).await
+    }
+
+    /// Executes a batch of calls made by a model of `target` (offered
+    /// [`ToolBox::specs_for`] that target) concurrently; results come back
+    /// in call order.
+    pub async fn execute_all_for(
+        &self,
+        target: SchemaTarget,
+        calls: &[ToolCall],
+    ) -> Vec<ToolExecution> {
+        futures::future::join_all(calls.iter().map(|c| self.execute_for(target, c))).await
+    }
+
+    /// Executes one call whose arguments are in the tool's own shape.
+    /// Every failure becomes an error result.
     pub async fn execute(&self, call: &ToolCall) -> ToolExecution {
+        self.execute_for(SchemaTarget::Plain, call).await
+    }
+
+    /// Executes one call made by a model of `target`. Every failure becomes
+    /// an error result.
+    pub async fn execute_for(&self, target: SchemaTarget, call: &ToolCall) -> ToolExecution {
         let started = tokio::time::Instant::now();
-        let (content, is_error) = match self.prepare(call) {
+        let (content, is_error) = match self.prepare(target, call) {
             Err(message) => (message, true),
             Ok((tool, args)) => self.invoke(tool, args).await,
         };
@@ -208,7 +330,11 @@ impl ToolBox {
         }
     }
 
-    fn prepare(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Value), String> {
+    fn prepare(
+        &self,
+        target: SchemaTarget,
+        call: &ToolCall,
+    ) -> Result<(Arc<dyn Tool>, Value), String> {
         let Some(entry) = self.tools.get(&call.name) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
             return Err(format!(
@@ -224,28 +350,13 @@ impl ToolBox {
         };
         let args: Value = crate::json::parse_strict(raw, &crate::json::ParseLimits::default())
             .map_err(|e| format!("error: the arguments are not valid JSON: {}", e.message))?;
-        if let Some(validator) = entry.validator.as_ref().filter(|v| !v.is_valid(&args)) {
-            let problems: Vec<String> = validator
-                .iter_errors(&args)
-                .take(5)
-                .map(|e| {
-                    format!(
-                        "instancePath {:?}: {}",
-                        e.instance_path().to_string(),
-                        clip(&e.to_string(), Limit::Chars(200))
-                    )
-                })
-                .collect();
-            if !problems.is_empty() {
-                return Err(format!(
-                    "error: invalid arguments for {}:\n- {}",
-                    entry.spec.name,
-                    problems.join("\n- ")
-                ));
+        let args = match &entry.arguments {
+            Arguments::AsWritten(validator) => {
+                check_as_written(validator.as_deref(), &entry.spec.name, &args)?;
+                args
             }
-        } else if !args.is_object() {
-            return Err("error: the arguments must be a JSON object".to_string());
-        }
+            Arguments::Compiled(schema) => decode_compiled(schema, target, &entry.spec.name, args)?,
+        };
         Ok((entry.tool.clone(), args))
     }
 
@@ -273,6 +384,75 @@ impl ToolBox {
             ),
         }
     }
+}
+
+/// Checks arguments against a schema as written: every problem (up to five)
+/// becomes the error text. Valid or without a schema, they must still be a
+/// JSON object.
+fn check_as_written(
+    validator: Option<&jsonschema::Validator>,
+    name: &str,
+    args: &Value,
+) -> Result<(), String> {
+    if let Some(validator) = validator.filter(|v| !v.is_valid(args)) {
+        let problems: Vec<String> = validator
+            .iter_errors(args)
+            .take(5)
+            .map(|e| {
+                format!(
+                    "instancePath {:?}: {}",
+                    e.instance_path().to_string(),
+                    clip(&e.to_string(), Limit::Chars(200))
+                )
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(invalid_arguments(name, &problems));
+        }
+    }
+    match args.is_object() {
+        true => Ok(()),
+        false => Err("error: the arguments must be a JSON object".to_string()),
+    }
+}
+
+/// Decodes arguments from `target`'s wire form of a compiled schema (a
+/// schema the compiler refused for `target` was offered as written) and
+/// validates them against the owner schema.
+fn decode_compiled(
+    schema: &OutputSchema,
+    target: SchemaTarget,
+    name: &str,
+    wire: Value,
+) -> Result<Value, String> {
+    let args = match schema.compiled(target) {
+        Ok(compiled) => compiled.plan.decode(wire).map_err(|issues| {
+            let problems: Vec<String> = issues.iter().take(5).map(describe_issue).collect();
+            invalid_arguments(name, &problems)
+        })?,
+        Err(_) => wire,
+    };
+    let issues = schema.validator().issues(&args);
+    if issues.is_empty() {
+        return Ok(args);
+    }
+    let problems: Vec<String> = issues.iter().take(5).map(describe_issue).collect();
+    Err(invalid_arguments(name, &problems))
+}
+
+fn describe_issue(issue: &crate::schema::Issue) -> String {
+    format!(
+        "instancePath {:?}: {}",
+        issue.path,
+        clip(&issue.message, Limit::Chars(200))
+    )
+}
+
+fn invalid_arguments(name: &str, problems: &[String]) -> String {
+    format!(
+        "error: invalid arguments for {name}:\n- {}",
+        problems.join("\n- ")
+    )
 }
 
 /// How one tool call ended.
