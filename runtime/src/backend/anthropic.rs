@@ -9,17 +9,16 @@
 //! asked for and [`TEXT_MAX_TOKENS`] otherwise. The assistant turn is never
 //! prefilled: prefill is incompatible with structured output.
 
-use super::codec::{Auth, Codec, Provider};
+use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
 use super::wire::{self, Offer};
-use super::{BackendError, ModelRequest, OutputFormat, SchemaTarget};
+use super::{BackendError, ModelRequest, OutputFormat};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// The `anthropic-version` header value sent.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub use super::codec::ANTHROPIC_VERSION;
 /// `max_tokens` when the request sets none and a JSON answer is asked for.
 pub const STRUCTURED_MAX_TOKENS: u32 = 8192;
 /// `max_tokens` when the request sets none and free text is asked for.
@@ -87,13 +86,7 @@ struct WireTool<'a> {
 }
 
 impl Codec for AnthropicCodec {
-    const PROVIDER: Provider = Provider {
-        name: "anthropic",
-        path: "/v1/messages",
-        auth: Auth::Header("x-api-key"),
-        headers: &[("anthropic-version", ANTHROPIC_VERSION)],
-        target: SchemaTarget::Anthropic,
-    };
+    const PROVIDER: Provider = Provider::ANTHROPIC;
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages: Vec<WireMessage> = Vec::new();

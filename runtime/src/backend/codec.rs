@@ -24,6 +24,7 @@ pub enum Auth {
 
 impl Auth {
     /// The header (name, value) that carries `key`.
+    #[cfg(feature = "http")]
     pub(crate) fn header(self, key: &str) -> (&'static str, String) {
         match self {
             Auth::Bearer => ("authorization", format!("Bearer {key}")),
@@ -51,10 +52,26 @@ pub struct Provider {
     pub target: SchemaTarget,
 }
 
+/// The `anthropic-version` header value sent.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 impl Provider {
+    /// OpenAI Chat Completions, also any OpenAI-compatible server.
+    pub const OPENAI_CHAT: Provider = Provider::openai("openai-chat", "/chat/completions");
+    /// OpenAI Responses.
+    pub const OPENAI_RESPONSES: Provider = Provider::openai("openai-responses", "/responses");
+    /// Anthropic Messages.
+    pub const ANTHROPIC: Provider = Provider {
+        name: "anthropic",
+        path: "/v1/messages",
+        auth: Auth::Header("x-api-key"),
+        headers: &[("anthropic-version", ANTHROPIC_VERSION)],
+        target: SchemaTarget::Anthropic,
+    };
+
     /// An OpenAI API (Chat Completions, Responses) named `name` at `path`:
     /// the key as a bearer token, no fixed headers, OpenAI strict schemas.
-    pub(crate) const fn openai(name: &'static str, path: &'static str) -> Provider {
+    const fn openai(name: &'static str, path: &'static str) -> Provider {
         Provider {
             name,
             path,
@@ -89,7 +106,7 @@ pub trait Codec: Send + Sync + 'static {
 
 /// The error `C` decodes `answer` to, checked to be a protocol error whose
 /// message starts with the provider's name.
-#[cfg(test)]
+#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
 pub(crate) fn decode_error<C: Codec>(answer: Value) -> BackendError {
     let shown = answer.to_string();
     let Err(error) = C::decode(answer) else {
@@ -108,7 +125,7 @@ pub(crate) fn decode_error<C: Codec>(answer: Value) -> BackendError {
 
 /// Checks that `C` decodes each of `bodies` to a protocol error (see
 /// [`decode_error`]) whose message contains `says`.
-#[cfg(test)]
+#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
 pub(crate) fn assert_decode_errors<C: Codec>(says: &str, bodies: impl IntoIterator<Item = Value>) {
     for body in bodies {
         let error = decode_error::<C>(body);

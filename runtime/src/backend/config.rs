@@ -25,11 +25,14 @@
 //! The run deadline is not a wrapper: the driver bounds every `complete` call
 //! with it, which also cancels a retry wait.
 
-use super::anthropic::{Anthropic, AnthropicCodec};
+#[cfg(feature = "anthropic")]
+use super::anthropic::Anthropic;
 use super::cache::Cached;
-use super::codec::{Codec, Provider};
-use super::openai_chat::{OpenAiChat, OpenAiChatCodec};
-use super::openai_responses::{OpenAiResponses, OpenAiResponsesCodec};
+use super::codec::Provider;
+#[cfg(feature = "openai")]
+use super::openai_chat::OpenAiChat;
+#[cfg(feature = "openai")]
+use super::openai_responses::OpenAiResponses;
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
@@ -60,12 +63,22 @@ impl BackendKind {
         BackendKind::Anthropic,
     ];
 
-    /// What is fixed about this API: its codec's [`Codec::PROVIDER`].
+    /// What is fixed about this API: its codec's
+    /// [`Codec::PROVIDER`](super::Codec::PROVIDER).
     pub fn provider(self) -> &'static Provider {
         match self {
-            BackendKind::OpenAiChat => &OpenAiChatCodec::PROVIDER,
-            BackendKind::OpenAiResponses => &OpenAiResponsesCodec::PROVIDER,
-            BackendKind::Anthropic => &AnthropicCodec::PROVIDER,
+            BackendKind::OpenAiChat => &Provider::OPENAI_CHAT,
+            BackendKind::OpenAiResponses => &Provider::OPENAI_RESPONSES,
+            BackendKind::Anthropic => &Provider::ANTHROPIC,
+        }
+    }
+
+    /// The cargo feature of `tribunal-runtime` that builds this API's
+    /// backend: `openai` or `anthropic`.
+    pub fn feature(self) -> &'static str {
+        match self {
+            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => "openai",
+            BackendKind::Anthropic => "anthropic",
         }
     }
 
@@ -201,10 +214,13 @@ fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
 /// Whether `base_url` is the provider's own hosted API (OpenAI, Azure
 /// OpenAI, Anthropic) rather than another server speaking its wire format.
 pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
-    let Ok(url) = reqwest::Url::parse(base_url) else {
+    let Ok(uri) = fluent_uri::Uri::parse(base_url) else {
         return false;
     };
-    let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+    let host = uri
+        .authority()
+        .map(|a| a.host().to_ascii_lowercase())
+        .unwrap_or_default();
     match kind {
         BackendKind::OpenAiChat | BackendKind::OpenAiResponses => {
             host == "api.openai.com" || host.ends_with(".openai.azure.com")
@@ -417,11 +433,7 @@ pub fn connect_with_env(
         .cache
         .as_ref()
         .map(|dir| dir.join(cache_file_name(kind, &config)));
-    let provider: Arc<dyn Backend> = match kind {
-        BackendKind::OpenAiChat => Arc::new(OpenAiChat::new(config)?),
-        BackendKind::OpenAiResponses => Arc::new(OpenAiResponses::new(config)?),
-        BackendKind::Anthropic => Arc::new(Anthropic::new(config)?),
-    };
+    let provider = live_provider(kind, config)?;
     let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, options.max_retries));
     if let Some(file) = cache_file {
         retried = Arc::new(Cached::open(retried, file)?);
@@ -432,10 +444,82 @@ pub fn connect_with_env(
     }
 }
 
+/// The provider backend of `kind`, if this build has it (see
+/// [`BackendKind::feature`]).
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(unused_variables)
+)]
+fn live_provider(
+    kind: BackendKind,
+    config: ProviderConfig,
+) -> Result<Arc<dyn Backend>, BackendError> {
+    match kind {
+        #[cfg(feature = "openai")]
+        BackendKind::OpenAiChat => Ok(Arc::new(OpenAiChat::new(config)?)),
+        #[cfg(feature = "openai")]
+        BackendKind::OpenAiResponses => Ok(Arc::new(OpenAiResponses::new(config)?)),
+        #[cfg(feature = "anthropic")]
+        BackendKind::Anthropic => Ok(Arc::new(Anthropic::new(config)?)),
+        // Reached only when a feature is off.
+        #[allow(unreachable_patterns)]
+        _ => Err(BackendError::new(
+            BackendErrorKind::Config,
+            format!(
+                "this build has no {kind} backend: build tribunal-runtime with the `{}` feature",
+                kind.feature()
+            ),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::SchemaTarget;
+
+    /// Whether this build has `kind`'s backend.
+    fn built(kind: BackendKind) -> bool {
+        match kind {
+            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => cfg!(feature = "openai"),
+            BackendKind::Anthropic => cfg!(feature = "anthropic"),
+        }
+    }
+
+    #[test]
+    fn a_backend_left_out_of_the_build_is_refused_naming_its_feature() {
+        let env = |k: &str| (k.ends_with("_API_KEY")).then(|| "sk-test".to_string());
+        for kind in BackendKind::ALL {
+            let connected = connect_with_env(kind, "m", &BackendOptions::default(), &env);
+            match connected {
+                Ok(_) => assert!(built(kind), "{kind}"),
+                Err(e) => {
+                    assert!(!built(kind), "{kind}: {e}");
+                    assert_eq!(e.kind, BackendErrorKind::Config);
+                    assert!(
+                        e.to_string()
+                            .contains(&format!("`{}` feature", kind.feature())),
+                        "{e}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cassette_replays_in_every_build() {
+        let cassette = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/cassettes/embed.qwen.jsonl"
+        );
+        let options = BackendOptions {
+            replay: Some(cassette.into()),
+            ..BackendOptions::default()
+        };
+        let replay = connect_with_env(BackendKind::OpenAiChat, "qwen", &options, &|_| None);
+        let backend = replay.map_err(|e| e.to_string()).unwrap();
+        assert_eq!((backend.name(), backend.model()), ("openai-chat", "qwen"));
+    }
 
     #[test]
     fn kinds_parse_from_cli_names() {

@@ -10,19 +10,27 @@
 //! [`Backend::info`] with its inner backend's. [`config`] documents the
 //! order [`connect`] uses and why.
 
+#[cfg(feature = "anthropic")]
 pub mod anthropic;
 pub mod cache;
 pub mod codec;
 pub mod config;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "openai")]
 pub mod openai_chat;
+#[cfg(feature = "openai")]
 pub mod openai_responses;
+#[cfg(feature = "openai")]
+mod openai_wire;
 pub mod record;
 pub mod replay;
 pub mod retry;
 pub mod scripted;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
+#[cfg(feature = "anthropic")]
 pub use anthropic::Anthropic;
 pub use cache::{CacheCounts, Cached, counted};
 pub use codec::{Auth, Codec, Provider};
@@ -30,8 +38,11 @@ pub use config::{
     BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,
     is_hosted, resolve_plan,
 };
+#[cfg(feature = "http")]
 pub use http::HttpBackend;
+#[cfg(feature = "openai")]
 pub use openai_chat::OpenAiChat;
+#[cfg(feature = "openai")]
 pub use openai_responses::OpenAiResponses;
 pub use record::Recording;
 pub use replay::Replay;

@@ -16,7 +16,8 @@
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
-use super::wire::{self, Finish};
+use super::openai_wire::{self, Finish};
+use super::wire;
 use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall};
 use async_openai::types::chat::{
@@ -42,7 +43,7 @@ pub type OpenAiChat = HttpBackend<OpenAiChatCodec>;
 pub struct OpenAiChatCodec;
 
 impl Codec for OpenAiChatCodec {
-    const PROVIDER: Provider = Provider::openai("openai-chat", "/chat/completions");
+    const PROVIDER: Provider = Provider::OPENAI_CHAT;
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages = Vec::new();
@@ -106,7 +107,7 @@ impl Codec for OpenAiChatCodec {
                 }
             }
         }
-        let tools = wire::openai_tools(wire::offer(request, config, |t, strict| {
+        let tools = openai_wire::openai_tools(wire::offer(request, config, |t, strict| {
             ChatCompletionTools::Function(ChatCompletionTool {
                 function: FunctionObject {
                     name: t.name.clone(),
@@ -145,7 +146,7 @@ impl Codec for OpenAiChatCodec {
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
         let response: ChatResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
         let usage = response.usage.unwrap_or_default();
-        let usage = wire::openai_usage(
+        let usage = openai_wire::openai_usage(
             usage.prompt_tokens,
             usage.completion_tokens,
             usage.prompt_tokens_details,
@@ -180,8 +181,8 @@ impl Codec for OpenAiChatCodec {
             Some("length") => Finish::Cut,
             _ => Finish::Done,
         };
-        Ok(wire::openai_turn(
-            wire::content_text(message.content.as_ref()),
+        Ok(openai_wire::openai_turn(
+            openai_wire::content_text(message.content.as_ref()),
             message.refusal.filter(|r| !r.is_empty()),
             tool_calls,
             usage,
@@ -239,9 +240,9 @@ struct ChatUsage {
     #[serde(default)]
     completion_tokens: Option<u64>,
     #[serde(default)]
-    prompt_tokens_details: Option<wire::InputTokenDetails>,
+    prompt_tokens_details: Option<openai_wire::InputTokenDetails>,
     #[serde(default)]
-    completion_tokens_details: Option<wire::OutputTokenDetails>,
+    completion_tokens_details: Option<openai_wire::OutputTokenDetails>,
 }
 
 #[cfg(test)]

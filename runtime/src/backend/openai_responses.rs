@@ -10,7 +10,8 @@
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
-use super::wire::{self, Finish};
+use super::openai_wire::{self, Finish};
+use super::wire;
 use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall};
 use async_openai::types::responses::{
@@ -41,7 +42,7 @@ fn message(role: Role, text: &str) -> InputItem {
 }
 
 impl Codec for OpenAiResponsesCodec {
-    const PROVIDER: Provider = Provider::openai("openai-responses", "/responses");
+    const PROVIDER: Provider = Provider::OPENAI_RESPONSES;
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut input = Vec::new();
@@ -80,7 +81,7 @@ impl Codec for OpenAiResponsesCodec {
                 }
             }
         }
-        let tools = wire::openai_tools(wire::offer(request, config, |t, strict| {
+        let tools = openai_wire::openai_tools(wire::offer(request, config, |t, strict| {
             Tool::Function(FunctionTool {
                 name: t.name.clone(),
                 parameters: Some(t.parameters.clone()),
@@ -134,7 +135,7 @@ impl Codec for OpenAiResponsesCodec {
             return Err(e);
         }
         let usage = response.usage.unwrap_or_default();
-        let usage = wire::openai_usage(
+        let usage = openai_wire::openai_usage(
             usage.input_tokens,
             usage.output_tokens,
             usage.input_tokens_details,
@@ -186,7 +187,9 @@ impl Codec for OpenAiResponsesCodec {
             Some(_) => Finish::Cut,
             None => Finish::Done,
         };
-        Ok(wire::openai_turn(text, refusal, tool_calls, usage, finish))
+        Ok(openai_wire::openai_turn(
+            text, refusal, tool_calls, usage, finish,
+        ))
     }
 }
 
@@ -217,9 +220,9 @@ struct ResponsesUsage {
     #[serde(default)]
     output_tokens: Option<u64>,
     #[serde(default)]
-    input_tokens_details: Option<wire::InputTokenDetails>,
+    input_tokens_details: Option<openai_wire::InputTokenDetails>,
     #[serde(default)]
-    output_tokens_details: Option<wire::OutputTokenDetails>,
+    output_tokens_details: Option<openai_wire::OutputTokenDetails>,
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

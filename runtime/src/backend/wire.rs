@@ -5,7 +5,6 @@
 
 use super::config::ProviderConfig;
 use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
-use crate::conversation::{ModelTurn, StopReason, ToolCall, Usage};
 use crate::output::ToolChoice;
 use crate::tool::ToolSpec;
 use serde::de::DeserializeOwned;
@@ -68,34 +67,6 @@ pub(crate) fn offer<'a, T>(
     })
 }
 
-/// The tool fields of an OpenAI request, the same on Chat Completions and
-/// Responses.
-pub(crate) struct OpenAiTools<T> {
-    /// `tools`; absent when none are offered.
-    pub tools: Option<Vec<T>>,
-    /// Whether to send `tool_choice: "required"` (only beside tools).
-    pub required: bool,
-    /// `parallel_tool_calls`; absent without tools. Strict function tools
-    /// and parallel calls don't mix: off unless the user turns it on.
-    pub parallel_tool_calls: Option<bool>,
-}
-
-/// The tools offered (see [`offer`]) as OpenAI tool fields.
-pub(crate) fn openai_tools<T>(offer: Option<Offer<T>>) -> OpenAiTools<T> {
-    match offer {
-        None => OpenAiTools {
-            tools: None,
-            required: false,
-            parallel_tool_calls: None,
-        },
-        Some(offer) => OpenAiTools {
-            required: offer.required,
-            parallel_tool_calls: Some(offer.parallel.unwrap_or(false)),
-            tools: Some(offer.tools),
-        },
-    }
-}
-
 /// Whether a tool's parameter schema already fits strict mode: every object
 /// is closed (`additionalProperties: false`) and lists all its properties as
 /// required. Other schemas are sent without `strict` rather than rejected.
@@ -140,6 +111,7 @@ pub(crate) fn strict_ready(schema: &Value) -> bool {
 /// Tool-call arguments as a JSON object for APIs that want one (Anthropic
 /// `tool_use.input`): the parsed text if it is an object, else `{}` (the tool
 /// result already told the model its arguments were invalid).
+#[cfg(feature = "anthropic")]
 pub(crate) fn arguments_object(raw: &str) -> Value {
     match serde_json::from_str::<Value>(raw) {
         Ok(v @ Value::Object(_)) => v,
@@ -196,20 +168,6 @@ pub(crate) fn merge_extra(body: &mut Value, extra: &Map<String, Value>) {
     }
 }
 
-/// Text of an OpenAI-style `content` that may be a string, null or a list of
-/// parts with `text`.
-pub(crate) fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
-    }
-}
-
 /// A successful answer body read as `T`, the loose serde shape of one
 /// provider's answer; a body of another shape is a protocol error naming
 /// `provider`.
@@ -224,45 +182,6 @@ pub(crate) fn answer_as<T: DeserializeOwned>(
 /// A protocol error of `provider`: `"{provider}: {what}"`.
 pub(crate) fn protocol(provider: &str, what: impl std::fmt::Display) -> BackendError {
     BackendError::new(BackendErrorKind::Protocol, format!("{provider}: {what}"))
-}
-
-/// How an OpenAI answer (Chat Completions or Responses) says it ended,
-/// refusals aside.
-pub(crate) enum Finish {
-    /// The content filter stopped it.
-    Filtered,
-    /// The output-token limit cut it.
-    Cut,
-    /// It ended on its own (or said nothing).
-    Done,
-}
-
-/// An OpenAI answer's turn: a refusal (or the content filter) makes it a
-/// refusal, whose text stands in for empty content; else a cut answer is
-/// `Length`, and one with tool calls is `ToolUse`.
-pub(crate) fn openai_turn(
-    mut text: String,
-    refusal: Option<String>,
-    tool_calls: Vec<ToolCall>,
-    usage: Usage,
-    finish: Finish,
-) -> ModelTurn {
-    let stop = match (finish, &refusal) {
-        (_, Some(_)) | (Finish::Filtered, _) => StopReason::Refusal,
-        (Finish::Cut, _) => StopReason::Length,
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
-        _ => StopReason::EndTurn,
-    };
-    if let (Some(r), true) = (refusal, text.is_empty()) {
-        text = r;
-    }
-    ModelTurn {
-        text,
-        tool_calls,
-        usage,
-        stop,
-        reasoning: Vec::new(),
-    }
 }
 
 #[cfg(test)]
@@ -300,43 +219,15 @@ mod tests {
     }
 
     #[test]
-    fn arguments_round_trip() {
+    #[cfg(feature = "anthropic")]
+    fn arguments_as_an_object() {
         assert_eq!(arguments_object("{\"a\":1}"), json!({"a": 1}));
         assert_eq!(arguments_object("not json"), json!({}));
+    }
+
+    #[test]
+    fn arguments_as_text() {
         assert_eq!(arguments_text(Some(&json!({"a": 1}))), "{\"a\":1}");
         assert_eq!(arguments_text(Some(&json!("{\"a\":1}"))), "{\"a\":1}");
-    }
-}
-
-/// OpenAI's `prompt_tokens_details` (Chat) and `input_tokens_details`
-/// (Responses): the cached part of the input.
-#[derive(Debug, Default, serde::Deserialize)]
-pub(crate) struct InputTokenDetails {
-    #[serde(default)]
-    pub(crate) cached_tokens: Option<u64>,
-}
-
-/// OpenAI's `completion_tokens_details` (Chat) and `output_tokens_details`
-/// (Responses): the reasoning part of the output.
-#[derive(Debug, Default, serde::Deserialize)]
-pub(crate) struct OutputTokenDetails {
-    #[serde(default)]
-    pub(crate) reasoning_tokens: Option<u64>,
-}
-
-/// The usage of an OpenAI answer (Chat or Responses): the token counts and
-/// their cached and reasoning parts.
-pub(crate) fn openai_usage(
-    input: Option<u64>,
-    output: Option<u64>,
-    input_details: Option<InputTokenDetails>,
-    output_details: Option<OutputTokenDetails>,
-) -> Usage {
-    Usage {
-        input_tokens: input.unwrap_or(0),
-        output_tokens: output.unwrap_or(0),
-        cache_read_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
-        cache_write_tokens: 0,
-        reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
     }
 }
