@@ -18,6 +18,8 @@
 //!   symlinks out) are refused with a [`PathError`]; binary files are
 //!   refused; every output is capped (16 KiB by default) with a visible
 //!   `[truncated: …]` line.
+//! - `mcp` (feature `mcp`) gives the tools of MCP servers, each started as
+//!   a child process and spoken to over stdio.
 //!
 //! Tokenisation (shared by indexing and queries) lowercases, splits on
 //! anything that is not a letter or digit, keeps numbers and folds
@@ -60,6 +62,8 @@ mod cap;
 mod corpus;
 mod error;
 mod files;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod sandbox;
 mod search;
 mod tokenize;

@@ -178,6 +178,16 @@ impl Default for ToolBox {
     }
 }
 
+/// Adds shared tools (each replacing one of the same name), as
+/// [`ToolBox::add`] does: `tools.extend(mcp_server.tools())`.
+impl Extend<Arc<dyn Tool>> for ToolBox {
+    fn extend<I: IntoIterator<Item = Arc<dyn Tool>>>(&mut self, tools: I) {
+        for tool in tools {
+            self.add(tool);
+        }
+    }
+}
+
 impl std::fmt::Debug for ToolBox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolBox")
