@@ -257,3 +257,74 @@ async fn a_call_past_the_run_deadline_ends_the_run_not_the_server() {
     let next = tools.execute(&call("echo", json!({"text": "alive"}))).await;
     assert_eq!(next.result.content, "alive");
 }
+
+/// A real model (llama.cpp, Qwen2.5-Coder-0.5B) given the fixture server's
+/// tools: it called `add` with the server's own schema, the server's
+/// structured result went back, and the answer used it. Replays
+/// `tests/cassettes/mcp.qwen.jsonl` (the fixture server still runs: the
+/// cassette holds the model's side only). With `TRIBUNAL_LIVE_MODEL` set it
+/// records that cassette again against `OPENAI_BASE_URL` (LIVE.md).
+#[tokio::test]
+async fn a_real_model_calls_an_mcp_tool() {
+    use tribunal_runtime::{BackendKind, BackendOptions, connect};
+    let cassette = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cassettes/mcp.qwen.jsonl"
+    );
+    let live = std::env::var("TRIBUNAL_LIVE_MODEL").ok();
+    let options = match &live {
+        Some(_) => BackendOptions {
+            record: Some(cassette.into()),
+            ..BackendOptions::default()
+        },
+        None => BackendOptions {
+            replay: Some(cassette.into()),
+            ..BackendOptions::default()
+        },
+    };
+    let model = live.as_deref().unwrap_or("qwen");
+    let backend = connect(BackendKind::OpenAiChat, model, &options).unwrap();
+    let server = McpServer::start("fixture", &fixture(), START)
+        .await
+        .unwrap();
+    let schema = OutputSchema::new(
+        "sum",
+        json!({"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}},
+               "additionalProperties": false}),
+    )
+    .unwrap();
+    // Only `add`: offered all six fixture tools, the model wrote its call
+    // as text instead of making it (LIVE.md).
+    let mut tools = ToolBox::new();
+    tools.extend(server.tools().into_iter().filter(|t| t.name() == "add"));
+    let agent = Agent::new(backend, Arc::new(schema))
+        .unwrap()
+        .with_system("Use the add tool to add numbers, then give the sum.")
+        .with_tools(tools)
+        .with_budget(tribunal_runtime::Budget {
+            max_tool_calls: Some(3),
+            ..tribunal_runtime::Budget::default()
+        });
+    let run = agent.run("What is 1234 + 4321?").await;
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    let add = run
+        .report
+        .tool_calls
+        .iter()
+        .find(|c| c.name == "add")
+        .expect("the model called add");
+    assert!(add.ok, "{add:?}");
+    let results: Vec<&str> = run
+        .conversation
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            tribunal_runtime::conversation::Message::ToolResults { results } => Some(results),
+            _ => None,
+        })
+        .flatten()
+        .map(|r| r.content.as_str())
+        .collect();
+    assert!(results.contains(&"{\"sum\":5555}"), "{results:?}");
+    assert_eq!(run.report.outcome.value(), Some(&json!({"sum": 5555})));
+}
