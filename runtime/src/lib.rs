@@ -24,6 +24,15 @@
 //! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
 //! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
+//! # Features
+//!
+//! `openai` (OpenAI Chat Completions and Responses, and compatible servers)
+//! and `anthropic` (Anthropic Messages) are the live backends, on by
+//! default; both need `http` (reqwest with rustls). With default features
+//! off the crate has the loop, typed tools and answers, the scripted
+//! backend and cassette replay, and no HTTP stack; [`connect`] then refuses
+//! a live backend with a `Config` error naming its feature.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;

@@ -16,7 +16,7 @@
 //!   MCP server {name} is not running`, at once (no wait for a timeout).
 //!
 //! The server's environment is not ours: it gets `PATH`, `HOME`, `USER`,
-//! `LANG`, `TMPDIR` and the variables the command names
+//! `LANG`, `LC_ALL`, `TMPDIR` and the variables the command names
 //! ([`McpCommand::pass_env`]), read from this process's environment, so an
 //! API key meant for the model never reaches it and a secret the server
 //! needs is never written in a config file. Its standard error goes to the

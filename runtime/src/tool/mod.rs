@@ -137,9 +137,10 @@ enum Arguments {
 }
 
 impl Entry {
-    /// The parameters the model is offered on `target`, and whether they
-    /// differ from the schema as written. A schema the compiler refuses for
-    /// `target` is offered as written (and its arguments taken as written).
+    /// The parameters the model is offered on `target` when they are not
+    /// the schema as written (`None`: as written). A schema the compiler
+    /// refuses for `target` is offered as written, and its arguments are
+    /// then taken as written too.
     fn wire_parameters(&self, target: SchemaTarget) -> Option<Arc<serde_json::Value>> {
         match &self.arguments {
             Arguments::Compiled(schema) => schema.compiled(target).ok().map(|c| c.wire.clone()),
