@@ -297,3 +297,62 @@ async fn each_backend_offers_a_typed_tool_strict_and_decodes_its_call() {
         insta::assert_json_snapshot!(format!("tool_typed_offer_{kind:?}"), tools);
     }
 }
+
+/// A tool that asks for compilation with a schema the compiler cannot take.
+struct Odd(Value);
+
+impl tribunal_runtime::Tool for Odd {
+    fn name(&self) -> &str {
+        "odd"
+    }
+    fn description(&self) -> &str {
+        "Takes odd schemas."
+    }
+    fn parameters(&self) -> Value {
+        self.0.clone()
+    }
+    fn call(
+        &self,
+        args: Value,
+    ) -> futures::future::BoxFuture<'_, Result<tribunal_runtime::ToolOutput, ToolError>> {
+        Box::pin(async move { Ok(tribunal_runtime::ToolOutput::Json(args)) })
+    }
+    fn compiles_parameters(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_schema_the_compiler_refuses_is_offered_and_taken_as_written() {
+    // Valid JSON Schema that no value satisfies: the validator takes it,
+    // the compiler refuses it for the providers.
+    let infeasible = json!({"type": "object", "allOf": [{"type": "string"}],
+                            "properties": {"a": {"type": "string"}}});
+    // Not a schema at all: the validator refuses it.
+    let broken =
+        json!({"type": "object", "properties": {"a": {"$ref": "https://example.invalid/a"}}});
+    // The infeasible one is still checked by its validator (which refuses
+    // every value); the broken one has none, so the tool gets the object.
+    let cases = [
+        (
+            infeasible,
+            "error: invalid arguments for odd:\n- instancePath \"\"",
+        ),
+        (broken, "{\"a\":\"x\"}"),
+    ];
+    for (schema, says) in cases {
+        let tools = ToolBox::new().with(Odd(schema.clone()));
+        for target in [SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
+            assert_eq!(tools.specs_for(target)[0].parameters, schema, "{target:?}");
+        }
+        let done = tools
+            .execute_for(SchemaTarget::OpenAi, &call("odd", json!({"a": "x"})))
+            .await;
+        let content = &done.result.content;
+        assert!(content.starts_with(says), "{schema}: {content}");
+        let not_object = tools
+            .execute_for(SchemaTarget::OpenAi, &call("odd", json!(["x"])))
+            .await;
+        assert!(not_object.result.is_error, "{}", not_object.result.content);
+    }
+}
