@@ -409,13 +409,7 @@ fn check_as_written(
         let problems: Vec<String> = validator
             .iter_errors(args)
             .take(5)
-            .map(|e| {
-                format!(
-                    "instancePath {:?}: {}",
-                    e.instance_path().to_string(),
-                    clip(&e.to_string(), Limit::Chars(200))
-                )
-            })
+            .map(|e| problem(&e.instance_path().to_string(), &e.to_string()))
             .collect();
         if !problems.is_empty() {
             return Err(invalid_arguments(name, &problems));
@@ -452,10 +446,14 @@ fn decode_compiled(
 }
 
 fn describe_issue(issue: &crate::schema::Issue) -> String {
+    problem(&issue.path, &issue.message)
+}
+
+/// One line of an invalid-arguments result: where, and what (clipped).
+fn problem(path: &str, message: &str) -> String {
     format!(
-        "instancePath {:?}: {}",
-        issue.path,
-        clip(&issue.message, Limit::Chars(200))
+        "instancePath {path:?}: {}",
+        clip(message, Limit::Chars(200))
     )
 }
 
