@@ -7,8 +7,9 @@ use crate::backend::{Backend, BackendError, ModelRequest, OutputFormat};
 use crate::budget::Budget;
 use crate::contract::AnswerContract;
 use crate::conversation::{Conversation, ModelTurn};
-use crate::driver::drive;
+use crate::driver::{drive, drive_with_events};
 use crate::error::{ErrorCode, SchemaError};
+use crate::event::{EventSink, RunStream};
 use crate::machine::{Machine, MachineConfig, answer_schema};
 use crate::output::ToolChoice;
 use crate::report::{RunOutcome, RunReport};
@@ -186,8 +187,29 @@ impl<T> Agent<T> {
         self.run_conversation(conversation).await
     }
 
+    /// Runs the agent on one user input as a stream of [`RunEvent`](crate::RunEvent)s: each
+    /// model request, the answer's text (or answer-tool arguments) as the
+    /// backend streams it, the tool calls and their results, and last
+    /// [`RunEvent::Finished`](crate::RunEvent::Finished) with the [`Run`] — the one [`run`](Self::run)
+    /// returns for the same answers. Budgets and the deadline hold as in
+    /// `run`; the live backends read the providers' streamed answers
+    /// ([`Backend::complete_streaming`]), others give each turn whole.
+    ///
+    /// The run progresses only while the stream is polled; dropping the
+    /// stream cancels it.
+    pub fn run_stream(&self, input: &str) -> RunStream<'_> {
+        let conversation = Conversation::new(self.system.clone(), input);
+        let (sink, events) = RunStream::channel();
+        let run = Box::pin(async move { self.run_inner(conversation, Some(&sink)).await });
+        RunStream::new(run, events)
+    }
+
     /// Runs the agent from an existing conversation (whose last message is the user's).
     pub async fn run_conversation(&self, conversation: Conversation) -> Run {
+        self.run_inner(conversation, None).await
+    }
+
+    async fn run_inner(&self, conversation: Conversation, events: Option<EventSink<'_>>) -> Run {
         let span = tracing::info_span!(
             "run",
             backend = %self.backend.name(),
@@ -214,11 +236,17 @@ impl<T> Agent<T> {
                     };
                 }
             };
-        let (report, conversation) = tracing::Instrument::instrument(
-            drive(machine, self.backend.as_ref(), &self.tools),
-            span,
-        )
-        .await;
+        let backend = self.backend.as_ref();
+        let (report, conversation) = match events {
+            Some(events) => {
+                let driven = drive_with_events(machine, backend, &self.tools, events);
+                tracing::Instrument::instrument(driven, span).await
+            }
+            None => {
+                let driven = drive(machine, backend, &self.tools);
+                tracing::Instrument::instrument(driven, span).await
+            }
+        };
         Run {
             report,
             conversation,

@@ -1,7 +1,8 @@
 //! The async driver: performs what the [`Machine`] decides. The only code of
 //! the loop that awaits, reads the clock or calls a backend or a tool.
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Delta};
+use crate::event::{EventSink, RunEvent};
 use crate::machine::{Action, Input, Machine};
 use crate::report::RunReport;
 use crate::tool::ToolBox;
@@ -21,13 +22,28 @@ pub fn drive<'a>(
 ) -> impl Future<Output = (RunReport, crate::conversation::Conversation)> + Send + 'a {
     // The machine lives on the heap: an `async fn` would hold it twice (as
     // its argument and as the local it drives), in every run's task.
-    drive_boxed(Box::new(machine), backend, tools)
+    drive_boxed(Box::new(machine), backend, tools, None)
+}
+
+/// [`drive`], sending what happens to `events` as it happens: each model
+/// request ([`RunEvent::ModelCall`]), the answer's deltas as the backend
+/// streams them ([`Backend::complete_streaming`]), the tool calls that run
+/// and their results. The machine decides exactly as in [`drive`]: the
+/// streamed turn is the turn, so the report is the same.
+pub fn drive_with_events<'a>(
+    machine: Machine,
+    backend: &'a dyn Backend,
+    tools: &'a ToolBox,
+    events: EventSink<'a>,
+) -> impl Future<Output = (RunReport, crate::conversation::Conversation)> + Send + 'a {
+    drive_boxed(Box::new(machine), backend, tools, Some(events))
 }
 
 async fn drive_boxed(
     mut machine: Box<Machine>,
     backend: &dyn Backend,
     tools: &ToolBox,
+    events: Option<EventSink<'_>>,
 ) -> (RunReport, crate::conversation::Conversation) {
     let deadline = machine.deadline().map(Instant::from_std);
     let target = machine.target();
@@ -38,7 +54,21 @@ async fn drive_boxed(
             Some(Action::CallModel(request)) => {
                 turn += 1;
                 let span = tracing::debug_span!("turn", turn, tools = request.tools.len());
-                let input = bounded(deadline, backend.complete(&request))
+                let deltas = |delta: Delta| {
+                    if let Some(events) = events {
+                        events(RunEvent::from(delta));
+                    }
+                };
+                let call = match events {
+                    Some(events) => {
+                        if let Some(purpose) = machine.request_purpose() {
+                            events(RunEvent::ModelCall { turn, purpose });
+                        }
+                        backend.complete_streaming(&request, &deltas)
+                    }
+                    None => backend.complete(&request),
+                };
+                let input = bounded(deadline, call)
                     .instrument(span)
                     .await
                     .map(|r| match r {
@@ -59,11 +89,22 @@ async fn drive_boxed(
             }
             Some(Action::CallTools(calls)) => {
                 let span = tracing::debug_span!("tools", count = calls.len());
+                if let Some(events) = events {
+                    events(RunEvent::ToolCalls(calls.clone()));
+                }
                 let input = bounded(deadline, tools.execute_all_for(target, &calls))
                     .instrument(span)
                     .await
                     .map(Input::ToolsDone)
                     .unwrap_or(Input::DeadlineExceeded);
+                if let (Some(events), Input::ToolsDone(done)) = (events, &input) {
+                    for execution in done {
+                        events(RunEvent::ToolResult {
+                            result: execution.result.clone(),
+                            duration: execution.duration,
+                        });
+                    }
+                }
                 machine.handle(input, Instant::now().into_std());
             }
             Some(Action::Done) | None => break,

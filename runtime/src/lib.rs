@@ -21,6 +21,7 @@
 //! | [`conversation`] | messages, model turns, tool calls and results, usage |
 //! | [`output`] | output strategies (native, tool, prompt) and the resolved plan |
 //! | [`machine`], [`driver`] | the loop itself, for custom drivers and trace tests |
+//! | [`event`] | a run's events as [`Agent::run_stream`] streams them |
 //! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
 //! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
@@ -66,6 +67,7 @@ pub mod conversation;
 pub mod cost;
 pub mod driver;
 mod error;
+pub mod event;
 pub mod json;
 pub mod machine;
 pub mod output;
@@ -83,6 +85,7 @@ pub use budget::{Budget, OnBudget};
 pub use contract::AnswerContract;
 pub use conversation::Conversation;
 pub use error::{ErrorCode, SchemaError};
+pub use event::{RunEvent, RunStream};
 pub use output::OutputChoice;
 pub use report::{RunOutcome, RunReport};
 pub use schema::OutputSchema;

@@ -101,6 +101,20 @@ pub enum Input {
     DeadlineExceeded,
 }
 
+/// Why a model request is made, as the machine's users see it
+/// ([`Machine::request_purpose`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestPurpose {
+    /// An agent turn: the model may call tools or answer.
+    Agent,
+    /// A budget ran out (this code) under `on_budget = "finalize"`: one
+    /// tools-disabled request for the answer from what was found.
+    Finalize(ErrorCode),
+    /// The one repair turn after an invalid answer, tools disabled.
+    Repair,
+}
+
 /// Why a model request is being made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -377,6 +391,18 @@ impl Machine {
                 State::Done(_) => return Some(Action::Done),
                 State::Model(_, Step::Sent) | State::Tools(_, Step::Sent) => return None,
             }
+        }
+    }
+
+    /// Why the model request the machine is at (due or handed out by
+    /// [`poll`](Self::poll)) is made; `None` when it is not at a model
+    /// request (running tools, or done).
+    pub fn request_purpose(&self) -> Option<RequestPurpose> {
+        match self.state {
+            State::Model(Phase::Agent, _) => Some(RequestPurpose::Agent),
+            State::Model(Phase::Finalize(code), _) => Some(RequestPurpose::Finalize(code)),
+            State::Model(Phase::Repair { .. }, _) => Some(RequestPurpose::Repair),
+            State::Tools(..) | State::Done(_) => None,
         }
     }
 

@@ -88,6 +88,12 @@ struct WireTool<'a> {
 impl Codec for AnthropicCodec {
     const PROVIDER: Provider = Provider::ANTHROPIC;
 
+    type Stream = super::stream::anthropic::MessagesStream;
+
+    fn stream_body(body: &mut Value) -> bool {
+        wire::set_stream(body, None)
+    }
+
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages: Vec<WireMessage> = Vec::new();
         for m in &request.conversation.messages {

@@ -17,10 +17,13 @@
 //!
 //! Each run can count its hits and misses with [`counted`].
 
+use super::delta::send_whole;
 use super::record::{
     CassetteLine, RecordedOutcome, append_line, request_json, request_key, write_line,
 };
-use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, Replay};
+use super::{
+    Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, Replay, forward,
+};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -187,6 +190,26 @@ impl<B: Backend> Backend for Cached<B> {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.answer(request, None)
+    }
+
+    /// A hit is sent whole ([`send_whole`]); a miss streams from the inner
+    /// backend and is stored as the turn it adds up to.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.answer(request, Some(sink))
+    }
+}
+
+impl<B: Backend> Cached<B> {
+    fn answer<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             let key = request_key(request);
             let hit = self
@@ -196,10 +219,13 @@ impl<B: Backend> Backend for Cached<B> {
                 .and_then(|mut a| a.get_mut(&key).and_then(VecDeque::pop_front));
             if let Some(turn) = hit {
                 self.count(true);
+                if let Some(sink) = sink {
+                    send_whole(&turn, sink);
+                }
                 return Ok(turn);
             }
             self.count(false);
-            let turn = self.inner.complete(request).await?;
+            let turn = forward(&self.inner, request, sink).await?;
             let line = CassetteLine::Exchange {
                 key,
                 request: request_json(request),

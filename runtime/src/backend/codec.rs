@@ -9,6 +9,7 @@
 //! and fuzzed without a server.
 
 use super::config::ProviderConfig;
+use super::stream::StreamFold;
 use super::{BackendError, ModelRequest, SchemaTarget};
 use crate::conversation::ModelTurn;
 use serde_json::Value;
@@ -102,6 +103,20 @@ pub trait Codec: Send + Sync + 'static {
     /// the key). Errors: a body that is not this API's answer, or one that
     /// reports a failure in place of a turn (`Protocol`, never a panic).
     fn decode(answer: Value) -> Result<ModelTurn, BackendError>;
+
+    /// How this API's answer streams: the fold of its server-sent events
+    /// back into the body [`decode`](Codec::decode) reads
+    /// ([`NoStream`](super::stream::NoStream) for an API that is not
+    /// streamed).
+    type Stream: StreamFold;
+
+    /// Turns an [`encode`](Codec::encode)d body into a request for a
+    /// streamed answer (`"stream": true`, …) and returns true; the default
+    /// leaves it alone and returns false, and the answer is then read whole.
+    fn stream_body(body: &mut Value) -> bool {
+        let _ = body;
+        false
+    }
 }
 
 /// The error `C` decodes `answer` to, checked to be a protocol error whose

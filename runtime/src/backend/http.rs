@@ -5,8 +5,12 @@
 
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
+use super::delta::{Delta, DeltaSink, send_whole};
+use super::stream::{Flow, StreamFold};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
@@ -18,6 +22,10 @@ const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 /// The largest response body read into memory (32 MiB); a larger one is a
 /// protocol error instead of unbounded memory use.
 const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+/// The largest single event of a streamed answer (4 MiB). Larger is a
+/// protocol error: the SSE parser re-reads an unfinished line as each chunk
+/// arrives, so one endless line would cost time quadratic in its length.
+const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 /// Keys shorter than this are not scrubbed from provider text.
 const MIN_SCRUBBED_KEY_LEN: usize = 4;
 /// What a key in provider text is replaced with.
@@ -89,6 +97,136 @@ impl<C: Codec> Backend for HttpBackend<C> {
             let answer = self.endpoint.post_json(&body).await?;
             C::decode(answer)
         })
+    }
+
+    /// Asks for a streamed answer ([`Codec::stream_body`]) and reads the
+    /// provider's server-sent events with `C::Stream`; the folded body goes
+    /// through [`Codec::decode`] like an unstreamed one, so the turn (usage,
+    /// stop reason, truncation) is the same. A codec that does not stream,
+    /// or a server that answers whole, gives the whole turn as one delta.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let mut body = C::encode(request, &self.config)?;
+            if !C::stream_body(&mut body) {
+                let turn = C::decode(self.endpoint.post_json(&body).await?)?;
+                send_whole(&turn, sink);
+                return Ok(turn);
+            }
+            match self.endpoint.post_stream::<C::Stream>(&body, sink).await? {
+                Answer::Streamed(answer) => C::decode(answer),
+                Answer::Whole(answer) => {
+                    let turn = C::decode(answer)?;
+                    send_whole(&turn, sink);
+                    Ok(turn)
+                }
+            }
+        })
+    }
+}
+
+/// Why the byte stream under an event stream stopped early.
+enum StreamFail {
+    Transport(reqwest::Error),
+    TooLarge,
+    EventTooLarge,
+}
+
+impl std::fmt::Display for StreamFail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamFail::Transport(e) => e.fmt(f),
+            StreamFail::TooLarge => f.write_str("the answer is too large"),
+            StreamFail::EventTooLarge => f.write_str("a stream event is too large"),
+        }
+    }
+}
+
+/// A success answer to a streaming request.
+enum Answer {
+    /// Folded from the event stream (its deltas already sent).
+    Streamed(Value),
+    /// A whole JSON body: the server did not stream.
+    Whole(Value),
+}
+
+/// Holds back, per delta channel (the text, each tool call's arguments), the
+/// end of the streamed text that could be the start of the key, so that a
+/// key split across two deltas is replaced like one inside a delta. What is
+/// held back goes out with the next delta of its channel, or at
+/// [`flush`](Self::flush).
+struct DeltaScrubber<'s> {
+    secret: Option<&'s str>,
+    /// (tool call index or `None` for text, the call's name, held text).
+    held: Vec<(Option<usize>, String, String)>,
+}
+
+impl<'s> DeltaScrubber<'s> {
+    fn new(secret: Option<&'s str>) -> Self {
+        DeltaScrubber {
+            secret,
+            held: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, delta: Delta, sink: DeltaSink<'_>) {
+        let Some(secret) = self.secret else {
+            sink(delta);
+            return;
+        };
+        let (channel, name, piece) = match delta {
+            Delta::Text(text) => (None, String::new(), text),
+            Delta::ToolArguments {
+                index,
+                name,
+                fragment,
+            } => (Some(index), name, fragment),
+        };
+        let slot = match self.held.iter().position(|(c, ..)| *c == channel) {
+            Some(i) => i,
+            None => {
+                self.held.push((channel, String::new(), String::new()));
+                self.held.len() - 1
+            }
+        };
+        let (_, held_name, held) = &mut self.held[slot];
+        *held_name = name;
+        held.push_str(&piece);
+        if held.contains(secret) {
+            *held = held.replace(secret, REDACTED);
+        }
+        // The longest end of `held` that begins the key stays behind (the
+        // key is header-safe ASCII, so the cut is on a char boundary).
+        let keep = (1..secret.len())
+            .rev()
+            .find(|&k| held.ends_with(&secret[..k]))
+            .unwrap_or(0);
+        let out: String = held.drain(..held.len() - keep).collect();
+        if !out.is_empty() {
+            sink(channel_delta(channel, held_name, out));
+        }
+    }
+
+    fn flush(&mut self, sink: DeltaSink<'_>) {
+        for (channel, name, held) in self.held.drain(..) {
+            if !held.is_empty() {
+                sink(channel_delta(channel, &name, held));
+            }
+        }
+    }
+}
+
+fn channel_delta(channel: Option<usize>, name: &str, text: String) -> Delta {
+    match channel {
+        None => Delta::Text(text),
+        Some(index) => Delta::ToolArguments {
+            index,
+            name: name.to_string(),
+            fragment: text,
+        },
     }
 }
 
@@ -164,6 +302,110 @@ impl Endpoint {
     /// the status arrived is `Transport` *with* the status (not retryable: part
     /// of the response was received); an unreadable body is `Protocol`.
     async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
+        let (status, response) = self.send(body).await?;
+        let bytes = self.read_all(status, response).await?;
+        self.parse_answer(&bytes)
+    }
+
+    /// POSTs a streaming `body` and folds the server-sent events of the
+    /// answer with `F`, sending their deltas to `sink` (scrubbed of the key,
+    /// see [`DeltaScrubber`]) as they arrive. A server that answers with a
+    /// whole JSON body instead of a stream is read like
+    /// [`post_json`](Self::post_json) (`Answer::Whole`).
+    ///
+    /// Errors as `post_json`'s; besides, a stream that breaks off or ends
+    /// with an error event is `Transport` with the status (never retried),
+    /// and an event over [`MAX_EVENT_BYTES`] or that is not SSE is `Protocol`.
+    async fn post_stream<F: StreamFold>(
+        &self,
+        body: &Value,
+        sink: DeltaSink<'_>,
+    ) -> Result<Answer, BackendError> {
+        let (status, response) = self.send(body).await?;
+        let is_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+        if !is_stream {
+            let bytes = self.read_all(status, response).await?;
+            return self.parse_answer(&bytes).map(Answer::Whole);
+        }
+        // Bytes read since the last event came out of the parser, and in
+        // all: the parser holds an unfinished event in memory.
+        let since_event = std::sync::atomic::AtomicUsize::new(0);
+        let total = std::sync::atomic::AtomicUsize::new(0);
+        let (since_event, total) = (&since_event, &total);
+        let chunks = futures::stream::unfold(Some(response), |response| async move {
+            let mut response = response?;
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    let pending = since_event.fetch_add(chunk.len(), Relaxed) + chunk.len();
+                    let read = total.fetch_add(chunk.len(), Relaxed) + chunk.len();
+                    if read > MAX_RESPONSE_BYTES {
+                        Some((Err(StreamFail::TooLarge), None))
+                    } else if pending > MAX_EVENT_BYTES {
+                        Some((Err(StreamFail::EventTooLarge), None))
+                    } else {
+                        Some((Ok(chunk), Some(response)))
+                    }
+                }
+                Ok(None) => None,
+                Err(e) => Some((Err(StreamFail::Transport(e)), None)),
+            }
+        });
+        let mut events = std::pin::pin!(chunks.eventsource());
+        let mut fold = F::default();
+        let mut deltas = Vec::new();
+        let mut scrubber = DeltaScrubber::new(self.can_scrub().then_some(self.secret.as_str()));
+        while let Some(event) = events.next().await {
+            since_event.store(0, std::sync::atomic::Ordering::Relaxed);
+            let event = match event {
+                Ok(event) => event,
+                Err(EventStreamError::Transport(StreamFail::Transport(e))) => {
+                    return Err(self.transport(Some(status), &e));
+                }
+                Err(EventStreamError::Transport(StreamFail::TooLarge)) => {
+                    return Err(self.too_large(status));
+                }
+                Err(EventStreamError::Transport(StreamFail::EventTooLarge)) => {
+                    return Err(self.protocol(
+                        status,
+                        format!("sent a stream event larger than {MAX_EVENT_BYTES} bytes"),
+                    ));
+                }
+                Err(e) => {
+                    return Err(self.protocol(
+                        status,
+                        format!("answered with a stream that is not server-sent events: {e}"),
+                    ));
+                }
+            };
+            let flow = fold.push(&event.event, &event.data, &mut deltas);
+            for delta in deltas.drain(..) {
+                scrubber.push(delta, sink);
+            }
+            if flow? == Flow::End {
+                break;
+            }
+        }
+        scrubber.flush(sink);
+        tracing::debug!(
+            backend = self.backend,
+            status,
+            bytes = total.load(std::sync::atomic::Ordering::Relaxed),
+            "streamed response"
+        );
+        let mut answer = fold.finish()?;
+        self.scrub_answer(&mut answer);
+        Ok(Answer::Streamed(answer))
+    }
+
+    /// Sends `body` and returns the response once its status is a success.
+    /// An error status reads the body for the provider's error (see
+    /// [`post_json`](Self::post_json)).
+    async fn send(&self, body: &Value) -> Result<(u16, reqwest::Response), BackendError> {
         tracing::debug!(backend = self.backend, url = %self.url, "POST");
         tracing::trace!(backend = self.backend, body = %body, "request body");
         let response = self
@@ -175,8 +417,22 @@ impl Endpoint {
             .await
             .map_err(|e| self.transport(None, &e))?;
         let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok((status, response));
+        }
         let retry_after = retry_after(response.headers(), SystemTime::now());
-        let mut response = response;
+        let bytes = self.read_all(status, response).await?;
+        let mut error = self.http_error(status, &bytes);
+        error.retry_after = retry_after;
+        Err(error)
+    }
+
+    /// Reads the rest of `response`, at most [`MAX_RESPONSE_BYTES`].
+    async fn read_all(
+        &self,
+        status: u16,
+        mut response: reqwest::Response,
+    ) -> Result<Vec<u8>, BackendError> {
         let mut bytes: Vec<u8> = Vec::new();
         while let Some(chunk) = response
             .chunk()
@@ -184,15 +440,7 @@ impl Endpoint {
             .map_err(|e| self.transport(Some(status), &e))?
         {
             if bytes.len().saturating_add(chunk.len()) > MAX_RESPONSE_BYTES {
-                let mut e = BackendError::new(
-                    BackendErrorKind::Protocol,
-                    format!(
-                        "{} answered with a body larger than {MAX_RESPONSE_BYTES} bytes",
-                        self.backend
-                    ),
-                );
-                e.status = Some(status);
-                return Err(e);
+                return Err(self.too_large(status));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -202,12 +450,12 @@ impl Endpoint {
             bytes = bytes.len(),
             "response"
         );
-        if !(200..300).contains(&status) {
-            let mut error = self.http_error(status, &bytes);
-            error.retry_after = retry_after;
-            return Err(error);
-        }
-        let mut answer: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Ok(bytes)
+    }
+
+    /// A success body as JSON, scrubbed of the key.
+    fn parse_answer(&self, bytes: &[u8]) -> Result<Value, BackendError> {
+        let mut answer: Value = serde_json::from_slice(bytes).map_err(|e| {
             BackendError::new(
                 BackendErrorKind::Protocol,
                 format!(
@@ -218,6 +466,22 @@ impl Endpoint {
         })?;
         self.scrub_answer(&mut answer);
         Ok(answer)
+    }
+
+    fn too_large(&self, status: u16) -> BackendError {
+        self.protocol(
+            status,
+            format!("answered with a body larger than {MAX_RESPONSE_BYTES} bytes"),
+        )
+    }
+
+    fn protocol(&self, status: u16, what: String) -> BackendError {
+        let mut e = BackendError::new(
+            BackendErrorKind::Protocol,
+            format!("{} {what}", self.backend),
+        );
+        e.status = Some(status);
+        e
     }
 
     /// Replaces the key in every string (and object key) of a provider's

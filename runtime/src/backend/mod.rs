@@ -15,6 +15,7 @@ pub mod anthropic;
 pub mod cache;
 pub mod codec;
 pub mod config;
+pub mod delta;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "openai")]
@@ -27,6 +28,7 @@ pub mod record;
 pub mod replay;
 pub mod retry;
 pub mod scripted;
+pub mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
@@ -38,6 +40,7 @@ pub use config::{
     BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,
     is_hosted, resolve_plan,
 };
+pub use delta::{Delta, DeltaSink};
 #[cfg(feature = "http")]
 pub use http::HttpBackend;
 #[cfg(feature = "openai")]
@@ -213,6 +216,25 @@ pub trait Backend: Send + Sync {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
 
+    /// Like [`complete`](Backend::complete), and sends the answer's pieces
+    /// to `sink` as they arrive. Returns the same turn `complete` returns
+    /// for the same answer: the deltas are a preview.
+    ///
+    /// The default calls `complete` and sends the whole turn at once
+    /// ([`delta::send_whole`]): what scripted and replayed backends do. A
+    /// wrapper forwards it to its inner backend's `complete_streaming`.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        Box::pin(async move {
+            let turn = self.complete(request).await?;
+            delta::send_whole(&turn, sink);
+            Ok(turn)
+        })
+    }
+
     /// [`BackendInfo::name`].
     fn name(&self) -> &str {
         self.info().name
@@ -229,6 +251,19 @@ pub trait Backend: Send + Sync {
     }
 }
 
+/// `backend.complete(request)`, or `complete_streaming` when a `sink` is
+/// given: how a wrapper serves both methods with one body.
+pub(crate) fn forward<'a, B: Backend + ?Sized>(
+    backend: &'a B,
+    request: &'a ModelRequest,
+    sink: Option<DeltaSink<'a>>,
+) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+    match sink {
+        Some(sink) => backend.complete_streaming(request, sink),
+        None => backend.complete(request),
+    }
+}
+
 impl<B: Backend + ?Sized> Backend for Arc<B> {
     fn info(&self) -> BackendInfo<'_> {
         (**self).info()
@@ -239,5 +274,13 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         (**self).complete(request)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        (**self).complete_streaming(request, sink)
     }
 }

@@ -45,6 +45,14 @@ pub struct OpenAiChatCodec;
 impl Codec for OpenAiChatCodec {
     const PROVIDER: Provider = Provider::OPENAI_CHAT;
 
+    type Stream = super::stream::openai_chat::ChatStream;
+
+    /// `"stream": true`, with `stream_options.include_usage` so the last
+    /// chunk carries the usage the budget needs.
+    fn stream_body(body: &mut Value) -> bool {
+        wire::set_stream(body, Some(serde_json::json!({"include_usage": true})))
+    }
+
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages = Vec::new();
         if let Some(system) = &request.conversation.system {

@@ -44,6 +44,12 @@ fn message(role: Role, text: &str) -> InputItem {
 impl Codec for OpenAiResponsesCodec {
     const PROVIDER: Provider = Provider::OPENAI_RESPONSES;
 
+    type Stream = super::stream::openai_responses::ResponsesStream;
+
+    fn stream_body(body: &mut Value) -> bool {
+        wire::set_stream(body, None)
+    }
+
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut input = Vec::new();
         for m in &request.conversation.messages {

@@ -8,7 +8,8 @@
 //! provider, so no URL, header or key is ever seen here, let alone written.
 
 use super::{
-    Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest, OutputFormat, SchemaTarget,
+    Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, OutputFormat,
+    SchemaTarget, forward,
 };
 use crate::conversation::ModelTurn;
 use crate::output::{OutputStrategy, ToolChoice};
@@ -246,8 +247,28 @@ impl<B: Backend> Backend for Recording<B> {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.record(request, None)
+    }
+
+    /// Records the turn the stream adds up to: a streamed run's cassette is
+    /// the one the same run writes unstreamed.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.record(request, Some(sink))
+    }
+}
+
+impl<B: Backend> Recording<B> {
+    fn record<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
-            let result = self.inner.complete(request).await;
+            let result = forward(&self.inner, request, sink).await;
             let line = CassetteLine::Exchange {
                 key: request_key(request),
                 request: request_json(request),

@@ -9,10 +9,13 @@
 //! error is returned). The run deadline cancels a wait: the driver bounds the
 //! whole `complete` call with it.
 
-use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
+use super::{
+    Backend, BackendError, BackendErrorKind, BackendInfo, Delta, DeltaSink, ModelRequest, forward,
+};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
 use rand::Rng;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// HTTP statuses worth another attempt.
@@ -97,14 +100,44 @@ impl<B: Backend> Backend for Retry<B> {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.attempts(request, None)
+    }
+
+    /// Retries only until the first delta: once part of an answer has been
+    /// passed on, a failure is returned as it is (a retry would repeat text
+    /// the caller already has).
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        self.attempts(request, Some(sink))
+    }
+}
+
+impl<B: Backend> Retry<B> {
+    fn attempts<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
+            let started = AtomicBool::new(false);
+            let tracked = |delta: Delta| {
+                started.store(true, Ordering::Relaxed);
+                if let Some(sink) = sink {
+                    sink(delta);
+                }
+            };
+            let tracked: Option<DeltaSink<'_>> = sink.map(|_| &tracked as DeltaSink<'_>);
             let mut retry = 0;
             loop {
-                let error = match self.inner.complete(request).await {
+                let error = match forward(&self.inner, request, tracked).await {
                     Ok(turn) => return Ok(turn),
                     Err(e) => e,
                 };
-                if retry >= self.max_retries || !is_retryable(&error) {
+                let streamed = started.load(Ordering::Relaxed);
+                if retry >= self.max_retries || !is_retryable(&error) || streamed {
                     return Err(error);
                 }
                 let Some(wait) = self.delay(retry, &error) else {

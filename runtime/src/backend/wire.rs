@@ -179,6 +179,20 @@ pub(crate) fn answer_as<T: DeserializeOwned>(
         .map_err(|e| protocol(provider, format!("unexpected response shape: {e}")))
 }
 
+/// Asks for a streamed answer: `"stream": true`, and `stream_options` when
+/// given. Returns true (the body streams); false when the body is not an
+/// object, which is sent unstreamed.
+pub(crate) fn set_stream(body: &mut Value, options: Option<Value>) -> bool {
+    let Value::Object(map) = body else {
+        return false;
+    };
+    map.insert("stream".into(), Value::Bool(true));
+    if let Some(options) = options {
+        map.insert("stream_options".into(), options);
+    }
+    true
+}
+
 /// A protocol error of `provider`: `"{provider}: {what}"`.
 pub(crate) fn protocol(provider: &str, what: impl std::fmt::Display) -> BackendError {
     BackendError::new(BackendErrorKind::Protocol, format!("{provider}: {what}"))

@@ -34,5 +34,6 @@ mod schema_corpus;
 mod schema_decode;
 mod schema_fit;
 mod schema_satisfiable;
+mod streaming;
 mod support;
 mod tool_typed;

@@ -1,0 +1,109 @@
+//! Reading a provider's server-sent event stream without I/O: a
+//! [`StreamFold`] per API takes the stream's events one at a time, hands
+//! out the [`Delta`]s they carry, and at the end gives back the answer body
+//! the same answer has when not streamed, so that [`Codec::decode`] — the
+//! one decoder of each API — reads both. Usage, stop reasons and truncation
+//! therefore come out of a streamed answer exactly as out of a plain one.
+//!
+//! [`Codec::decode`]: super::Codec::decode
+
+use super::BackendError;
+use super::delta::Delta;
+use serde_json::Value;
+
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
+#[cfg(feature = "openai")]
+pub mod openai_chat;
+#[cfg(feature = "openai")]
+pub mod openai_responses;
+
+/// Whether a stream has said all it will say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// More events may follow.
+    More,
+    /// The provider marked the end of the answer; later bytes are ignored.
+    End,
+}
+
+/// One API's stream of events, folded into the answer body it stands for.
+pub trait StreamFold: Default + Send {
+    /// Takes one event: `event` is its type (the `event:` field, empty when
+    /// the server sent none) and `data` its data. Pushes the deltas it
+    /// carries onto `deltas`.
+    ///
+    /// Errors: data that is not this API's event (`Protocol`), or the
+    /// provider's own error event (`Transport` with status 200: part of the
+    /// answer had arrived, so it is not retried).
+    fn push(
+        &mut self,
+        event: &str,
+        data: &str,
+        deltas: &mut Vec<Delta>,
+    ) -> Result<Flow, BackendError>;
+
+    /// The answer body the events add up to. Errors: the stream stopped
+    /// before the provider said the answer was complete (`Transport` with
+    /// status 200).
+    fn finish(self) -> Result<Value, BackendError>;
+}
+
+/// The fold of a codec that has no stream: the events are ignored and the
+/// stream never completes. For codecs written outside this crate that do
+/// not stream; [`HttpBackend`](super::HttpBackend)'s codecs all do.
+#[derive(Debug, Default)]
+pub struct NoStream;
+
+impl StreamFold for NoStream {
+    fn push(&mut self, _: &str, _: &str, _: &mut Vec<Delta>) -> Result<Flow, BackendError> {
+        Ok(Flow::More)
+    }
+
+    fn finish(self) -> Result<Value, BackendError> {
+        Err(BackendError::new(
+            super::BackendErrorKind::Protocol,
+            "this API has no stream reader",
+        ))
+    }
+}
+
+/// Parses one event's data as JSON. Errors (`Protocol`): not JSON.
+pub(crate) fn event_json(provider: &str, data: &str) -> Result<Value, BackendError> {
+    serde_json::from_str(data).map_err(|e| {
+        BackendError::new(
+            super::BackendErrorKind::Protocol,
+            format!("{provider}: a stream event is not JSON: {e}"),
+        )
+    })
+}
+
+/// The error a stream ends with when it broke off or carried an error event
+/// after its status arrived: `Transport` with status 200, so never retried
+/// (part of the answer was received), with the provider's error type.
+pub(crate) fn broke_off(
+    provider: &str,
+    what: impl std::fmt::Display,
+    provider_type: Option<String>,
+) -> BackendError {
+    let mut e = BackendError::new(
+        super::BackendErrorKind::Transport,
+        format!("{provider}: {what}"),
+    );
+    e.status = Some(200);
+    e.provider_type = provider_type;
+    e
+}
+
+/// The `type` and `message` of a provider error object (`{"type", "code",
+/// "message"}`), the message clipped.
+pub(crate) fn error_fields(error: &Value) -> (Option<String>, String) {
+    let text = |key: &str| error.get(key).and_then(Value::as_str);
+    let kind = text("type").or_else(|| text("code")).map(str::to_string);
+    let message = crate::text::clip(
+        text("message").unwrap_or("no message"),
+        crate::text::Limit::Chars(300),
+    )
+    .to_string();
+    (kind, message)
+}

@@ -1,0 +1,734 @@
+//! Streamed runs (`Agent::run_stream`) against stand-in servers that speak
+//! each provider's server-sent events: the streamed report equals the
+//! unstreamed one on the same answers (usage, repair, truncation), the
+//! events come in order and add up to the answers, retries stop at the
+//! first delta, the key never reaches a delta, and deadlines hold.
+
+use crate::backend_support::*;
+use crate::support::{eiffel, landmark_schema};
+use futures::StreamExt;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry};
+use tribunal_runtime::machine::RequestPurpose;
+use tribunal_runtime::{
+    Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport, ToolBox,
+};
+use wiremock::ResponseTemplate;
+
+fn hosted() -> BackendOptions {
+    BackendOptions {
+        output: OutputChoice::Native,
+        schema_on_tool_turns: Some(true),
+        ..BackendOptions::default()
+    }
+}
+
+fn agent(backend: Arc<dyn Backend>) -> Agent {
+    Agent::new(backend, Arc::new(landmark_schema()))
+        .unwrap()
+        .with_system("You answer questions about landmarks. Use the search tool.")
+        .with_tools(ToolBox::new().with(Search))
+}
+
+/// An SSE body of `events` (an optional `event:` name and the data).
+fn sse(events: &[(Option<&str>, String)]) -> ResponseTemplate {
+    let mut body = String::new();
+    for (name, data) in events {
+        if let Some(name) = name {
+            body.push_str(&format!("event: {name}\n"));
+        }
+        body.push_str(&format!("data: {data}\n\n"));
+    }
+    ResponseTemplate::new(200).set_body_raw(body, "text/event-stream")
+}
+
+/// `text` in pieces of at most 7 characters, as providers split it.
+fn pieces(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(7).map(|c| c.iter().collect()).collect()
+}
+
+fn chat_chunk(delta: Value, finish: Value) -> (Option<&'static str>, String) {
+    let chunk = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+        "model": "test-model", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    (None, chunk.to_string())
+}
+
+fn chat_end(finish: &str, prompt: u64, completion: u64) -> Vec<(Option<&'static str>, String)> {
+    let usage = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+        "model": "test-model", "choices": [],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion}});
+    vec![
+        chat_chunk(json!({}), json!(finish)),
+        (None, usage.to_string()),
+        (None, "[DONE]".to_string()),
+    ]
+}
+
+fn named(name: &'static str, data: Value) -> (Option<&'static str>, String) {
+    (Some(name), data.to_string())
+}
+
+/// The streamed form of `tool_call_turn(kind, id, name, args)`.
+fn sse_tool_call(kind: BackendKind, id: &str, name: &str, args: Value) -> ResponseTemplate {
+    let args_text = args.to_string();
+    let mut events = Vec::new();
+    match kind {
+        BackendKind::OpenAiChat => {
+            events.push(chat_chunk(
+                json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": id,
+                    "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ));
+            for piece in pieces(&args_text) {
+                events.push(chat_chunk(
+                    json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+                    Value::Null,
+                ));
+            }
+            events.extend(chat_end("tool_calls", 50, 10));
+        }
+        BackendKind::OpenAiResponses => {
+            let item = json!({"type": "function_call", "id": "fc_1", "call_id": id, "name": name,
+                "arguments": args_text, "status": "completed"});
+            events.push(named("response.created", json!({"type": "response.created",
+                "response": {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}})));
+            events.push(named(
+                "response.output_item.added",
+                json!({"type": "response.output_item.added",
+                "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": id,
+                "name": name, "arguments": "", "status": "in_progress"}}),
+            ));
+            for piece in pieces(&args_text) {
+                events.push(named(
+                    "response.function_call_arguments.delta",
+                    json!({
+                    "type": "response.function_call_arguments.delta", "output_index": 0,
+                    "item_id": "fc_1", "delta": piece}),
+                ));
+            }
+            events.push(named(
+                "response.output_item.done",
+                json!({"type": "response.output_item.done",
+                "output_index": 0, "item": item}),
+            ));
+            events.push(named(
+                "response.completed",
+                json!({"type": "response.completed", "response": {
+                "id": "resp_1", "object": "response", "status": "completed", "model": "test-model",
+                "output": [item],
+                "usage": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}}}),
+            ));
+        }
+        BackendKind::Anthropic => {
+            events.push(named(
+                "message_start",
+                json!({"type": "message_start", "message": {
+                "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 50, "output_tokens": 1}}}),
+            ));
+            events.push(named(
+                "content_block_start",
+                json!({"type": "content_block_start",
+                "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ));
+            events.push(named("ping", json!({"type": "ping"})));
+            for piece in pieces("Let me search.") {
+                events.push(named(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta",
+                    "index": 0, "delta": {"type": "text_delta", "text": piece}}),
+                ));
+            }
+            events.push(named(
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": 0}),
+            ));
+            events.push(named("content_block_start", json!({"type": "content_block_start",
+                "index": 1, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
+            for piece in pieces(&args_text) {
+                events.push(named(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta",
+                    "index": 1, "delta": {"type": "input_json_delta", "partial_json": piece}}),
+                ));
+            }
+            events.push(named(
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": 1}),
+            ));
+            events.push(named(
+                "message_delta",
+                json!({"type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": null},
+                "usage": {"output_tokens": 10}}),
+            ));
+            events.push(named("message_stop", json!({"type": "message_stop"})));
+        }
+    }
+    sse(&events)
+}
+
+/// The streamed form of `text_turn_with(kind, text, stop)`.
+fn sse_text_with(kind: BackendKind, text: &str, stop: &str) -> ResponseTemplate {
+    let mut events = Vec::new();
+    match kind {
+        BackendKind::OpenAiChat => {
+            events.push(chat_chunk(
+                json!({"role": "assistant", "content": ""}),
+                Value::Null,
+            ));
+            for piece in pieces(text) {
+                events.push(chat_chunk(json!({"content": piece}), Value::Null));
+            }
+            events.extend(chat_end(stop, 80, 20));
+        }
+        BackendKind::OpenAiResponses => {
+            let (status, details) = if stop == "stop" {
+                ("completed", Value::Null)
+            } else {
+                ("incomplete", json!({"reason": stop}))
+            };
+            events.push(named("response.created", json!({"type": "response.created",
+                "response": {"id": "resp_2", "object": "response", "status": "in_progress", "output": []}})));
+            events.push(named(
+                "response.output_item.added",
+                json!({"type": "response.output_item.added",
+                "output_index": 0, "item": {"type": "message", "id": "msg_2", "role": "assistant",
+                "status": "in_progress", "content": []}}),
+            ));
+            for piece in pieces(text) {
+                events.push(named(
+                    "response.output_text.delta",
+                    json!({"type": "response.output_text.delta",
+                    "output_index": 0, "content_index": 0, "item_id": "msg_2", "delta": piece}),
+                ));
+            }
+            let terminal = if status == "completed" {
+                "response.completed"
+            } else {
+                "response.incomplete"
+            };
+            events.push(named(terminal, json!({"type": terminal, "response": {
+                "id": "resp_2", "object": "response", "status": status, "incomplete_details": details,
+                "output": [{"type": "message", "id": "msg_2", "role": "assistant", "status": status,
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                "usage": {"input_tokens": 80, "output_tokens": 20, "total_tokens": 100}}})));
+        }
+        BackendKind::Anthropic => {
+            events.push(named(
+                "message_start",
+                json!({"type": "message_start", "message": {
+                "id": "msg_2", "type": "message", "role": "assistant", "model": "test-model",
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 80, "output_tokens": 1}}}),
+            ));
+            events.push(named(
+                "content_block_start",
+                json!({"type": "content_block_start",
+                "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ));
+            for piece in pieces(text) {
+                events.push(named(
+                    "content_block_delta",
+                    json!({"type": "content_block_delta",
+                    "index": 0, "delta": {"type": "text_delta", "text": piece}}),
+                ));
+            }
+            events.push(named(
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": 0}),
+            ));
+            let stop = if stop == "stop" { "end_turn" } else { stop };
+            events.push(named(
+                "message_delta",
+                json!({"type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": null},
+                "usage": {"output_tokens": 20}}),
+            ));
+            events.push(named("message_stop", json!({"type": "message_stop"})));
+        }
+    }
+    sse(&events)
+}
+
+fn sse_text(kind: BackendKind, text: &str) -> ResponseTemplate {
+    sse_text_with(kind, text, "stop")
+}
+
+/// A report without its timings, for comparing two runs.
+fn timeless(report: &RunReport) -> Value {
+    let mut value = serde_json::to_value(report).unwrap();
+    value.as_object_mut().unwrap().remove("wall_ms");
+    for call in value["tool_calls"].as_array_mut().into_iter().flatten() {
+        call.as_object_mut().unwrap().remove("duration_ms");
+    }
+    value
+}
+
+/// Runs `agent` as a stream to the end: the events before `Finished`, and
+/// the run.
+async fn stream_to_end(agent: &Agent, input: &str) -> (Vec<RunEvent>, tribunal_runtime::Run) {
+    let mut stream = agent.run_stream(input);
+    let mut events = Vec::new();
+    while let Some(event) = stream.next().await {
+        if let RunEvent::Finished(run) = event {
+            assert!(stream.next().await.is_none(), "Finished is the last event");
+            return (events, *run);
+        }
+        events.push(event);
+    }
+    panic!("the stream ended without Finished: {events:?}");
+}
+
+/// A compact trace of events: `call N purpose`, `text …` (deltas of a turn
+/// joined), `args name …`, `tools n`, `result id`.
+fn trace(events: &[RunEvent]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for event in events {
+        let line = match event {
+            RunEvent::ModelCall { turn, purpose } => format!("call {turn} {purpose:?}"),
+            RunEvent::TextDelta(text) => {
+                if let Some(last) = out.last_mut().filter(|l| l.starts_with("text ")) {
+                    last.push_str(text);
+                    continue;
+                }
+                format!("text {text}")
+            }
+            RunEvent::ToolArgumentsDelta {
+                index,
+                name,
+                fragment,
+            } => {
+                let head = format!("args {index} {name} ");
+                if let Some(last) = out.last_mut().filter(|l| l.starts_with(&head)) {
+                    last.push_str(fragment);
+                    continue;
+                }
+                format!("{head}{fragment}")
+            }
+            RunEvent::ToolCalls(calls) => format!("tools {}", calls.len()),
+            RunEvent::ToolResult { result, .. } => {
+                format!("result {} error={}", result.id, result.is_error)
+            }
+            other => format!("{other:?}"),
+        };
+        out.push(line);
+    }
+    out
+}
+
+/// Tool call, an invalid answer, the repair: streamed and whole on `kind`.
+async fn streamed_equals_whole(kind: BackendKind) {
+    let invalid = json!({"name": "Eiffel Tower", "year": 1889, "height_m": 330}).to_string();
+    let good = eiffel().to_string();
+    let args = json!({"query": "Eiffel Tower"});
+    let whole = model_server(
+        kind,
+        vec![
+            tool_call_turn(kind, "call_1", "search", args.clone()),
+            text_turn(kind, &invalid),
+            text_turn(kind, &good),
+        ],
+    )
+    .await;
+    let streamed = model_server(
+        kind,
+        vec![
+            sse_tool_call(kind, "call_1", "search", args.clone()),
+            sse_text(kind, &invalid),
+            sse_text(kind, &good),
+        ],
+    )
+    .await;
+    let input = "Give me the landmark record of the Eiffel Tower.";
+    let plain = agent(provider(kind, &whole, &hosted())).run(input).await;
+    let (events, run) = stream_to_end(&agent(provider(kind, &streamed, &hosted())), input).await;
+
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&eiffel()),
+        "{:?}",
+        run.report
+    );
+    assert!(run.report.repair_used);
+    assert_eq!(run.report.usage.total(), 60 + 100 + 100);
+    assert_eq!(timeless(&run.report), timeless(&plain.report));
+    assert_eq!(run.conversation, plain.conversation);
+
+    let preamble = match kind {
+        BackendKind::Anthropic => vec!["text Let me search.".to_string()],
+        _ => vec![],
+    };
+    let mut expected = vec!["call 1 Agent".to_string()];
+    expected.extend(preamble);
+    expected.extend([
+        format!("args 0 search {args}"),
+        "tools 1".into(),
+        "result call_1 error=false".into(),
+        "call 2 Agent".into(),
+        format!("text {invalid}"),
+        "call 3 Repair".into(),
+        format!("text {good}"),
+    ]);
+    assert_eq!(trace(&events), expected);
+
+    let sent = bodies(&streamed).await;
+    assert_eq!(sent.len(), 3);
+    for body in &sent {
+        assert_eq!(body["stream"], true, "{body}");
+        let options = body.get("stream_options");
+        match kind {
+            BackendKind::OpenAiChat => assert_eq!(options, Some(&json!({"include_usage": true}))),
+            _ => assert_eq!(options, None),
+        }
+    }
+    // Apart from the stream fields, the requests are the unstreamed ones.
+    let unstreamed: Vec<Value> = sent
+        .into_iter()
+        .map(|mut b| {
+            let map = b.as_object_mut().unwrap();
+            map.remove("stream");
+            map.remove("stream_options");
+            b
+        })
+        .collect();
+    assert_eq!(unstreamed, bodies(&whole).await);
+}
+
+#[tokio::test]
+async fn openai_chat_streamed_run_equals_the_whole_one() {
+    streamed_equals_whole(BackendKind::OpenAiChat).await;
+}
+
+#[tokio::test]
+async fn openai_responses_streamed_run_equals_the_whole_one() {
+    streamed_equals_whole(BackendKind::OpenAiResponses).await;
+}
+
+#[tokio::test]
+async fn anthropic_streamed_run_equals_the_whole_one() {
+    streamed_equals_whole(BackendKind::Anthropic).await;
+}
+
+#[tokio::test]
+async fn a_truncated_stream_is_truncated_like_a_whole_answer() {
+    for kind in ALL {
+        let text = "{\"name\": \"Eiffel";
+        let whole = model_server(kind, vec![truncated_turn(kind, text)]).await;
+        let stop = match kind {
+            BackendKind::OpenAiChat => "length",
+            BackendKind::OpenAiResponses => "max_output_tokens",
+            BackendKind::Anthropic => "max_tokens",
+        };
+        let streamed = model_server(kind, vec![sse_text_with(kind, text, stop)]).await;
+        let plain = agent(provider(kind, &whole, &hosted())).run("q").await;
+        let (_, run) = stream_to_end(&agent(provider(kind, &streamed, &hosted())), "q").await;
+        assert_eq!(
+            run.report.outcome.error_code(),
+            Some(ErrorCode::Truncated),
+            "{kind:?}"
+        );
+        assert_eq!(timeless(&run.report), timeless(&plain.report), "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn under_the_tool_strategy_the_answer_streams_as_answer_tool_arguments() {
+    let kind = BackendKind::OpenAiChat;
+    let options = BackendOptions {
+        output: OutputChoice::Tool,
+        ..BackendOptions::default()
+    };
+    let answer = eiffel();
+    let server = model_server(
+        kind,
+        vec![sse_tool_call(
+            kind,
+            "call_9",
+            "final_answer",
+            answer.clone(),
+        )],
+    )
+    .await;
+    let (events, run) = stream_to_end(&agent(provider(kind, &server, &options)), "q").await;
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&answer),
+        "{:?}",
+        run.report
+    );
+    assert_eq!(
+        trace(&events),
+        vec![
+            "call 1 Agent".to_string(),
+            format!("args 0 final_answer {answer}")
+        ]
+    );
+}
+
+/// A stream that breaks off: `kind`'s first events of a text answer, then
+/// nothing more.
+fn broken_stream(kind: BackendKind) -> ResponseTemplate {
+    let events = match kind {
+        BackendKind::OpenAiChat => vec![chat_chunk(json!({"content": "{\"name\""}), Value::Null)],
+        BackendKind::OpenAiResponses => vec![named(
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "output_index": 0, "delta": "{\"name\""}),
+        )],
+        BackendKind::Anthropic => vec![
+            named(
+                "message_start",
+                json!({"type": "message_start", "message": {"content": []}}),
+            ),
+            named(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            ),
+            named(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": "{\"name\""}}),
+            ),
+        ],
+    };
+    sse(&events)
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_off_is_a_backend_error_and_is_not_retried() {
+    for kind in ALL {
+        let server = model_server(
+            kind,
+            vec![broken_stream(kind), sse_text(kind, &eiffel().to_string())],
+        )
+        .await;
+        let backend = Retry::new(provider(kind, &server, &hosted()), 3)
+            .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+        let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        assert_eq!(
+            run.report.outcome.error_code(),
+            Some(ErrorCode::BackendError),
+            "{kind:?}"
+        );
+        let failure = run.report.backend_failure.as_ref().unwrap();
+        assert_eq!(failure.status, Some(200), "{kind:?}");
+        assert_eq!(
+            bodies(&server).await.len(),
+            1,
+            "{kind:?}: no retry after a delta"
+        );
+        assert_eq!(
+            trace(&events),
+            vec!["call 1 Agent".to_string(), "text {\"name\"".into()]
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_error_event_mid_stream_keeps_the_providers_error_type() {
+    let kind = BackendKind::Anthropic;
+    let error = sse(&[
+        named(
+            "message_start",
+            json!({"type": "message_start", "message": {"content": []}}),
+        ),
+        named(
+            "error",
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ),
+    ]);
+    let server = model_server(kind, vec![error]).await;
+    let backend = Retry::new(provider(kind, &server, &hosted()), 3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+    let (_, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+    let failure = run.report.backend_failure.as_ref().unwrap();
+    assert_eq!(failure.provider_type.as_deref(), Some("overloaded_error"));
+    // Nothing had been passed on, but the status had arrived: not retried
+    // (a retry could repeat a partly delivered answer).
+    assert_eq!(bodies(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn failures_before_the_first_byte_are_retried() {
+    for kind in ALL {
+        let good = eiffel().to_string();
+        let server = model_server(
+            kind,
+            vec![error_turn(kind, 503, "overloaded"), sse_text(kind, &good)],
+        )
+        .await;
+        let backend = Retry::new(provider(kind, &server, &hosted()), 2)
+            .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+        let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind:?}");
+        assert_eq!(bodies(&server).await.len(), 2);
+        assert_eq!(
+            trace(&events),
+            vec!["call 1 Agent".to_string(), format!("text {good}")]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_key_split_across_deltas_never_reaches_an_event() {
+    for kind in ALL {
+        // The key echoed in a text whose 7-character pieces cut through it.
+        let text = format!("{{\"note\": \"x{FAKE_KEY}y\"}}");
+        let server = model_server(kind, vec![sse_text(kind, &text)]).await;
+        let (events, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        let shown = format!("{events:?} {:?}", run.conversation);
+        assert!(!shown.contains(FAKE_KEY), "{kind:?}: {shown}");
+        assert_eq!(
+            trace(&events)[1],
+            "text {\"note\": \"x[redacted]y\"}",
+            "{kind:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_answers_whole_is_read_whole() {
+    for kind in ALL {
+        let good = eiffel().to_string();
+        let server = model_server(kind, vec![text_turn(kind, &good)]).await;
+        let (events, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind:?}");
+        assert_eq!(
+            trace(&events),
+            vec!["call 1 Agent".to_string(), format!("text {good}")]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_slow_stream_ends_at_the_deadline() {
+    let kind = BackendKind::OpenAiChat;
+    let slow = sse_text(kind, &eiffel().to_string()).set_delay(Duration::from_secs(5));
+    let server = model_server(kind, vec![slow]).await;
+    let agent = agent(provider(kind, &server, &hosted())).with_budget(Budget {
+        deadline: Some(Duration::from_millis(200)),
+        ..Budget::default()
+    });
+    let (_, run) = stream_to_end(&agent, "q").await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_recording_replays_as_the_same_run() {
+    let kind = BackendKind::Anthropic;
+    let args = json!({"query": "Eiffel Tower"});
+    let server = model_server(
+        kind,
+        vec![
+            sse_tool_call(kind, "call_1", "search", args),
+            sse_text(kind, &eiffel().to_string()),
+        ],
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("streamed.jsonl");
+    let recording = Recording::new(provider(kind, &server, &hosted()), &cassette).unwrap();
+    let (_, streamed) = stream_to_end(&agent(Arc::new(recording)), "q").await;
+    let replay = Replay::from_file(&cassette).unwrap();
+    let replayed = agent(Arc::new(replay)).run("q").await;
+    assert_eq!(replayed.report.outcome.value(), Some(&eiffel()));
+    assert_eq!(timeless(&replayed.report), timeless(&streamed.report));
+}
+
+#[tokio::test]
+async fn a_scripted_run_streams_each_turn_whole() {
+    use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+    let turns: Vec<ScriptTurn> = serde_json::from_value(json!([
+        {"tool_calls": [{"name": "search", "arguments": {"query": "Eiffel"}}]},
+        {"text": "not json"},
+        {"text": eiffel().to_string()},
+    ]))
+    .unwrap();
+    let backend = Arc::new(ScriptedBackend::from_script(&turns));
+    let (events, run) = stream_to_end(&agent(backend), "q").await;
+    assert_eq!(run.report.outcome.value(), Some(&eiffel()));
+    let trace = trace(&events);
+    assert_eq!(trace[0], "call 1 Agent");
+    assert!(trace[1].starts_with("args 0 search "), "{trace:?}");
+    assert_eq!(&trace[2..4], ["tools 1", "result call_0_0 error=false"]);
+    assert_eq!(
+        &trace[4..],
+        [
+            "call 2 Agent".to_string(),
+            "text not json".into(),
+            "call 3 Repair".into(),
+            format!("text {}", eiffel()),
+        ]
+    );
+    let _ = RequestPurpose::Agent;
+}
+
+/// Sends one delta, then fails with an error that is retryable by itself
+/// (a transport failure without a status); answers on a later attempt.
+struct FailsAfterADelta(std::sync::atomic::AtomicU32);
+
+impl Backend for FailsAfterADelta {
+    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
+        tribunal_runtime::backend::BackendInfo {
+            name: "flaky",
+            model: "m",
+            plan: tribunal_runtime::output::OutputPlan::native(
+                tribunal_runtime::backend::SchemaTarget::Plain,
+            ),
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _request: &'a tribunal_runtime::backend::ModelRequest,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+    > {
+        unreachable!("only streamed here")
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        _request: &'a tribunal_runtime::backend::ModelRequest,
+        sink: tribunal_runtime::backend::DeltaSink<'a>,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+    > {
+        Box::pin(async move {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            sink(tribunal_runtime::backend::Delta::Text("{\"na".into()));
+            Err(tribunal_runtime::BackendError::new(
+                tribunal_runtime::backend::BackendErrorKind::Transport,
+                "connection reset",
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_retryable_failure_after_a_delta_is_not_retried() {
+    let inner = Arc::new(FailsAfterADelta(Default::default()));
+    let backend = Retry::new(inner.clone(), 3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+    let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::BackendError)
+    );
+    assert_eq!(inner.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(
+        trace(&events),
+        vec!["call 1 Agent".to_string(), "text {\"na".into()]
+    );
+}
