@@ -7,6 +7,7 @@
 //! ```sh
 //! cargo run --example embed
 //! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 OPENAI_API_KEY=sk-local cargo run --example embed -- --live MODEL
+//! cargo run --example embed -- --stream     # the same run as a stream of events
 //! ```
 //!
 //! `tests/cassettes/embed.qwen.jsonl` is such a live run (llama.cpp, Qwen2.5-Coder-0.5B), recorded
@@ -21,7 +22,7 @@ use serde_json::json;
 use std::sync::Arc;
 use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal::runtime::tool::tool_fn;
-use tribunal::runtime::{Agent, Backend, Budget, Run, Tool, ToolBox};
+use tribunal::runtime::{Agent, Backend, Budget, Run, RunEvent, Tool, ToolBox};
 
 /// The answer we want: derived into a JSON Schema with `schemars`, validated
 /// by the loop, deserialised into this type.
@@ -86,26 +87,67 @@ pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
     demo_on(scripted()?).await
 }
 
-/// The same agent on any backend.
-pub async fn demo_on(
-    backend: Arc<dyn Backend>,
-) -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
-    let agent = Agent::for_type::<Landmark>(backend)?
+/// The agent: a typed answer, the lookup tool, budgets.
+pub fn agent(backend: Arc<dyn Backend>) -> Result<Agent<Landmark>, Box<dyn std::error::Error>> {
+    Ok(Agent::for_type::<Landmark>(backend)?
         .with_system("Answer with the landmark's record. Use the lookup tool.")
         .with_tools(ToolBox::new().with(lookup()))
         .with_budget(Budget {
             max_tool_calls: Some(4),
             max_tokens: Some(20_000),
             ..Budget::default()
-        });
+        }))
+}
 
-    let (landmark, run) = agent.run_typed("Return the record for CN Tower.").await?;
+/// The same agent on any backend.
+pub async fn demo_on(
+    backend: Arc<dyn Backend>,
+) -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
+    let (landmark, run) = agent(backend)?
+        .run_typed("Return the record for CN Tower.")
+        .await?;
     println!(
         "{landmark:?} in {} turn(s), {} tool call(s)",
         run.report.turns,
         run.report.tool_calls.len()
     );
     Ok((landmark, run))
+}
+
+/// The same run as a stream of events: the answer is printed as the model
+/// writes it (text, or the answer tool's arguments under the tool
+/// strategy), each tool call as it runs. Returns the answer, the run, and
+/// everything the deltas added up to.
+pub async fn stream_demo_on(
+    backend: Arc<dyn Backend>,
+) -> Result<(Landmark, Run, String), Box<dyn std::error::Error>> {
+    use futures::StreamExt;
+    use std::io::Write;
+    let agent = agent(backend)?;
+    let mut events = agent.run_stream("Return the record for CN Tower.");
+    let mut streamed = String::new();
+    while let Some(event) = events.next().await {
+        match event {
+            RunEvent::TextDelta(piece)
+            | RunEvent::ToolArgumentsDelta {
+                fragment: piece, ..
+            } => {
+                print!("{piece}");
+                std::io::stdout().flush()?;
+                streamed.push_str(&piece);
+            }
+            RunEvent::ToolCalls(calls) => println!("  [{} tool call(s) run]", calls.len()),
+            RunEvent::ToolResult { result, .. } => println!("  [result: {}]", result.content),
+            RunEvent::Finished(run) => {
+                let value = run.report.outcome.value().ok_or("the run failed")?;
+                let landmark = Landmark::deserialize(value)?;
+                println!("\n{landmark:?} in {} turn(s)", run.report.turns);
+                return Ok((landmark, *run, streamed));
+            }
+            _ => {}
+        }
+    }
+    Err("the stream ended without the run".into())
 }
 
 /// `cargo run --example embed` runs on the scripted model; `cargo run
@@ -125,12 +167,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         connect(BackendKind::OpenAiChat, model, &options)
     };
-    let backend = match args.as_slice() {
+    let (stream, args) = match args.split_last() {
+        Some((&"--stream", rest)) => (true, rest),
+        _ => (false, args.as_slice()),
+    };
+    let backend = match args {
         [] => scripted()?,
         ["--live", model] => live(model, None)?,
         ["--live", model, "--record", path] => live(model, Some(path))?,
-        _ => return Err("usage: embed [--live MODEL [--record CASSETTE]]".into()),
+        _ => return Err("usage: embed [--live MODEL [--record CASSETTE]] [--stream]".into()),
     };
-    demo_on(backend).await?;
+    if stream {
+        stream_demo_on(backend).await?;
+    } else {
+        demo_on(backend).await?;
+    }
     Ok(())
 }

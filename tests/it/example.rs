@@ -67,3 +67,150 @@ async fn embedding_example_replays_a_real_model() {
         Some("CN Tower: completed 1976, 553 m")
     );
 }
+
+/// A report without its timings, for comparing two runs.
+fn timeless(report: &tribunal::runtime::RunReport) -> serde_json::Value {
+    let mut value = serde_json::to_value(report).unwrap();
+    value.as_object_mut().unwrap().remove("wall_ms");
+    for call in value["tool_calls"].as_array_mut().into_iter().flatten() {
+        call.as_object_mut().unwrap().remove("duration_ms");
+    }
+    value
+}
+
+/// The README's streamed run: the same run as `demo`, and the deltas add up
+/// to what the model wrote (the tool call's arguments, then the answer).
+#[tokio::test]
+async fn streamed_embedding_example_runs() {
+    let (landmark, run, streamed) = embed::stream_demo_on(embed::scripted().unwrap())
+        .await
+        .unwrap();
+    let (whole_landmark, whole) = embed::demo().await.unwrap();
+    assert_eq!(landmark, whole_landmark);
+    assert_eq!(timeless(&run.report), timeless(&whole.report));
+    assert_eq!(
+        streamed,
+        r#"{"name":"CN Tower"}{"name":"CN Tower","year":1976,"height_m":553.0}"#
+    );
+}
+
+/// One recorded exchange of `embed.stream.qwen.jsonl` (see `live/sse_proxy.py`).
+struct Recorded {
+    request: serde_json::Value,
+    sse: String,
+    whole: serde_json::Value,
+}
+
+fn recorded_streams() -> Vec<Recorded> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cassettes/embed.stream.qwen.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            Recorded {
+                request: v["request"].take(),
+                sse: v["sse"].as_str().unwrap().to_string(),
+                whole: v["whole"].take(),
+            }
+        })
+        .collect()
+}
+
+/// A stand-in that plays `bodies` in order on the Chat Completions path.
+async fn playing(bodies: Vec<wiremock::ResponseTemplate>) -> wiremock::MockServer {
+    use std::sync::Mutex;
+    struct InOrder(Mutex<std::collections::VecDeque<wiremock::ResponseTemplate>>);
+    impl wiremock::Respond for InOrder {
+        fn respond(&self, _: &wiremock::Request) -> wiremock::ResponseTemplate {
+            let next = self.0.lock().unwrap().pop_front();
+            next.unwrap_or_else(|| wiremock::ResponseTemplate::new(500))
+        }
+    }
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/v1/chat/completions"))
+        .respond_with(InOrder(Mutex::new(bodies.into())))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn chat_backend(server: &wiremock::MockServer) -> std::sync::Arc<dyn tribunal::runtime::Backend> {
+    use tribunal::runtime::{BackendKind, BackendOptions, connect_with_env};
+    let base = format!("{}/v1", server.uri());
+    let env = move |name: &str| match name {
+        "OPENAI_API_KEY" => Some("sk-local".to_string()),
+        "OPENAI_BASE_URL" => Some(base.clone()),
+        _ => None,
+    };
+    connect_with_env(
+        BackendKind::OpenAiChat,
+        "qwen",
+        &BackendOptions::default(),
+        &env,
+    )
+    .unwrap()
+}
+
+/// A real model's streams (llama.cpp, Qwen2.5-Coder-0.5B, recorded through
+/// `live/sse_proxy.py`) replayed byte for byte: llama.cpp's chunks (a role
+/// chunk with `content: null`, arguments in many pieces, `timings`, usage
+/// on a last chunk without choices, `[DONE]`) fold into the run the
+/// example expects, with the usage of the last chunks; our requests are the
+/// recorded ones. The same exchanges answered whole give the same run, as
+/// far as the model answered the same (see LIVE.md: even at temperature 0
+/// llama.cpp worded the first call's arguments differently unstreamed).
+#[tokio::test]
+async fn streamed_embedding_example_replays_a_real_models_stream() {
+    let recorded = recorded_streams();
+    assert_eq!(recorded.len(), 2);
+    let sse = |r: &Recorded| {
+        wiremock::ResponseTemplate::new(200).set_body_raw(r.sse.clone(), "text/event-stream")
+    };
+    let server = playing(recorded.iter().map(sse).collect()).await;
+    let (landmark, run, streamed) = embed::stream_demo_on(chat_backend(&server)).await.unwrap();
+    assert_eq!(landmark.name, "CN Tower");
+    assert_eq!((landmark.year, landmark.height_m), (1976, 553.0));
+    assert!(run.report.is_ok(), "{:?}", run.report.outcome);
+    assert_eq!(run.report.turns, 2);
+    // 463 + 31 and 527 + 40 tokens: the usage chunks after `finish_reason`.
+    assert_eq!(
+        (
+            run.report.usage.input_tokens,
+            run.report.usage.output_tokens
+        ),
+        (463 + 527, 31 + 40)
+    );
+    assert_eq!(
+        streamed,
+        r#"{"name": "CN Tower", "only": ["year", "height"]}{"name": "CN Tower", "year": 1976, "height_m": 553}"#
+    );
+    let sent = server.received_requests().await.unwrap();
+    for (request, recorded) in sent.iter().zip(&recorded) {
+        let mut body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+        body["temperature"] = serde_json::json!(0); // the proxy's --greedy
+        assert_eq!(body, recorded.request);
+    }
+
+    let whole = wiremock::ResponseTemplate::new(200);
+    let server = playing(
+        recorded
+            .iter()
+            .map(|r| whole.clone().set_body_json(r.whole.clone()))
+            .collect(),
+    )
+    .await;
+    let (whole_landmark, whole_run) = embed::demo_on(chat_backend(&server)).await.unwrap();
+    assert_eq!(whole_landmark, landmark);
+    assert_eq!(whole_run.report.turns, run.report.turns);
+    let names = |r: &tribunal::runtime::RunReport| -> Vec<(String, bool)> {
+        r.tool_calls
+            .iter()
+            .map(|c| (c.name.clone(), c.ok))
+            .collect()
+    };
+    assert_eq!(names(&whole_run.report), names(&run.report));
+}
