@@ -68,6 +68,7 @@ impl StreamFold for NoStream {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// Parses one event's data as JSON. Errors (`Protocol`): not JSON.
 pub(crate) fn event_json(provider: &str, data: &str) -> Result<Value, BackendError> {
     serde_json::from_str(data).map_err(|e| {
@@ -78,6 +79,7 @@ pub(crate) fn event_json(provider: &str, data: &str) -> Result<Value, BackendErr
     })
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// The error a stream ends with when it broke off or carried an error event
 /// after its status arrived: `Transport` with status 200, so never retried
 /// (part of the answer was received), with the provider's error type.
@@ -95,6 +97,7 @@ pub(crate) fn broke_off(
     e
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// The `type` and `message` of a provider error object (`{"type", "code",
 /// "message"}`), the message clipped.
 pub(crate) fn error_fields(error: &Value) -> (Option<String>, String) {
