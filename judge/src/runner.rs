@@ -329,21 +329,30 @@ async fn run_job(
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let item = &arena.items[index];
     let backend = backends.backend_for(item);
-    let ((mut row, run), cache) = tribunal_runtime::backend::counted(run_recorded(
-        arena,
-        item,
-        repeat,
-        backend,
-        &context.hash,
-        context.budget,
-        context.keep_run,
-    ))
+    let span = item_span(&arena.name, &item.id, repeat);
+    let ((mut row, run), cache) = tracing::Instrument::instrument(
+        tribunal_runtime::backend::counted(run_recorded(
+            arena,
+            item,
+            repeat,
+            backend,
+            &context.hash,
+            context.budget,
+            context.keep_run,
+        )),
+        span.clone(),
+    )
     .await;
     row.cache = (cache.hits + cache.misses > 0).then_some(cache);
     if item.has_rubric() {
         // Boxed: a judgement's future is larger than the run's, and every
         // run in flight would otherwise carry room for it.
-        Box::pin(judge_row(arena, item, &mut row, backends.as_ref())).await;
+        let judged = Box::pin(judge_row(arena, item, &mut row, backends.as_ref()));
+        tracing::Instrument::instrument(judged, span.clone()).await;
+    }
+    span.record("tribunal.outcome", row.outcome.as_str());
+    if let Some(code) = row.error_code {
+        span.record("error.type", code.as_str());
     }
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
         *s += price.cost(&row.usage);
@@ -351,6 +360,24 @@ async fn run_job(
     row.replayed = backends.is_replay();
     row.custom_endpoint = backends.is_custom_endpoint();
     (row, run)
+}
+
+/// The `arena_item` span of one run of an item (the agent's
+/// `invoke_agent` span and a rubric judge's runs are its children): the
+/// arena, the item's id, the repeat, and at the end the outcome (`PASS`,
+/// `FAIL`, `ERROR`) with the error code as `error.type`. See
+/// `tribunal_runtime::telemetry` for the rest of a run's spans.
+fn item_span(arena: &str, id: &str, repeat: u32) -> tracing::Span {
+    tracing::info_span!(
+        "arena_item",
+        otel.name = "arena_item",
+        otel.kind = "internal",
+        tribunal.arena = arena,
+        tribunal.item.id = id,
+        tribunal.repeat = repeat,
+        tribunal.outcome = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
 }
 
 /// Runs one item once and scores it.

@@ -210,11 +210,7 @@ impl<T> Agent<T> {
     }
 
     async fn run_inner(&self, conversation: Conversation, events: Option<EventSink<'_>>) -> Run {
-        let span = tracing::info_span!(
-            "run",
-            backend = %self.backend.name(),
-            model = %self.backend.model(),
-        );
+        let span = crate::telemetry::agent_span(self.backend.name(), self.backend.model());
         let config = MachineConfig {
             budget: self.budget,
             answer: self.answer,
@@ -240,13 +236,14 @@ impl<T> Agent<T> {
         let (report, conversation) = match events {
             Some(events) => {
                 let driven = drive_with_events(machine, backend, &self.tools, events);
-                tracing::Instrument::instrument(driven, span).await
+                tracing::Instrument::instrument(driven, span.clone()).await
             }
             None => {
                 let driven = drive(machine, backend, &self.tools);
-                tracing::Instrument::instrument(driven, span).await
+                tracing::Instrument::instrument(driven, span.clone()).await
             }
         };
+        crate::telemetry::record_run(&span, &report);
         Run {
             report,
             conversation,

@@ -2,9 +2,11 @@
 //! the loop that awaits, reads the clock or calls a backend or a tool.
 
 use crate::backend::{Backend, Delta};
+use crate::error::ErrorCode;
 use crate::event::{EventSink, RunEvent};
 use crate::machine::{Action, Input, Machine};
 use crate::report::RunReport;
+use crate::telemetry;
 use crate::tool::ToolBox;
 use std::future::Future;
 use tokio::time::Instant;
@@ -53,7 +55,14 @@ async fn drive_boxed(
         match machine.poll(now) {
             Some(Action::CallModel(request)) => {
                 turn += 1;
-                let span = tracing::debug_span!("turn", turn, tools = request.tools.len());
+                let purpose = machine.request_purpose();
+                let span = telemetry::chat_span(
+                    backend.name(),
+                    backend.model(),
+                    turn,
+                    purpose,
+                    request.max_output_tokens,
+                );
                 let deltas = |delta: Delta| {
                     if let Some(events) = events {
                         events(RunEvent::from(delta));
@@ -61,7 +70,7 @@ async fn drive_boxed(
                 };
                 let call = match events {
                     Some(events) => {
-                        if let Some(purpose) = machine.request_purpose() {
+                        if let Some(purpose) = purpose {
                             events(RunEvent::ModelCall { turn, purpose });
                         }
                         backend.complete_streaming(&request, &deltas)
@@ -69,11 +78,15 @@ async fn drive_boxed(
                     None => backend.complete(&request),
                 };
                 let input = bounded(deadline, call)
-                    .instrument(span)
+                    .instrument(span.clone())
                     .await
                     .map(|r| match r {
-                        Ok(t) => Input::Turn(t),
+                        Ok(t) => {
+                            telemetry::record_turn(&span, &t.usage, t.stop);
+                            Input::Turn(t)
+                        }
                         Err(e) => {
+                            telemetry::record_failure(&span, e.kind.as_str());
                             // The one place the reason is told: the report
                             // keeps only its code and kind. The message is
                             // free of keys and request content.
@@ -81,7 +94,10 @@ async fn drive_boxed(
                             Input::BackendFailed(e)
                         }
                     })
-                    .unwrap_or(Input::DeadlineExceeded);
+                    .unwrap_or_else(|| {
+                        telemetry::record_failure(&span, ErrorCode::DeadlineExceeded.as_str());
+                        Input::DeadlineExceeded
+                    });
                 // Release the request's share of the conversation first, so
                 // the machine grows it in place instead of copying it.
                 drop(request);

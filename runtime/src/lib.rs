@@ -22,6 +22,7 @@
 //! | [`output`] | output strategies (native, tool, prompt) and the resolved plan |
 //! | [`machine`], [`driver`] | the loop itself, for custom drivers and trace tests |
 //! | [`event`] | a run's events as [`Agent::run_stream`] streams them |
+//! | [`telemetry`] | the spans of a run (OpenTelemetry GenAI names and attributes); `otel` (feature `otel`) exports them |
 //! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
 //! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
@@ -32,7 +33,8 @@
 //! default; both need `http` (reqwest with rustls). With default features
 //! off the crate has the loop, typed tools and answers, the scripted
 //! backend and cassette replay, and no HTTP stack; [`connect`] then refuses
-//! a live backend with a `Config` error naming its feature.
+//! a live backend with a `Config` error naming its feature. `otel` adds the
+//! `otel` module: an OpenTelemetry layer for the spans of [`telemetry`].
 //!
 //! ```
 //! use std::sync::Arc;
@@ -70,10 +72,13 @@ mod error;
 pub mod event;
 pub mod json;
 pub mod machine;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod output;
 pub mod report;
 pub mod schema;
 pub mod task;
+pub mod telemetry;
 pub mod text;
 pub mod tool;
 mod typed;

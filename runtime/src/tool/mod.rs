@@ -326,10 +326,14 @@ impl ToolBox {
     /// an error result.
     pub async fn execute_for(&self, target: SchemaTarget, call: &ToolCall) -> ToolExecution {
         let started = tokio::time::Instant::now();
+        let span = crate::telemetry::tool_span(call);
         let (content, is_error) = match self.prepare(target, call) {
             Err(message) => (message, true),
-            Ok((tool, args)) => self.invoke(tool, args).await,
+            Ok((tool, args)) => {
+                tracing::Instrument::instrument(self.invoke(tool, args), span.clone()).await
+            }
         };
+        crate::telemetry::record_tool_result(&span, is_error);
         let content = cap_output(content, self.max_output_bytes);
         ToolExecution {
             result: ToolResult {
