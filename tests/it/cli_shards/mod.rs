@@ -1,0 +1,4 @@
+//! Shards started by a scheduler: the shard chosen from flags and the
+//! environment (`env`).
+
+mod env;
