@@ -16,7 +16,12 @@ const SHARD_VARS: [&str; 3] = ["TRIBUNAL_SHARD", "TRIBUNAL_SHARDS", "JOB_COMPLET
 type Start<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
 fn arena() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
+    PathBuf::from(arena_str())
+}
+
+/// The arena's path as text.
+fn arena_str() -> &'static str {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/arenas/structured_output")
 }
 
 /// `tribunal ARGS` in `cwd` with the shard variables `vars` (and no other).
@@ -335,6 +340,46 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
             "{}: results were written with config hash",
             mixed.join("structured_output.shard-2-of-2.jsonl").display()
         )),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `merge DIR --out DIR/all.jsonl` does not read its own output back: a
+/// stale (here: broken) merged file in the folder is replaced, not merged.
+#[test]
+fn a_merge_written_into_its_folder_is_not_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("results");
+    let out = format!("{}/", folder.display());
+    let args = ["run", arena_str(), "--shard", "1/1", "--out", &out];
+    let o = output(tribunal(&args, &[], dir.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let all = folder.join("all.jsonl");
+    std::fs::write(&all, "not a row\n").unwrap();
+    for _ in 0..2 {
+        let args = [
+            "merge",
+            folder.to_str().unwrap(),
+            "--out",
+            all.to_str().unwrap(),
+        ];
+        let o = output(tribunal(&args, &[], dir.path()));
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(json_lines(&all).len(), 15);
+    }
+    // The merged file alone is no shard to merge.
+    std::fs::remove_file(folder.join("structured_output.shard-1-of-1.jsonl")).unwrap();
+    let args = [
+        "merge",
+        folder.to_str().unwrap(),
+        "--out",
+        all.to_str().unwrap(),
+    ];
+    let o = output(tribunal(&args, &[], dir.path()));
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("holds no *.jsonl result files"),
         "{}",
         stderr(&o)
     );
