@@ -243,8 +243,10 @@ fn a_folder_is_merged_in_name_order() {
     let args = ["run", a.to_str().unwrap(), "--out", whole.to_str().unwrap()];
     assert_eq!(code(&output(tribunal(&args, &[], dir.path()))), 0);
     let text = std::fs::read_to_string(&whole).unwrap();
+    // Rows are written as runs finish: the first line is any item.
     let first = text.lines().next().unwrap();
     let mut changed: Value = serde_json::from_str(first).unwrap();
+    let id = changed["id"].clone();
     let turns = changed["turns"].clone();
     assert_ne!(turns, 99);
     changed["turns"] = Value::from(99);
@@ -252,7 +254,7 @@ fn a_folder_is_merged_in_name_order() {
     let folder = dir.path().join("results");
     std::fs::create_dir(&folder).unwrap();
     let merged = dir.path().join("merged.jsonl");
-    let turns_of_first = |files: [(&str, &str); 2]| {
+    let turns_of_changed = |files: [(&str, &str); 2]| {
         for entry in std::fs::read_dir(&folder).unwrap() {
             std::fs::remove_file(entry.unwrap().path()).unwrap();
         }
@@ -269,18 +271,21 @@ fn a_folder_is_merged_in_name_order() {
         ];
         let o = output(tribunal(&args, &[], dir.path()));
         assert_eq!(code(&o), 0, "{}", stderr(&o));
-        json_lines(&merged)[0]["turns"].clone()
+        let rows = json_lines(&merged);
+        assert_eq!(rows.len(), 15);
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        row["turns"].clone()
     };
     assert_eq!(
-        turns_of_first([("a.jsonl", &text), ("b.jsonl", &changed)]),
+        turns_of_changed([("a.jsonl", &text), ("b.jsonl", &changed)]),
         99
     );
     assert_eq!(
-        turns_of_first([("a.jsonl", &changed), ("b.jsonl", &text)]),
+        turns_of_changed([("a.jsonl", &changed), ("b.jsonl", &text)]),
         turns
     );
     assert_eq!(
-        turns_of_first([("b.jsonl", &changed), ("a.jsonl", &text)]),
+        turns_of_changed([("b.jsonl", &changed), ("a.jsonl", &text)]),
         99
     );
 }
