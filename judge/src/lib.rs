@@ -75,6 +75,7 @@ pub mod rubric;
 pub mod runner;
 pub mod settings;
 mod shard;
+pub mod shard_env;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
 pub mod stats;

@@ -1,18 +1,22 @@
-//! `tribunal merge SHARD.jsonl…`: combine the result files of shards of one
-//! run (same arena and config hash) into one report, and optionally one
-//! results file. Exit codes as for `tribunal run`.
+//! `tribunal merge SHARD.jsonl… | FOLDER…`: combine the result files of
+//! shards of one run (same arena and config hash) into one report, and
+//! optionally one results file. A folder stands for every `*.jsonl` file
+//! directly inside it, in name order. Exit codes as for `tribunal run`.
 
 use super::report_opts::{ReportOpts, emit_report};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::results::{merge_files, rewrite};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
-    /// Result files (JSON Lines) written by `tribunal run --shard`.
-    #[arg(required = true)]
+    /// Result files (JSON Lines) written by `tribunal run --shard`, or
+    /// folders holding them: every `*.jsonl` file directly inside a folder
+    /// (not its subfolders), in name order.
+    #[arg(required = true, value_name = "FILE|FOLDER")]
     files: Vec<PathBuf>,
-    /// Also write the merged rows to this results file.
+    /// Also write the merged rows to this results file (left out when a
+    /// folder being merged holds it).
     #[arg(long)]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -21,7 +25,8 @@ pub(crate) struct MergeArgs {
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     args.report.check()?;
-    let rows = merge_files(&args.files)?;
+    let files = result_files(&args.files, args.out.as_deref())?;
+    let rows = merge_files(&files)?;
     if let Some(out) = &args.out {
         rewrite(out, &rows)?;
     }
@@ -31,4 +36,40 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         args.report.pricing.as_deref(),
     )?;
     emit_report(&arena, rows, &args.report, &pricing)
+}
+
+/// The files to merge: each file as given; each folder's `*.jsonl` files
+/// (not recursive), sorted by name, without `out` (a merge written into
+/// the folder it reads is not read back as a shard). A folder without any
+/// is an error.
+fn result_files(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<Vec<PathBuf>> {
+    let out = out.and_then(|o| o.canonicalize().ok());
+    let mut files = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let entries =
+            std::fs::read_dir(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let mut found = Vec::new();
+        for entry in entries {
+            let file = entry
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+                .path();
+            if file.extension().is_some_and(|x| x == "jsonl") && file.is_file() {
+                found.push(file);
+            }
+        }
+        found.retain(|f| out.is_none() || f.canonicalize().ok() != out);
+        if found.is_empty() {
+            anyhow::bail!(
+                "the folder {} holds no *.jsonl result files to merge",
+                path.display()
+            );
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
 }

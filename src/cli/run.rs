@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::calibration::calibrate_rubric;
+use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
 use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
     Shard, SharedBackend, calibrate, run_arena,
@@ -56,6 +57,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "MS", default_value_t = 0)]
     mock_latency: u64,
     /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
+    /// A folder (one that exists, or a path ending in `/`) gets that file
+    /// name inside it: how each shard of a scheduled run writes its own file.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Keep the finished rows of --out and run only the missing ones.
@@ -64,9 +67,16 @@ pub(crate) struct RunArgs {
     /// Re-run the ERROR rows of --out (and the missing ones).
     #[arg(long)]
     retry_errors: bool,
-    /// Run only shard I of N (stable by item id), e.g. 2/4.
+    /// Run only shard I of N (stable by item id), e.g. 2/4. Without it:
+    /// `TRIBUNAL_SHARD=I/N`, else a Kubernetes Indexed Job's
+    /// `JOB_COMPLETION_INDEX` (0-based) with --shards.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
+    /// The shard count N for `JOB_COMPLETION_INDEX` (the Job's
+    /// completions); default: `TRIBUNAL_SHARDS`. With --shard or
+    /// `TRIBUNAL_SHARD` it must equal their N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    shards: Option<u32>,
     /// The provider of the `rubric` checks' judge. Default: `[judge]`
     /// backend in arena.toml, else --backend. A live judge on a mock run
     /// grades the mock answers (--record, --replay and --cache are then
@@ -140,7 +150,11 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
             args.arena.display()
         );
     }
-    let shard: Option<Shard> = args.shard.as_deref().map(str::parse).transpose()?;
+    let chosen = resolve_shard_from_process(ShardFlags {
+        shard: args.shard.as_deref(),
+        shards: args.shards,
+    })?;
+    let shard = chosen.as_ref().map(|c| c.shard);
     args.report.check()?;
     // Read before anything runs: a bad --pricing file fails fast.
     let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
@@ -171,10 +185,10 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
             return Ok(ExitCode::from(2));
         }
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(&arena.name, shard));
+    let out = out_path(args.out.as_deref(), &arena.name, shard);
+    if let Some(c) = &chosen {
+        eprintln!("shard {} (from {})", c.shard, c.from);
+    }
     let options = RunOptions {
         concurrency: args.concurrency,
         repeat: args.repeat,
@@ -360,10 +374,29 @@ fn judge_backend(
     Ok((connect(kind, model, &options)?, kind))
 }
 
-fn default_out(arena: &str, shard: Option<Shard>) -> PathBuf {
+/// The results file: `--out` as given, or the default file name
+/// (`<arena>.jsonl`, `<arena>.shard-I-of-N.jsonl`) inside `--out` when it
+/// names a folder (one that exists, or a path ending in a separator), else
+/// inside `runs/`.
+fn out_path(out: Option<&Path>, arena: &str, shard: Option<Shard>) -> PathBuf {
     let name = match shard {
         Some(s) => format!("{arena}.shard-{}-of-{}.jsonl", s.index, s.count),
         None => format!("{arena}.jsonl"),
     };
-    Path::new("runs").join(name)
+    match out {
+        Some(path) if names_folder(path) => path.join(name),
+        Some(path) => path.to_path_buf(),
+        None => Path::new("runs").join(name),
+    }
+}
+
+/// Whether `path` is an existing folder or is written as one (`results/`).
+fn names_folder(path: &Path) -> bool {
+    path.is_dir()
+        || path
+            .as_os_str()
+            .to_string_lossy()
+            .chars()
+            .next_back()
+            .is_some_and(std::path::is_separator)
 }

@@ -37,6 +37,7 @@ mod cli_report;
 mod cli_run;
 mod cli_schema;
 mod cli_search;
+mod cli_shards;
 mod docs;
 mod example;
 mod live_arena;
