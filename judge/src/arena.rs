@@ -59,6 +59,9 @@ pub struct Arena {
     pub toolbox: Arc<ToolBox>,
     /// A digest of the tools' data (the corpus file), part of the config hash.
     pub tools_digest: String,
+    /// The MCP servers of `[[mcp]]`, whose tools join `toolbox` when
+    /// [`start_servers`](crate::mcp::start_servers) starts them. Default: none.
+    pub mcp: Vec<crate::mcp::McpServerSpec>,
     /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
     /// every item answers with the verdict envelope. Default: none.
     pub verdict: Option<crate::verdict::VerdictArena>,
@@ -196,6 +199,8 @@ struct ArenaToml {
     backend: Option<BackendToml>,
     pricing: Option<crate::pricing::Pricing>,
     judge: Option<JudgeSettings>,
+    /// `[[mcp]]`: MCP servers whose tools the runs offer.
+    mcp: Option<Vec<crate::mcp::McpServerSpec>>,
     /// `backend`, checked (its problems are at their lines).
     #[serde(skip)]
     settings: BackendSettings,
@@ -324,7 +329,20 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             )),
         }
     }
-    let offered: Vec<String> = toolbox.specs().into_iter().map(|s| s.name).collect();
+    let mcp = config.mcp.clone().unwrap_or_default();
+    for server in &mcp {
+        for message in server.problems() {
+            problems.push(Problem::file(ARENA_TOML, message));
+        }
+    }
+    // The MCP tools are offered once their servers start; their names are
+    // known from the `tools` lists already.
+    let offered: Vec<String> = toolbox
+        .specs()
+        .into_iter()
+        .map(|s| s.name)
+        .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))
+        .collect();
     let verdict = config
         .verdict
         .as_ref()
@@ -417,6 +435,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         },
         items,
         toolbox: Arc::new(toolbox),
+        mcp,
         tools_digest,
         verdict,
         backend: config.settings,

@@ -54,6 +54,18 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan)
     {
         map.insert("judge".to_string(), json!(arena.judge));
     }
+    // Only with MCP servers (whose tools' listed schemas are in `tools`):
+    // how each is started, so other arenas' hashes stay as they were.
+    if !arena.mcp.is_empty()
+        && let Some(map) = config.as_object_mut()
+    {
+        let servers: Vec<Value> = arena
+            .mcp
+            .iter()
+            .map(|m| json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools}))
+            .collect();
+        map.insert("mcp".to_string(), Value::Array(servers));
+    }
     // Only when set, so the hashes of arenas without a cost budget stay as
     // they were.
     if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {

@@ -67,6 +67,7 @@ mod error;
 pub mod hash;
 mod item;
 mod lint;
+pub mod mcp;
 pub mod pricing;
 mod progress;
 pub mod report;

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::calibration::calibrate_rubric;
+use tribunal::judge::mcp::start_servers;
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
 use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
@@ -200,13 +201,18 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         max_total_usd: args.max_cost_usd,
     };
     let progress = Console::new();
-    let arena = Arc::new(arena);
-    let result = super::tokio_runtime()?.block_on(run_arena(
-        arena.clone(),
-        backends,
-        &options,
-        &progress,
-    ))?;
+    let runtime = super::tokio_runtime()?;
+    // `[[mcp]]` servers start on the runtime the runs use (their
+    // connections' tasks live there) and stop when the arena is dropped.
+    let env = |name: &str| std::env::var_os(name);
+    let arena = match runtime.block_on(start_servers(arena, &env)) {
+        Ok(arena) => Arc::new(arena),
+        Err(e) => {
+            eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let result = runtime.block_on(run_arena(arena.clone(), backends, &options, &progress))?;
     if result.torn_discarded {
         eprintln!(
             "tribunal: discarded a torn last line in {}",

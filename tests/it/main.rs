@@ -32,6 +32,7 @@ pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
 }
 
 mod cli_judge;
+mod cli_mcp;
 mod cli_replay;
 mod cli_report;
 mod cli_run;

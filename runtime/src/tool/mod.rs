@@ -257,6 +257,12 @@ impl ToolBox {
         self.wire_specs = WireSpecs::default();
     }
 
+    /// The tools, in the order they were added (to build a larger tool box
+    /// from this one).
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values().map(|e| &e.tool)
+    }
+
     /// Whether there are no tools.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()

@@ -1,0 +1,229 @@
+//! The MCP servers an arena names: `[[mcp]]` tables in `arena.toml`, each a
+//! server started as a child process for the run, offering the tools its
+//! `tools` list names.
+//!
+//! ```toml
+//! [[mcp]]
+//! name = "github"                      # a label: errors and logs name the server by it
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-github"]
+//! env = ["GITHUB_PERSONAL_ACCESS_TOKEN"]   # variables passed from the environment, by name
+//! tools = ["search_issues"]            # the tools offered; each must be listed by the server
+//! start_timeout_secs = 30              # default 30
+//! ```
+//!
+//! Secrets never sit in the file: `env` names variables whose values the
+//! server gets from tribunal's environment, and the server's environment is
+//! otherwise cleared (see `tribunal_tools::mcp`). The `tools` list is
+//! required: it is what lint checks the items' tool names against, and a
+//! small model does better with only the tools the task needs. Servers
+//! reached over streamable HTTP (`url`) are not supported yet.
+//!
+//! [`start_servers`] (feature `mcp`) starts the servers and returns the
+//! arena with their tools added; the tools' listed schemas then enter the
+//! config hash like the built-in tools'.
+
+use serde::{Deserialize, Serialize};
+
+/// The longest a server may take to start, by default.
+pub const DEFAULT_START_TIMEOUT_SECS: f64 = 30.0;
+
+/// One `[[mcp]]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerSpec {
+    /// The server's label (letters, digits, `_`, `-`).
+    pub name: String,
+    /// The program that runs the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// The names of the environment variables passed to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// The tools of the server offered to the model.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// How long the server may take to start (spawn, handshake, tool list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_timeout_secs: Option<f64>,
+    /// A streamable-HTTP server's URL: refused by lint (not supported yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl McpServerSpec {
+    /// What is wrong with the table, each as a message naming its field.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let label = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 64
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        };
+        let at = format!("mcp {:?}", self.name);
+        if !label(&self.name) {
+            problems.push(format!(
+                "{at}: name must be 1 to 64 letters, digits, `_` or `-`"
+            ));
+        }
+        if self.url.is_some() {
+            problems.push(format!(
+                "{at}: url: MCP servers over streamable HTTP are not supported yet; give `command`"
+            ));
+        }
+        match self.command.as_deref() {
+            Some(c) if !c.trim().is_empty() => {}
+            _ if self.url.is_some() => {}
+            _ => problems.push(format!("{at}: command is missing")),
+        }
+        for (i, name) in self.env.iter().enumerate() {
+            let valid = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            // Never echoed: an entry written as `NAME=value` may hold a secret.
+            if !valid {
+                problems.push(format!(
+                    "{at}: env[{i}] is not a variable name: give names only; the values come from the environment, never from this file"
+                ));
+            }
+        }
+        if self.tools.is_empty() {
+            problems.push(format!(
+                "{at}: tools is missing: list the server's tools to offer"
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for tool in &self.tools {
+            if !seen.insert(tool) {
+                problems.push(format!("{at}: tools: {tool:?} is listed twice"));
+            }
+        }
+        if let Some(secs) = self.start_timeout_secs {
+            if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
+                problems.push(format!(
+                    "{at}: start_timeout_secs must be a number of seconds in (0, 3600], not {secs}"
+                ));
+            }
+        }
+        problems
+    }
+
+    /// The start timeout.
+    pub fn start_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(
+            self.start_timeout_secs
+                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+                .unwrap_or(DEFAULT_START_TIMEOUT_SECS),
+        )
+    }
+}
+
+/// Why an arena's MCP servers could not be made ready.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpStartError {
+    /// A server could not be started (spawn, handshake, timeout).
+    #[cfg(feature = "mcp")]
+    #[error(transparent)]
+    Start(#[from] tribunal_tools::mcp::McpError),
+    /// A server does not list a tool the arena names.
+    #[error("the MCP server {server} has no tool {tool:?} (it lists: {listed})")]
+    MissingTool {
+        /// The server's label.
+        server: String,
+        /// The tool named in `tools`.
+        tool: String,
+        /// The tools the server listed, comma-separated.
+        listed: String,
+    },
+    /// This build has no MCP client.
+    #[error("the arena names MCP servers, and this build has no MCP support (cargo feature `mcp`)")]
+    NotBuilt,
+}
+
+impl McpStartError {
+    /// A stable code: `mcp_spawn`, `mcp_handshake`, `mcp_start_timeout`,
+    /// `mcp_tool_missing` or `mcp_not_built`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            #[cfg(feature = "mcp")]
+            McpStartError::Start(e) => e.code(),
+            McpStartError::MissingTool { .. } => "mcp_tool_missing",
+            McpStartError::NotBuilt => "mcp_not_built",
+        }
+    }
+}
+
+/// Starts the servers of `arena.mcp` (one after the other, each within its
+/// start timeout) and returns the arena with the tools their `tools` lists
+/// name added to its tool box. An arena without servers comes back as it
+/// is. The servers live as long as the returned arena's tools: dropping
+/// the arena (every copy of its tool box) ends them.
+///
+/// `env` reads the variables a server's `env` names (the process
+/// environment in the CLI).
+pub async fn start_servers(
+    arena: crate::Arena,
+    env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<crate::Arena, McpStartError> {
+    if arena.mcp.is_empty() {
+        return Ok(arena);
+    }
+    start(arena, env).await
+}
+
+#[cfg(not(feature = "mcp"))]
+async fn start(
+    _arena: crate::Arena,
+    _env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<crate::Arena, McpStartError> {
+    Err(McpStartError::NotBuilt)
+}
+
+#[cfg(feature = "mcp")]
+async fn start(
+    mut arena: crate::Arena,
+    env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<crate::Arena, McpStartError> {
+    use tribunal_runtime::ToolBox;
+    use tribunal_tools::mcp::{McpCommand, McpServer};
+    let mut toolbox = ToolBox::new();
+    toolbox.default_timeout = arena.toolbox.default_timeout;
+    toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
+    toolbox.extend(arena.toolbox.tools().cloned());
+    for spec in &arena.mcp {
+        let command = McpCommand::new(spec.command.clone().unwrap_or_default())
+            .args(spec.args.iter().cloned());
+        let command = spec
+            .env
+            .iter()
+            .fold(command, |c, name| c.pass_env(name.clone()));
+        let server =
+            McpServer::start_with_env(&spec.name, &command, spec.start_timeout(), env).await?;
+        let listed = server.tools();
+        for wanted in &spec.tools {
+            match listed.iter().find(|t| t.name() == wanted) {
+                Some(tool) => toolbox.add(tool.clone()),
+                None => {
+                    return Err(McpStartError::MissingTool {
+                        server: spec.name.clone(),
+                        tool: wanted.clone(),
+                        listed: listed
+                            .iter()
+                            .map(|t| t.name().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    });
+                }
+            }
+        }
+    }
+    arena.toolbox = std::sync::Arc::new(toolbox);
+    Ok(arena)
+}

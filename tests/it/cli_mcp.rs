@@ -1,0 +1,164 @@
+//! `[[mcp]]` in `arena.toml`: the runs offer the tools of an MCP server
+//! started for them (the tools crate's fixture server, built here as
+//! `tribunal-mcp-fixture`), lint checks the tables, and a server that cannot
+//! give what the arena names stops the run before it starts (exit 2, coded).
+
+use crate::{json_lines, tribunal_bin};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fixture() -> &'static str {
+    env!("CARGO_BIN_EXE_tribunal-mcp-fixture")
+}
+
+fn tribunal(args: &[&str], cwd: &Path) -> Output {
+    Command::new(tribunal_bin())
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("TRIBUNAL_SHARD")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An arena folder whose `[[mcp]]` table is `mcp` (TOML) and whose one
+/// item's mock model calls `add` and answers with the sum.
+fn arena(mcp: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = format!(
+        r#"name = "mcp-arena"
+system = "Add with the add tool."
+schema = {{ type = "object", required = ["sum"], additionalProperties = false, properties = {{ sum = {{ type = "integer" }} }} }}
+
+{mcp}
+"#
+    );
+    std::fs::write(dir.path().join("arena.toml"), toml).unwrap();
+    let item = serde_json::json!({
+        "id": "add", "input": "What is 1234 + 4321?",
+        "checks": [{"type": "tool_used", "name": "add"}, {"type": "json_path_equals", "path": "sum", "value": 5555}],
+        "mock": [
+            {"tool_calls": [{"name": "add", "arguments": {"a": 1234, "b": 4321}}]},
+            {"json": {"sum": 5555}}
+        ]
+    });
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    dir
+}
+
+fn calc(tools: &str) -> String {
+    format!(
+        "[[mcp]]\nname = \"calc\"\ncommand = {:?}\ntools = {tools}\n",
+        fixture()
+    )
+}
+
+#[test]
+fn a_run_offers_the_tools_of_its_mcp_server() {
+    let dir = arena(&calc(r#"["add"]"#));
+    let arena = dir.path().to_str().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            arena,
+            "--out",
+            out.to_str().unwrap(),
+            "--transcripts",
+            "t",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["outcome"], "PASS", "{}", rows[0]);
+    assert_eq!(rows[0]["tool_calls"][0]["name"], "add");
+    assert_eq!(rows[0]["tool_calls"][0]["ok"], true);
+    // The server's structured result is what the model read.
+    let transcripts: String = std::fs::read_dir(dir.path().join("t"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(transcripts.contains(r#"{\"sum\":5555}"#), "{transcripts}");
+}
+
+#[test]
+fn only_the_listed_tools_are_offered_and_enter_the_config_hash() {
+    let run = |tools: &str| {
+        let dir = arena(&calc(tools));
+        let out = dir.path().join("r.jsonl");
+        let o = tribunal(
+            &[
+                "run",
+                dir.path().to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        (o, json_lines(&out), dir)
+    };
+    let (o, rows, _dir) = run(r#"["add"]"#);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (o2, rows2, _dir2) = run(r#"["add", "echo"]"#);
+    assert_eq!(o2.status.code(), Some(0), "{}", stderr(&o2));
+    assert_ne!(rows[0]["config_hash"], rows2[0]["config_hash"]);
+}
+
+#[test]
+fn a_tool_the_server_does_not_list_stops_the_run() {
+    let dir = arena(&calc(r#"["add", "multiply"]"#));
+    let o = tribunal(&["run", dir.path().to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("the MCP server calc has no tool \"multiply\""),
+        "{err}"
+    );
+    assert!(err.contains("[mcp_tool_missing]"), "{err}");
+    assert!(err.contains("add"), "the listed tools are named: {err}");
+}
+
+#[test]
+fn a_server_that_cannot_start_stops_the_run() {
+    let dir = arena(
+        "[[mcp]]\nname = \"gone\"\ncommand = \"/nonexistent/mcp-server\"\ntools = [\"add\"]\n",
+    );
+    let o = tribunal(&["run", dir.path().to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[mcp_spawn]"), "{}", stderr(&o));
+}
+
+#[test]
+fn lint_checks_mcp_tables_and_knows_their_tools() {
+    let dir = arena(&calc(r#"["add"]"#));
+    let o = tribunal(&["lint", dir.path().to_str().unwrap()], dir.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "an item naming an MCP tool lints clean: {}",
+        stderr(&o)
+    );
+
+    let bad = arena(
+        "[[mcp]]\nname = \"bad name\"\nurl = \"http://127.0.0.1:9/mcp\"\nenv = [\"API-KEY=sk-1\"]\ntools = []\n",
+    );
+    let o = tribunal(&["lint", bad.path().to_str().unwrap()], bad.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    for says in [
+        "name must be",
+        "streamable HTTP are not supported yet",
+        "env[0] is not a variable name",
+        "tools is missing",
+        "does not offer a tool named \"add\"", // no server offers it now
+    ] {
+        assert!(text.contains(says), "{says}: {text}");
+    }
+    assert!(!text.contains("sk-1"), "a value written into env is never echoed: {text}");
+}
