@@ -160,5 +160,8 @@ fn lint_checks_mcp_tables_and_knows_their_tools() {
     ] {
         assert!(text.contains(says), "{says}: {text}");
     }
-    assert!(!text.contains("sk-1"), "a value written into env is never echoed: {text}");
+    assert!(
+        !text.contains("sk-1"),
+        "a value written into env is never echoed: {text}"
+    );
 }

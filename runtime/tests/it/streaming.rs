@@ -532,26 +532,48 @@ async fn a_stream_that_breaks_off_is_a_backend_error_and_is_not_retried() {
 
 #[tokio::test]
 async fn an_error_event_mid_stream_keeps_the_providers_error_type() {
-    let kind = BackendKind::Anthropic;
-    let error = sse(&[
-        named(
-            "message_start",
-            json!({"type": "message_start", "message": {"content": []}}),
+    for (kind, error, expected) in [
+        (
+            BackendKind::Anthropic,
+            sse(&[
+                named(
+                    "message_start",
+                    json!({"type": "message_start", "message": {"content": []}}),
+                ),
+                named(
+                    "error",
+                    json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+                ),
+            ]),
+            "overloaded_error",
         ),
-        named(
-            "error",
-            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        (
+            BackendKind::OpenAiResponses,
+            sse(&[named(
+                "error",
+                json!({"type": "error", "code": "server_error", "message": "boom", "param": null}),
+            )]),
+            "server_error",
         ),
-    ]);
-    let server = model_server(kind, vec![error]).await;
-    let backend = Retry::new(provider(kind, &server, &hosted()), 3)
-        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
-    let (_, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
-    let failure = run.report.backend_failure.as_ref().unwrap();
-    assert_eq!(failure.provider_type.as_deref(), Some("overloaded_error"));
-    // Nothing had been passed on, but the status had arrived: not retried
-    // (a retry could repeat a partly delivered answer).
-    assert_eq!(bodies(&server).await.len(), 1);
+        (
+            BackendKind::OpenAiChat,
+            sse(&[(
+                None,
+                json!({"error": {"message": "boom", "type": "server_error"}}).to_string(),
+            )]),
+            "server_error",
+        ),
+    ] {
+        let server = model_server(kind, vec![error]).await;
+        let backend = Retry::new(provider(kind, &server, &hosted()), 3)
+            .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+        let (_, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        let failure = run.report.backend_failure.as_ref().unwrap();
+        assert_eq!(failure.provider_type.as_deref(), Some(expected), "{kind:?}");
+        // Nothing had been passed on, but the status had arrived: not
+        // retried (a retry could repeat a partly delivered answer).
+        assert_eq!(bodies(&server).await.len(), 1, "{kind:?}");
+    }
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@
 //! far (cumulative); `message_stop` ends it. `ping` is ignored and `error`
 //! ends the stream with the provider's error.
 
-use super::{Flow, StreamFold, broke_off, error_fields, event_json};
+use super::{Flow, StreamFold, broke_off, error_event, error_fields, event_json};
 use crate::backend::BackendError;
 use crate::backend::codec::Provider;
 use crate::backend::delta::Delta;
@@ -91,12 +91,7 @@ impl StreamFold for MessagesStream {
             }
             "error" => {
                 let error = value.get("error").unwrap_or(&Value::Null);
-                let (kind, message) = error_fields(error);
-                return Err(broke_off(
-                    PROVIDER,
-                    format!("the stream ended with an error: {message}"),
-                    kind,
-                ));
+                return Err(error_event(PROVIDER, error_fields(error)));
             }
             _ => {}
         }

@@ -98,6 +98,20 @@ pub(crate) fn broke_off(
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The error of a stream that ended with the provider's error event: its
+/// error type and message (see [`error_fields`]), as [`broke_off`].
+pub(crate) fn error_event(
+    provider: &str,
+    (kind, message): (Option<String>, String),
+) -> BackendError {
+    broke_off(
+        provider,
+        format!("the stream ended with an error: {message}"),
+        kind,
+    )
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// The `type` and `message` of a provider error object (`{"type", "code",
 /// "message"}`), the message clipped.
 pub(crate) fn error_fields(error: &Value) -> (Option<String>, String) {

@@ -9,7 +9,7 @@
 //! for it (some servers send it on every chunk: the last one wins).
 //! `data: [DONE]` ends the stream.
 
-use super::{Flow, StreamFold, broke_off, error_fields, event_json};
+use super::{Flow, StreamFold, broke_off, error_event, error_fields, event_json};
 use crate::backend::BackendError;
 use crate::backend::codec::Provider;
 use crate::backend::delta::Delta;
@@ -53,12 +53,7 @@ impl StreamFold for ChatStream {
         }
         let chunk = event_json(PROVIDER, data)?;
         if let Some(error) = chunk.get("error") {
-            let (kind, message) = error_fields(error);
-            return Err(broke_off(
-                PROVIDER,
-                format!("the stream ended with an error: {message}"),
-                kind,
-            ));
+            return Err(error_event(PROVIDER, error_fields(error)));
         }
         if self.head.is_empty() {
             for key in ["id", "model", "created", "system_fingerprint"] {

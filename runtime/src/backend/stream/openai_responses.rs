@@ -9,7 +9,7 @@
 //! by the `function_call` item `response.output_item.added` announced). An
 //! `error` event ends the stream with the provider's error.
 
-use super::{Flow, StreamFold, broke_off, error_fields, event_json};
+use super::{Flow, StreamFold, broke_off, error_event, error_fields, event_json};
 use crate::backend::BackendError;
 use crate::backend::codec::Provider;
 use crate::backend::delta::Delta;
@@ -80,18 +80,14 @@ impl StreamFold for ResponsesStream {
             }
             "error" => {
                 // `{"type": "error", "code", "message"}`, or the error nested.
-                let (kind, message) = match value.get("error").filter(|e| e.is_object()) {
+                let fields = match value.get("error").filter(|e| e.is_object()) {
                     Some(error) => error_fields(error),
                     None => {
                         let code = value.get("code").and_then(Value::as_str);
                         (code.map(str::to_string), error_fields(&value).1)
                     }
                 };
-                return Err(broke_off(
-                    PROVIDER,
-                    format!("the stream ended with an error: {message}"),
-                    kind,
-                ));
+                return Err(error_event(PROVIDER, fields));
             }
             _ => {}
         }
