@@ -6,7 +6,7 @@
 //! | span | name | attributes |
 //! |---|---|---|
 //! | one run | `invoke_agent` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens` / `output_tokens` (the run's totals), `error.type` (the [`ErrorCode`]) on failure, `tribunal.turns`, `tribunal.repair_used` |
-//! | one model request | `chat {model}` (client) | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens` / `output_tokens`, `error.type` (the backend failure's kind), `tribunal.turn`, `tribunal.request.purpose` |
+//! | one model request | `chat {model}` (client) | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens` / `output_tokens`, `error.type` (the backend failure's kind, e.g. `http`, or `deadline_exceeded`), `tribunal.turn`, `tribunal.request.purpose` |
 //! | one tool call | `execute_tool {name}` | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` = `tool_error` when the result is an error |
 //!
 //! **Never** the prompt, the answer, tool arguments or results, or a key:
@@ -98,8 +98,9 @@ pub fn record_turn(span: &Span, usage: &Usage, stop: StopReason) {
     span.record("gen_ai.response.finish_reasons", finish_reason(stop));
 }
 
-/// Records a failed model call (its [`BackendErrorKind`]) on its `chat`
-/// span.
+/// Records a failed model call on its `chat` span: `kind` is the
+/// [`BackendErrorKind`]'s name, or `deadline_exceeded` when the run's
+/// deadline cut the call.
 ///
 /// [`BackendErrorKind`]: crate::backend::BackendErrorKind
 pub fn record_failure(span: &Span, kind: &str) {
