@@ -21,7 +21,12 @@
 //!
 //! [`start_servers`] (feature `mcp`) starts the servers and returns the
 //! arena with their tools added; the tools' listed schemas then enter the
-//! config hash like the built-in tools'.
+//! config hash like the built-in tools'. With [`McpCassette::Record`] the
+//! tools' specs and every call's result go into a tool cassette
+//! (`tribunal_runtime::tool::cassette`); with [`McpCassette::Replay`] no
+//! server starts: the tools come from that cassette, with the specs and
+//! answers they had, so a replayed run needs neither the model nor the
+//! servers.
 
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +147,21 @@ pub enum McpStartError {
         /// The tools the server listed, comma-separated.
         listed: String,
     },
+    /// A replayed run names a tool its tool cassette does not hold.
+    #[error("the tool cassette {} holds no tool {tool:?} of the MCP server {server} (it holds: {held})", cassette.display())]
+    NotRecorded {
+        /// The server's label.
+        server: String,
+        /// The tool named in `tools`.
+        tool: String,
+        /// The cassette.
+        cassette: std::path::PathBuf,
+        /// The tools it holds, comma-separated.
+        held: String,
+    },
+    /// The tool cassette cannot be written or read.
+    #[error(transparent)]
+    Cassette(#[from] tribunal_runtime::tool::cassette::ToolCassetteError),
     /// This build has no MCP client.
     #[error("the arena names MCP servers, and this build has no MCP support (cargo feature `mcp`)")]
     NotBuilt,
@@ -149,12 +169,15 @@ pub enum McpStartError {
 
 impl McpStartError {
     /// A stable code: `mcp_spawn`, `mcp_handshake`, `mcp_start_timeout`,
-    /// `mcp_tool_missing` or `mcp_not_built`.
+    /// `mcp_tool_missing`, `mcp_not_recorded`, `mcp_cassette` or
+    /// `mcp_not_built`.
     pub fn code(&self) -> &'static str {
         match self {
             #[cfg(feature = "mcp")]
             McpStartError::Start(e) => e.code(),
             McpStartError::MissingTool { .. } => "mcp_tool_missing",
+            McpStartError::NotRecorded { .. } => "mcp_not_recorded",
+            McpStartError::Cassette(_) => "mcp_cassette",
             McpStartError::NotBuilt => "mcp_not_built",
         }
     }
@@ -167,21 +190,82 @@ impl McpStartError {
 /// the arena (every copy of its tool box) ends them.
 ///
 /// `env` reads the variables a server's `env` names (the process
-/// environment in the CLI).
+/// environment in the CLI); `cassette` says whether the tools' results are
+/// recorded, or replayed instead of starting any server.
 pub async fn start_servers(
     arena: crate::Arena,
     env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+    cassette: McpCassette<'_>,
 ) -> Result<crate::Arena, McpStartError> {
     if arena.mcp.is_empty() {
         return Ok(arena);
     }
-    start(arena, env).await
+    match cassette {
+        McpCassette::Replay(path) => replay(arena, path),
+        McpCassette::Live => start(arena, env, None).await,
+        McpCassette::Record(path) => {
+            let recorder = tribunal_runtime::tool::cassette::ToolRecorder::create(path)?;
+            start(arena, env, Some(recorder)).await
+        }
+    }
+}
+
+/// Where an arena's MCP tool results come from and go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpCassette<'a> {
+    /// From the servers, unrecorded.
+    Live,
+    /// From the servers, recorded into this tool cassette.
+    Record(&'a std::path::Path),
+    /// From this tool cassette; no server starts.
+    Replay(&'a std::path::Path),
+}
+
+/// A tool box holding `arena`'s tools, to which more can be added.
+fn growable(arena: &crate::Arena) -> tribunal_runtime::ToolBox {
+    let mut toolbox = tribunal_runtime::ToolBox::new();
+    toolbox.default_timeout = arena.toolbox.default_timeout;
+    toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
+    toolbox.extend(arena.toolbox.tools().cloned());
+    toolbox
+}
+
+/// The arena with its MCP tools read from the tool cassette at `path`.
+fn replay(mut arena: crate::Arena, path: &std::path::Path) -> Result<crate::Arena, McpStartError> {
+    let recorded = tribunal_runtime::tool::cassette::replay_tools(path)?;
+    let mut toolbox = growable(&arena);
+    for spec in &arena.mcp {
+        for wanted in &spec.tools {
+            match recorded.iter().find(|t| t.name() == wanted) {
+                Some(tool) => toolbox.add(tool.clone()),
+                None => {
+                    return Err(McpStartError::NotRecorded {
+                        server: spec.name.clone(),
+                        tool: wanted.clone(),
+                        cassette: path.to_path_buf(),
+                        held: names(&recorded),
+                    });
+                }
+            }
+        }
+    }
+    arena.toolbox = std::sync::Arc::new(toolbox);
+    Ok(arena)
+}
+
+fn names(tools: &[std::sync::Arc<dyn tribunal_runtime::Tool>]) -> String {
+    tools
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(not(feature = "mcp"))]
 async fn start(
     _arena: crate::Arena,
     _env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+    _recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
     Err(McpStartError::NotBuilt)
 }
@@ -190,13 +274,10 @@ async fn start(
 async fn start(
     mut arena: crate::Arena,
     env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+    recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
-    use tribunal_runtime::ToolBox;
     use tribunal_tools::mcp::{McpCommand, McpServer};
-    let mut toolbox = ToolBox::new();
-    toolbox.default_timeout = arena.toolbox.default_timeout;
-    toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
-    toolbox.extend(arena.toolbox.tools().cloned());
+    let mut toolbox = growable(&arena);
     for spec in &arena.mcp {
         let command = McpCommand::new(spec.command.clone().unwrap_or_default())
             .args(spec.args.iter().cloned());
@@ -209,16 +290,15 @@ async fn start(
         let listed = server.tools();
         for wanted in &spec.tools {
             match listed.iter().find(|t| t.name() == wanted) {
-                Some(tool) => toolbox.add(tool.clone()),
+                Some(tool) => match &recorder {
+                    Some(recorder) => toolbox.add(recorder.record(tool.clone())?),
+                    None => toolbox.add(tool.clone()),
+                },
                 None => {
                     return Err(McpStartError::MissingTool {
                         server: spec.name.clone(),
                         tool: wanted.clone(),
-                        listed: listed
-                            .iter()
-                            .map(|t| t.name().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
+                        listed: names(&listed),
                     });
                 }
             }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::calibration::calibrate_rubric;
-use tribunal::judge::mcp::start_servers;
+use tribunal::judge::mcp::{McpCassette, start_servers};
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
 use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
@@ -205,7 +205,17 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the arena is dropped.
     let env = |name: &str| std::env::var_os(name);
-    let arena = match runtime.block_on(start_servers(arena, &env)) {
+    let tools_cassette = |dir: &PathBuf| dir.join(format!("{}.tools.jsonl", arena.name));
+    let (record, replay) = (
+        args.record.as_ref().map(tools_cassette),
+        args.replay.as_ref().map(tools_cassette),
+    );
+    let cassette = match (&record, &replay) {
+        (Some(path), _) => McpCassette::Record(path),
+        (None, Some(path)) => McpCassette::Replay(path),
+        (None, None) => McpCassette::Live,
+    };
+    let arena = match runtime.block_on(start_servers(arena, &env, cassette)) {
         Ok(arena) => Arc::new(arena),
         Err(e) => {
             eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());

@@ -165,3 +165,129 @@ fn lint_checks_mcp_tables_and_knows_their_tools() {
         "a value written into env is never echoed: {text}"
     );
 }
+
+/// Answers Chat Completions requests with `bodies` in order.
+async fn chat_server(bodies: Vec<serde_json::Value>) -> wiremock::MockServer {
+    use std::sync::Mutex;
+    struct InOrder(Mutex<std::collections::VecDeque<serde_json::Value>>);
+    impl wiremock::Respond for InOrder {
+        fn respond(&self, _: &wiremock::Request) -> wiremock::ResponseTemplate {
+            match self.0.lock().unwrap().pop_front() {
+                Some(body) => wiremock::ResponseTemplate::new(200).set_body_json(body),
+                None => wiremock::ResponseTemplate::new(500),
+            }
+        }
+    }
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/v1/chat/completions"))
+        .respond_with(InOrder(Mutex::new(bodies.into())))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// `--record` writes the MCP tools' results beside the model's answers, and
+/// `--replay` serves both: the replayed run starts no server (the server's
+/// command writes a line to a marker file each time it starts) and reads
+/// the recorded result.
+#[tokio::test]
+async fn a_replayed_run_starts_no_mcp_server() {
+    use crate::stand_in::{Api, live_env, tribunal};
+    let marker = tempfile::NamedTempFile::new().unwrap();
+    let starting = format!(
+        "echo started >> '{}' && exec '{}'",
+        marker.path().display(),
+        fixture()
+    );
+    let mcp = format!(
+        "[[mcp]]\nname = \"calc\"\ncommand = \"sh\"\nargs = [\"-c\", {starting:?}]\ntools = [\"add\"]\n"
+    );
+    let dir = arena(&mcp);
+    let arena_dir = dir.path().to_str().unwrap();
+    let api = Api::Chat;
+    let server = chat_server(vec![
+        api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321})),
+        api.answer(r#"{"sum": 5555}"#),
+    ])
+    .await;
+    let tapes = dir.path().join("tapes");
+    let common = [
+        "run",
+        arena_dir,
+        "--backend",
+        "openai-chat",
+        "--model",
+        "test-model",
+    ];
+    let recorded_out = dir.path().join("recorded.jsonl");
+    let mut args = common.to_vec();
+    args.extend([
+        "--record",
+        tapes.to_str().unwrap(),
+        "--out",
+        recorded_out.to_str().unwrap(),
+    ]);
+    let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let started = || {
+        std::fs::read_to_string(marker.path())
+            .unwrap()
+            .lines()
+            .count()
+    };
+    assert_eq!(started(), 1);
+    let tools = json_lines(&tapes.join("mcp-arena.tools.jsonl"));
+    assert_eq!(tools[1]["tool"]["name"], "add");
+    assert_eq!(
+        tools[2]["call"]["arguments"],
+        serde_json::json!({"a": 1234, "b": 4321})
+    );
+    assert_eq!(
+        tools[2]["call"]["result"],
+        serde_json::json!({"text": r#"{"sum":5555}"#})
+    );
+
+    let replayed_out = dir.path().join("replayed.jsonl");
+    let mut args = common.to_vec();
+    args.extend([
+        "--replay",
+        tapes.to_str().unwrap(),
+        "--out",
+        replayed_out.to_str().unwrap(),
+    ]);
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(started(), 1, "the replay started no server");
+    let (recorded, replayed) = (json_lines(&recorded_out), json_lines(&replayed_out));
+    assert_eq!(replayed[0]["outcome"], "PASS", "{}", replayed[0]);
+    assert_eq!(replayed[0]["tool_calls"][0]["ok"], true);
+    assert_eq!(replayed[0]["config_hash"], recorded[0]["config_hash"]);
+    assert_eq!(replayed[0]["answer"], recorded[0]["answer"]);
+
+    // A tool the cassette never held stops the replay before it starts.
+    std::fs::write(
+        dir.path().join("arena.toml"),
+        std::fs::read_to_string(dir.path().join("arena.toml"))
+            .unwrap()
+            .replace(r#"tools = ["add"]"#, r#"tools = ["add", "echo"]"#),
+    )
+    .unwrap();
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("[mcp_not_recorded]"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(started(), 1);
+}

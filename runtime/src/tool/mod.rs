@@ -7,6 +7,7 @@
 //! compiled for each provider ([`Tool::compiles_parameters`]), so the tool can
 //! be offered in strict mode on every target.
 
+pub mod cassette;
 mod typed;
 
 pub use typed::{FnTool, TypedTool, tool_fn};
