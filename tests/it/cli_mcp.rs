@@ -291,3 +291,41 @@ async fn a_replayed_run_starts_no_mcp_server() {
     );
     assert_eq!(started(), 1);
 }
+
+/// The `mcp_add` fixture arena as a real model ran it (llama.cpp,
+/// Qwen2.5-Coder-0.5B, the fixture server as `tribunal-mcp-fixture` on
+/// PATH; see LIVE.md), replayed from its two cassettes with neither the
+/// model nor the server: the server's command is not on this run's PATH, so
+/// a start would fail with `mcp_spawn`.
+#[tokio::test]
+async fn a_real_models_mcp_arena_replays_without_model_or_server() {
+    use crate::stand_in::tribunal;
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_add");
+    let tapes = arena.join("cassettes");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let args = [
+        "run",
+        arena.to_str().unwrap(),
+        "--backend",
+        "openai-chat",
+        "--model",
+        "qwen",
+        "--replay",
+        tapes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = tribunal(&args, dir.path(), &[("PATH", "/usr/bin:/bin".to_string())]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    let by_id = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    for (id, sum) in [("big", 5555), ("small", 267)] {
+        let row = by_id(id);
+        assert_eq!(row["outcome"], "PASS", "{row}");
+        assert_eq!(row["answer"]["sum"], sum);
+        assert_eq!(row["tool_calls"][0]["name"], "add");
+        assert_eq!(row["tool_calls"][0]["ok"], true);
+        assert_eq!(row["replayed"], true);
+    }
+}
