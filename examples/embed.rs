@@ -36,6 +36,7 @@ pub struct Landmark {
     pub height_m: f64,
 }
 
+// [readme:typed]
 /// The arguments of the lookup tool: its parameter schema is derived from
 /// this type (doc comments become descriptions) and compiled for each
 /// provider, so the tool can be offered in strict mode.
@@ -70,6 +71,7 @@ pub fn lookup() -> impl Tool {
         },
     )
 }
+// [/readme:typed]
 
 /// The scripted model the demo runs on: one tool call, then the answer. A
 /// live backend produces these turns itself.
@@ -87,6 +89,7 @@ pub async fn demo() -> Result<(Landmark, Run), Box<dyn std::error::Error>> {
     demo_on(scripted()?).await
 }
 
+// [readme:agent]
 /// The agent: a typed answer, the lookup tool, budgets.
 pub fn agent(backend: Arc<dyn Backend>) -> Result<Agent<Landmark>, Box<dyn std::error::Error>> {
     Ok(Agent::for_type::<Landmark>(backend)?
@@ -98,6 +101,7 @@ pub fn agent(backend: Arc<dyn Backend>) -> Result<Agent<Landmark>, Box<dyn std::
             ..Budget::default()
         }))
 }
+// [/readme:agent]
 
 /// The same agent on any backend.
 pub async fn demo_on(
@@ -124,6 +128,7 @@ pub async fn stream_demo_on(
     use futures::StreamExt;
     use std::io::Write;
     let agent = agent(backend)?;
+    // [readme:stream]
     let mut events = agent.run_stream("Return the record for CN Tower.");
     let mut streamed = String::new();
     while let Some(event) = events.next().await {
@@ -147,6 +152,7 @@ pub async fn stream_demo_on(
             _ => {}
         }
     }
+    // [/readme:stream]
     Err("the stream ended without the run".into())
 }
 

@@ -4,6 +4,9 @@
 #[path = "../../examples/embed.rs"]
 mod embed;
 
+#[path = "../../examples/mcp.rs"]
+mod mcp_example;
+
 use tribunal::runtime::Run;
 use tribunal::runtime::conversation::Message;
 
@@ -213,4 +216,21 @@ async fn streamed_embedding_example_replays_a_real_models_stream() {
             .collect()
     };
     assert_eq!(names(&whole_run.report), names(&run.report));
+}
+
+/// The README's MCP example against a real MCP server process (the tools
+/// crate's fixture, built here as `tribunal-mcp-fixture`): the scripted
+/// model's `add` call went to the server and its result came back.
+#[tokio::test]
+async fn mcp_example_runs_against_a_real_server() {
+    let run = mcp_example::demo(env!("CARGO_BIN_EXE_tribunal-mcp-fixture"), &[])
+        .await
+        .unwrap();
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&serde_json::json!({"sum": 5555}))
+    );
+    let call = &run.report.tool_calls[0];
+    assert_eq!((call.name.as_str(), call.ok), ("add", true));
+    assert_eq!(first_tool_result(&run), Some(r#"{"sum":5555}"#));
 }
