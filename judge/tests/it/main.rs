@@ -25,7 +25,6 @@ mod html_browser;
 mod html_fixtures;
 mod lint;
 mod live_cassettes;
-mod otel;
 mod pricing;
 mod results_file;
 mod rubric;

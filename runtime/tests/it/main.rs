@@ -29,7 +29,6 @@ mod loop_budget;
 mod loop_repair;
 mod loop_strategy;
 mod machine_trace;
-mod otel;
 mod schema_compile;
 mod schema_corpus;
 mod schema_decode;

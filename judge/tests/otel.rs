@@ -1,6 +1,21 @@
 //! An arena run's spans, exported through `tribunal_runtime::otel::layer` to
 //! OpenTelemetry's in-memory exporter: one `arena_item` span per run with
 //! the item's id and outcome, each run's `invoke_agent` span inside it.
+//!
+//! A test binary of its own: `tracing` caches, per call site, whether any
+//! subscriber wants it, and in the `it` binary other tests running without
+//! a subscriber left that cache saying "no" for these spans (CI exported
+//! none of them). Here the one test installs its subscriber first.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub,
+    dead_code
+)]
+
+#[path = "it/support.rs"]
+mod support;
 
 use crate::support::{mock_run, options};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
