@@ -110,7 +110,7 @@ impl McpServerSpec {
             }
         }
         if let Some(secs) = self.start_timeout_secs {
-            if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
+            if !timeout_in_range(secs) {
                 problems.push(format!(
                     "{at}: start_timeout_secs must be a number of seconds in (0, 3600], not {secs}"
                 ));
@@ -123,10 +123,15 @@ impl McpServerSpec {
     pub fn start_timeout(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(
             self.start_timeout_secs
-                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+                .filter(|s| timeout_in_range(*s))
                 .unwrap_or(DEFAULT_START_TIMEOUT_SECS),
         )
     }
+}
+
+/// Whether `secs` is a start timeout lint accepts: in (0, 3600].
+fn timeout_in_range(secs: f64) -> bool {
+    secs.is_finite() && secs > 0.0 && secs <= 3600.0
 }
 
 /// Why an arena's MCP servers could not be made ready.

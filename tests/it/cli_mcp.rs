@@ -3,6 +3,7 @@
 //! `tribunal-mcp-fixture`), lint checks the tables, and a server that cannot
 //! give what the arena names stops the run before it starts (exit 2, coded).
 
+use crate::stand_in::stderr;
 use crate::{json_lines, tribunal_bin};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -19,10 +20,6 @@ fn tribunal(args: &[&str], cwd: &Path) -> Output {
         .env_remove("TRIBUNAL_SHARD")
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// An arena folder whose `[[mcp]]` table is `mcp` (TOML) and whose one
@@ -166,26 +163,6 @@ fn lint_checks_mcp_tables_and_knows_their_tools() {
     );
 }
 
-/// Answers Chat Completions requests with `bodies` in order.
-async fn chat_server(bodies: Vec<serde_json::Value>) -> wiremock::MockServer {
-    use std::sync::Mutex;
-    struct InOrder(Mutex<std::collections::VecDeque<serde_json::Value>>);
-    impl wiremock::Respond for InOrder {
-        fn respond(&self, _: &wiremock::Request) -> wiremock::ResponseTemplate {
-            match self.0.lock().unwrap().pop_front() {
-                Some(body) => wiremock::ResponseTemplate::new(200).set_body_json(body),
-                None => wiremock::ResponseTemplate::new(500),
-            }
-        }
-    }
-    let server = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::path("/v1/chat/completions"))
-        .respond_with(InOrder(Mutex::new(bodies.into())))
-        .mount(&server)
-        .await;
-    server
-}
-
 /// `--record` writes the MCP tools' results beside the model's answers, and
 /// `--replay` serves both: the replayed run starts no server (the server's
 /// command writes a line to a marker file each time it starts) and reads
@@ -205,10 +182,14 @@ async fn a_replayed_run_starts_no_mcp_server() {
     let dir = arena(&mcp);
     let arena_dir = dir.path().to_str().unwrap();
     let api = Api::Chat;
-    let server = chat_server(vec![
-        api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321})),
-        api.answer(r#"{"sum": 5555}"#),
-    ])
+    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
+    let server = crate::stand_in::in_order(
+        api.endpoint(),
+        vec![
+            ok(api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321}))),
+            ok(api.answer(r#"{"sum": 5555}"#)),
+        ],
+    )
     .await;
     let tapes = dir.path().join("tapes");
     let common = [

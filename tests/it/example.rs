@@ -71,16 +71,6 @@ async fn embedding_example_replays_a_real_model() {
     );
 }
 
-/// A report without its timings, for comparing two runs.
-fn timeless(report: &tribunal::runtime::RunReport) -> serde_json::Value {
-    let mut value = serde_json::to_value(report).unwrap();
-    value.as_object_mut().unwrap().remove("wall_ms");
-    for call in value["tool_calls"].as_array_mut().into_iter().flatten() {
-        call.as_object_mut().unwrap().remove("duration_ms");
-    }
-    value
-}
-
 /// The README's streamed run: the same run as `demo`, and the deltas add up
 /// to what the model wrote (the tool call's arguments, then the answer).
 #[tokio::test]
@@ -90,7 +80,10 @@ async fn streamed_embedding_example_runs() {
         .unwrap();
     let (whole_landmark, whole) = embed::demo().await.unwrap();
     assert_eq!(landmark, whole_landmark);
-    assert_eq!(timeless(&run.report), timeless(&whole.report));
+    assert_eq!(
+        crate::without_timings(serde_json::to_value(&run.report).unwrap()),
+        crate::without_timings(serde_json::to_value(&whole.report).unwrap())
+    );
     assert_eq!(
         streamed,
         r#"{"name":"CN Tower"}{"name":"CN Tower","year":1976,"height_m":553.0}"#
@@ -121,24 +114,6 @@ fn recorded_streams() -> Vec<Recorded> {
             }
         })
         .collect()
-}
-
-/// A stand-in that plays `bodies` in order on the Chat Completions path.
-async fn playing(bodies: Vec<wiremock::ResponseTemplate>) -> wiremock::MockServer {
-    use std::sync::Mutex;
-    struct InOrder(Mutex<std::collections::VecDeque<wiremock::ResponseTemplate>>);
-    impl wiremock::Respond for InOrder {
-        fn respond(&self, _: &wiremock::Request) -> wiremock::ResponseTemplate {
-            let next = self.0.lock().unwrap().pop_front();
-            next.unwrap_or_else(|| wiremock::ResponseTemplate::new(500))
-        }
-    }
-    let server = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::path("/v1/chat/completions"))
-        .respond_with(InOrder(Mutex::new(bodies.into())))
-        .mount(&server)
-        .await;
-    server
 }
 
 fn chat_backend(server: &wiremock::MockServer) -> std::sync::Arc<dyn tribunal::runtime::Backend> {
@@ -173,7 +148,8 @@ async fn streamed_embedding_example_replays_a_real_models_stream() {
     let sse = |r: &Recorded| {
         wiremock::ResponseTemplate::new(200).set_body_raw(r.sse.clone(), "text/event-stream")
     };
-    let server = playing(recorded.iter().map(sse).collect()).await;
+    let server =
+        crate::stand_in::in_order("/v1/chat/completions", recorded.iter().map(sse).collect()).await;
     let (landmark, run, streamed) = embed::stream_demo_on(chat_backend(&server)).await.unwrap();
     assert_eq!(landmark.name, "CN Tower");
     assert_eq!((landmark.year, landmark.height_m), (1976, 553.0));
@@ -199,7 +175,8 @@ async fn streamed_embedding_example_replays_a_real_models_stream() {
     }
 
     let whole = wiremock::ResponseTemplate::new(200);
-    let server = playing(
+    let server = crate::stand_in::in_order(
+        "/v1/chat/completions",
         recorded
             .iter()
             .map(|r| whole.clone().set_body_json(r.whole.clone()))

@@ -21,6 +21,27 @@ macro_rules! bind_snapshots {
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
+/// `value` with every timing (a `*_ms` field) replaced by 0.
+pub(crate) fn without_timings(mut value: serde_json::Value) -> serde_json::Value {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if key.ends_with("_ms") {
+                        *v = serde_json::Value::from(0);
+                    } else {
+                        walk(v);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut value);
+    value
+}
+
 /// Every line of a JSON Lines file (a results file, a cassette) as JSON.
 pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)

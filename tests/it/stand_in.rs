@@ -502,6 +502,25 @@ pub(crate) async fn reviewer_server(api: Api, behaviour: Behaviour) -> MockServe
     server
 }
 
+/// A server that answers POSTs to `endpoint` with `responses` in order
+/// (500 once they run out).
+pub(crate) async fn in_order(endpoint: &str, responses: Vec<ResponseTemplate>) -> MockServer {
+    struct InOrder(Mutex<std::collections::VecDeque<ResponseTemplate>>);
+    impl Respond for InOrder {
+        fn respond(&self, _: &Request) -> ResponseTemplate {
+            let next = self.0.lock().ok().and_then(|mut q| q.pop_front());
+            next.unwrap_or_else(|| ResponseTemplate::new(500))
+        }
+    }
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(endpoint))
+        .respond_with(InOrder(Mutex::new(responses.into())))
+        .mount(&server)
+        .await;
+    server
+}
+
 /// Runs `tribunal` in `cwd` with `env` set and every provider, proxy and log
 /// variable of the test's own environment removed.
 pub(crate) async fn tribunal(args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Output {

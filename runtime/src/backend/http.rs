@@ -111,12 +111,12 @@ impl<C: Codec> Backend for HttpBackend<C> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             let mut body = C::encode(request, &self.config)?;
-            if !C::stream_body(&mut body) {
-                let turn = C::decode(self.endpoint.post_json(&body).await?)?;
-                send_whole(&turn, sink);
-                return Ok(turn);
-            }
-            match self.endpoint.post_stream::<C::Stream>(&body, sink).await? {
+            let answer = if C::stream_body(&mut body) {
+                self.endpoint.post_stream::<C::Stream>(&body, sink).await?
+            } else {
+                Answer::Whole(self.endpoint.post_json(&body).await?)
+            };
+            match answer {
                 Answer::Streamed(answer) => C::decode(answer),
                 Answer::Whole(answer) => {
                     let turn = C::decode(answer)?;

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry};
-use tribunal_runtime::machine::RequestPurpose;
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport, ToolBox,
 };
@@ -72,6 +71,58 @@ fn named(name: &'static str, data: Value) -> (Option<&'static str>, String) {
     (Some(name), data.to_string())
 }
 
+/// Anthropic's `message_start` of message `id`, with `input` tokens.
+fn anthropic_start(id: &str, input: u64) -> (Option<&'static str>, String) {
+    named(
+        "message_start",
+        json!({"type": "message_start", "message": {
+            "id": id, "type": "message", "role": "assistant", "model": "test-model",
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": input, "output_tokens": 1}}}),
+    )
+}
+
+/// Anthropic content block `index`: its start with `block`, `text` in
+/// pieces as `delta_type` deltas of `field`, its stop.
+fn anthropic_block(
+    index: u64,
+    block: Value,
+    delta_type: &str,
+    field: &str,
+    text: &str,
+) -> Vec<(Option<&'static str>, String)> {
+    let mut events = vec![named(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": index, "content_block": block}),
+    )];
+    for piece in pieces(text) {
+        events.push(named(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index,
+                   "delta": {"type": delta_type, field: piece}}),
+        ));
+    }
+    events.push(named(
+        "content_block_stop",
+        json!({"type": "content_block_stop", "index": index}),
+    ));
+    events
+}
+
+/// Anthropic's `message_delta` with the stop reason and `output` tokens,
+/// then `message_stop`.
+fn anthropic_end(stop: &str, output: u64) -> Vec<(Option<&'static str>, String)> {
+    vec![
+        named(
+            "message_delta",
+            json!({"type": "message_delta",
+                   "delta": {"stop_reason": stop, "stop_sequence": null},
+                   "usage": {"output_tokens": output}}),
+        ),
+        named("message_stop", json!({"type": "message_stop"})),
+    ]
+}
+
 /// The streamed form of `tool_call_turn(kind, id, name, args)`.
 fn sse_tool_call(kind: BackendKind, id: &str, name: &str, args: Value) -> ResponseTemplate {
     let args_text = args.to_string();
@@ -124,50 +175,25 @@ fn sse_tool_call(kind: BackendKind, id: &str, name: &str, args: Value) -> Respon
             ));
         }
         BackendKind::Anthropic => {
-            events.push(named(
-                "message_start",
-                json!({"type": "message_start", "message": {
-                "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
-                "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": 50, "output_tokens": 1}}}),
-            ));
-            events.push(named(
-                "content_block_start",
-                json!({"type": "content_block_start",
-                "index": 0, "content_block": {"type": "text", "text": ""}}),
-            ));
+            events.push(anthropic_start("msg_1", 50));
             events.push(named("ping", json!({"type": "ping"})));
-            for piece in pieces("Let me search.") {
-                events.push(named(
-                    "content_block_delta",
-                    json!({"type": "content_block_delta",
-                    "index": 0, "delta": {"type": "text_delta", "text": piece}}),
-                ));
-            }
-            events.push(named(
-                "content_block_stop",
-                json!({"type": "content_block_stop", "index": 0}),
+            let text = json!({"type": "text", "text": ""});
+            events.extend(anthropic_block(
+                0,
+                text,
+                "text_delta",
+                "text",
+                "Let me search.",
             ));
-            events.push(named("content_block_start", json!({"type": "content_block_start",
-                "index": 1, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
-            for piece in pieces(&args_text) {
-                events.push(named(
-                    "content_block_delta",
-                    json!({"type": "content_block_delta",
-                    "index": 1, "delta": {"type": "input_json_delta", "partial_json": piece}}),
-                ));
-            }
-            events.push(named(
-                "content_block_stop",
-                json!({"type": "content_block_stop", "index": 1}),
+            let call = json!({"type": "tool_use", "id": id, "name": name, "input": {}});
+            events.extend(anthropic_block(
+                1,
+                call,
+                "input_json_delta",
+                "partial_json",
+                &args_text,
             ));
-            events.push(named(
-                "message_delta",
-                json!({"type": "message_delta",
-                "delta": {"stop_reason": "tool_use", "stop_sequence": null},
-                "usage": {"output_tokens": 10}}),
-            ));
-            events.push(named("message_stop", json!({"type": "message_stop"})));
+            events.extend(anthropic_end("tool_use", 10));
         }
     }
     sse(&events)
@@ -220,37 +246,11 @@ fn sse_text_with(kind: BackendKind, text: &str, stop: &str) -> ResponseTemplate 
                 "usage": {"input_tokens": 80, "output_tokens": 20, "total_tokens": 100}}})));
         }
         BackendKind::Anthropic => {
-            events.push(named(
-                "message_start",
-                json!({"type": "message_start", "message": {
-                "id": "msg_2", "type": "message", "role": "assistant", "model": "test-model",
-                "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": 80, "output_tokens": 1}}}),
-            ));
-            events.push(named(
-                "content_block_start",
-                json!({"type": "content_block_start",
-                "index": 0, "content_block": {"type": "text", "text": ""}}),
-            ));
-            for piece in pieces(text) {
-                events.push(named(
-                    "content_block_delta",
-                    json!({"type": "content_block_delta",
-                    "index": 0, "delta": {"type": "text_delta", "text": piece}}),
-                ));
-            }
-            events.push(named(
-                "content_block_stop",
-                json!({"type": "content_block_stop", "index": 0}),
-            ));
+            events.push(anthropic_start("msg_2", 80));
+            let block = json!({"type": "text", "text": ""});
+            events.extend(anthropic_block(0, block, "text_delta", "text", text));
             let stop = if stop == "stop" { "end_turn" } else { stop };
-            events.push(named(
-                "message_delta",
-                json!({"type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": null},
-                "usage": {"output_tokens": 20}}),
-            ));
-            events.push(named("message_stop", json!({"type": "message_stop"})));
+            events.extend(anthropic_end(stop, 20));
         }
     }
     sse(&events)
@@ -691,7 +691,6 @@ async fn a_scripted_run_streams_each_turn_whole() {
             format!("text {}", eiffel()),
         ]
     );
-    let _ = RequestPurpose::Agent;
 }
 
 /// Sends one delta, then fails with an error that is retryable by itself

@@ -2,7 +2,7 @@
 //! environment as a scheduler would start it, writing into one folder;
 //! `tribunal merge FOLDER` gives the unsharded run's report.
 
-use crate::{json_lines, tribunal_bin};
+use crate::{json_lines, tribunal_bin, without_timings};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -49,27 +49,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// `value` with every timing (a `*_ms` field) replaced by 0.
-fn without_timings(mut value: Value) -> Value {
-    fn walk(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                for (key, v) in map.iter_mut() {
-                    if key.ends_with("_ms") {
-                        *v = Value::from(0);
-                    } else {
-                        walk(v);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
-        }
-    }
-    walk(&mut value);
-    value
 }
 
 /// The ids of the arena's dataset, in order.

@@ -50,7 +50,7 @@ impl StreamFold for MessagesStream {
                 self.message = Some(message.cloned().unwrap_or_default());
             }
             "content_block_start" => {
-                let index = index_of(&value, self.blocks.len());
+                let index = index_of(&value).unwrap_or(self.blocks.len() as u64);
                 let block = value.get("content_block").cloned().unwrap_or(Value::Null);
                 self.blocks.push(Block {
                     index,
@@ -60,8 +60,8 @@ impl StreamFold for MessagesStream {
             }
             "content_block_delta" => self.add_delta(&value, deltas),
             "content_block_stop" => {
-                let index = index_of(&value, u64::MAX as usize);
-                if let Some(block) = self.blocks.iter_mut().find(|b| b.index == index) {
+                let index = index_of(&value);
+                if let Some(block) = self.blocks.iter_mut().find(|b| Some(b.index) == index) {
                     block.close();
                 }
             }
@@ -123,8 +123,8 @@ impl StreamFold for MessagesStream {
 impl MessagesStream {
     /// Adds one `content_block_delta` to its block.
     fn add_delta(&mut self, value: &Value, deltas: &mut Vec<Delta>) {
-        let index = index_of(value, u64::MAX as usize);
-        let Some(position) = self.blocks.iter().position(|b| b.index == index) else {
+        let index = index_of(value);
+        let Some(position) = self.blocks.iter().position(|b| Some(b.index) == index) else {
             return;
         };
         let Some(delta) = value.get("delta") else {
@@ -187,12 +187,9 @@ impl Block {
     }
 }
 
-/// The `index` of a content-block event (`fallback` when absent).
-fn index_of(value: &Value, fallback: usize) -> u64 {
-    value
-        .get("index")
-        .and_then(Value::as_u64)
-        .unwrap_or(fallback as u64)
+/// The `index` of a content-block event.
+fn index_of(value: &Value) -> Option<u64> {
+    value.get("index").and_then(Value::as_u64)
 }
 
 /// Appends `piece` to the string field `key` of `block` (created if absent).
