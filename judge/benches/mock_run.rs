@@ -22,6 +22,7 @@ fn mock_run(c: &mut Criterion) {
         transcripts: None,
         pricing: Default::default(),
         max_total_usd: None,
+        batch: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

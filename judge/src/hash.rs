@@ -17,6 +17,19 @@ const HASH_LAYOUT: u32 = 2;
 /// `plan`: the first 16 hex digits of SHA-256 over the canonical config
 /// (which holds the arena's backend settings but `max_retries`).
 pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan) -> String {
+    config_hash_of_mode(arena, backend, model, plan, false)
+}
+
+/// [`config_hash`], of a run whose model requests go through the
+/// provider's batch API when `batch` (`tribunal run --batch`): its rows
+/// are not mixed with an online run's.
+pub fn config_hash_of_mode(
+    arena: &Arena,
+    backend: &str,
+    model: &str,
+    plan: &OutputPlan,
+    batch: bool,
+) -> String {
     let mut config = json!({
         "layout": HASH_LAYOUT,
         "system": arena.system,
@@ -70,6 +83,10 @@ pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan)
     // they were.
     if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {
         budget["max_cost_usd"] = json!(max);
+    }
+    // Only in batch mode, so online hashes stay as they were.
+    if batch && let Some(map) = config.as_object_mut() {
+        map.insert("batch".to_string(), json!(true));
     }
     let digest = Sha256::digest(canonical(&config).as_bytes());
     hex(&digest)[..16].to_string()

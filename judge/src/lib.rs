@@ -60,6 +60,7 @@
 
 pub mod arena;
 pub mod backends;
+pub mod batch;
 pub mod calibration;
 pub mod checks;
 pub mod compare;

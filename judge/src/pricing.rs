@@ -148,7 +148,10 @@ impl Pricing {
 
     /// The cost of one result row.
     pub fn cost_of(&self, row: &ResultRow) -> Cost {
-        let agent = self.cost_at(&row.backend, &row.model, row.custom_endpoint, &row.usage);
+        let mut agent = self.cost_at(&row.backend, &row.model, row.custom_endpoint, &row.usage);
+        if let (true, Cost::Usd(usd)) = (row.batch, agent) {
+            agent = Cost::Usd(usd * crate::runner::BATCH_PRICE);
+        }
         match self.judge_cost_of(row) {
             Some(judge) => agent.plus(judge),
             None => agent,

@@ -18,6 +18,10 @@ pub trait Progress: Send + Sync {
     fn finished_all(&self, rows: &[ResultRow]) {
         rows.iter().for_each(|row| self.finished(row));
     }
+    /// A round of batch mode ended (`--batch`). Default: nothing.
+    fn batch_round(&self, round: &crate::batch::BatchRound) {
+        let _ = round;
+    }
     /// Every run finished.
     fn done(&self);
 }
@@ -120,6 +124,26 @@ impl Progress for Console {
                     ));
                 }
                 let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            }
+        }
+    }
+
+    fn batch_round(&self, round: &crate::batch::BatchRound) {
+        let mut line = format!("batch round {}: {} submitted", round.round, round.submitted);
+        if round.resumed > 0 {
+            line.push_str(&format!(", {} resumed", round.resumed));
+        }
+        line.push_str(&format!(
+            " in {} batch(es); {} completed, {} failed; waited {:.1} s",
+            round.batches.len(),
+            round.succeeded,
+            round.failed,
+            round.waited.as_secs_f64()
+        ));
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
             }
         }
     }

@@ -101,6 +101,10 @@ pub struct ResultRow {
     /// there costs 0 rather than "unpriced". Written only when true.
     #[serde(default, skip_serializing_if = "is_false")]
     pub custom_endpoint: bool,
+    /// Whether the model's turns went through the provider's batch API
+    /// (`run --batch`): priced at the batch rate. Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub batch: bool,
     /// With `--cache`: the run's requests answered from the cache (hits)
     /// and sent to the model (misses). Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]

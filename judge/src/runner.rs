@@ -5,9 +5,10 @@
 
 use crate::arena::Arena;
 use crate::backends::BackendFactory;
+use crate::batch::{BatchSettings, BatchTurns, Journal, Rounds, journal_path};
 use crate::checks::{Check, score};
 use crate::error::JudgeError;
-use crate::hash::config_hash;
+use crate::hash::config_hash_of_mode;
 use crate::item::Item;
 use crate::pricing::Pricing;
 use crate::progress::Progress;
@@ -48,6 +49,11 @@ pub struct RunOptions {
     /// Stop starting new item runs once the finished ones have spent this
     /// much (USD, at `pricing`). `None`: no limit.
     pub max_total_usd: Option<f64>,
+    /// Send the model requests through the provider's batch API, one round
+    /// of batches per turn ([`crate::batch`]); `backends` then names the
+    /// run (its backend, model and output plan must be the batch API's) and
+    /// judges rubric checks. `None`: online.
+    pub batch: Option<BatchSettings>,
 }
 
 /// What a run does with an existing results file.
@@ -124,6 +130,39 @@ fn budget_price(
     )))
 }
 
+/// What a batch request costs, as a share of the online price: both
+/// providers bill batches at half.
+pub const BATCH_PRICE: f64 = 0.5;
+
+/// Refuses a batch run that cannot work: its batch API is not the backend
+/// the run is named by, or it has a spending limit over the run (which
+/// stops starting runs, while a batch run starts them all at once).
+fn check_batch(
+    batch: &BatchSettings,
+    backends: &dyn BackendFactory,
+    options: &RunOptions,
+) -> Result<(), JudgeError> {
+    let info = batch.service.info();
+    if info.name != backends.name()
+        || info.model != backends.model()
+        || info.plan != backends.output_plan()
+    {
+        return Err(JudgeError::Usage(format!(
+            "the batch API ({} / {}) is not the run's backend ({} / {})",
+            info.name,
+            info.model,
+            backends.name(),
+            backends.model()
+        )));
+    }
+    if options.max_total_usd.is_some() {
+        return Err(JudgeError::Usage(
+            "a batch run starts every item at once, so a spending limit over the run cannot stop any: drop --max-cost-usd (max_cost_usd per run in arena.toml still holds)".to_string(),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `arena` against `backends`, writing rows to `options.out`.
 ///
 /// Each run is a task of its own on the caller's tokio runtime (so the
@@ -141,14 +180,29 @@ pub async fn run_arena(
     if options.repeat == 0 {
         return Err(JudgeError::Usage("--repeat must be at least 1".to_string()));
     }
-    let hash = config_hash(
+    if let Some(batch) = &options.batch {
+        check_batch(batch, backends.as_ref(), options)?;
+    }
+    let hash = config_hash_of_mode(
         &arena,
         backends.name(),
         backends.model(),
         &backends.output_plan(),
+        options.batch.is_some(),
     );
-    let price = budget_price(&arena, backends.as_ref(), options)?;
+    let price = budget_price(&arena, backends.as_ref(), options)?.map(|p| {
+        if options.batch.is_some() {
+            p.scaled(BATCH_PRICE)
+        } else {
+            p
+        }
+    });
     let mut budget = arena.budget;
+    if options.batch.is_some() {
+        // A batch may take its whole 24-hour window; tools keep their own
+        // timeouts.
+        budget.deadline = None;
+    }
     if let (Some(max_usd), Some(price)) = (arena.max_cost_usd, price) {
         budget.max_cost = Some(CostLimit { max_usd, price });
     }
@@ -207,6 +261,25 @@ pub async fn run_arena(
     };
     progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let executed = jobs.len();
+    let rounds = match &options.batch {
+        Some(batch) => {
+            let path = journal_path(&options.out);
+            // `--retry-errors` asks the model again: no earlier answer is
+            // replayed to the runs it retries.
+            let journal = if options.mode == RunMode::Resume {
+                Journal::resume(&path)?
+            } else {
+                Journal::create(&path)?
+            };
+            Some(Arc::new(Rounds::new(
+                batch.service.clone(),
+                batch.poll,
+                journal,
+                executed,
+            )))
+        }
+        None => None,
+    };
     let keep_run = options.transcripts.is_some();
     let transcripts = options.transcripts.as_deref();
     // Spent by finished runs (at the budget price) and runs started, for
@@ -220,6 +293,7 @@ pub async fn run_arena(
         price,
         spent: std::sync::Mutex::new(0.0),
         started: std::sync::atomic::AtomicUsize::new(0),
+        rounds: rounds.clone(),
     });
     let context_ref = &context;
     let under_total = move || match (options.max_total_usd, price) {
@@ -240,12 +314,39 @@ pub async fn run_arena(
                     Err(e) => std::panic::resume_unwind(e.into_panic()),
                 })
         })
-        .buffer_unordered(options.concurrency.max(1));
+        // In batch mode every run is in flight at once: a round waits for
+        // every run still going.
+        .buffer_unordered(if rounds.is_some() {
+            executed.max(1)
+        } else {
+            options.concurrency.max(1)
+        });
     // Rows are written as runs finish: every run that is ready when one
     // finishes is written with it, in one write, before the runner waits
     // again — so a killed process loses no row of a run it saw finish.
     let mut fresh = Vec::with_capacity(executed);
-    while let Some(first) = stream.next().await {
+    let mut driving = std::pin::pin!(
+        async {
+            match &rounds {
+                Some(rounds) => rounds.drive(progress).await,
+                None => Ok(()),
+            }
+        }
+        .fuse()
+    );
+    loop {
+        let first = futures::select_biased! {
+            first = stream.next() => match first {
+                Some(first) => first,
+                None => break,
+            },
+            // The rounds end once every run has; an error (the journal
+            // cannot be written) stops the runner.
+            driven = driving => {
+                driven?;
+                continue;
+            }
+        };
         let mut ready = vec![first];
         while let Some(Some(more)) = stream.next().now_or_never() {
             ready.push(more);
@@ -302,6 +403,8 @@ pub async fn run_arena(
 /// What every run of one [`run_arena`] shares.
 struct JobContext {
     arena: Arc<Arena>,
+    /// Batch mode's coordinator: each run's backend asks it.
+    rounds: Option<Arc<Rounds>>,
     backends: Arc<dyn BackendFactory>,
     hash: Arc<str>,
     budget: Budget,
@@ -328,7 +431,10 @@ async fn run_job(
         .started
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let item = &arena.items[index];
-    let backend = backends.backend_for(item);
+    let backend: Arc<dyn tribunal_runtime::Backend> = match &context.rounds {
+        Some(rounds) => Arc::new(BatchTurns::new(rounds.clone(), item.index, repeat)),
+        None => backends.backend_for(item),
+    };
     let span = item_span(&arena.name, &item.id, repeat);
     let ((mut row, run), cache) = tracing::Instrument::instrument(
         tribunal_runtime::backend::counted(run_recorded(
@@ -358,6 +464,7 @@ async fn run_job(
         *s += price.cost(&row.usage);
     }
     row.replayed = backends.is_replay();
+    row.batch = context.rounds.is_some();
     row.custom_endpoint = backends.is_custom_endpoint();
     (row, run)
 }
@@ -495,6 +602,7 @@ async fn run_recorded(
         finished_at_ms: now_ms(),
         replayed: false,
         custom_endpoint: false,
+        batch: false,
         cache: None,
         judge: None,
     };
@@ -608,6 +716,7 @@ mod tests {
             price: None,
             spent: Default::default(),
             started: Default::default(),
+            rounds: None,
         });
         let job = run_job(context, 0, 0);
         let size = std::mem::size_of_val(&job);

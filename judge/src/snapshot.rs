@@ -84,6 +84,7 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
             .clone()
             .overlaid(&arena.pricing),
         max_total_usd: None,
+        batch: None,
     };
     let result = run_arena(arena.clone(), backends, &options, &Silent).await;
     // The rows are in memory; the scratch file is not needed any more.

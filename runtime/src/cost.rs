@@ -21,6 +21,16 @@ pub struct ModelPrice {
 }
 
 impl ModelPrice {
+    /// Every price times `factor` (a batch API's discount, e.g. 0.5).
+    pub fn scaled(self, factor: f64) -> ModelPrice {
+        ModelPrice {
+            input: self.input * factor,
+            output: self.output * factor,
+            cache_read: self.cache_read.map(|p| p * factor),
+            cache_write: self.cache_write.map(|p| p * factor),
+        }
+    }
+
     /// Nothing costs anything (a local server).
     pub const FREE: ModelPrice = ModelPrice {
         input: 0.0,

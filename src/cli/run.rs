@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tribunal::judge::batch::BatchSettings;
 use tribunal::judge::calibration::calibrate_rubric;
 use tribunal::judge::mcp::{McpCassette, start_servers};
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
@@ -17,6 +18,7 @@ use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
     Shard, SharedBackend, calibrate, run_arena,
 };
+use tribunal::runtime::backend::batch::connect_batch;
 use tribunal::runtime::backend::{
     BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
 };
@@ -37,9 +39,21 @@ pub(crate) struct RunArgs {
     /// Serve answers from DIR/<arena>.jsonl (a cassette written by --record).
     #[arg(long, value_name = "DIR")]
     replay: Option<PathBuf>,
-    /// Runs in flight at once.
+    /// Runs in flight at once (with --batch: every run).
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Send the model requests through the provider's batch API (half
+    /// price; the provider runs them within 24 hours): every run's next
+    /// turn goes into one batch per round, tools run here between rounds.
+    /// The batch ids are kept in <results>.batches, so `--resume` after a
+    /// kill polls the same batches instead of paying twice. The run
+    /// deadline does not apply. Live backends; not with --record,
+    /// --replay, --cache or --max-cost-usd.
+    #[arg(long)]
+    batch: bool,
+    /// With --batch: seconds between polls of a batch in flight.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll)]
+    batch_poll: f64,
     /// Answer requests asked before from a cache in DIR, and cache new
     /// answers there: a rerun after a change to checks or reports makes no
     /// model call; `--repeat K` keeps K distinct samples. Errors are never
@@ -190,6 +204,7 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     if let Some(c) = &chosen {
         eprintln!("shard {} (from {})", c.shard, c.from);
     }
+    let batch = batch_settings(&args, &arena)?;
     let options = RunOptions {
         concurrency: args.concurrency,
         repeat: args.repeat,
@@ -199,6 +214,7 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         transcripts: args.report.transcripts.clone(),
         pricing,
         max_total_usd: args.max_cost_usd,
+        batch,
     };
     let progress = Console::new();
     let runtime = super::tokio_runtime()?;
@@ -268,6 +284,47 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         return Ok(ExitCode::from(1));
     }
     Ok(code)
+}
+
+/// The batch API of a `--batch` run: the run's provider and model, with
+/// the arena's request settings.
+fn batch_settings(args: &RunArgs, arena: &Arena) -> anyhow::Result<Option<BatchSettings>> {
+    if !args.batch {
+        return Ok(None);
+    }
+    let Some(kind) = args.backend.live() else {
+        anyhow::bail!(
+            "--batch needs a live --backend (openai-chat, openai-responses or anthropic)"
+        );
+    };
+    if args.record.is_some() || args.replay.is_some() || args.cache.is_some() {
+        anyhow::bail!(
+            "--batch does not record, replay or cache: drop --record, --replay and --cache"
+        );
+    }
+    if args.max_cost_usd.is_some() {
+        anyhow::bail!(
+            "--batch starts every item at once, so --max-cost-usd could stop none: drop it (max_cost_usd per run in arena.toml still holds)"
+        );
+    }
+    let model = args
+        .model
+        .as_deref()
+        .ok_or_else(|| anyhow::anyhow!("--model is required with a live --backend"))?;
+    let service = connect_batch(kind, model, &arena.backend.options(), &|k| {
+        std::env::var(k).ok()
+    })?;
+    Ok(Some(BatchSettings {
+        service,
+        poll: Duration::from_secs_f64(args.batch_poll),
+    }))
+}
+
+fn parse_poll(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=3600.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds from 0 to 3600")),
+    }
 }
 
 fn parse_usd(s: &str) -> Result<f64, String> {

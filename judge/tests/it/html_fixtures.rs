@@ -75,6 +75,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         finished_at_ms: 1_786_000_000_000 + n * 1000,
         replayed: false,
         custom_endpoint: false,
+        batch: false,
         cache: None,
         judge: None,
     }

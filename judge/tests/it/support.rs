@@ -34,6 +34,7 @@ pub fn options(out: &Path) -> RunOptions {
         transcripts: None,
         pricing: Default::default(),
         max_total_usd: None,
+        batch: None,
     }
 }
 

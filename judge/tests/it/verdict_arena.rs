@@ -27,6 +27,7 @@ async fn code_review_mock_run_stored_verdicts() {
         transcripts: None,
         pricing: Default::default(),
         max_total_usd: None,
+        batch: None,
     };
     let result = crate::support::mock_run(&arena, &options).await;
     assert!(

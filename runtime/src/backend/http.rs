@@ -231,10 +231,14 @@ fn channel_delta(channel: Option<usize>, name: &str, text: String) -> Delta {
 }
 
 /// One provider endpoint: a URL, the headers every request carries (auth
-/// headers marked sensitive) and the secret to scrub from error text.
+/// headers marked sensitive) and the secret to scrub from error text. The
+/// batch clients (`super::batch`) reach the provider's other paths below
+/// the same base URL through it, with the same error mapping and scrubbing.
 #[derive(Clone)]
-struct Endpoint {
+pub(crate) struct Endpoint {
     client: reqwest::Client,
+    /// The base URL, without a trailing slash.
+    base: String,
     url: String,
     headers: HeaderMap,
     secret: String,
@@ -255,7 +259,11 @@ impl Endpoint {
     /// The endpoint of `provider` below `base_url`. The key travels in the
     /// header `provider.auth` names, marked sensitive so no debug output of
     /// reqwest shows it.
-    fn new(provider: &Provider, base_url: &str, key: &str) -> Result<Self, BackendError> {
+    pub(crate) fn new(
+        provider: &Provider,
+        base_url: &str,
+        key: &str,
+    ) -> Result<Self, BackendError> {
         let backend = provider.name;
         let config = |message: String| BackendError::new(BackendErrorKind::Config, message);
         let header_name = |name: &str| {
@@ -287,6 +295,7 @@ impl Endpoint {
             .map_err(|e| config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Endpoint {
             client,
+            base: base_url.trim_end_matches('/').to_string(),
             url: join_url(base_url, provider.path),
             headers,
             secret: key.to_string(),
@@ -406,14 +415,43 @@ impl Endpoint {
     /// An error status reads the body for the provider's error (see
     /// [`post_json`](Self::post_json)).
     async fn send(&self, body: &Value) -> Result<(u16, reqwest::Response), BackendError> {
-        tracing::debug!(backend = self.backend, url = %self.url, "POST");
         tracing::trace!(backend = self.backend, body = %body, "request body");
+        self.send_request(self.client.post(&self.url).json(body))
+            .await
+    }
+
+    /// `path` below the base URL.
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// The path part of the base URL (`/v1` of `https://api.openai.com/v1`),
+    /// empty when it has none.
+    pub(crate) fn base_path(&self) -> &str {
+        let after_scheme = self.base.split_once("://").map_or(&*self.base, |(_, r)| r);
+        after_scheme.find('/').map_or("", |i| &after_scheme[i..])
+    }
+
+    /// A request of `method` to `path` below the base URL (the headers are
+    /// added by [`send_request`](Self::send_request)).
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, self.url(path))
+    }
+
+    /// Sends `request` with the endpoint's headers and returns the response
+    /// once its status is a success; errors as [`post_json`](Self::post_json)'s.
+    pub(crate) async fn send_request(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<(u16, reqwest::Response), BackendError> {
+        let request = request
+            .headers(self.headers.clone())
+            .build()
+            .map_err(|e| self.transport(None, &e))?;
+        tracing::debug!(backend = self.backend, method = %request.method(), url = %request.url(), "request");
         let response = self
             .client
-            .post(&self.url)
-            .headers(self.headers.clone())
-            .json(body)
-            .send()
+            .execute(request)
             .await
             .map_err(|e| self.transport(None, &e))?;
         let status = response.status().as_u16();
@@ -431,7 +469,18 @@ impl Endpoint {
     async fn read_all(
         &self,
         status: u16,
+        response: reqwest::Response,
+    ) -> Result<Vec<u8>, BackendError> {
+        self.read_capped(status, response, MAX_RESPONSE_BYTES).await
+    }
+
+    /// Reads the rest of `response`, at most `limit` bytes (more is a
+    /// `Protocol` error).
+    pub(crate) async fn read_capped(
+        &self,
+        status: u16,
         mut response: reqwest::Response,
+        limit: usize,
     ) -> Result<Vec<u8>, BackendError> {
         let mut bytes: Vec<u8> = Vec::new();
         while let Some(chunk) = response
@@ -439,8 +488,11 @@ impl Endpoint {
             .await
             .map_err(|e| self.transport(Some(status), &e))?
         {
-            if bytes.len().saturating_add(chunk.len()) > MAX_RESPONSE_BYTES {
-                return Err(self.too_large(status));
+            if bytes.len().saturating_add(chunk.len()) > limit {
+                return Err(self.protocol(
+                    status,
+                    format!("answered with a body larger than {limit} bytes"),
+                ));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -454,7 +506,7 @@ impl Endpoint {
     }
 
     /// A success body as JSON, scrubbed of the key.
-    fn parse_answer(&self, bytes: &[u8]) -> Result<Value, BackendError> {
+    pub(crate) fn parse_answer(&self, bytes: &[u8]) -> Result<Value, BackendError> {
         let mut answer: Value = serde_json::from_slice(bytes).map_err(|e| {
             BackendError::new(
                 BackendErrorKind::Protocol,
@@ -475,7 +527,7 @@ impl Endpoint {
         )
     }
 
-    fn protocol(&self, status: u16, what: String) -> BackendError {
+    pub(crate) fn protocol(&self, status: u16, what: String) -> BackendError {
         let mut e = BackendError::new(
             BackendErrorKind::Protocol,
             format!("{} {what}", self.backend),
@@ -488,7 +540,7 @@ impl Endpoint {
     /// answer before anything else sees it: a server that echoes the key
     /// into content must not get it into results, reports or cassettes.
     /// Iterative, so the walk's depth is not bounded by the stack.
-    fn scrub_answer(&self, answer: &mut Value) {
+    pub(crate) fn scrub_answer(&self, answer: &mut Value) {
         if !self.can_scrub() {
             return;
         }
@@ -561,7 +613,7 @@ impl Endpoint {
 
     /// Removes the key from text that came from elsewhere (error messages,
     /// answers).
-    fn scrub(&self, text: &str) -> String {
+    pub(crate) fn scrub(&self, text: &str) -> String {
         if self.can_scrub() && text.contains(&self.secret) {
             text.replace(&self.secret, REDACTED)
         } else {

@@ -12,6 +12,7 @@
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+pub mod batch;
 pub mod cache;
 pub mod codec;
 pub mod config;
@@ -140,6 +141,10 @@ pub enum BackendErrorKind {
     Script,
     /// The provider reported a refusal outside the normal turn shape.
     Refused,
+    /// A provider batch did not answer the request: it expired, was
+    /// cancelled, failed, or gave no result for it
+    /// ([`batch`](crate::backend::batch)).
+    Batch,
 }
 
 impl BackendErrorKind {
@@ -152,6 +157,7 @@ impl BackendErrorKind {
             BackendErrorKind::Config => "config",
             BackendErrorKind::Script => "script",
             BackendErrorKind::Refused => "refused",
+            BackendErrorKind::Batch => "batch",
         }
     }
 }
