@@ -346,6 +346,9 @@ pub async fn run_arena(
                 driven?;
                 continue;
             }
+            // Every run's row was taken (a finished stream reports itself
+            // terminated before it would answer `None`).
+            complete => break,
         };
         let mut ready = vec![first];
         while let Some(Some(more)) = stream.next().now_or_never() {

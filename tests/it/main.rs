@@ -52,6 +52,8 @@ pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+mod batch_fake;
+mod cli_batch;
 mod cli_judge;
 mod cli_mcp;
 mod cli_replay;

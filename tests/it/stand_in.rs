@@ -75,6 +75,14 @@ pub(crate) fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
 }
 
+/// The ids of the structured_output arena's items, in dataset order.
+pub(crate) fn dataset_ids() -> Vec<String> {
+    crate::json_lines(&arena().join("dataset.jsonl"))
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// landmark name → the gold record (the item's scripted final answer, whose
 /// name, year and height the item's checks hold).
 pub(crate) fn gold_records() -> HashMap<String, Value> {
@@ -340,16 +348,31 @@ impl Model {
 
     fn reply(&self, request: &Request) -> Result<Value, String> {
         let body: Value = serde_json::from_slice(&request.body).map_err(|e| e.to_string())?;
+        let key = self.api.received_key(request);
         if self.behaviour == Behaviour::RejectQuotingKey {
-            return Err(format!(
-                "Incorrect API key provided: {}",
-                self.api.received_key(request)
-            ));
+            return Err(format!("Incorrect API key provided: {key}"));
         }
+        self.reply_to(&body, self.key_ok(request), &key)
+    }
+
+    /// An honest model of `api` playing the arena (what a batch runs).
+    pub(crate) fn honest(api: Api) -> Model {
+        Model {
+            api,
+            records: gold_records(),
+            seen: Arc::default(),
+            behaviour: Behaviour::Honest,
+        }
+    }
+
+    /// The answer body to request `body`, sent with `key` (`key_ok` when it
+    /// is the test's key in the API's header); an error message for a
+    /// request the model cannot play.
+    pub(crate) fn reply_to(&self, body: &Value, key_ok: bool, key: &str) -> Result<Value, String> {
         if body["model"] != MODEL {
             return Err(format!("model {}", body["model"]));
         }
-        let conversation = self.api.conversation(&body);
+        let conversation = self.api.conversation(body);
         let landmark = conversation
             .iter()
             .find_map(|m| match m {
@@ -374,7 +397,7 @@ impl Model {
             (true, 0 | 1) => Phase::Answer,
             (true, _) => Phase::Repair,
         };
-        let tools_offered = self.tools_offered(&body);
+        let tools_offered = self.tools_offered(body);
         // A real compatible server constrains tool arguments with a grammar:
         // offered the answer tool, the model answers through it.
         let through_tool = tools_offered.iter().any(|t| t == "final_answer");
@@ -382,8 +405,8 @@ impl Model {
             landmark: landmark.clone(),
             phase,
             tools_offered,
-            has_format: self.format(&body).is_some(),
-            key_ok: self.key_ok(request),
+            has_format: self.format(body).is_some(),
+            key_ok,
         });
         let id = format!("call_{}_{turns}", landmark.to_lowercase().replace(' ', "_"));
         let answer = |value: &Value| match through_tool {
@@ -402,7 +425,7 @@ impl Model {
             }
             Phase::Answer | Phase::Repair if self.behaviour == Behaviour::EchoKeyInAnswer => {
                 let mut echoed = record.clone();
-                echoed["name"] = Value::String(self.api.received_key(request));
+                echoed["name"] = Value::String(key.to_string());
                 answer(&echoed)
             }
             Phase::Answer | Phase::Repair => answer(record),

@@ -58,8 +58,8 @@ impl std::fmt::Debug for BatchSettings {
 /// fewer to wait for.
 pub(crate) struct BatchTurns {
     rounds: Arc<Rounds>,
-    /// `i{index}-r{repeat}`.
-    prefix: String,
+    index: usize,
+    repeat: u32,
     turns: std::sync::atomic::AtomicU32,
 }
 
@@ -68,7 +68,8 @@ impl BatchTurns {
     pub(crate) fn new(rounds: Arc<Rounds>, index: usize, repeat: u32) -> Self {
         BatchTurns {
             rounds,
-            prefix: format!("i{index}-r{repeat}"),
+            index,
+            repeat,
             turns: Default::default(),
         }
     }
@@ -95,8 +96,9 @@ impl Backend for BatchTurns {
             let turn = 1 + self
                 .turns
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let id = format!("{}-t{turn}", self.prefix);
-            let answer = self.rounds.ask(id, body).await?;
+            let id = format!("i{}-r{}-t{turn}", self.index, self.repeat);
+            let order = (self.index, self.repeat, turn);
+            let answer = self.rounds.ask(order, id, body).await?;
             service.decode(answer)
         })
     }

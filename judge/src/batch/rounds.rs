@@ -45,6 +45,9 @@ pub struct BatchRound {
 
 /// A request waiting for its round.
 struct Ask {
+    /// (item index, repeat, turn): the order of requests in a batch, so
+    /// that a round's batch is the same whichever run asked first.
+    order: (usize, u32, u32),
     id: String,
     key: String,
     body: Arc<Value>,
@@ -129,9 +132,14 @@ impl Rounds {
         self.wake.notify_one();
     }
 
-    /// Request `id` with `body`: answered from the journal when an earlier
+    /// Request `id` with `body`, of the run and turn `order`: answered from the journal when an earlier
     /// process had the answer, else in the next round.
-    pub(crate) async fn ask(&self, id: String, body: Value) -> Result<Value, BackendError> {
+    pub(crate) async fn ask(
+        &self,
+        order: (usize, u32, u32),
+        id: String,
+        body: Value,
+    ) -> Result<Value, BackendError> {
         let key = digest(&body);
         let known = lock(&self.journal).take_answer(&id, &key);
         if let Some(answer) = known {
@@ -141,6 +149,7 @@ impl Rounds {
         let all_waiting = {
             let mut state = lock(&self.state);
             state.waiting.push(Ask {
+                order,
                 id,
                 key,
                 body: Arc::new(body),
@@ -186,7 +195,8 @@ impl Rounds {
 
     /// One round: `asks` in new batches (or the earlier process's), polled
     /// until each batch ends, every ask answered.
-    async fn round(&self, asks: Vec<Ask>) -> Result<BatchRound, JudgeError> {
+    async fn round(&self, mut asks: Vec<Ask>) -> Result<BatchRound, JudgeError> {
+        asks.sort_unstable_by_key(|a| a.order);
         let number = lock(&self.journal).next_round();
         let mut waits: Vec<(String, Vec<Ask>)> = Vec::new();
         let mut fresh = Vec::new();

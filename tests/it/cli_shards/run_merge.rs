@@ -2,6 +2,7 @@
 //! environment as a scheduler would start it, writing into one folder;
 //! `tribunal merge FOLDER` gives the unsharded run's report.
 
+use crate::stand_in::dataset_ids;
 use crate::{json_lines, tribunal_bin, without_timings};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -49,14 +50,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The ids of the arena's dataset, in order.
-fn dataset_ids() -> Vec<String> {
-    json_lines(&arena().join("dataset.jsonl"))
-        .iter()
-        .map(|item| item["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]
