@@ -386,3 +386,152 @@ fn fail_all(group: Vec<Ask>, error: &BackendError) {
         let _ = ask.reply.send(Err(error.clone()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tribunal_runtime::Backend as _;
+    use tribunal_runtime::backend::batch::{BatchLimits, BatchResult, BatchStatus};
+    use tribunal_runtime::backend::{BackendInfo, ModelRequest};
+    use tribunal_runtime::conversation::ModelTurn;
+    use tribunal_runtime::output::OutputPlan;
+
+    /// A batch API in memory: at most two requests a batch; answers each
+    /// request with its body, except `skip` (no result); each batch is
+    /// in progress on its first poll.
+    struct TwoAtATime {
+        batches: Mutex<Vec<Vec<String>>>,
+        polls: Mutex<HashMap<String, u32>>,
+        skip: &'static str,
+        plan: OutputPlan,
+    }
+
+    impl BatchService for TwoAtATime {
+        fn info(&self) -> BackendInfo<'_> {
+            BackendInfo {
+                name: "fake",
+                model: "m",
+                plan: self.plan,
+            }
+        }
+        fn encode(&self, _: &ModelRequest) -> Result<Value, BackendError> {
+            unreachable!("the rounds are given bodies")
+        }
+        fn decode(&self, _: Value) -> Result<ModelTurn, BackendError> {
+            unreachable!("the rounds hand back bodies")
+        }
+        fn limits(&self) -> BatchLimits {
+            BatchLimits {
+                max_requests: 2,
+                max_bytes: 1 << 20,
+            }
+        }
+        fn submit<'a>(
+            &'a self,
+            entries: &'a [BatchEntry],
+        ) -> futures::future::BoxFuture<'a, Result<String, BackendError>> {
+            Box::pin(async move {
+                let mut batches = lock(&self.batches);
+                batches.push(entries.iter().map(|e| e.custom_id.clone()).collect());
+                Ok(format!("b{}", batches.len()))
+            })
+        }
+        fn poll<'a>(
+            &'a self,
+            id: &'a str,
+        ) -> futures::future::BoxFuture<'a, Result<BatchStatus, BackendError>> {
+            Box::pin(async move {
+                let mut polls = lock(&self.polls);
+                let n = polls.entry(id.to_string()).or_default();
+                *n += 1;
+                Ok(BatchStatus {
+                    ended: *n > 1,
+                    state: "completed".into(),
+                    counts: Default::default(),
+                })
+            })
+        }
+        fn results<'a>(
+            &'a self,
+            id: &'a str,
+        ) -> futures::future::BoxFuture<'a, Result<Vec<BatchResult>, BackendError>> {
+            Box::pin(async move {
+                let n: usize = id[1..].parse().unwrap();
+                Ok(lock(&self.batches)[n - 1]
+                    .iter()
+                    .filter(|i| *i != self.skip)
+                    .map(|i| BatchResult {
+                        custom_id: i.clone(),
+                        answer: Ok(json!({ "echo": i })),
+                    })
+                    .collect())
+            })
+        }
+    }
+
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<BatchRound>>);
+
+    impl Progress for Seen {
+        fn start(&self, _: &str, _: usize, _: usize, _: bool) {}
+        fn finished(&self, _: &crate::results::ResultRow) {}
+        fn batch_round(&self, round: &BatchRound) {
+            lock(&self.0).push(round.clone());
+        }
+        fn done(&self) {}
+    }
+
+    #[tokio::test]
+    async fn a_round_waits_for_every_run_splits_at_the_limit_and_fails_a_missing_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let service = Arc::new(TwoAtATime {
+            batches: Mutex::default(),
+            polls: Mutex::default(),
+            skip: "i3-r0-t1",
+            plan: tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan(),
+        });
+        let journal = Journal::create(&dir.path().join("j")).unwrap();
+        let rounds = Rounds::new(service.clone(), Duration::ZERO, journal, 5);
+        let progress = Seen::default();
+        let asks = (0..5).rev().map(|i| {
+            let rounds = &rounds;
+            async move {
+                let answer = rounds
+                    .ask((i, 0, 1), format!("i{i}-r0-t1"), json!({"i": i}))
+                    .await;
+                rounds.run_ended();
+                answer
+            }
+        });
+        let (answers, driven) =
+            tokio::join!(futures::future::join_all(asks), rounds.drive(&progress));
+        driven.unwrap();
+        // One round of three batches, in item order, two at a time.
+        assert_eq!(
+            *lock(&service.batches),
+            [
+                vec!["i0-r0-t1", "i1-r0-t1"],
+                vec!["i2-r0-t1", "i3-r0-t1"],
+                vec!["i4-r0-t1"]
+            ]
+        );
+        let rounds_seen = lock(&progress.0).clone();
+        assert_eq!(rounds_seen.len(), 1);
+        assert_eq!(
+            (
+                rounds_seen[0].submitted,
+                rounds_seen[0].succeeded,
+                rounds_seen[0].failed
+            ),
+            (5, 4, 1)
+        );
+        // Asked from item 4 down to 0.
+        assert_eq!(answers[0], Ok(json!({"echo": "i4-r0-t1"})));
+        let Err(missing) = &answers[1] else {
+            panic!("item 3 had no result: {:?}", answers[1]);
+        };
+        assert_eq!(missing.kind, BackendErrorKind::Batch);
+        assert_eq!(missing.provider_type.as_deref(), Some("batch_completed"));
+    }
+}

@@ -96,6 +96,14 @@ fn mock_and_custom_endpoints_cost_nothing_unknown_models_are_unpriced() {
     assert_eq!(pricing.cost_of(&unknown), Cost::Unpriced);
     assert_eq!(Cost::Unpriced.usd(), None, "unpriced is never 0");
 
+    // A batch run is billed at half (both providers' batch rate).
+    let mut batched = hosted.clone();
+    batched.batch = true;
+    assert_eq!(
+        pricing.cost_of(&batched),
+        Cost::Usd((400.0 * 2.0 + 40.0 * 8.0) / 2e6)
+    );
+
     let mut local = unknown.clone();
     local.custom_endpoint = true;
     assert_eq!(pricing.cost_of(&local), Cost::Free);

@@ -416,6 +416,12 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
         tribunal_judge::hash::config_hash(&arena, "mock", "scripted", &plan),
         tribunal_judge::hash::config_hash(&plain, "mock", "scripted", &plan)
     );
+    // So is batch mode; an online run's hash is the plain one.
+    let online = tribunal_judge::hash::config_hash(&arena, "mock", "scripted", &plan);
+    let mode =
+        |batch| tribunal_judge::hash::config_hash_of_mode(&arena, "mock", "scripted", &plan, batch);
+    assert_eq!(mode(false), online);
+    assert_ne!(mode(true), online);
 
     // At $0.001 per run a $0.001 budget holds.
     let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 0.001\n");
