@@ -4,9 +4,7 @@
 //! and failures inside a batch as their items' `backend_error`s.
 
 use crate::batch_fake::{Fake, Player, Script};
-use crate::stand_in::{
-    self, ALL, Api, FAKE_KEY, MODEL, REPAIRED_ID, arena, live_env, stderr, stdout,
-};
+use crate::stand_in::{self, ALL, Api, FAKE_KEY, REPAIRED_ID, arena, live_env, stderr, stdout};
 use crate::{json_lines, without_timings};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -22,19 +20,8 @@ async fn run(
     out: &Path,
     args: &[&str],
 ) -> std::process::Output {
-    let mut all = vec![
-        "run",
-        arena.to_str().unwrap(),
-        "--backend",
-        api.cli_name(),
-        "--model",
-        MODEL,
-        "--out",
-        out.to_str().unwrap(),
-        "--report",
-        "json",
-    ];
-    all.extend_from_slice(args);
+    let all = stand_in::run_args_for(arena, api, out, args);
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let dir = out.parent().unwrap();
     stand_in::tribunal(&all, dir, &live_env(api, &fake.server)).await
 }
@@ -111,17 +98,7 @@ async fn a_batch_run_killed_while_waiting_resumes_by_polling_the_same_batches() 
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("batch.jsonl");
         let journal = dir.path().join("batch.jsonl.batches");
-        let mut args = vec![
-            "run".to_string(),
-            arena().to_str().unwrap().to_string(),
-            "--backend".into(),
-            api.cli_name().into(),
-            "--model".into(),
-            MODEL.into(),
-            "--out".into(),
-            out.to_str().unwrap().into(),
-        ];
-        args.extend(BATCH.iter().map(|s| s.to_string()));
+        let args = stand_in::run_args(api, &out, &BATCH);
         let mut cmd = tokio::process::Command::new(crate::tribunal_bin());
         cmd.args(&args)
             .current_dir(dir.path())

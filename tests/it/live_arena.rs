@@ -6,34 +6,12 @@
 //! server; the API key never leaves the request headers.
 
 use crate::stand_in::{
-    ALL, Api, FAKE_KEY, MODEL, Phase, REPAIRED, REPAIRED_ID, Seen, arena, files_under,
-    gold_records, live_env, model_server, stderr, stdout, tribunal,
+    ALL, Api, FAKE_KEY, MODEL, Phase, REPAIRED, REPAIRED_ID, Seen, files_under, gold_records,
+    live_env, model_server, run_args, stderr, stdout, tribunal,
 };
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Output;
-
-/// The run's arguments: the arena, the backend, the model, `--out` and a JSON
-/// report on stdout, then `extra`.
-fn run_args(api: Api, out: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "run",
-        arena().to_str().unwrap(),
-        "--backend",
-        api.cli_name(),
-        "--model",
-        MODEL,
-        "--out",
-        out.to_str().unwrap(),
-        "--report",
-        "json",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
-}
 
 async fn run(api: Api, cwd: &Path, args: &[String], env: &[(&str, String)]) -> Output {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -75,6 +75,33 @@ pub(crate) fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
 }
 
+/// `run` of the structured_output arena on `api`'s backend and the test
+/// model, `--out out`, a JSON report on stdout, then `extra`.
+pub(crate) fn run_args(api: Api, out: &Path, extra: &[&str]) -> Vec<String> {
+    run_args_for(&arena(), api, out, extra)
+}
+
+/// [`run_args`] of the arena at `arena`.
+pub(crate) fn run_args_for(arena: &Path, api: Api, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        arena.to_str().unwrap(),
+        "--backend",
+        api.cli_name(),
+        "--model",
+        MODEL,
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
 /// The ids of the structured_output arena's items, in dataset order.
 pub(crate) fn dataset_ids() -> Vec<String> {
     crate::json_lines(&arena().join("dataset.jsonl"))

@@ -28,7 +28,8 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tribunal_runtime::backend::{BackendError, BackendErrorKind};
+use tribunal_runtime::backend::BackendError;
+use tribunal_runtime::backend::record::RecordedError;
 
 /// The journal of `results`: the same path with `.batches` appended.
 pub fn journal_path(results: &Path) -> PathBuf {
@@ -54,42 +55,8 @@ enum Line {
     Failed {
         id: String,
         key: String,
-        error: StoredError,
+        error: RecordedError,
     },
-}
-
-/// A request's error as the journal keeps it.
-#[derive(Debug, Serialize, Deserialize)]
-struct StoredError {
-    kind: BackendErrorKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    provider_type: Option<String>,
-    message: String,
-}
-
-impl From<&BackendError> for StoredError {
-    fn from(e: &BackendError) -> Self {
-        StoredError {
-            kind: e.kind,
-            status: e.status,
-            provider_type: e.provider_type.clone(),
-            message: e.message.clone(),
-        }
-    }
-}
-
-impl From<StoredError> for BackendError {
-    fn from(e: StoredError) -> Self {
-        BackendError {
-            kind: e.kind,
-            status: e.status,
-            provider_type: e.provider_type,
-            message: e.message,
-            retry_after: None,
-        }
-    }
 }
 
 /// The journal of one batch run: what earlier processes left (when
@@ -276,6 +243,7 @@ impl Journal {
 mod tests {
     use super::*;
     use serde_json::json;
+    use tribunal_runtime::backend::BackendErrorKind;
 
     #[test]
     fn a_resumed_journal_knows_batches_in_flight_and_answers_and_cuts_a_torn_line() {
