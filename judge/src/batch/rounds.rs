@@ -15,9 +15,9 @@ use tribunal_runtime::backend::batch::{BatchEntry, BatchService, request_error};
 use tribunal_runtime::backend::retry::is_retryable;
 use tribunal_runtime::backend::{BackendError, BackendErrorKind};
 
-/// Attempts at creating a batch (its upload and creation) before the round's
-/// requests fail with the error.
-const SUBMIT_ATTEMPTS: u32 = 3;
+/// Attempts at creating a batch (its upload and creation), or at reading an
+/// ended one, before its requests fail with the error.
+const ATTEMPTS: u32 = 3;
 /// Polls of one batch that may fail in a row before its requests fail with
 /// the error.
 const POLL_FAILURES: u32 = 5;
@@ -313,22 +313,7 @@ impl Rounds {
 
     /// Creates a batch of `entries`, retrying transient failures.
     async fn submit(&self, entries: &[BatchEntry]) -> Result<String, BackendError> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match self.service.submit(entries).await {
-                Ok(id) => return Ok(id),
-                Err(e) if attempt < SUBMIT_ATTEMPTS && is_retryable(&e) => {
-                    let wait = e
-                        .retry_after
-                        .unwrap_or(Duration::from_millis(500 * u64::from(attempt)))
-                        .min(Duration::from_secs(60));
-                    tracing::debug!(error = %e, ?wait, "creating a batch failed; trying again");
-                    tokio::time::sleep(wait).await;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        retrying("creating a batch", || self.service.submit(entries)).await
     }
 
     /// Reads the results of ended batch `batch` (its provider state
@@ -340,7 +325,8 @@ impl Rounds {
         state: &str,
         group: Vec<Ask>,
     ) -> Result<(usize, usize), JudgeError> {
-        let results = match self.service.results(batch).await {
+        // The batch is paid for: a transient failure to read it is retried.
+        let results = match retrying("reading a batch", || self.service.results(batch)).await {
             Ok(results) => results,
             Err(error) => {
                 tracing::warn!(batch, error = %error, "the results of a batch could not be read");
@@ -381,6 +367,31 @@ impl Rounds {
     }
 }
 
+/// `call()`, tried again (up to [`ATTEMPTS`] in all) while it fails with a
+/// transient error, after the wait the provider asked for or a short backoff.
+async fn retrying<T, F, Fut>(what: &str, call: F) -> Result<T, BackendError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, BackendError>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match call().await {
+            Ok(value) => return Ok(value),
+            Err(e) if attempt < ATTEMPTS && is_retryable(&e) => {
+                let wait = e
+                    .retry_after
+                    .unwrap_or(Duration::from_millis(500 * u64::from(attempt)))
+                    .min(Duration::from_secs(60));
+                tracing::debug!(error = %e, ?wait, "{what} failed; trying again");
+                tokio::time::sleep(wait).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 fn fail_all(group: Vec<Ask>, error: &BackendError) {
     for ask in group {
         let _ = ask.reply.send(Err(error.clone()));
@@ -402,6 +413,8 @@ mod tests {
     /// in progress on its first poll.
     struct TwoAtATime {
         batches: Mutex<Vec<Vec<String>>>,
+        /// Reads of results; the first fails with a 503.
+        reads: Mutex<u32>,
         polls: Mutex<HashMap<String, u32>>,
         skip: &'static str,
         plan: OutputPlan,
@@ -457,6 +470,12 @@ mod tests {
             id: &'a str,
         ) -> futures::future::BoxFuture<'a, Result<Vec<BatchResult>, BackendError>> {
             Box::pin(async move {
+                *lock(&self.reads) += 1;
+                if *lock(&self.reads) == 1 {
+                    let mut e = BackendError::new(BackendErrorKind::Http, "busy");
+                    e.status = Some(503);
+                    return Err(e);
+                }
                 let n: usize = id[1..].parse().unwrap();
                 Ok(lock(&self.batches)[n - 1]
                     .iter()
@@ -482,11 +501,12 @@ mod tests {
         fn done(&self) {}
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_round_waits_for_every_run_splits_at_the_limit_and_fails_a_missing_result() {
         let dir = tempfile::tempdir().unwrap();
         let service = Arc::new(TwoAtATime {
             batches: Mutex::default(),
+            reads: Mutex::default(),
             polls: Mutex::default(),
             skip: "i3-r0-t1",
             plan: tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan(),
@@ -526,6 +546,8 @@ mod tests {
             ),
             (5, 4, 1)
         );
+        // A transient failure to read a paid batch was retried.
+        assert_eq!(*lock(&service.reads), 4);
         // Asked from item 4 down to 0.
         assert_eq!(answers[0], Ok(json!({"echo": "i4-r0-t1"})));
         let Err(missing) = &answers[1] else {
