@@ -320,3 +320,28 @@ async fn batch_mode_refuses_what_it_cannot_do() {
     );
     assert!(fake.ledger().submitted.is_empty());
 }
+
+#[tokio::test]
+async fn a_key_echoed_inside_a_batch_reaches_no_file() {
+    for api in ALL {
+        // A hostile server: every answer and every refusal quotes the key.
+        let player: Player = std::sync::Arc::new(move |body: &Value| {
+            if body.to_string().contains("Eiffel Tower") {
+                return Err(format!("no, {FAKE_KEY}"));
+            }
+            Ok(api.answer(&json!({ "name": FAKE_KEY }).to_string()))
+        });
+        let fake = Fake::start(api, player, Script::default()).await;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("batch.jsonl");
+        let o = run(api, &fake, &arena(), &out, &BATCH).await;
+        assert_eq!(o.status.code(), Some(1), "{api:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains(FAKE_KEY) && !stdout(&o).contains(FAKE_KEY));
+        let journal = std::fs::read_to_string(dir.path().join("batch.jsonl.batches")).unwrap();
+        assert!(journal.contains("[redacted]"), "{api:?}: the echo was read");
+        for file in ["batch.jsonl", "batch.jsonl.batches"] {
+            let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+            assert!(!text.contains(FAKE_KEY), "{api:?}: {file} holds the key");
+        }
+    }
+}
