@@ -186,9 +186,9 @@ async fn a_server_that_goes_away_gives_error_results_at_once() {
         after.result.content,
         "error: the MCP server web is not reachable"
     );
-    // Neither waited for the 60 s timeout.
+    // Neither waited for the 60 s timeout (both take about 1 ms).
     assert!(
-        started.elapsed() < Duration::from_secs(10),
+        started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );
@@ -215,7 +215,7 @@ async fn a_server_that_goes_away_gives_error_results_at_once() {
         "error: the MCP server web is not reachable"
     );
     assert!(
-        started.elapsed() < Duration::from_secs(10),
+        started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
     );

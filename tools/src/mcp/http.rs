@@ -91,7 +91,7 @@ impl McpEndpoint {
                 })
         };
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str());
-        config.retry_config = Arc::new(FewRetries);
+        config.retry_config = Arc::new(ResumeOnce);
         if let Some(variable) = &self.bearer {
             let token = read("Authorization", variable)?;
             if http::HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
@@ -153,15 +153,18 @@ impl McpServer {
     }
 }
 
-/// How often a broken event stream is resumed: three times, 100, 200 and
-/// 400 ms after it broke. rmcp's default retries for ever, so a call to a
-/// server that went away mid-answer would wait for its timeout.
+/// How a broken event stream is resumed: once, after the server's `retry`
+/// hint (rmcp servers send 3 s) or else 100 ms; a resumption that fails
+/// ends the stream, and the call reads "not reachable". rmcp's default
+/// retries for ever, so a call to a server that went away mid-answer
+/// waited for its timeout. A resumption that succeeds (a server that
+/// closes a long call's stream on purpose, SEP-1699) starts the count anew.
 #[derive(Debug)]
-struct FewRetries;
+struct ResumeOnce;
 
-impl SseRetryPolicy for FewRetries {
-    fn retry(&self, current_times: usize) -> Option<Duration> {
-        (current_times < 3).then(|| Duration::from_millis(100 << current_times))
+impl SseRetryPolicy for ResumeOnce {
+    fn retry(&self, failed: usize) -> Option<Duration> {
+        (failed == 0).then_some(Duration::from_millis(100))
     }
 }
 
