@@ -259,6 +259,14 @@ async fn an_unreachable_or_bad_url_fails_to_connect_with_a_code() {
         "{e}"
     );
 
+    // User information in the URL is never shown.
+    let with_password = format!("http://user:hunter2@127.0.0.1:{port}/mcp");
+    let e = McpServer::connect("nobody", &McpEndpoint::new(&with_password), START)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "mcp_connect", "{e}");
+    assert!(!format!("{e} {e:?}").contains("hunter2"), "{e:?}");
+
     let e = McpServer::connect("ftp", &McpEndpoint::new("ftp://example.invalid/mcp"), START)
         .await
         .unwrap_err();

@@ -70,6 +70,18 @@ impl McpEndpoint {
         }
     }
 
+    /// `text` with the URL's user information (`user:password@`), if any,
+    /// masked: errors quote the URL.
+    fn redact(&self, text: &str) -> String {
+        let authority = self.url.split_once("://").map_or("", |(_, rest)| {
+            rest.split(['/', '?', '#']).next().unwrap_or_default()
+        });
+        match authority.rsplit_once('@') {
+            Some((userinfo, _)) if !userinfo.is_empty() => text.replace(userinfo, "***"),
+            _ => text.to_string(),
+        }
+    }
+
     /// The transport's configuration, its header values read through `env`.
     fn config(
         &self,
@@ -141,7 +153,7 @@ impl McpServer {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(McpError::Connect {
                 server: name.to_string(),
-                url: url.to_string(),
+                url: endpoint.redact(url),
                 message: "the URL must start with http:// or https://".to_string(),
             });
         }
@@ -194,11 +206,16 @@ fn classify(
                 StreamableHttpError::HttpStatus(s) if matches!(s.status, 401 | 403) => {
                     return auth(server, endpoint, s.status);
                 }
+                // reqwest's own message only repeats the URL: its causes say why.
                 StreamableHttpError::Client(c) if c.is_connect() || c.is_builder() => {
                     return McpError::Connect {
                         server: server.to_string(),
-                        url: endpoint.url.clone(),
-                        message: chain(c),
+                        url: endpoint.redact(&endpoint.url),
+                        message: endpoint.redact(
+                            &std::error::Error::source(c)
+                                .map(chain)
+                                .unwrap_or_else(|| c.to_string()),
+                        ),
                     };
                 }
                 _ => {}
@@ -208,7 +225,7 @@ fn classify(
     }
     McpError::Handshake {
         server: server.to_string(),
-        message: chain(error),
+        message: endpoint.redact(&chain(error)),
     }
 }
 
@@ -220,8 +237,7 @@ fn auth(server: &str, endpoint: &McpEndpoint, status: u16) -> McpError {
     }
 }
 
-/// An error and its causes, `: `-separated (reqwest's own message is only
-/// "error sending request").
+/// An error and its causes, `: `-separated, each once.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
