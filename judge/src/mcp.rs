@@ -31,14 +31,15 @@
 //! items' tool names against, and a small model does better with only the
 //! tools the task needs.
 //!
-//! [`start_servers`] (feature `mcp`) starts the servers and returns the
+//! [`start_servers`] (feature `mcp`; a `url` also needs `mcp-http`, else
+//! `mcp_http_not_built`) starts the servers and returns the
 //! arena with their tools added; the tools' listed schemas then enter the
 //! config hash like the built-in tools'. With [`McpCassette::Record`] the
 //! tools' specs and every call's result go into a tool cassette
 //! (`tribunal_runtime::tool::cassette`); with [`McpCassette::Replay`] no
 //! server starts: the tools come from that cassette, with the specs and
 //! answers they had, so a replayed run needs neither the model nor the
-//! servers.
+//! servers (no process is started and no URL is connected to).
 
 use serde::{Deserialize, Serialize};
 
