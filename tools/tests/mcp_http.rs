@@ -154,7 +154,16 @@ async fn credentials_come_from_the_environment_and_a_refused_one_is_a_coded_erro
     assert_eq!(e.code(), "mcp_header", "{e}");
     assert_eq!(
         e.to_string(),
-        "the MCP server web: the variable WEB_TOKEN (the value of Authorization) is not set"
+        "the MCP server web: the variable WEB_TOKEN (the value of Authorization) is not set or empty"
+    );
+    // A header the client sets itself is refused before any request.
+    let reserved = McpEndpoint::new(&fixture.url).header_env("Accept", "WEB_KEY");
+    let e = McpServer::connect_with_env("web", &reserved, START, &right)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the MCP server web: Accept is set by the MCP client itself"
     );
     // A value that cannot be a header is refused without being shown.
     let bad = env_of(&[("WEB_TOKEN", "line\nbreak-s3cret"), ("WEB_KEY", "k3y")]);

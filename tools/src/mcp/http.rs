@@ -20,6 +20,14 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The headers rmcp's client sets itself (lower case, as `http` keeps names).
+const RESERVED_HEADERS: [&str; 4] = [
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
 /// Where an MCP server over streamable HTTP is, and the headers sent to it,
 /// each valued from an environment variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,8 +63,8 @@ impl McpEndpoint {
         self
     }
 
-    /// The variables the credentials come from, as the end of a sentence
-    /// (`: check BEARER_VAR`), or nothing.
+    /// The end of the sentence of a refused credential: the variables the
+    /// headers came from (`: check WEB_TOKEN`), or that none were sent.
     fn hint(&self) -> String {
         let names: Vec<&str> = self
             .bearer
@@ -64,9 +72,10 @@ impl McpEndpoint {
             .map(String::as_str)
             .chain(self.headers.iter().map(|(_, v)| v.as_str()))
             .collect();
-        match names.is_empty() {
-            true => ": no credentials were sent (bearer_env, header_env)".to_string(),
-            false => format!(": check {}", names.join(", ")),
+        if names.is_empty() {
+            ": no credentials were sent (bearer_env, header_env)".to_string()
+        } else {
+            format!(": check {}", names.join(", "))
         }
     }
 
@@ -98,7 +107,7 @@ impl McpEndpoint {
                 .filter(|v| !v.is_empty())
                 .ok_or_else(|| {
                     bad(format!(
-                        "the variable {variable} (the value of {header}) is not set"
+                        "the variable {variable} (the value of {header}) is not set or empty"
                     ))
                 })
         };
@@ -117,6 +126,12 @@ impl McpEndpoint {
         for (name, variable) in &self.headers {
             let header = http::HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| bad(format!("{name:?} is not a header name")))?;
+            if RESERVED_HEADERS.contains(&header.as_str()) {
+                return Err(bad(format!("{name} is set by the MCP client itself")));
+            }
+            if header == http::header::AUTHORIZATION && self.bearer.is_some() {
+                return Err(bad(format!("{name} is already sent by bearer_env")));
+            }
             let mut value = http::HeaderValue::from_str(&read(name, variable)?).map_err(|_| {
                 bad(format!(
                     "the value of {variable} is not a valid header value"
