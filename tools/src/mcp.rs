@@ -2,8 +2,8 @@
 //! child process, speaks MCP to it over stdio with the official Rust SDK
 //! (`rmcp`), reads its tool list once, and gives each listed tool as a
 //! [`Tool`] of a run ([`McpServer::tools`]). With the feature `mcp-http`,
-//! [`McpServer::connect`] reaches a server over streamable HTTP instead
-//! ([`McpEndpoint`]: its URL and the headers whose values come from the
+//! `McpServer::connect` reaches a server over streamable HTTP instead
+//! (`McpEndpoint`: its URL and the headers whose values come from the
 //! environment); its tools behave the same.
 //!
 //! An MCP tool is a tool like any other: the [`ToolBox`](tribunal_runtime::ToolBox)
