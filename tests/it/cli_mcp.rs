@@ -188,13 +188,14 @@ impl Drop for HttpFixture {
     }
 }
 
-/// Starts the fixture over HTTP on a free port, asking for `token`.
-fn http_fixture(token: &str) -> HttpFixture {
+/// Starts the fixture over HTTP on a free port, asking for `token` (bearer)
+/// and `key` (`X-Fixture-Key`).
+fn http_fixture(token: &str, key: &str) -> HttpFixture {
     use std::io::BufRead;
     let mut child = Command::new(fixture())
         .args(["--http", "127.0.0.1:0"])
         .env("MCP_FIXTURE_TOKEN", token)
-        .env_remove("MCP_FIXTURE_KEY")
+        .env("MCP_FIXTURE_KEY", key)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -208,34 +209,47 @@ fn http_fixture(token: &str) -> HttpFixture {
     }
 }
 
-/// An `[[mcp]]` table for the fixture at `url`, its token from `CALC_TOKEN`.
+/// An `[[mcp]]` table for the fixture at `url`, its token from `CALC_TOKEN`
+/// and its key from `CALC_KEY`.
 fn calc_at(url: &str) -> String {
     format!(
-        "[[mcp]]\nname = \"calc\"\nurl = {url:?}\nbearer_env = \"CALC_TOKEN\"\ntools = [\"add\"]\n"
+        "[[mcp]]\nname = \"calc\"\nurl = {url:?}\nbearer_env = \"CALC_TOKEN\"\nheader_env = {{ \"X-Fixture-Key\" = \"CALC_KEY\" }}\ntools = [\"add\"]\n"
     )
 }
 
-/// A server at a url, its token from the environment: a run records its
-/// tool results, and the replay runs with the server gone. A wrong token
-/// stops the run before it starts (`mcp_auth`), and is never shown.
+/// The variables the fixture asks for, right.
+fn calc_env() -> Vec<(&'static str, String)> {
+    vec![
+        ("CALC_TOKEN", "t0k3n-http".to_string()),
+        ("CALC_KEY", "k3y-http".to_string()),
+    ]
+}
+
+/// A server at a url, its token and key from the environment: a run
+/// records its tool results, and the replay runs with the server gone. A
+/// wrong token stops the run before it starts (`mcp_auth`), and no value is
+/// ever shown or written.
 #[tokio::test]
 async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
     use crate::stand_in::{Api, live_env, tribunal};
-    let server = http_fixture("t0k3n-http");
+    let server = http_fixture("t0k3n-http", "k3y-http");
     let dir = arena(&calc_at(&server.url));
     let arena_dir = dir.path().to_str().unwrap();
 
     let o = tribunal(
         &["run", arena_dir],
         dir.path(),
-        &[("CALC_TOKEN", "wr0ng-t0k3n".to_string())],
+        &[
+            ("CALC_TOKEN", "wr0ng-t0k3n".to_string()),
+            ("CALC_KEY", "k3y-http".to_string()),
+        ],
     )
     .await;
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("[mcp_auth]"), "{err}");
-    assert!(err.contains("check CALC_TOKEN"), "{err}");
-    assert!(!err.contains("t0k3n"), "{err}");
+    assert!(err.contains("check CALC_TOKEN, CALC_KEY"), "{err}");
+    assert!(!err.contains("t0k3n") && !err.contains("k3y"), "{err}");
     let o = tribunal(&["run", arena_dir], dir.path(), &[]).await;
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("[mcp_header]"), "{}", stderr(&o));
@@ -268,7 +282,7 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
         recorded_out.to_str().unwrap(),
     ]);
     let mut env = live_env(api, &model);
-    env.push(("CALC_TOKEN", "t0k3n-http".to_string()));
+    env.extend(calc_env());
     let o = tribunal(&args, dir.path(), &env).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let recorded = json_lines(&recorded_out);
@@ -278,12 +292,14 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
         tools[2]["call"]["result"],
         serde_json::json!({"text": r#"{"sum":5555}"#})
     );
-    assert!(
-        !std::fs::read_to_string(tapes.join("mcp-arena.tools.jsonl"))
-            .unwrap()
-            .contains("t0k3n"),
-        "the token is not in the cassette"
-    );
+    for written in [tapes.join("mcp-arena.tools.jsonl"), recorded_out.clone()] {
+        let text = std::fs::read_to_string(&written).unwrap();
+        assert!(
+            !text.contains("t0k3n") && !text.contains("k3y"),
+            "no header value in {}",
+            written.display()
+        );
+    }
 
     drop(server);
     let replayed_out = dir.path().join("replayed.jsonl");
@@ -302,12 +318,7 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
     assert_eq!(replayed[0]["config_hash"], recorded[0]["config_hash"]);
 
     // Live, with the server gone: the start fails, coded, before any item.
-    let o = tribunal(
-        &["run", arena_dir],
-        dir.path(),
-        &[("CALC_TOKEN", "t0k3n-http".to_string())],
-    )
-    .await;
+    let o = tribunal(&["run", arena_dir], dir.path(), &calc_env()).await;
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("[mcp_connect]"), "{}", stderr(&o));
 }
