@@ -7,6 +7,22 @@
 //! [`McpEndpoint::header_env`]), when the server is connected, and no error
 //! or log line shows it. An unset variable is an error before any request
 //! is sent, rather than a request without its credentials.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use tribunal_runtime::ToolBox;
+//! use tribunal_tools::mcp::{McpEndpoint, McpServer};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let docs = McpEndpoint::new("https://mcp.example.com/mcp")
+//!     .bearer_env("DOCS_MCP_TOKEN")
+//!     .header_env("X-Team", "DOCS_TEAM");
+//! let server = McpServer::connect("docs", &docs, Duration::from_secs(30)).await?;
+//! let mut tools = ToolBox::new();
+//! tools.extend(server.tools()); // then `agent.with_tools(tools)`
+//! # Ok(())
+//! # }
+//! ```
 
 use super::{McpError, McpServer};
 use rmcp::service::ClientInitializeError;
