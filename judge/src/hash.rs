@@ -75,7 +75,18 @@ pub fn config_hash_of_mode(
         let servers: Vec<Value> = arena
             .mcp
             .iter()
-            .map(|m| json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools}))
+            .map(|m| {
+                let mut server = json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools});
+                // Only for a server at a url, so the hashes of command
+                // servers stay as they were: where it is and which
+                // variables its headers come from (never their values).
+                if let (Some(url), Some(map)) = (&m.url, server.as_object_mut()) {
+                    map.insert("url".to_string(), json!(url));
+                    map.insert("bearer_env".to_string(), json!(m.bearer_env));
+                    map.insert("header_env".to_string(), json!(m.header_env));
+                }
+                server
+            })
             .collect();
         map.insert("mcp".to_string(), Value::Array(servers));
     }

@@ -1,6 +1,6 @@
 //! The MCP servers an arena names: `[[mcp]]` tables in `arena.toml`, each a
-//! server started as a child process for the run, offering the tools its
-//! `tools` list names.
+//! server started as a child process for the run (`command`) or reached
+//! over streamable HTTP (`url`), offering the tools its `tools` list names.
 //!
 //! ```toml
 //! [[mcp]]
@@ -10,23 +10,36 @@
 //! env = ["GITHUB_PERSONAL_ACCESS_TOKEN"]   # variables passed from the environment, by name
 //! tools = ["search_issues"]            # the tools offered; each must be listed by the server
 //! start_timeout_secs = 30              # default 30
+//!
+//! [[mcp]]
+//! name = "docs"
+//! url = "https://mcp.example.com/mcp"  # streamable HTTP (feature `mcp-http`)
+//! bearer_env = "DOCS_MCP_TOKEN"        # sent as `Authorization: Bearer $DOCS_MCP_TOKEN`
+//! header_env = { "X-Team" = "DOCS_TEAM" }  # other headers: header = variable
+//! tools = ["search_docs"]
 //! ```
 //!
-//! Secrets never sit in the file: `env` names variables whose values the
-//! server gets from tribunal's environment, and the server's environment is
-//! otherwise cleared (see `tribunal_tools::mcp`). The `tools` list is
-//! required: it is what lint checks the items' tool names against, and a
-//! small model does better with only the tools the task needs. Servers
-//! reached over streamable HTTP (`url`) are not supported yet.
+//! A table has exactly one of `command` and `url`; `args` and `env` go with
+//! `command`, `bearer_env` and `header_env` with `url`. Secrets never sit in
+//! the file: `env` names variables whose values the server gets from
+//! tribunal's environment, and the server's environment is otherwise
+//! cleared (see `tribunal_tools::mcp`); `bearer_env` and `header_env` name
+//! the variables whose values are sent as headers, and an unset one stops
+//! the start (`mcp_header`) rather than sending a request without it. Lint
+//! never shows a value it refuses (a `NAME=value` entry may hold a secret),
+//! nor the URL. The `tools` list is required: it is what lint checks the
+//! items' tool names against, and a small model does better with only the
+//! tools the task needs.
 //!
-//! [`start_servers`] (feature `mcp`) starts the servers and returns the
+//! [`start_servers`] (feature `mcp`; a `url` also needs `mcp-http`, else
+//! `mcp_http_not_built`) starts the servers and returns the
 //! arena with their tools added; the tools' listed schemas then enter the
 //! config hash like the built-in tools'. With [`McpCassette::Record`] the
 //! tools' specs and every call's result go into a tool cassette
 //! (`tribunal_runtime::tool::cassette`); with [`McpCassette::Replay`] no
 //! server starts: the tools come from that cassette, with the specs and
 //! answers they had, so a replayed run needs neither the model nor the
-//! servers.
+//! servers (no process is started and no URL is connected to).
 
 use serde::{Deserialize, Serialize};
 
@@ -54,9 +67,61 @@ pub struct McpServerSpec {
     /// How long the server may take to start (spawn, handshake, tool list).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_timeout_secs: Option<f64>,
-    /// A streamable-HTTP server's URL: refused by lint (not supported yet).
+    /// A streamable-HTTP server's URL (`http://` or `https://`), instead of
+    /// `command`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// With `url`: the variable whose value is sent as `Authorization:
+    /// Bearer {value}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_env: Option<String>,
+    /// With `url`: other headers sent, each header name mapped to the
+    /// variable holding its value.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub header_env: std::collections::BTreeMap<String, String>,
+}
+
+/// Whether `name` is an environment variable name (letters, digits, `_`,
+/// not starting with a digit).
+fn variable_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is an HTTP header name (a token of RFC 9110).
+fn header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+/// The headers rmcp's client sets itself.
+const RESERVED_HEADERS: [&str; 4] = [
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// What is wrong with a server URL, if anything; never quoting it.
+fn url_problem(url: &str) -> Option<&'static str> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    let Some(rest) = rest else {
+        return Some("must start with http:// or https://");
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some("is not a URL with a host");
+    }
+    if authority.contains('@') {
+        return Some("holds credentials: give them with bearer_env or header_env instead");
+    }
+    None
 }
 
 impl McpServerSpec {
@@ -75,26 +140,79 @@ impl McpServerSpec {
                 "{at}: name must be 1 to 64 letters, digits, `_` or `-`"
             ));
         }
+        match (self.command.as_deref(), self.url.as_deref()) {
+            (Some(_), Some(_)) => problems.push(format!(
+                "{at}: give either command (a server started here) or url (a server over streamable HTTP), not both"
+            )),
+            (None, None) => problems.push(format!(
+                "{at}: command or url is missing: give command (a server started here) or url (a server over streamable HTTP)"
+            )),
+            (Some(c), None) if c.trim().is_empty() => {
+                problems.push(format!("{at}: command is empty"));
+            }
+            (None, Some(url)) => {
+                if let Some(problem) = url_problem(url) {
+                    problems.push(format!("{at}: url {problem}"));
+                }
+            }
+            (Some(_), None) => {}
+        }
         if self.url.is_some() {
-            problems.push(format!(
-                "{at}: url: MCP servers over streamable HTTP are not supported yet; give `command`"
-            ));
+            for (field, given) in [
+                ("args", !self.args.is_empty()),
+                ("env", !self.env.is_empty()),
+            ] {
+                if given {
+                    problems.push(format!(
+                        "{at}: {field} goes with command; a server at a url gets headers (bearer_env, header_env)"
+                    ));
+                }
+            }
         }
-        match self.command.as_deref() {
-            Some(c) if !c.trim().is_empty() => {}
-            _ if self.url.is_some() => {}
-            _ => problems.push(format!("{at}: command is missing")),
+        if self.url.is_none() {
+            for (field, given) in [
+                ("bearer_env", self.bearer_env.is_some()),
+                ("header_env", !self.header_env.is_empty()),
+            ] {
+                if given {
+                    problems.push(format!(
+                        "{at}: {field} goes with url; a command's server gets variables by env"
+                    ));
+                }
+            }
         }
+        // Never echoed: an entry written as `NAME=value` may hold a secret.
+        const NAMES_ONLY: &str =
+            "give names only; the values come from the environment, never from this file";
         for (i, name) in self.env.iter().enumerate() {
-            let valid = name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            // Never echoed: an entry written as `NAME=value` may hold a secret.
-            if !valid {
+            if !variable_name(name) {
                 problems.push(format!(
-                    "{at}: env[{i}] is not a variable name: give names only; the values come from the environment, never from this file"
+                    "{at}: env[{i}] is not a variable name: {NAMES_ONLY}"
+                ));
+            }
+        }
+        if let Some(name) = &self.bearer_env {
+            if !variable_name(name) {
+                problems.push(format!(
+                    "{at}: bearer_env is not a variable name: {NAMES_ONLY}"
+                ));
+            }
+        }
+        for (header, variable) in &self.header_env {
+            if !header_name(header) {
+                problems.push(format!("{at}: header_env: {header:?} is not a header name"));
+            } else if RESERVED_HEADERS.contains(&header.to_ascii_lowercase().as_str()) {
+                problems.push(format!(
+                    "{at}: header_env: {header} is set by the MCP client itself"
+                ));
+            } else if header.eq_ignore_ascii_case("authorization") && self.bearer_env.is_some() {
+                problems.push(format!(
+                    "{at}: header_env: Authorization is already sent by bearer_env"
+                ));
+            }
+            if !variable_name(variable) {
+                problems.push(format!(
+                    "{at}: header_env: the value of {header:?} is not a variable name: {NAMES_ONLY}"
                 ));
             }
         }
@@ -170,12 +288,21 @@ pub enum McpStartError {
     /// This build has no MCP client.
     #[error("the arena names MCP servers, and this build has no MCP support (cargo feature `mcp`)")]
     NotBuilt,
+    /// This build has no MCP client over streamable HTTP.
+    #[error(
+        "the MCP server {server} has a url, and this build has no MCP over streamable HTTP (cargo feature `mcp-http`)"
+    )]
+    HttpNotBuilt {
+        /// The server's label.
+        server: String,
+    },
 }
 
 impl McpStartError {
-    /// A stable code: `mcp_spawn`, `mcp_handshake`, `mcp_start_timeout`,
-    /// `mcp_tool_missing`, `mcp_not_recorded`, `mcp_cassette` or
-    /// `mcp_not_built`.
+    /// A stable code: a start error's (`mcp_spawn`, `mcp_handshake`,
+    /// `mcp_start_timeout`, `mcp_connect`, `mcp_auth`, `mcp_header`),
+    /// `mcp_tool_missing`, `mcp_not_recorded`, `mcp_cassette`,
+    /// `mcp_not_built` or `mcp_http_not_built`.
     pub fn code(&self) -> &'static str {
         match self {
             #[cfg(feature = "mcp")]
@@ -184,6 +311,7 @@ impl McpStartError {
             McpStartError::NotRecorded { .. } => "mcp_not_recorded",
             McpStartError::Cassette(_) => "mcp_cassette",
             McpStartError::NotBuilt => "mcp_not_built",
+            McpStartError::HttpNotBuilt { .. } => "mcp_http_not_built",
         }
     }
 }
@@ -258,6 +386,54 @@ fn replay(mut arena: crate::Arena, path: &std::path::Path) -> Result<crate::Aren
     Ok(arena)
 }
 
+/// Starts the server of one `[[mcp]]` table: its command, or a connection
+/// to its url.
+#[cfg(feature = "mcp")]
+async fn start_one(
+    spec: &McpServerSpec,
+    env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<tribunal_tools::mcp::McpServer, McpStartError> {
+    use tribunal_tools::mcp::{McpCommand, McpServer};
+    if let Some(url) = &spec.url {
+        return connect(spec, url, env).await;
+    }
+    let command =
+        McpCommand::new(spec.command.clone().unwrap_or_default()).args(spec.args.iter().cloned());
+    let command = spec
+        .env
+        .iter()
+        .fold(command, |c, name| c.pass_env(name.clone()));
+    Ok(McpServer::start_with_env(&spec.name, &command, spec.start_timeout(), env).await?)
+}
+
+#[cfg(feature = "mcp-http")]
+async fn connect(
+    spec: &McpServerSpec,
+    url: &str,
+    env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<tribunal_tools::mcp::McpServer, McpStartError> {
+    use tribunal_tools::mcp::{McpEndpoint, McpServer};
+    let mut endpoint = McpEndpoint::new(url);
+    if let Some(variable) = &spec.bearer_env {
+        endpoint = endpoint.bearer_env(variable.clone());
+    }
+    for (header, variable) in &spec.header_env {
+        endpoint = endpoint.header_env(header.clone(), variable.clone());
+    }
+    Ok(McpServer::connect_with_env(&spec.name, &endpoint, spec.start_timeout(), env).await?)
+}
+
+#[cfg(all(feature = "mcp", not(feature = "mcp-http")))]
+async fn connect(
+    spec: &McpServerSpec,
+    _url: &str,
+    _env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+) -> Result<tribunal_tools::mcp::McpServer, McpStartError> {
+    Err(McpStartError::HttpNotBuilt {
+        server: spec.name.clone(),
+    })
+}
+
 fn names(tools: &[std::sync::Arc<dyn tribunal_runtime::Tool>]) -> String {
     tools
         .iter()
@@ -281,17 +457,9 @@ async fn start(
     env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
     recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
-    use tribunal_tools::mcp::{McpCommand, McpServer};
     let mut toolbox = growable(&arena);
     for spec in &arena.mcp {
-        let command = McpCommand::new(spec.command.clone().unwrap_or_default())
-            .args(spec.args.iter().cloned());
-        let command = spec
-            .env
-            .iter()
-            .fold(command, |c, name| c.pass_env(name.clone()));
-        let server =
-            McpServer::start_with_env(&spec.name, &command, spec.start_timeout(), env).await?;
+        let server = start_one(spec, env).await?;
         let listed = server.tools();
         for wanted in &spec.tools {
             match listed.iter().find(|t| t.name() == wanted) {

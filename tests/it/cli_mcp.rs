@@ -143,24 +143,184 @@ fn lint_checks_mcp_tables_and_knows_their_tools() {
     );
 
     let bad = arena(
-        "[[mcp]]\nname = \"bad name\"\nurl = \"http://127.0.0.1:9/mcp\"\nenv = [\"API-KEY=sk-1\"]\ntools = []\n",
+        "[[mcp]]\nname = \"bad name\"\ncommand = \"srv\"\nurl = \"http://127.0.0.1:9/mcp\"\nenv = [\"API-KEY=sk-1\"]\nbearer_env = \"sk-2\"\ntools = []\n",
     );
     let o = tribunal(&["lint", bad.path().to_str().unwrap()], bad.path());
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     for says in [
         "name must be",
-        "streamable HTTP are not supported yet",
+        "give either command (a server started here) or url (a server over streamable HTTP), not both",
         "env[0] is not a variable name",
+        "bearer_env is not a variable name",
         "tools is missing",
         "does not offer a tool named \"add\"", // no server offers it now
     ] {
         assert!(text.contains(says), "{says}: {text}");
     }
     assert!(
-        !text.contains("sk-1"),
-        "a value written into env is never echoed: {text}"
+        !text.contains("sk-1") && !text.contains("sk-2"),
+        "a value written into env or bearer_env is never echoed: {text}"
     );
+
+    let web = arena(
+        "[[mcp]]\nname = \"calc\"\nurl = \"http://127.0.0.1:9/mcp\"\nbearer_env = \"CALC_TOKEN\"\ntools = [\"add\"]\n",
+    );
+    let o = tribunal(&["lint", web.path().to_str().unwrap()], web.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "a url table lints clean: {}",
+        stderr(&o)
+    );
+}
+
+/// The fixture server over streamable HTTP, killed when dropped.
+struct HttpFixture {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the fixture over HTTP on a free port, asking for `token` (bearer)
+/// and `key` (`X-Fixture-Key`).
+fn http_fixture(token: &str, key: &str) -> HttpFixture {
+    use std::io::BufRead;
+    let mut child = Command::new(fixture())
+        .args(["--http", "127.0.0.1:0"])
+        .env("MCP_FIXTURE_TOKEN", token)
+        .env("MCP_FIXTURE_KEY", key)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    HttpFixture {
+        child,
+        url: url.trim().to_string(),
+    }
+}
+
+/// An `[[mcp]]` table for the fixture at `url`, its token from `CALC_TOKEN`
+/// and its key from `CALC_KEY`.
+fn calc_at(url: &str) -> String {
+    format!(
+        "[[mcp]]\nname = \"calc\"\nurl = {url:?}\nbearer_env = \"CALC_TOKEN\"\nheader_env = {{ \"X-Fixture-Key\" = \"CALC_KEY\" }}\ntools = [\"add\"]\n"
+    )
+}
+
+/// The variables the fixture asks for, right.
+fn calc_env() -> Vec<(&'static str, String)> {
+    vec![
+        ("CALC_TOKEN", "t0k3n-http".to_string()),
+        ("CALC_KEY", "k3y-http".to_string()),
+    ]
+}
+
+/// A server at a url, its token and key from the environment: a run
+/// records its tool results, and the replay runs with the server gone. A
+/// wrong token stops the run before it starts (`mcp_auth`), and no value is
+/// ever shown or written.
+#[tokio::test]
+async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
+    use crate::stand_in::{Api, live_env, tribunal};
+    let server = http_fixture("t0k3n-http", "k3y-http");
+    let dir = arena(&calc_at(&server.url));
+    let arena_dir = dir.path().to_str().unwrap();
+
+    let o = tribunal(
+        &["run", arena_dir],
+        dir.path(),
+        &[
+            ("CALC_TOKEN", "wr0ng-t0k3n".to_string()),
+            ("CALC_KEY", "k3y-http".to_string()),
+        ],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("[mcp_auth]"), "{err}");
+    assert!(err.contains("check CALC_TOKEN, CALC_KEY"), "{err}");
+    assert!(!err.contains("t0k3n") && !err.contains("k3y"), "{err}");
+    let o = tribunal(&["run", arena_dir], dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[mcp_header]"), "{}", stderr(&o));
+
+    let api = Api::Chat;
+    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
+    let model = crate::stand_in::in_order(
+        api.endpoint(),
+        vec![
+            ok(api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321}))),
+            ok(api.answer(r#"{"sum": 5555}"#)),
+        ],
+    )
+    .await;
+    let tapes = dir.path().join("tapes");
+    let common = [
+        "run",
+        arena_dir,
+        "--backend",
+        "openai-chat",
+        "--model",
+        "test-model",
+    ];
+    let recorded_out = dir.path().join("recorded.jsonl");
+    let mut args = common.to_vec();
+    args.extend([
+        "--record",
+        tapes.to_str().unwrap(),
+        "--out",
+        recorded_out.to_str().unwrap(),
+    ]);
+    let mut env = live_env(api, &model);
+    env.extend(calc_env());
+    let o = tribunal(&args, dir.path(), &env).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recorded = json_lines(&recorded_out);
+    assert_eq!(recorded[0]["outcome"], "PASS", "{}", recorded[0]);
+    let tools = json_lines(&tapes.join("mcp-arena.tools.jsonl"));
+    assert_eq!(
+        tools[2]["call"]["result"],
+        serde_json::json!({"text": r#"{"sum":5555}"#})
+    );
+    for written in [tapes.join("mcp-arena.tools.jsonl"), recorded_out.clone()] {
+        let text = std::fs::read_to_string(&written).unwrap();
+        assert!(
+            !text.contains("t0k3n") && !text.contains("k3y"),
+            "no header value in {}",
+            written.display()
+        );
+    }
+
+    drop(server);
+    let replayed_out = dir.path().join("replayed.jsonl");
+    let mut args = common.to_vec();
+    args.extend([
+        "--replay",
+        tapes.to_str().unwrap(),
+        "--out",
+        replayed_out.to_str().unwrap(),
+    ]);
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let replayed = json_lines(&replayed_out);
+    assert_eq!(replayed[0]["outcome"], "PASS", "{}", replayed[0]);
+    assert_eq!(replayed[0]["tool_calls"][0]["ok"], true);
+    assert_eq!(replayed[0]["config_hash"], recorded[0]["config_hash"]);
+
+    // Live, with the server gone: the start fails, coded, before any item.
+    let o = tribunal(&["run", arena_dir], dir.path(), &calc_env()).await;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[mcp_connect]"), "{}", stderr(&o));
 }
 
 /// `--record` writes the MCP tools' results beside the model's answers, and

@@ -1,7 +1,10 @@
 //! Tools of MCP servers (feature `mcp`): [`McpServer`] starts a server as a
 //! child process, speaks MCP to it over stdio with the official Rust SDK
 //! (`rmcp`), reads its tool list once, and gives each listed tool as a
-//! [`Tool`] of a run ([`McpServer::tools`]).
+//! [`Tool`] of a run ([`McpServer::tools`]). With the feature `mcp-http`,
+//! `McpServer::connect` reaches a server over streamable HTTP instead
+//! (`McpEndpoint`: its URL and the headers whose values come from the
+//! environment); its tools behave the same.
 //!
 //! An MCP tool is a tool like any other: the [`ToolBox`](tribunal_runtime::ToolBox)
 //! validates its arguments against the server's input schema, counts it
@@ -13,7 +16,9 @@
 //! - a server that refuses the call (a JSON-RPC error) reads `error: the MCP
 //!   server {name} refused the call: {message}`;
 //! - a server that has exited, before or during the call, reads `error: the
-//!   MCP server {name} is not running`, at once (no wait for a timeout).
+//!   MCP server {name} is not running`, at once (no wait for a timeout); a
+//!   server over HTTP that went away reads
+//!   `error: the MCP server {name} is not reachable`.
 //!
 //! The server's environment is not ours: it gets `PATH`, `HOME`, `USER`,
 //! `LANG`, `LC_ALL`, `TMPDIR` and the variables the command names
@@ -48,6 +53,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 use tribunal_runtime::tool::{Tool, ToolError, ToolOutput};
+
+#[cfg(feature = "mcp-http")]
+mod http;
+#[cfg(feature = "mcp-http")]
+pub use http::McpEndpoint;
 
 /// The variables every server gets from this process's environment, beside
 /// the ones its command names.
@@ -136,15 +146,50 @@ pub enum McpError {
         /// The time allowed.
         after: Duration,
     },
+    /// A server over HTTP could not be reached (a bad URL, nothing
+    /// listening, a failed TLS handshake).
+    #[error("the MCP server {server} could not be reached at {url}: {message}")]
+    Connect {
+        /// The server's name.
+        server: String,
+        /// Its URL.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// A server over HTTP refused the credentials sent (HTTP 401 or 403).
+    #[error("the MCP server {server} refused the credentials (HTTP {status}){hint}")]
+    Auth {
+        /// The server's name.
+        server: String,
+        /// The HTTP status.
+        status: u16,
+        /// Which variables the credentials came from, as a sentence
+        /// (never their values).
+        hint: String,
+    },
+    /// A header of a server over HTTP could not be made: its variable is
+    /// unset, or its name or value is not a valid header (never shown).
+    #[error("the MCP server {server}: {message}")]
+    Header {
+        /// The server's name.
+        server: String,
+        /// What is wrong, naming the header and variable only.
+        message: String,
+    },
 }
 
 impl McpError {
-    /// A stable code: `mcp_spawn`, `mcp_handshake` or `mcp_start_timeout`.
+    /// A stable code: `mcp_spawn`, `mcp_handshake`, `mcp_start_timeout`,
+    /// `mcp_connect`, `mcp_auth` or `mcp_header`.
     pub fn code(&self) -> &'static str {
         match self {
             McpError::Spawn { .. } => "mcp_spawn",
             McpError::Handshake { .. } => "mcp_handshake",
             McpError::StartTimedOut { .. } => "mcp_start_timeout",
+            McpError::Connect { .. } => "mcp_connect",
+            McpError::Auth { .. } => "mcp_auth",
+            McpError::Header { .. } => "mcp_header",
         }
     }
 }
@@ -153,6 +198,9 @@ impl McpError {
 struct Connection {
     name: String,
     service: RunningService<RoleClient, ()>,
+    /// How a call that could not reach the server reads, after `the MCP
+    /// server {name} `.
+    gone: &'static str,
 }
 
 impl Connection {
@@ -209,23 +257,40 @@ impl McpServer {
         if let Some(stderr) = stderr {
             tokio::spawn(log_stderr(name.to_string(), stderr));
         }
+        Self::handshake(name, transport, timeout, "is not running", |message| {
+            McpError::Handshake {
+                server: name.to_string(),
+                message: message.to_string(),
+            }
+        })
+        .await
+    }
+
+    /// Completes the MCP handshake over `transport` and reads the tool
+    /// list, within `timeout`; a failure becomes the error `failed` makes
+    /// of it.
+    async fn handshake<T, E, A>(
+        name: &str,
+        transport: T,
+        timeout: Duration,
+        gone: &'static str,
+        failed: impl Fn(&(dyn std::error::Error + 'static)) -> McpError,
+    ) -> Result<McpServer, McpError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let handshake = async {
-            let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+            let service = ().serve(transport).await.map_err(|e| failed(&e))?;
             let tools = service
                 .peer()
                 .list_all_tools()
                 .await
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>((service, tools))
+                .map_err(|e| failed(&e))?;
+            Ok::<_, McpError>((service, tools))
         };
         let (service, tools) = match tokio::time::timeout(timeout, handshake).await {
-            Ok(Ok(started)) => started,
-            Ok(Err(message)) => {
-                return Err(McpError::Handshake {
-                    server: name.to_string(),
-                    message,
-                });
-            }
+            Ok(started) => started?,
             Err(_) => {
                 return Err(McpError::StartTimedOut {
                     server: name.to_string(),
@@ -238,6 +303,7 @@ impl McpServer {
             connection: Arc::new(Connection {
                 name: name.to_string(),
                 service,
+                gone,
             }),
             tools,
         })
@@ -311,7 +377,7 @@ impl Tool for McpTool {
                     e.message
                 ))),
                 Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => Err(
-                    ToolError::new(format!("the MCP server {server} is not running")),
+                    ToolError::new(format!("the MCP server {server} {}", self.connection.gone)),
                 ),
                 Err(e) => Err(ToolError::new(format!("the MCP server {server}: {e}"))),
             }

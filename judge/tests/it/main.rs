@@ -25,6 +25,7 @@ mod html_browser;
 mod html_fixtures;
 mod lint;
 mod live_cassettes;
+mod mcp_lint;
 mod pricing;
 mod results_file;
 mod rubric;

@@ -1,6 +1,13 @@
-//! The MCP server `tools/tests/mcp.rs` talks to, on rmcp's server side over
-//! stdio: a few tools that answer, fail, take their time, or kill the
-//! server mid-call.
+//! The MCP server `tools/tests/mcp.rs` talks to, on rmcp's server side: a
+//! few tools that answer, fail, take their time, or kill the server
+//! mid-call.
+//!
+//! Over stdio by default. With `--http ADDR` (e.g. `--http 127.0.0.1:0`) it
+//! serves streamable HTTP instead, prints its endpoint (`http://{bound
+//! address}/mcp`) as the first line of its standard output, and refuses
+//! (HTTP 401) a request whose `Authorization` is not `Bearer
+//! $MCP_FIXTURE_TOKEN`, or whose `X-Fixture-Key` is not `$MCP_FIXTURE_KEY`,
+//! when that variable is set.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -74,13 +81,84 @@ impl Fixture {
 #[tool_handler(router = self.tool_router)]
 impl rmcp::ServerHandler for Fixture {}
 
+impl Fixture {
+    fn new() -> Self {
+        Fixture {
+            tool_router: Fixture::tool_router(),
+        }
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Fixture {
-        tool_router: Fixture::tool_router(),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, addr] = args.as_slice()
+        && flag == "--http"
+    {
+        return serve_http(addr).await;
     }
-    .serve(rmcp::transport::stdio())
-    .await?;
+    let server = Fixture::new().serve(rmcp::transport::stdio()).await?;
     server.waiting().await?;
     Ok(())
+}
+
+/// Whether the request carries the credentials the environment asks for.
+fn authorized(headers: &hyper::HeaderMap) -> bool {
+    let expect = |header: &str, wanted: Option<String>| match wanted {
+        None => true,
+        Some(wanted) => headers
+            .get(header)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v == wanted),
+    };
+    expect(
+        "authorization",
+        std::env::var("MCP_FIXTURE_TOKEN")
+            .ok()
+            .map(|t| format!("Bearer {t}")),
+    ) && expect("x-fixture-key", std::env::var("MCP_FIXTURE_KEY").ok())
+}
+
+/// Serves streamable HTTP at `addr` until killed.
+async fn serve_http(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use std::io::Write;
+    use std::sync::Arc;
+
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let service = Arc::new(StreamableHttpService::new(
+        || Ok(Fixture::new()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default().disable_allowed_hosts(),
+    ));
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "http://{}/mcp", listener.local_addr()?)?;
+    stdout.flush()?;
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handle = hyper::service::service_fn(move |request: hyper::Request<_>| {
+                let service = service.clone();
+                async move {
+                    if !authorized(request.headers()) {
+                        let mut refused = hyper::Response::new(Default::default());
+                        *refused.status_mut() = hyper::StatusCode::UNAUTHORIZED;
+                        refused.headers_mut().insert(
+                            hyper::header::WWW_AUTHENTICATE,
+                            hyper::header::HeaderValue::from_static("Bearer"),
+                        );
+                        return Ok::<_, std::convert::Infallible>(refused);
+                    }
+                    Ok(service.handle(request).await)
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // A client that goes away mid-request is not the fixture's concern.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, handle)
+                .await;
+        });
+    }
 }
