@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 use tribunal_runtime::ToolBox;
 use tribunal_runtime::conversation::ToolCall;
@@ -179,9 +179,11 @@ async fn a_server_that_goes_away_gives_error_results_at_once() {
     let mut fixture = http_fixture(&[]).await;
     let server = connect(&fixture).await;
     let mut tools = toolbox(&server);
-    tools.default_timeout = Duration::from_secs(60);
+    // Shorter than one wait for a broken stream's resumption (the server's
+    // 3 s retry hint): a call that waited for one would end as a timeout,
+    // not as "not reachable". No wall-clock assertion needed.
+    tools.default_timeout = GONE_WITHIN;
     // The server exits in the middle of the call.
-    let started = Instant::now();
     let crashed = tools.execute(&call("crash", json!({}))).await;
     assert!(crashed.result.is_error);
     assert_eq!(
@@ -195,19 +197,13 @@ async fn a_server_that_goes_away_gives_error_results_at_once() {
         after.result.content,
         "error: the MCP server web is not reachable"
     );
-    // Neither waited for the 60 s timeout (both take about 1 ms).
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
     fixture.child.wait().await.unwrap();
 
     // A server killed between calls.
     let mut fixture = http_fixture(&[]).await;
     let server = connect(&fixture).await;
     let mut tools = toolbox(&server);
-    tools.default_timeout = Duration::from_secs(60);
+    tools.default_timeout = GONE_WITHIN;
     assert_eq!(
         tools
             .execute(&call("echo", json!({"text": "up"})))
@@ -217,18 +213,16 @@ async fn a_server_that_goes_away_gives_error_results_at_once() {
         "up"
     );
     fixture.child.kill().await.unwrap();
-    let started = Instant::now();
     let gone = tools.execute(&call("echo", json!({"text": "down"}))).await;
     assert_eq!(
         gone.result.content,
         "error: the MCP server web is not reachable"
     );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
 }
+
+/// The tool timeout of the server-gone test: under the 3 s an rmcp server
+/// asks a client to wait before resuming a broken stream.
+const GONE_WITHIN: Duration = Duration::from_secs(2);
 
 #[tokio::test]
 async fn a_slow_call_over_http_is_cut_at_its_timeout_and_the_server_goes_on() {
