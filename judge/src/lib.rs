@@ -39,6 +39,7 @@
 //!     transcripts: None,
 //!     pricing: Default::default(),
 //!     max_total_usd: None,
+//!     batch: None,
 //! };
 //! let arena = Arc::new(arena);
 //! let result = run_arena(arena.clone(), Arc::new(MockBackends::default()), &options, &Silent).await?;
