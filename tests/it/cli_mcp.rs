@@ -255,32 +255,11 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
     assert!(stderr(&o).contains("[mcp_header]"), "{}", stderr(&o));
 
     let api = Api::Chat;
-    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
-    let model = crate::stand_in::in_order(
-        api.endpoint(),
-        vec![
-            ok(api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321}))),
-            ok(api.answer(r#"{"sum": 5555}"#)),
-        ],
-    )
-    .await;
+    let model = adding_model(api).await;
     let tapes = dir.path().join("tapes");
-    let common = [
-        "run",
-        arena_dir,
-        "--backend",
-        "openai-chat",
-        "--model",
-        "test-model",
-    ];
     let recorded_out = dir.path().join("recorded.jsonl");
-    let mut args = common.to_vec();
-    args.extend([
-        "--record",
-        tapes.to_str().unwrap(),
-        "--out",
-        recorded_out.to_str().unwrap(),
-    ]);
+    let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut env = live_env(api, &model);
     env.extend(calc_env());
     let o = tribunal(&args, dir.path(), &env).await;
@@ -303,13 +282,8 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
 
     drop(server);
     let replayed_out = dir.path().join("replayed.jsonl");
-    let mut args = common.to_vec();
-    args.extend([
-        "--replay",
-        tapes.to_str().unwrap(),
-        "--out",
-        replayed_out.to_str().unwrap(),
-    ]);
+    let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let replayed = json_lines(&replayed_out);
@@ -342,32 +316,11 @@ async fn a_replayed_run_starts_no_mcp_server() {
     let dir = arena(&mcp);
     let arena_dir = dir.path().to_str().unwrap();
     let api = Api::Chat;
-    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
-    let server = crate::stand_in::in_order(
-        api.endpoint(),
-        vec![
-            ok(api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321}))),
-            ok(api.answer(r#"{"sum": 5555}"#)),
-        ],
-    )
-    .await;
+    let server = adding_model(api).await;
     let tapes = dir.path().join("tapes");
-    let common = [
-        "run",
-        arena_dir,
-        "--backend",
-        "openai-chat",
-        "--model",
-        "test-model",
-    ];
     let recorded_out = dir.path().join("recorded.jsonl");
-    let mut args = common.to_vec();
-    args.extend([
-        "--record",
-        tapes.to_str().unwrap(),
-        "--out",
-        recorded_out.to_str().unwrap(),
-    ]);
+    let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
     assert_eq!(
         o.status.code(),
@@ -394,13 +347,8 @@ async fn a_replayed_run_starts_no_mcp_server() {
     );
 
     let replayed_out = dir.path().join("replayed.jsonl");
-    let mut args = common.to_vec();
-    args.extend([
-        "--replay",
-        tapes.to_str().unwrap(),
-        "--out",
-        replayed_out.to_str().unwrap(),
-    ]);
+    let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(
         o.status.code(),
@@ -469,4 +417,38 @@ async fn a_real_models_mcp_arena_replays_without_model_or_server() {
         assert_eq!(row["tool_calls"][0]["ok"], true);
         assert_eq!(row["replayed"], true);
     }
+}
+
+/// A stand-in model on `api` that calls `add` with 1234 and 4321, then
+/// answers 5555.
+async fn adding_model(api: crate::stand_in::Api) -> wiremock::MockServer {
+    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
+    crate::stand_in::in_order(
+        api.endpoint(),
+        vec![
+            ok(api.tool_call("call_1", "add", serde_json::json!({"a": 1234, "b": 4321}))),
+            ok(api.answer(r#"{"sum": 5555}"#)),
+        ],
+    )
+    .await
+}
+
+/// `run ARENA` on the test model with `flag` (`--record` or `--replay`)
+/// `tapes` and `--out out`.
+fn cassette_run(arena: &str, flag: &str, tapes: &Path, out: &Path) -> Vec<String> {
+    [
+        "run",
+        arena,
+        "--backend",
+        "openai-chat",
+        "--model",
+        "test-model",
+        flag,
+        tapes.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
