@@ -1,14 +1,11 @@
 //! `tribunal run`, `lint` and `merge` as processes: exit codes, reports,
 //! a killed run resumed, shards merged.
 
+use crate::stand_in::{arena, code, stderr, stdout};
 use crate::{json_lines, tribunal_bin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn arena() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
-}
 
 fn tribunal(args: &[&str], cwd: &Path) -> Output {
     Command::new(tribunal_bin())
@@ -16,18 +13,6 @@ fn tribunal(args: &[&str], cwd: &Path) -> Output {
         .current_dir(cwd)
         .output()
         .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

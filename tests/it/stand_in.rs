@@ -597,6 +597,11 @@ pub(crate) async fn tribunal(args: &[&str], cwd: &Path, env: &[(&str, String)]) 
     cmd.output().await.unwrap()
 }
 
+/// The exit code of a process that exited (not killed by a signal).
+pub(crate) fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
 pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

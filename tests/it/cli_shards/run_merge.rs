@@ -2,10 +2,10 @@
 //! environment as a scheduler would start it, writing into one folder;
 //! `tribunal merge FOLDER` gives the unsharded run's report.
 
-use crate::stand_in::dataset_ids;
+use crate::stand_in::{arena, code, dataset_ids, stderr, stdout};
 use crate::{json_lines, tribunal_bin, without_timings};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Every variable that chooses a shard: cleared in each child, so the
@@ -15,15 +15,6 @@ const SHARD_VARS: [&str; 3] = ["TRIBUNAL_SHARD", "TRIBUNAL_SHARDS", "JOB_COMPLET
 /// A process: its arguments, its shard variables, and what its stderr
 /// says (starts with, for an error).
 type Start<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
-
-fn arena() -> PathBuf {
-    PathBuf::from(arena_str())
-}
-
-/// The arena's path as text.
-fn arena_str() -> &'static str {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/arenas/structured_output")
-}
 
 /// `tribunal ARGS` in `cwd` with the shard variables `vars` (and no other).
 fn tribunal(args: &[&str], vars: &[(&str, &str)], cwd: &Path) -> Command {
@@ -38,18 +29,6 @@ fn tribunal(args: &[&str], vars: &[(&str, &str)], cwd: &Path) -> Command {
 
 fn output(mut command: Command) -> Output {
     command.output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -329,7 +308,8 @@ fn a_merge_written_into_its_folder_is_not_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("results");
     let out = format!("{}/", folder.display());
-    let args = ["run", arena_str(), "--shard", "1/1", "--out", &out];
+    let a = arena();
+    let args = ["run", a.to_str().unwrap(), "--shard", "1/1", "--out", &out];
     let o = output(tribunal(&args, &[], dir.path()));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let all = folder.join("all.jsonl");
