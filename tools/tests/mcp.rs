@@ -4,15 +4,15 @@
 //! crashed or slow server gives error results, never a hung run.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_runtime::conversation::ToolCall;
 use tribunal_runtime::{Agent, Backend, OutputSchema, ToolBox};
 use tribunal_tools::mcp::{McpCommand, McpError, McpServer};
 
-const START: Duration = Duration::from_secs(20);
+mod mcp_common;
+use mcp_common::{START, call, toolbox};
 
 fn fixture() -> McpCommand {
     McpCommand::new(env!("CARGO_BIN_EXE_mcp-test-server"))
@@ -23,20 +23,6 @@ async fn start_fixture() -> McpServer {
     McpServer::start("fixture", &fixture(), START)
         .await
         .unwrap()
-}
-
-fn toolbox(server: &McpServer) -> ToolBox {
-    let mut tools = ToolBox::new();
-    tools.extend(server.tools());
-    tools
-}
-
-fn call(name: &str, arguments: Value) -> ToolCall {
-    ToolCall {
-        id: "call_1".into(),
-        name: name.into(),
-        arguments: arguments.to_string(),
-    }
 }
 
 #[tokio::test]

@@ -5,15 +5,14 @@
 //! gives error results, never a hung run.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use serde_json::{Value, json};
+use serde_json::json;
 use std::ffi::OsString;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
-use tribunal_runtime::ToolBox;
-use tribunal_runtime::conversation::ToolCall;
 use tribunal_tools::mcp::{McpEndpoint, McpError, McpServer};
 
-const START: Duration = Duration::from_secs(20);
+mod mcp_common;
+use mcp_common::{START, call, toolbox};
 
 /// A fixture server over HTTP, killed when dropped.
 struct HttpFixture {
@@ -57,20 +56,6 @@ async fn connect(fixture: &HttpFixture) -> McpServer {
     McpServer::connect("web", &McpEndpoint::new(&fixture.url), START)
         .await
         .unwrap()
-}
-
-fn toolbox(server: &McpServer) -> ToolBox {
-    let mut tools = ToolBox::new();
-    tools.extend(server.tools());
-    tools
-}
-
-fn call(name: &str, arguments: Value) -> ToolCall {
-    ToolCall {
-        id: "call_1".into(),
-        name: name.into(),
-        arguments: arguments.to_string(),
-    }
 }
 
 #[tokio::test]
