@@ -27,6 +27,18 @@ fn tribunal(args: &[&str], vars: &[(&str, &str)], cwd: &Path) -> Command {
     command
 }
 
+/// `tribunal merge FOLDER --out OUT EXTRA` in `cwd`.
+fn merge_into(folder: &Path, out: &Path, extra: &[&str], cwd: &Path) -> Output {
+    let mut args = vec![
+        "merge",
+        folder.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    output(tribunal(&args, &[], cwd))
+}
+
 fn output(mut command: Command) -> Output {
     command.output().unwrap()
 }
@@ -105,15 +117,7 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
     std::fs::create_dir(results.join("old")).unwrap();
     std::fs::write(results.join("old/broken.jsonl"), "not a row\n").unwrap();
     let merged = dir.path().join("merged.jsonl");
-    let args = [
-        "merge",
-        results.to_str().unwrap(),
-        "--out",
-        merged.to_str().unwrap(),
-        "--report",
-        "json",
-    ];
-    let o = output(tribunal(&args, &[], dir.path()));
+    let o = merge_into(&results, &merged, &["--report", "json"], dir.path());
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let merged_report: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let report_ids: Vec<&str> = merged_report["items"]
@@ -212,15 +216,7 @@ fn a_folder_is_merged_in_name_order() {
         for (name, contents) in files {
             std::fs::write(folder.join(name), contents).unwrap();
         }
-        let args = [
-            "merge",
-            folder.to_str().unwrap(),
-            "--out",
-            merged.to_str().unwrap(),
-            "--report",
-            "json",
-        ];
-        let o = output(tribunal(&args, &[], dir.path()));
+        let o = merge_into(&folder, &merged, &["--report", "json"], dir.path());
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         let rows = json_lines(&merged);
         assert_eq!(rows.len(), 15);
@@ -315,25 +311,13 @@ fn a_merge_written_into_its_folder_is_not_read_back() {
     let all = folder.join("all.jsonl");
     std::fs::write(&all, "not a row\n").unwrap();
     for _ in 0..2 {
-        let args = [
-            "merge",
-            folder.to_str().unwrap(),
-            "--out",
-            all.to_str().unwrap(),
-        ];
-        let o = output(tribunal(&args, &[], dir.path()));
+        let o = merge_into(&folder, &all, &[], dir.path());
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         assert_eq!(json_lines(&all).len(), 15);
     }
     // The merged file alone is no shard to merge.
     std::fs::remove_file(folder.join("structured_output.shard-1-of-1.jsonl")).unwrap();
-    let args = [
-        "merge",
-        folder.to_str().unwrap(),
-        "--out",
-        all.to_str().unwrap(),
-    ];
-    let o = output(tribunal(&args, &[], dir.path()));
+    let o = merge_into(&folder, &all, &[], dir.path());
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains("holds no *.jsonl result files"),
