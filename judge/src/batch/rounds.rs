@@ -5,6 +5,7 @@
 use super::journal::Journal;
 use crate::error::JudgeError;
 use crate::progress::Progress;
+use crate::toolset::hex;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -50,6 +51,8 @@ struct Ask {
     order: (usize, u32, u32),
     id: String,
     key: String,
+    /// The body's JSON length: what it adds to a batch.
+    size: usize,
     body: Arc<Value>,
     reply: oneshot::Sender<Result<Value, BackendError>>,
 }
@@ -76,24 +79,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The digest of a request body: its journal key.
-fn digest(body: &Value) -> String {
-    let mut hasher = Sha256::new();
-    // Writing JSON to a hasher cannot fail.
-    let _ = serde_json::to_writer(HasherWriter(&mut hasher), body);
-    format!("{:x}", hasher.finalize())
-}
-
-struct HasherWriter<'a>(&'a mut Sha256);
-
-impl std::io::Write for HasherWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+/// A request body's journal key (the SHA-256 of its JSON) and its size as
+/// sent, in bytes, from one serialisation.
+fn key_and_size(body: &Value) -> (String, usize) {
+    // Serialising a `Value` cannot fail.
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    (hex(&Sha256::digest(&bytes)), bytes.len())
 }
 
 impl Rounds {
@@ -140,7 +131,7 @@ impl Rounds {
         id: String,
         body: Value,
     ) -> Result<Value, BackendError> {
-        let key = digest(&body);
+        let (key, size) = key_and_size(&body);
         let known = lock(&self.journal).take_answer(&id, &key);
         if let Some(answer) = known {
             return answer;
@@ -152,6 +143,7 @@ impl Rounds {
                 order,
                 id,
                 key,
+                size,
                 body: Arc::new(body),
                 reply,
             });
@@ -293,8 +285,7 @@ impl Rounds {
         let mut chunks: Vec<Vec<Ask>> = Vec::new();
         let mut bytes = 0usize;
         for ask in asks {
-            // A body's size as sent, near enough: its JSON length.
-            let size = ask.body.to_string().len();
+            let size = ask.size;
             let full = chunks.last().is_none_or(|c| {
                 c.len() >= limits.max_requests.max(1)
                     || (!c.is_empty() && bytes + size > limits.max_bytes)
