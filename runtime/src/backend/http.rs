@@ -26,6 +26,9 @@ const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 /// protocol error: the SSE parser re-reads an unfinished line as each chunk
 /// arrives, so one endless line would cost time quadratic in its length.
 const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
+/// The largest provider object (a batch, an uploaded file's record) read
+/// by [`Endpoint::object`] (1 MiB).
+const MAX_OBJECT_BYTES: usize = 1024 * 1024;
 /// Keys shorter than this are not scrubbed from provider text.
 const MIN_SCRUBBED_KEY_LEN: usize = 4;
 /// What a key in provider text is replaced with.
@@ -426,7 +429,8 @@ impl Endpoint {
     }
 
     /// The path part of the base URL (`/v1` of `https://api.openai.com/v1`),
-    /// empty when it has none.
+    /// empty when it has none: where OpenAI's batch endpoint names start.
+    #[cfg(feature = "openai")]
     pub(crate) fn base_path(&self) -> &str {
         let after_scheme = self.base.split_once("://").map_or(&*self.base, |(_, r)| r);
         after_scheme.find('/').map_or("", |i| &after_scheme[i..])
@@ -436,6 +440,26 @@ impl Endpoint {
     /// added by [`send_request`](Self::send_request)).
     pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.client.request(method, self.url(path))
+    }
+
+    /// Sends `request` and reads at most `limit` bytes of its success body.
+    pub(crate) async fn body(
+        &self,
+        request: reqwest::RequestBuilder,
+        limit: usize,
+    ) -> Result<Vec<u8>, BackendError> {
+        let (status, response) = self.send_request(request).await?;
+        self.read_capped(status, response, limit).await
+    }
+
+    /// Sends `request` and reads its success body as JSON, scrubbed of the
+    /// key: a provider object (a batch, a file's record), at most
+    /// [`MAX_OBJECT_BYTES`].
+    pub(crate) async fn object(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Value, BackendError> {
+        self.parse_answer(&self.body(request, MAX_OBJECT_BYTES).await?)
     }
 
     /// Sends `request` with the endpoint's headers and returns the response

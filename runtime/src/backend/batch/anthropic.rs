@@ -10,7 +10,7 @@ use super::super::config::ProviderConfig;
 use super::super::http::Endpoint;
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
-    MAX_RESULTS_BYTES, clip, count, json_lines, path_id, request_error,
+    MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,
 };
 use crate::backend::{BackendError, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
@@ -38,16 +38,6 @@ impl AnthropicBatches {
 
     fn name(&self) -> &'static str {
         AnthropicCodec::PROVIDER.name
-    }
-
-    /// Sends `request` and reads at most `limit` bytes of its answer.
-    async fn read(
-        &self,
-        request: reqwest::RequestBuilder,
-        limit: usize,
-    ) -> Result<Vec<u8>, BackendError> {
-        let (status, response) = self.endpoint.send_request(request).await?;
-        self.endpoint.read_capped(status, response, limit).await
     }
 
     /// One line of the results as a result.
@@ -142,11 +132,8 @@ impl BatchService for AnthropicBatches {
                 .endpoint
                 .request(Method::POST, &batches_path())
                 .json(&body);
-            let batch = self
-                .endpoint
-                .parse_answer(&self.read(request, 1024 * 1024).await?)?;
-            let id = batch.get("id").and_then(Value::as_str).unwrap_or("");
-            path_id(self.name(), id).map(str::to_string)
+            let batch = self.endpoint.object(request).await?;
+            id_of(self.name(), "batch", &batch)
         })
     }
 
@@ -154,9 +141,7 @@ impl BatchService for AnthropicBatches {
         Box::pin(async move {
             let path = format!("{}/{}", batches_path(), path_id(self.name(), id)?);
             let request = self.endpoint.request(Method::GET, &path);
-            let batch = self
-                .endpoint
-                .parse_answer(&self.read(request, 1024 * 1024).await?)?;
+            let batch = self.endpoint.object(request).await?;
             let state = batch
                 .get("processing_status")
                 .and_then(Value::as_str)
@@ -184,7 +169,7 @@ impl BatchService for AnthropicBatches {
         Box::pin(async move {
             let path = format!("{}/{}/results", batches_path(), path_id(self.name(), id)?);
             let request = self.endpoint.request(Method::GET, &path);
-            let bytes = self.read(request, MAX_RESULTS_BYTES).await?;
+            let bytes = self.endpoint.body(request, MAX_RESULTS_BYTES).await?;
             Ok(json_lines(self.name(), "results", &bytes)?
                 .into_iter()
                 .filter_map(|line| self.result(line))

@@ -239,3 +239,16 @@ fn path_id<'a>(provider: &str, id: &'a str) -> Result<&'a str, BackendError> {
 fn clip(text: &str) -> &str {
     crate::text::clip(text, crate::text::Limit::Chars(300))
 }
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The `id` of an object the provider created, checked to be safe in a
+/// URL path.
+fn id_of(provider: &str, what: &str, object: &Value) -> Result<String, BackendError> {
+    let id = object.get("id").and_then(Value::as_str).ok_or_else(|| {
+        BackendError::new(
+            BackendErrorKind::Protocol,
+            format!("{provider}: the {what} was created without an id"),
+        )
+    })?;
+    path_id(provider, id).map(str::to_string)
+}

@@ -8,7 +8,7 @@ use super::super::config::ProviderConfig;
 use super::super::http::Endpoint;
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
-    MAX_RESULTS_BYTES, clip, count, json_lines, path_id, request_error,
+    MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,
 };
 use crate::backend::{BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
@@ -49,35 +49,20 @@ impl<C: Codec> OpenAiBatches<C> {
         C::PROVIDER.name
     }
 
-    /// `GET`s `path` and reads the JSON answer.
-    async fn get_json(&self, path: &str) -> Result<Value, BackendError> {
-        let (status, response) = self
-            .endpoint
-            .send_request(self.endpoint.request(Method::GET, path))
-            .await?;
-        let bytes = self
-            .endpoint
-            .read_capped(status, response, 1024 * 1024)
-            .await?;
-        self.endpoint.parse_answer(&bytes)
-    }
-
     /// The batch object.
     async fn batch(&self, id: &str) -> Result<Value, BackendError> {
-        self.get_json(&format!("/batches/{}", path_id(self.name(), id)?))
+        let path = format!("/batches/{}", path_id(self.name(), id)?);
+        self.endpoint
+            .object(self.endpoint.request(Method::GET, &path))
             .await
     }
 
     /// The lines of file `id`.
     async fn file_lines(&self, id: &str, what: &str) -> Result<Vec<Value>, BackendError> {
         let path = format!("/files/{}/content", path_id(self.name(), id)?);
-        let (status, response) = self
-            .endpoint
-            .send_request(self.endpoint.request(Method::GET, &path))
-            .await?;
         let bytes = self
             .endpoint
-            .read_capped(status, response, MAX_RESULTS_BYTES)
+            .body(self.endpoint.request(Method::GET, &path), MAX_RESULTS_BYTES)
             .await?;
         json_lines(self.name(), what, &bytes)
     }
@@ -207,38 +192,28 @@ impl<C: Codec> BatchService for OpenAiBatches<C> {
             let form = reqwest::multipart::Form::new()
                 .text("purpose", "batch")
                 .part("file", part);
-            let (status, response) = self
+            let uploaded = self
                 .endpoint
-                .send_request(
+                .object(
                     self.endpoint
                         .request(Method::POST, "/files")
                         .multipart(form),
                 )
                 .await?;
-            let bytes = self
-                .endpoint
-                .read_capped(status, response, 1024 * 1024)
-                .await?;
-            let uploaded = self.endpoint.parse_answer(&bytes)?;
             let file_id = id_of(self.name(), "uploaded file", &uploaded)?;
             let create = json!({
                 "input_file_id": file_id,
                 "endpoint": url,
                 "completion_window": "24h",
             });
-            let (status, response) = self
+            let batch = self
                 .endpoint
-                .send_request(
+                .object(
                     self.endpoint
                         .request(Method::POST, "/batches")
                         .json(&create),
                 )
                 .await?;
-            let bytes = self
-                .endpoint
-                .read_capped(status, response, 1024 * 1024)
-                .await?;
-            let batch = self.endpoint.parse_answer(&bytes)?;
             id_of(self.name(), "batch", &batch)
         })
     }
@@ -287,16 +262,4 @@ fn status_of(batch: &Value) -> BatchStatus {
             failed: count(&counts, "failed"),
         },
     }
-}
-
-/// The `id` of an object the provider created, checked to be safe in a
-/// URL path.
-fn id_of(provider: &str, what: &str, object: &Value) -> Result<String, BackendError> {
-    let id = object.get("id").and_then(Value::as_str).ok_or_else(|| {
-        BackendError::new(
-            BackendErrorKind::Protocol,
-            format!("{provider}: the {what} was created without an id"),
-        )
-    })?;
-    path_id(provider, id).map(str::to_string)
 }
