@@ -77,6 +77,7 @@ pub mod otel;
 pub mod output;
 pub mod report;
 pub mod schema;
+mod seen_calls;
 pub mod task;
 pub mod telemetry;
 pub mod text;

@@ -41,11 +41,11 @@ use crate::conversation::{
     Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage,
 };
 use crate::error::{ErrorCode, SchemaError};
-use crate::json::{ExtractedFrom, ParseLimits, parse_strict, sorted_keys};
+use crate::json::ExtractedFrom;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
+use crate::seen_calls::SeenCalls;
 use crate::tool::{ToolExecution, ToolSpec};
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -251,8 +251,8 @@ pub struct Machine {
     tools: Arc<[ToolSpec]>,
     /// Tool strategy: the answer tool and the tool lists it is offered in.
     answer_tool: Option<AnswerTool>,
-    /// Signatures (name and canonical arguments) of the calls run so far.
-    seen_calls: HashSet<String>,
+    /// The calls run so far, to find repeats.
+    seen_calls: SeenCalls,
     conversation: Arc<Conversation>,
     started: Instant,
     deadline: Option<Instant>,
@@ -329,7 +329,7 @@ impl Machine {
             output,
             tools,
             answer_tool,
-            seen_calls: HashSet::new(),
+            seen_calls: SeenCalls::default(),
             conversation: Arc::new(conversation),
             started: now,
             deadline,
@@ -671,9 +671,8 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run are answered here, the rest go to the driver.
     fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
-        let repeated: Arc<[bool]> = calls
-            .iter()
-            .map(|c| !self.seen_calls.insert(call_signature(c)))
+        let repeated: Arc<[bool]> = (0..calls.len())
+            .map(|i| self.seen_calls.is_repeat(&calls, i))
             .collect();
         let fresh: Arc<[ToolCall]> = calls
             .iter()
@@ -870,16 +869,6 @@ fn answer_tool_name(tools: &[ToolSpec]) -> String {
         .map(|i| format!("{ANSWER_TOOL}_{i}"))
         .find(|n| !taken(n))
         .unwrap_or_else(|| ANSWER_TOOL.to_string())
-}
-
-/// What makes two calls the same: the name and the arguments with object
-/// keys sorted (arguments that are not JSON compare as trimmed text).
-fn call_signature(call: &ToolCall) -> String {
-    let arguments = match parse_strict(call.arguments.trim(), &ParseLimits::default()) {
-        Ok(value) => sorted_keys(&value).to_string(),
-        Err(_) => call.arguments.trim().to_string(),
-    };
-    format!("{}\u{0}{arguments}", call.name)
 }
 
 /// The kind of an input, for logs that must not carry its content.
