@@ -18,6 +18,7 @@ use crate::tool::ToolBox;
 use crate::typed::TypedContract;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -117,6 +118,14 @@ impl Agent {
     }
 }
 
+/// The toolbox of an agent not given one: shared, so an agent built and
+/// then given its tools allocates none.
+fn no_tools() -> Arc<ToolBox> {
+    static EMPTY: std::sync::LazyLock<Arc<ToolBox>> =
+        std::sync::LazyLock::new(|| Arc::new(ToolBox::new()));
+    EMPTY.clone()
+}
+
 impl<T> Agent<T> {
     fn with_contract(
         backend: Arc<dyn Backend>,
@@ -126,7 +135,7 @@ impl<T> Agent<T> {
         Ok(Agent {
             backend,
             contract,
-            tools: Arc::new(ToolBox::new()),
+            tools: no_tools(),
             system: None,
             budget: Budget::default(),
             answer: AnswerPolicy::default(),
@@ -182,9 +191,13 @@ impl<T> Agent<T> {
     }
 
     /// Runs the agent on one user input.
-    pub async fn run(&self, input: &str) -> Run {
-        let conversation = Conversation::new(self.system.clone(), input);
-        self.run_conversation(conversation).await
+    ///
+    /// The run's clock (its deadline) starts when the future is first
+    /// polled.
+    // Not an `async fn`: each layer of `async fn` would keep its own copy of
+    // its arguments in every run's future.
+    pub fn run<'a>(&'a self, input: &str) -> impl Future<Output = Run> + Send + use<'a, T> {
+        self.run_inner(Conversation::new(self.system.clone(), input), None)
     }
 
     /// Runs the agent on one user input as a stream of [`RunEvent`](crate::RunEvent)s: each
@@ -205,8 +218,11 @@ impl<T> Agent<T> {
     }
 
     /// Runs the agent from an existing conversation (whose last message is the user's).
-    pub async fn run_conversation(&self, conversation: Conversation) -> Run {
-        self.run_inner(conversation, None).await
+    pub fn run_conversation(
+        &self,
+        conversation: Conversation,
+    ) -> impl Future<Output = Run> + Send + use<'_, T> {
+        self.run_inner(conversation, None)
     }
 
     async fn run_inner(&self, conversation: Conversation, events: Option<EventSink<'_>>) -> Run {

@@ -169,10 +169,11 @@ pub struct Conversation {
 impl Conversation {
     /// A conversation with an optional system prompt and one user message.
     pub fn new(system: Option<String>, user: impl Into<String>) -> Self {
-        Conversation {
-            system,
-            messages: vec![Message::User { text: user.into() }],
-        }
+        // Room for a run with a few tool turns, so that the loop's pushes do
+        // not reallocate (from 1 the vector would grow to 4, then 8).
+        let mut messages = Vec::with_capacity(8);
+        messages.push(Message::User { text: user.into() });
+        Conversation { system, messages }
     }
 
     /// Appends a user message.

@@ -9,7 +9,9 @@ use crate::report::RunReport;
 use crate::telemetry;
 use crate::tool::ToolBox;
 use std::future::Future;
-use tokio::time::Instant;
+use std::pin::{Pin, pin};
+use std::task::Poll;
+use tokio::time::{Instant, Sleep};
 use tracing::Instrument;
 
 /// Drives `machine` to the end with `backend` and `tools`; returns the report
@@ -47,7 +49,14 @@ async fn drive_boxed(
     tools: &ToolBox,
     events: Option<EventSink<'_>>,
 ) -> (RunReport, crate::conversation::Conversation) {
-    let deadline = machine.deadline().map(Instant::from_std);
+    // One timer for the whole run, raced with every await: registered once,
+    // instead of a timer per model call and per tool batch.
+    let deadline = pin!(
+        machine
+            .deadline()
+            .map(|d| tokio::time::sleep_until(d.into()))
+    );
+    let mut deadline: Pin<&mut Option<Sleep>> = deadline;
     let target = machine.target();
     let mut turn = 0u32;
     loop {
@@ -68,7 +77,7 @@ async fn drive_boxed(
                         events(RunEvent::from(delta));
                     }
                 };
-                let call = match events {
+                let mut call = match events {
                     Some(events) => {
                         if let Some(purpose) = purpose {
                             events(RunEvent::ModelCall { turn, purpose });
@@ -77,9 +86,11 @@ async fn drive_boxed(
                     }
                     None => backend.complete(&request),
                 };
-                let input = bounded(deadline, call)
+                let answer = bounded(deadline.as_mut().as_pin_mut(), call.as_mut())
                     .instrument(span.clone())
-                    .await
+                    .await;
+                drop(call);
+                let input = answer
                     .map(|r| match r {
                         Ok(t) => {
                             telemetry::record_turn(&span, &t.usage, t.stop);
@@ -108,7 +119,8 @@ async fn drive_boxed(
                 if let Some(events) = events {
                     events(RunEvent::ToolCalls(calls.clone()));
                 }
-                let input = bounded(deadline, tools.execute_all_for(target, &calls))
+                let execution = pin!(tools.execute_all_for(target, &calls));
+                let input = bounded(deadline.as_mut().as_pin_mut(), execution)
                     .instrument(span)
                     .await
                     .map(Input::ToolsDone)
@@ -129,10 +141,21 @@ async fn drive_boxed(
     machine.into_parts()
 }
 
-/// Runs `fut` until `deadline`; `None` if the deadline came first.
-async fn bounded<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
-    match deadline {
-        Some(d) => tokio::time::timeout_at(d, fut).await.ok(),
-        None => Some(fut.await),
-    }
+/// Runs `fut` until the run's deadline timer fires; `None` if it fired
+/// first. `fut` is polled first, so an answer that is ready at the deadline
+/// still counts (as with `tokio::time::timeout`). Both are borrowed: the
+/// caller's future holds them once, not once more per await.
+fn bounded<'a, F: Future + ?Sized>(
+    mut deadline: Option<Pin<&'a mut Sleep>>,
+    mut fut: Pin<&'a mut F>,
+) -> impl Future<Output = Option<F::Output>> + 'a {
+    std::future::poll_fn(move |cx| {
+        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        match deadline.as_mut() {
+            Some(timer) => timer.as_mut().poll(cx).map(|()| None),
+            None => Poll::Pending,
+        }
+    })
 }
