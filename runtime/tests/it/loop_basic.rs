@@ -552,3 +552,14 @@ async fn a_tool_cut_by_the_run_deadline_stops_with_the_run() {
         "the tool's task was aborted"
     );
 }
+
+#[test]
+fn a_run_in_flight_holds_a_small_future() {
+    // Every run in flight is one such future (in its task, in an embedder's
+    // join set): 888 bytes when `run` nested three `async fn`s and every
+    // await held a timer of its own.
+    let agent = agent(script(vec![answer(&eiffel())]));
+    let run = agent.run("go");
+    let size = std::mem::size_of_val(&run);
+    assert!(size <= 720, "a run's future is {size} bytes");
+}
