@@ -5,6 +5,10 @@
 //! ```sh
 //! cargo run --release -p tribunal-runtime --example in_flight -- 10000 50
 //! ```
+//!
+//! With a third argument `floor` it spawns N plain tokio tasks that each
+//! sleep twice for the latency and do nothing else: the floor this machine
+//! and tokio set for the same shape, which no agent loop can beat.
 #![allow(clippy::unwrap_used)]
 
 use futures::future::BoxFuture;
@@ -50,8 +54,22 @@ fn main() {
         .unwrap(),
     );
     let tools = Arc::new(ToolBox::new().with(Echo));
+    let floor = args.next().is_some_and(|a| a == "floor");
     let started = Instant::now();
     let ok = rt.block_on(async {
+        if floor {
+            let latency = Duration::from_millis(latency_ms);
+            let handles: Vec<_> = (0..runs)
+                .map(|_| {
+                    tokio::spawn(async move {
+                        tokio::time::sleep(latency).await;
+                        tokio::time::sleep(latency).await;
+                        true
+                    })
+                })
+                .collect();
+            return join(handles, started.elapsed()).await;
+        }
         let handles: Vec<_> = (0..runs)
             .map(|_| {
                 let backend: Arc<dyn Backend> = Arc::new(
@@ -79,14 +97,7 @@ fn main() {
                 tokio::spawn(async move { agent.run("go").await.report.is_ok() })
             })
             .collect();
-        let spawned = started.elapsed();
-        let mut ok = 0;
-        for h in handles {
-            if h.await.unwrap_or(false) {
-                ok += 1;
-            }
-        }
-        (ok, spawned)
+        join(handles, started.elapsed()).await
     });
     let (ok, spawned) = ok;
     let wall = started.elapsed();
@@ -106,4 +117,15 @@ fn main() {
         ideal.as_millis(),
         wall.as_secs_f64() / ideal.as_secs_f64()
     );
+}
+
+/// Waits for every run; returns how many ended well, and `spawned`.
+async fn join(handles: Vec<tokio::task::JoinHandle<bool>>, spawned: Duration) -> (usize, Duration) {
+    let mut ok = 0;
+    for h in handles {
+        if h.await.unwrap_or(false) {
+            ok += 1;
+        }
+    }
+    (ok, spawned)
 }

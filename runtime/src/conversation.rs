@@ -169,9 +169,9 @@ pub struct Conversation {
 impl Conversation {
     /// A conversation with an optional system prompt and one user message.
     pub fn new(system: Option<String>, user: impl Into<String>) -> Self {
-        // Room for a run with a few tool turns, so that the loop's pushes do
-        // not reallocate (from 1 the vector would grow to 4, then 8).
-        let mut messages = Vec::with_capacity(8);
+        // Room for a run with one tool turn (user, assistant, tool results,
+        // assistant), so that the loop's pushes do not reallocate.
+        let mut messages = Vec::with_capacity(4);
         messages.push(Message::User { text: user.into() });
         Conversation { system, messages }
     }

@@ -671,6 +671,7 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run are answered here, the rest go to the driver.
     fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
+        self.seen_calls.reserve(calls.len());
         let repeated: Arc<[bool]> = (0..calls.len())
             .map(|i| self.seen_calls.is_repeat(&calls, i))
             .collect();

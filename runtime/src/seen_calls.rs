@@ -57,6 +57,11 @@ impl Arguments {
 }
 
 impl SeenCalls {
+    /// Makes room for `calls` more calls, and no more: most runs make few.
+    pub(crate) fn reserve(&mut self, calls: usize) {
+        self.calls.reserve_exact(calls);
+    }
+
     /// Records `batch[index]` and returns whether it repeats a call recorded
     /// before (a repeat is not recorded again).
     pub(crate) fn is_repeat(&mut self, batch: &Arc<[ToolCall]>, index: usize) -> bool {
