@@ -51,12 +51,11 @@ async fn drive_boxed(
 ) -> (RunReport, crate::conversation::Conversation) {
     // One timer for the whole run, raced with every await: registered once,
     // instead of a timer per model call and per tool batch.
-    let deadline = pin!(
+    let mut deadline: Pin<&mut Option<Sleep>> = pin!(
         machine
             .deadline()
             .map(|d| tokio::time::sleep_until(d.into()))
     );
-    let mut deadline: Pin<&mut Option<Sleep>> = deadline;
     let target = machine.target();
     let mut turn = 0u32;
     loop {

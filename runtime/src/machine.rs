@@ -675,12 +675,16 @@ impl Machine {
         let repeated: Arc<[bool]> = (0..calls.len())
             .map(|i| self.seen_calls.is_repeat(&calls, i))
             .collect();
-        let fresh: Arc<[ToolCall]> = calls
-            .iter()
-            .zip(repeated.iter())
-            .filter(|(_, r)| !**r)
-            .map(|(c, _)| c.clone())
-            .collect();
+        // Usually no call repeats: then the batch itself is shared, not copied.
+        let fresh: Arc<[ToolCall]> = match repeated.contains(&true) {
+            false => Arc::clone(&calls),
+            true => calls
+                .iter()
+                .zip(repeated.iter())
+                .filter(|(_, r)| !**r)
+                .map(|(c, _)| c.clone())
+                .collect(),
+        };
         let batch = Batch {
             calls,
             fresh,

@@ -57,9 +57,15 @@ impl Arguments {
 }
 
 impl SeenCalls {
-    /// Makes room for `calls` more calls, and no more: most runs make few.
+    /// Makes room for a batch of `calls` more calls: exactly, for the first
+    /// batch (most runs make few calls, and a run in flight is memory),
+    /// then growing as a vector does.
     pub(crate) fn reserve(&mut self, calls: usize) {
-        self.calls.reserve_exact(calls);
+        if self.calls.capacity() == 0 {
+            self.calls.reserve_exact(calls);
+        } else {
+            self.calls.reserve(calls);
+        }
     }
 
     /// Records `batch[index]` and returns whether it repeats a call recorded
@@ -162,6 +168,23 @@ mod tests {
             ]),
             [false, true, false, false, true]
         );
+    }
+
+    #[test]
+    fn one_call_batches_grow_the_record_as_a_vector_does() {
+        let mut seen = SeenCalls::default();
+        let mut growths = 0;
+        for i in 0..64 {
+            let batch: Arc<[ToolCall]> = Arc::new([call("s", &format!("{{\"q\":{i}}}"))]);
+            let before = seen.calls.capacity();
+            seen.reserve(batch.len());
+            assert!(!seen.is_repeat(&batch, 0));
+            growths += usize::from(seen.calls.capacity() != before);
+        }
+        assert_eq!(seen.calls.len(), 64);
+        // Exactly one call's room for the first batch, then doubling: not a
+        // reallocation per batch.
+        assert!(growths <= 8, "{growths} reallocations for 64 batches");
     }
 
     #[test]
