@@ -44,7 +44,7 @@ use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
-use crate::seen_calls::SeenCalls;
+use crate::seen_calls::{CallAt, SeenCalls};
 use crate::tool::{ToolExecution, ToolSpec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -671,9 +671,14 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run are answered here, the rest go to the driver.
     fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
+        // The calls are the last message's: `on_turn` has just pushed it.
+        let message = self.conversation.messages.len().saturating_sub(1);
         self.seen_calls.reserve(calls.len());
         let repeated: Arc<[bool]> = (0..calls.len())
-            .map(|i| self.seen_calls.is_repeat(&calls, i))
+            .map(|call| {
+                let at = CallAt { message, call };
+                self.seen_calls.is_repeat(&self.conversation, at)
+            })
             .collect();
         // Usually no call repeats: then the batch itself is shared, not copied.
         let fresh: Arc<[ToolCall]> = match repeated.contains(&true) {

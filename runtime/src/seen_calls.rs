@@ -1,9 +1,8 @@
 //! Telling a tool call that repeats an earlier call of the run from a fresh one.
 
-use crate::conversation::ToolCall;
+use crate::conversation::{Conversation, Message, ToolCall};
 use crate::json::{ParseLimits, parse_strict};
 use serde_json::Value;
-use std::sync::Arc;
 
 /// The tool calls a run has made so far.
 ///
@@ -14,16 +13,33 @@ use std::sync::Arc;
 /// Nothing is parsed or copied for a call whose tool was not called before,
 /// nor for one whose text equals an earlier call's: arguments are parsed only
 /// to compare two calls of one tool whose texts differ, and each call at most
-/// once. A call is kept as a share of its batch, not as a copy.
+/// once. A call is kept as its place in the run's conversation (which only
+/// grows), not as a copy: a run in flight is memory.
 #[derive(Debug, Default)]
 pub(crate) struct SeenCalls {
     calls: Vec<Seen>,
 }
 
+/// Where a tool call is in a conversation: the index of its assistant
+/// message, and its index among that message's calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallAt {
+    pub(crate) message: usize,
+    pub(crate) call: usize,
+}
+
+impl CallAt {
+    fn in_conversation(self, conversation: &Conversation) -> Option<&ToolCall> {
+        match conversation.messages.get(self.message) {
+            Some(Message::Assistant { tool_calls, .. }) => tool_calls.get(self.call),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Seen {
-    batch: Arc<[ToolCall]>,
-    index: usize,
+    at: CallAt,
     arguments: Arguments,
 }
 
@@ -68,16 +84,17 @@ impl SeenCalls {
         }
     }
 
-    /// Records `batch[index]` and returns whether it repeats a call recorded
-    /// before (a repeat is not recorded again).
-    pub(crate) fn is_repeat(&mut self, batch: &Arc<[ToolCall]>, index: usize) -> bool {
-        let Some(call) = batch.get(index) else {
+    /// Records the call at `at` in `conversation` and returns whether it
+    /// repeats a call recorded before (a repeat is not recorded again). The
+    /// calls recorded before must be in the same conversation.
+    pub(crate) fn is_repeat(&mut self, conversation: &Conversation, at: CallAt) -> bool {
+        let Some(call) = at.in_conversation(conversation) else {
             return false;
         };
         let text = call.arguments.trim();
         let mut arguments = Arguments::Unparsed;
         for seen in &mut self.calls {
-            let Some(earlier) = seen.batch.get(seen.index) else {
+            let Some(earlier) = seen.at.in_conversation(conversation) else {
                 continue;
             };
             if earlier.name != call.name {
@@ -94,11 +111,7 @@ impl SeenCalls {
                 }
             }
         }
-        self.calls.push(Seen {
-            batch: batch.clone(),
-            index,
-            arguments,
-        });
+        self.calls.push(Seen { at, arguments });
         false
     }
 }
@@ -115,13 +128,41 @@ mod tests {
         }
     }
 
-    /// Whether each call of `calls`, in order and one batch, repeats an earlier one.
+    /// A conversation that grows by assistant turns, and the record of its calls.
+    struct Run {
+        conversation: Conversation,
+        seen: SeenCalls,
+    }
+
+    impl Run {
+        fn new() -> Run {
+            Run {
+                conversation: Conversation::new(None, "go"),
+                seen: SeenCalls::default(),
+            }
+        }
+
+        /// Adds a turn with `calls`; returns whether each repeats an earlier call.
+        fn turn(&mut self, calls: &[(&str, &str)]) -> Vec<bool> {
+            let message = self.conversation.messages.len();
+            self.conversation.messages.push(Message::Assistant {
+                text: String::new(),
+                tool_calls: calls.iter().map(|(n, a)| call(n, a)).collect(),
+                reasoning: Vec::new(),
+            });
+            self.seen.reserve(calls.len());
+            (0..calls.len())
+                .map(|call| {
+                    let at = CallAt { message, call };
+                    self.seen.is_repeat(&self.conversation, at)
+                })
+                .collect()
+        }
+    }
+
+    /// Whether each call of `calls`, in order and one turn, repeats an earlier one.
     fn repeats(calls: &[(&str, &str)]) -> Vec<bool> {
-        let batch: Arc<[ToolCall]> = calls.iter().map(|(n, a)| call(n, a)).collect();
-        let mut seen = SeenCalls::default();
-        (0..batch.len())
-            .map(|i| seen.is_repeat(&batch, i))
-            .collect()
+        Run::new().turn(calls)
     }
 
     #[test]
@@ -171,34 +212,56 @@ mod tests {
     }
 
     #[test]
-    fn one_call_batches_grow_the_record_as_a_vector_does() {
-        let mut seen = SeenCalls::default();
+    fn one_call_turns_grow_the_record_as_a_vector_does() {
+        let mut run = Run::new();
         let mut growths = 0;
         for i in 0..64 {
-            let batch: Arc<[ToolCall]> = Arc::new([call("s", &format!("{{\"q\":{i}}}"))]);
-            let before = seen.calls.capacity();
-            seen.reserve(batch.len());
-            assert!(!seen.is_repeat(&batch, 0));
-            growths += usize::from(seen.calls.capacity() != before);
+            let before = run.seen.calls.capacity();
+            assert_eq!(run.turn(&[("s", &format!("{{\"q\":{i}}}"))]), [false]);
+            growths += usize::from(run.seen.calls.capacity() != before);
         }
-        assert_eq!(seen.calls.len(), 64);
-        // Exactly one call's room for the first batch, then doubling: not a
-        // reallocation per batch.
-        assert!(growths <= 8, "{growths} reallocations for 64 batches");
+        assert_eq!(run.seen.calls.len(), 64);
+        // Exactly one call's room for the first turn, then doubling: not a
+        // reallocation per turn.
+        assert!(growths <= 8, "{growths} reallocations for 64 turns");
     }
 
     #[test]
-    fn a_repeat_is_found_across_batches_and_against_every_earlier_call() {
-        let mut seen = SeenCalls::default();
-        let first: Arc<[ToolCall]> =
-            Arc::new([call("s", r#"{"q":"a"}"#), call("s", r#"{"q":"b"}"#)]);
-        let second: Arc<[ToolCall]> =
-            Arc::new([call("s", r#"{ "q" : "b" }"#), call("s", r#"{"q":"c"}"#)]);
-        assert!(!seen.is_repeat(&first, 0));
-        assert!(!seen.is_repeat(&first, 1));
-        assert!(seen.is_repeat(&second, 0));
-        assert!(!seen.is_repeat(&second, 1));
-        assert!(seen.is_repeat(&second, 1), "a call is recorded once seen");
-        assert_eq!(seen.calls.len(), 3, "repeats are not recorded again");
+    fn a_repeat_is_found_across_turns_and_against_every_earlier_call() {
+        let mut run = Run::new();
+        assert_eq!(
+            run.turn(&[("s", r#"{"q":"a"}"#), ("s", r#"{"q":"b"}"#)]),
+            [false, false]
+        );
+        assert_eq!(
+            run.turn(&[("s", r#"{ "q" : "b" }"#), ("s", r#"{"q":"c"}"#)]),
+            [true, false]
+        );
+        assert_eq!(
+            run.turn(&[("s", r#"{"q":"c"}"#)]),
+            [true],
+            "a call is recorded once seen"
+        );
+        assert_eq!(run.seen.calls.len(), 3, "repeats are not recorded again");
+    }
+
+    #[test]
+    fn a_place_that_holds_no_call_is_neither_a_repeat_nor_recorded() {
+        let mut run = Run::new();
+        run.turn(&[("s", "{}")]);
+        // The user message, and a call index past the turn's calls.
+        for at in [
+            CallAt {
+                message: 0,
+                call: 0,
+            },
+            CallAt {
+                message: 1,
+                call: 1,
+            },
+        ] {
+            assert!(!run.seen.is_repeat(&run.conversation, at));
+        }
+        assert_eq!(run.seen.calls.len(), 1);
     }
 }

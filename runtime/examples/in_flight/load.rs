@@ -1,14 +1,5 @@
-//! Load check: N runs in flight at once, each with two model calls of
-//! simulated latency (a tool call, then the final answer). Prints wall time against the ideal and the process's
-//! peak resident memory (Linux `VmHWM`).
-//!
-//! ```sh
-//! cargo run --release -p tribunal-runtime --example in_flight -- 10000 50
-//! ```
-//!
-//! With a third argument `floor` it spawns N plain tokio tasks that each
-//! sleep twice for the latency and do nothing else: the floor this machine
-//! and tokio set for the same shape, which no agent loop can beat.
+//! The load check's body, shared by `in_flight` (the system allocator) and
+//! the root package's `in_flight_mimalloc` (the `tribunal` program's allocator).
 #![allow(clippy::unwrap_used)]
 
 use futures::future::BoxFuture;
@@ -38,7 +29,8 @@ impl Tool for Echo {
     }
 }
 
-fn main() {
+/// Runs the check with the arguments of the process.
+pub(crate) fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let latency_ms: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
