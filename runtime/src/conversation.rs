@@ -169,11 +169,13 @@ pub struct Conversation {
 impl Conversation {
     /// A conversation with an optional system prompt and one user message.
     pub fn new(system: Option<String>, user: impl Into<String>) -> Self {
-        // Room for a run with one tool turn (user, assistant, tool results,
-        // assistant), so that the loop's pushes do not reallocate.
-        let mut messages = Vec::with_capacity(4);
-        messages.push(Message::User { text: user.into() });
-        Conversation { system, messages }
+        // Room for the one message only: a run waiting on its first model
+        // call (most of 10,000 in flight) holds no more; the vector grows
+        // when the answers come.
+        Conversation {
+            system,
+            messages: vec![Message::User { text: user.into() }],
+        }
     }
 
     /// Appends a user message.
