@@ -671,8 +671,14 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run are answered here, the rest go to the driver.
     fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
-        // The calls are the last message's: `on_turn` has just pushed it.
+        // The calls are the last message's: `on_turn` has just pushed it. The
+        // machine only appends to its conversation, so a call's place there
+        // stays valid for the run.
         let message = self.conversation.messages.len().saturating_sub(1);
+        debug_assert!(matches!(
+            self.conversation.messages.last(),
+            Some(Message::Assistant { tool_calls, .. }) if tool_calls[..] == calls[..]
+        ));
         self.seen_calls.reserve(calls.len());
         let repeated: Arc<[bool]> = (0..calls.len())
             .map(|call| {
