@@ -311,6 +311,17 @@ impl std::fmt::Debug for ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// What a client of provider `name` with this config is, as the loop
+    /// and reports see it (online and batch clients alike).
+    #[cfg(feature = "http")]
+    pub(crate) fn info<'a>(&'a self, name: &'a str) -> super::BackendInfo<'a> {
+        super::BackendInfo {
+            name,
+            model: &self.model,
+            plan: self.plan,
+        }
+    }
+
     /// A config for `kind` from environment `env` (a lookup such as
     /// `|k| std::env::var(k).ok()`) and `options`.
     ///

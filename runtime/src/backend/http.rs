@@ -84,11 +84,7 @@ impl<C: Codec> std::fmt::Debug for HttpBackend<C> {
 
 impl<C: Codec> Backend for HttpBackend<C> {
     fn info(&self) -> BackendInfo<'_> {
-        BackendInfo {
-            name: C::PROVIDER.name,
-            model: &self.config.model,
-            plan: self.config.plan,
-        }
+        self.config.info(C::PROVIDER.name)
     }
 
     fn complete<'a>(

@@ -94,11 +94,7 @@ impl AnthropicBatches {
 
 impl BatchService for AnthropicBatches {
     fn info(&self) -> BackendInfo<'_> {
-        BackendInfo {
-            name: self.name(),
-            model: &self.config.model,
-            plan: self.config.plan,
-        }
+        self.config.info(self.name())
     }
 
     fn encode(&self, request: &ModelRequest) -> Result<Value, BackendError> {

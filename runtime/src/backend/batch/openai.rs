@@ -142,11 +142,7 @@ impl<C: Codec> OpenAiBatches<C> {
 
 impl<C: Codec> BatchService for OpenAiBatches<C> {
     fn info(&self) -> BackendInfo<'_> {
-        BackendInfo {
-            name: C::PROVIDER.name,
-            model: &self.config.model,
-            plan: self.config.plan,
-        }
+        self.config.info(C::PROVIDER.name)
     }
 
     fn encode(&self, request: &ModelRequest) -> Result<Value, BackendError> {
