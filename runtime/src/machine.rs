@@ -44,7 +44,7 @@ use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
-use crate::seen_calls::{CallAt, SeenCalls};
+use crate::seen_calls::SeenCalls;
 use crate::tool::{ToolExecution, ToolSpec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -679,13 +679,7 @@ impl Machine {
             self.conversation.messages.last(),
             Some(Message::Assistant { tool_calls, .. }) if tool_calls[..] == calls[..]
         ));
-        self.seen_calls.reserve(calls.len());
-        let repeated: Arc<[bool]> = (0..calls.len())
-            .map(|call| {
-                let at = CallAt { message, call };
-                self.seen_calls.is_repeat(&self.conversation, at)
-            })
-            .collect();
+        let repeated = self.seen_calls.record_turn(&self.conversation, message);
         // Usually no call repeats: then the batch itself is shared, not copied.
         let fresh: Arc<[ToolCall]> = match repeated.contains(&true) {
             false => Arc::clone(&calls),

@@ -3,6 +3,7 @@
 use crate::conversation::{Conversation, Message, ToolCall};
 use crate::json::{ParseLimits, parse_strict};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The tool calls a run has made so far.
 ///
@@ -23,9 +24,9 @@ pub(crate) struct SeenCalls {
 /// Where a tool call is in a conversation: the index of its assistant
 /// message, and its index among that message's calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct CallAt {
-    pub(crate) message: usize,
-    pub(crate) call: usize,
+struct CallAt {
+    message: usize,
+    call: usize,
 }
 
 impl CallAt {
@@ -73,10 +74,30 @@ impl Arguments {
 }
 
 impl SeenCalls {
+    /// Records the tool calls of the assistant message at `message` in
+    /// `conversation`, in order, and returns for each whether it repeats a
+    /// call recorded before (an earlier turn's, or an earlier one of this
+    /// turn). No flags for a message that is not an assistant turn. Every
+    /// turn recorded must be of the same conversation.
+    pub(crate) fn record_turn(
+        &mut self,
+        conversation: &Conversation,
+        message: usize,
+    ) -> Arc<[bool]> {
+        let calls = match conversation.messages.get(message) {
+            Some(Message::Assistant { tool_calls, .. }) => tool_calls.len(),
+            _ => 0,
+        };
+        self.reserve(calls);
+        (0..calls)
+            .map(|call| self.is_repeat(conversation, CallAt { message, call }))
+            .collect()
+    }
+
     /// Makes room for a batch of `calls` more calls: exactly, for the first
     /// batch (most runs make few calls, and a run in flight is memory),
     /// then growing as a vector does.
-    pub(crate) fn reserve(&mut self, calls: usize) {
+    fn reserve(&mut self, calls: usize) {
         if self.calls.capacity() == 0 {
             self.calls.reserve_exact(calls);
         } else {
@@ -87,7 +108,7 @@ impl SeenCalls {
     /// Records the call at `at` in `conversation` and returns whether it
     /// repeats a call recorded before (a repeat is not recorded again). The
     /// calls recorded before must be in the same conversation.
-    pub(crate) fn is_repeat(&mut self, conversation: &Conversation, at: CallAt) -> bool {
+    fn is_repeat(&mut self, conversation: &Conversation, at: CallAt) -> bool {
         let Some(call) = at.in_conversation(conversation) else {
             return false;
         };
@@ -150,13 +171,7 @@ mod tests {
                 tool_calls: calls.iter().map(|(n, a)| call(n, a)).collect(),
                 reasoning: Vec::new(),
             });
-            self.seen.reserve(calls.len());
-            (0..calls.len())
-                .map(|call| {
-                    let at = CallAt { message, call };
-                    self.seen.is_repeat(&self.conversation, at)
-                })
-                .collect()
+            self.seen.record_turn(&self.conversation, message).to_vec()
         }
     }
 
