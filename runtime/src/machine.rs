@@ -44,7 +44,7 @@ use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
-use crate::seen_calls::SeenCalls;
+use crate::seen_calls::{Repeats, SeenCalls};
 use crate::tool::{ToolExecution, ToolSpec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -208,7 +208,7 @@ enum Verdict {
 struct Batch {
     calls: Arc<[ToolCall]>,
     fresh: Arc<[ToolCall]>,
-    repeated: Arc<[bool]>,
+    repeated: Repeats,
 }
 
 /// The answer tool of the tool strategy and the tool lists it appears in.
@@ -681,13 +681,13 @@ impl Machine {
         ));
         let repeated = self.seen_calls.record_turn(&self.conversation, message);
         // Usually no call repeats: then the batch itself is shared, not copied.
-        let fresh: Arc<[ToolCall]> = match repeated.contains(&true) {
+        let fresh: Arc<[ToolCall]> = match repeated.any() {
             false => Arc::clone(&calls),
             true => calls
                 .iter()
-                .zip(repeated.iter())
-                .filter(|(_, r)| !**r)
-                .map(|(c, _)| c.clone())
+                .enumerate()
+                .filter(|(i, _)| !repeated.of(*i))
+                .map(|(_, c)| c.clone())
                 .collect(),
         };
         let batch = Batch {
@@ -709,8 +709,9 @@ impl Machine {
             .saturating_add(batch.calls.len() as u32);
         let mut executions = executions.into_iter();
         let mut results = Vec::with_capacity(batch.calls.len());
-        for (call, repeated) in batch.calls.iter().zip(batch.repeated.iter()) {
-            let (result, ok, duration_ms) = if *repeated {
+        for (index, call) in batch.calls.iter().enumerate() {
+            let repeated = batch.repeated.of(index);
+            let (result, ok, duration_ms) = if repeated {
                 let result = ToolResult {
                     id: call.id.clone(),
                     content: REPEATED_CALL_RESULT.to_string(),
@@ -740,7 +741,7 @@ impl Machine {
                 arguments: call.arguments.clone(),
                 ok,
                 duration_ms,
-                repeated: *repeated,
+                repeated,
             });
             results.push(result);
         }
@@ -840,10 +841,24 @@ impl Machine {
         (report, conversation)
     }
 
-    /// The conversation, to grow it. Copies it first only if a request still
-    /// holds it (copy on write).
+    /// The conversation, to append one message to. Copies it first only if
+    /// a request still holds it (copy on write).
+    ///
+    /// A full message list moves to a fresh buffer of twice the room (at
+    /// least 4, as a vector grows) instead of growing in place: glibc's
+    /// `realloc` bypasses its per-thread cache and takes the lock of the arena
+    /// that made the block, and a run's conversation is usually made on one
+    /// worker thread and grown on another. Measured at 10,000 runs in flight:
+    /// a fifth of all lock waits (BENCHMARKS.md, "Fifth look").
     fn conversation_mut(&mut self) -> &mut Conversation {
-        Arc::make_mut(&mut self.conversation)
+        let conversation = Arc::make_mut(&mut self.conversation);
+        let messages = &mut conversation.messages;
+        if messages.len() == messages.capacity() {
+            let mut grown = Vec::with_capacity(messages.len().saturating_mul(2).max(4));
+            grown.append(messages);
+            *messages = grown;
+        }
+        conversation
     }
 }
 

@@ -21,6 +21,25 @@ pub(crate) struct SeenCalls {
     calls: Vec<Seen>,
 }
 
+/// Which calls of one turn repeat an earlier call of the run. Usually none
+/// does, and then it holds nothing: no flags are allocated for the turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Repeats(Option<Arc<[bool]>>);
+
+impl Repeats {
+    /// Whether any call of the turn repeats an earlier one.
+    pub(crate) fn any(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Whether the turn's call at `index` repeats an earlier one.
+    pub(crate) fn of(&self, index: usize) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|flags| flags.get(index).copied().unwrap_or(false))
+    }
+}
+
 /// Where a tool call is in a conversation: the index of its assistant
 /// message, and its index among that message's calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,23 +94,23 @@ impl Arguments {
 
 impl SeenCalls {
     /// Records the tool calls of the assistant message at `message` in
-    /// `conversation`, in order, and returns for each whether it repeats a
-    /// call recorded before (an earlier turn's, or an earlier one of this
-    /// turn). No flags for a message that is not an assistant turn. Every
-    /// turn recorded must be of the same conversation.
-    pub(crate) fn record_turn(
-        &mut self,
-        conversation: &Conversation,
-        message: usize,
-    ) -> Arc<[bool]> {
+    /// `conversation`, in order, and returns which of them repeat a call
+    /// recorded before (an earlier turn's, or an earlier one of this turn).
+    /// None for a message that is not an assistant turn. Every turn recorded
+    /// must be of the same conversation.
+    pub(crate) fn record_turn(&mut self, conversation: &Conversation, message: usize) -> Repeats {
         let calls = match conversation.messages.get(message) {
             Some(Message::Assistant { tool_calls, .. }) => tool_calls.len(),
             _ => 0,
         };
         self.reserve(calls);
-        (0..calls)
-            .map(|call| self.is_repeat(conversation, CallAt { message, call }))
-            .collect()
+        let mut flags: Option<Vec<bool>> = None;
+        for call in 0..calls {
+            if self.is_repeat(conversation, CallAt { message, call }) {
+                flags.get_or_insert_with(|| vec![false; calls])[call] = true;
+            }
+        }
+        Repeats(flags.map(Arc::from))
     }
 
     /// Makes room for a batch of `calls` more calls: exactly, for the first
@@ -171,7 +190,8 @@ mod tests {
                 tool_calls: calls.iter().map(|(n, a)| call(n, a)).collect(),
                 reasoning: Vec::new(),
             });
-            self.seen.record_turn(&self.conversation, message).to_vec()
+            let repeats = self.seen.record_turn(&self.conversation, message);
+            (0..calls.len()).map(|i| repeats.of(i)).collect()
         }
     }
 

@@ -7,6 +7,7 @@ use crate::output::OutputPlan;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -116,9 +117,12 @@ pub struct ScriptedBackend {
     log_requests: bool,
     latency: Duration,
     plan: OutputPlan,
-    name: String,
-    model: String,
+    /// Built for every mock run: the default costs no allocation.
+    model: Cow<'static, str>,
 }
+
+/// The name a scripted backend reports.
+const NAME: &str = "mock";
 
 impl ScriptedBackend {
     /// A backend that plays `steps` in order.
@@ -137,8 +141,7 @@ impl ScriptedBackend {
             log_requests: true,
             latency: Duration::ZERO,
             plan: OutputPlan::native(SchemaTarget::Plain),
-            name: "mock".to_string(),
-            model: "scripted".to_string(),
+            model: Cow::Borrowed("scripted"),
         }
     }
 
@@ -184,7 +187,7 @@ impl ScriptedBackend {
 
     /// The model name reported. Default: `scripted`.
     pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
+        self.model = Cow::Owned(model.into());
         self
     }
 
@@ -214,7 +217,7 @@ impl ScriptedBackend {
 impl Backend for ScriptedBackend {
     fn info(&self) -> BackendInfo<'_> {
         BackendInfo {
-            name: &self.name,
+            name: NAME,
             model: &self.model,
             plan: self.plan,
         }
