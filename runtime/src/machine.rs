@@ -848,8 +848,8 @@ impl Machine {
     /// least 4, as a vector grows) instead of growing in place: glibc's
     /// `realloc` bypasses its per-thread cache and takes the lock of the arena
     /// that made the block, and a run's conversation is usually made on one
-    /// worker thread and grown on another. Measured at 10,000 runs in flight:
-    /// a fifth of all lock waits (BENCHMARKS.md, "Fifth look").
+    /// worker thread and grown on another: a fifth of the lock calls in a
+    /// profile of 10,000 runs in flight (BENCHMARKS.md, "Fifth look").
     fn conversation_mut(&mut self) -> &mut Conversation {
         let conversation = Arc::make_mut(&mut self.conversation);
         let messages = &mut conversation.messages;
