@@ -96,8 +96,8 @@ impl SeenCalls {
     /// Records the tool calls of the assistant message at `message` in
     /// `conversation`, in order, and returns which of them repeat a call
     /// recorded before (an earlier turn's, or an earlier one of this turn).
-    /// None for a message that is not an assistant turn. Every turn recorded
-    /// must be of the same conversation.
+    /// No repeats for a message that is not an assistant turn. Every turn
+    /// recorded must be of the same conversation.
     pub(crate) fn record_turn(&mut self, conversation: &Conversation, message: usize) -> Repeats {
         let calls = match conversation.messages.get(message) {
             Some(Message::Assistant { tool_calls, .. }) => tool_calls.len(),

@@ -2,12 +2,15 @@
 //! counts through its own global allocator.
 //!
 //! 10,000 runs in flight are bounded by the allocator, not by the loop's
-//! arithmetic: on glibc's malloc every allocation freed on another worker
-//! thread than the one that made it can take that thread's arena lock
-//! (BENCHMARKS.md, "Fifth look"). So the count of a typical run is held here
-//! the way `a_run_in_flight_holds_a_small_future` holds its size. When a
-//! change (or a dependency update) moves it, measure `in_flight` again
-//! before raising a limit.
+//! arithmetic: on glibc's malloc, a block freed on another worker thread than
+//! the one that made it can take that thread's arena lock (BENCHMARKS.md,
+//! "Fifth look"). So the count of a typical run is held here, the way
+//! `a_run_in_flight_holds_a_small_future` holds its size. When a change (or a
+//! dependency update) moves it, measure `in_flight` again before raising a
+//! limit.
+//!
+//! The counts are the process's, so the binary holds one test: while it
+//! counts, no other test runs and the harness's own thread only waits.
 #![allow(clippy::unwrap_used)]
 
 use futures::future::BoxFuture;
@@ -19,17 +22,9 @@ use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
 
-/// The system allocator, counting. The counts are the process's, so the
-/// tests take turns ([`alone`]).
+/// The system allocator, counting.
 #[global_allocator]
 static COUNTING: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-/// Held by each test while it counts: no other test allocates meanwhile.
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// A tool that answers at once, in its own task as a tool does by default.
 struct Echo;
@@ -97,12 +92,11 @@ impl Shared {
 /// Counts the allocations and reallocations of one run (not of building its
 /// agent) on a current-thread runtime, where the run, its tool's task and the
 /// timers all live.
-fn count_one_run() -> (usize, usize) {
+fn count_one_run(shared: &Shared) -> (usize, usize) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let shared = Shared::new();
     // One run first: the runtime warms its own structures on its first task
     // and timer, and the schema and the tools' specs are built once.
     assert!(rt.block_on(shared.agent().run("go")).report.is_ok());
@@ -114,10 +108,20 @@ fn count_one_run() -> (usize, usize) {
     (counted.allocations, counted.reallocations)
 }
 
+/// Counts the allocations of building one scripted agent.
+fn count_one_agent(shared: &Shared) -> usize {
+    drop(shared.agent());
+    let region = Region::new(COUNTING);
+    let agent = shared.agent();
+    let counted = region.change();
+    drop(agent);
+    counted.allocations
+}
+
 #[test]
-fn a_tool_run_allocates_little_and_never_grows_in_place() {
-    let _alone = alone();
-    let (allocations, reallocations) = count_one_run();
+fn a_tool_run_and_its_agent_allocate_little_and_never_grow_in_place() {
+    let shared = Shared::new();
+    let (allocations, reallocations) = count_one_run(&shared);
     // Before this test: 39 and one reallocation. Since, a turn whose calls
     // repeat none allocates no flags (one fewer), and the conversation grows
     // into a fresh buffer (one more, and no reallocation). A dependency
@@ -133,23 +137,12 @@ fn a_tool_run_allocates_little_and_never_grows_in_place() {
         reallocations, 0,
         "one run with a tool call grew {reallocations} blocks in place"
     );
-}
-
-#[test]
-fn building_a_scripted_agent_allocates_its_script_and_little_else() {
-    let _alone = alone();
-    let shared = Shared::new();
-    drop(shared.agent());
-    let region = Region::new(COUNTING);
-    let agent = shared.agent();
-    let counted = region.change();
-    drop(agent);
-    // The mock runner builds one per run: the script's turns (5), its steps
-    // (2) and the backend. 10 when the backend's name and model were owned
-    // strings.
+    // The mock runner builds an agent per run: the script's turns (5), its
+    // steps (2) and the backend. 10 when the backend's name and model were
+    // owned strings.
+    let allocations = count_one_agent(&shared);
     assert!(
-        counted.allocations <= 8,
-        "building an agent made {} allocations",
-        counted.allocations
+        allocations <= 8,
+        "building an agent made {allocations} allocations"
     );
 }
