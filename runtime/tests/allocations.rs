@@ -13,81 +13,20 @@
 //! counts, no other test runs and the harness's own thread only waits.
 #![allow(clippy::unwrap_used)]
 
-use futures::future::BoxFuture;
-use serde_json::{Value, json};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use std::alloc::System;
-use std::sync::Arc;
-use tribunal_runtime::backend::ScriptedBackend;
-use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
-use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
+use std::time::Duration;
+
+/// The `in_flight` load check, whose run this test counts.
+#[path = "../examples/in_flight/load.rs"]
+#[allow(dead_code)]
+mod load;
+
+use load::Shared;
 
 /// The system allocator, counting.
 #[global_allocator]
 static COUNTING: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-/// A tool that answers at once, in its own task as a tool does by default.
-struct Echo;
-
-impl Tool for Echo {
-    fn name(&self) -> &str {
-        "echo"
-    }
-    fn description(&self) -> &str {
-        "echoes"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"q": {"type": "string"}}})
-    }
-    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        Box::pin(async { Ok(ToolOutput::Text("[1] Eiffel Tower: 1889, 330 m".into())) })
-    }
-}
-
-/// The schema and tools every run shares, as in the `in_flight` load check.
-struct Shared {
-    schema: Arc<OutputSchema>,
-    tools: Arc<ToolBox>,
-}
-
-impl Shared {
-    fn new() -> Shared {
-        let schema = OutputSchema::new(
-            "answer",
-            json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}),
-        )
-        .unwrap();
-        Shared {
-            schema: Arc::new(schema),
-            tools: Arc::new(ToolBox::new().with(Echo)),
-        }
-    }
-
-    /// An agent for one run of the load check: one tool call, then the answer.
-    fn agent(&self) -> Agent {
-        let backend: Arc<dyn Backend> = Arc::new(
-            ScriptedBackend::from_turns([
-                ModelTurn {
-                    tool_calls: vec![ToolCall {
-                        id: "c1".into(),
-                        name: "echo".into(),
-                        arguments: r#"{"q":"Eiffel Tower"}"#.into(),
-                    }],
-                    stop: StopReason::ToolUse,
-                    ..Default::default()
-                },
-                ModelTurn {
-                    text: r#"{"n": 1}"#.into(),
-                    ..Default::default()
-                },
-            ])
-            .without_request_log(),
-        );
-        Agent::new(backend, self.schema.clone())
-            .unwrap()
-            .with_tools(self.tools.clone())
-    }
-}
 
 /// Counts the allocations and reallocations of one run (not of building its
 /// agent) on a current-thread runtime, where the run, its tool's task and the
@@ -99,8 +38,12 @@ fn count_one_run(shared: &Shared) -> (usize, usize) {
         .unwrap();
     // One run first: the runtime warms its own structures on its first task
     // and timer, and the schema and the tools' specs are built once.
-    assert!(rt.block_on(shared.agent().run("go")).report.is_ok());
-    let agent = shared.agent();
+    assert!(
+        rt.block_on(shared.agent(Duration::ZERO).run("go"))
+            .report
+            .is_ok()
+    );
+    let agent = shared.agent(Duration::ZERO);
     let region = Region::new(COUNTING);
     let run = rt.block_on(agent.run("go"));
     let counted = region.change();
@@ -110,9 +53,9 @@ fn count_one_run(shared: &Shared) -> (usize, usize) {
 
 /// Counts the allocations of building one scripted agent.
 fn count_one_agent(shared: &Shared) -> usize {
-    drop(shared.agent());
+    drop(shared.agent(Duration::ZERO));
     let region = Region::new(COUNTING);
-    let agent = shared.agent();
+    let agent = shared.agent(Duration::ZERO);
     let counted = region.change();
     drop(agent);
     counted.allocations

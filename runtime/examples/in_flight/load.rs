@@ -1,5 +1,6 @@
-//! The load check's body, shared by `in_flight` (the system allocator) and
-//! the root package's `in_flight_mimalloc` (the `tribunal` program's allocator).
+//! The load check's body, shared by `in_flight` (the system allocator), the
+//! root package's `in_flight_mimalloc` (the `tribunal` program's allocator)
+//! and the runtime's allocation test, which counts one of its runs.
 #![allow(clippy::unwrap_used)]
 
 use futures::future::BoxFuture;
@@ -12,7 +13,7 @@ use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
 
 /// A tool that answers at once.
-struct Echo;
+pub(crate) struct Echo;
 
 impl Tool for Echo {
     fn name(&self) -> &str {
@@ -29,6 +30,54 @@ impl Tool for Echo {
     }
 }
 
+/// What every run of the check shares: the answer schema and the tools.
+pub(crate) struct Shared {
+    schema: Arc<OutputSchema>,
+    tools: Arc<ToolBox>,
+}
+
+impl Shared {
+    /// The schema (`{"n": integer}`) and the one tool, [`Echo`].
+    pub(crate) fn new() -> Shared {
+        let schema = OutputSchema::new(
+            "answer",
+            json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}),
+        )
+        .unwrap();
+        Shared {
+            schema: Arc::new(schema),
+            tools: Arc::new(ToolBox::new().with(Echo)),
+        }
+    }
+
+    /// The agent of one run: its own script of one tool call, then the
+    /// answer, each model call taking `latency`.
+    pub(crate) fn agent(&self, latency: Duration) -> Agent {
+        let backend: Arc<dyn Backend> = Arc::new(
+            ScriptedBackend::from_turns([
+                ModelTurn {
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "echo".into(),
+                        arguments: r#"{"q":"Eiffel Tower"}"#.into(),
+                    }],
+                    stop: StopReason::ToolUse,
+                    ..Default::default()
+                },
+                ModelTurn {
+                    text: "{\"n\": 1}".into(),
+                    ..Default::default()
+                },
+            ])
+            .with_latency(latency)
+            .without_request_log(),
+        );
+        Agent::new(backend, self.schema.clone())
+            .unwrap()
+            .with_tools(self.tools.clone())
+    }
+}
+
 /// Runs the check with the arguments of the process.
 pub(crate) fn main() {
     let mut args = std::env::args().skip(1);
@@ -38,14 +87,7 @@ pub(crate) fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let schema = Arc::new(
-        OutputSchema::new(
-            "answer",
-            json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}),
-        )
-        .unwrap(),
-    );
-    let tools = Arc::new(ToolBox::new().with(Echo));
+    let shared = Shared::new();
     let floor = args.next().is_some_and(|a| a == "floor");
     let started = Instant::now();
     let ok = rt.block_on(async {
@@ -62,30 +104,10 @@ pub(crate) fn main() {
                 .collect();
             return join(handles, started.elapsed()).await;
         }
+        let latency = Duration::from_millis(latency_ms);
         let handles: Vec<_> = (0..runs)
             .map(|_| {
-                let backend: Arc<dyn Backend> = Arc::new(
-                    ScriptedBackend::from_turns([
-                        ModelTurn {
-                            tool_calls: vec![ToolCall {
-                                id: "c1".into(),
-                                name: "echo".into(),
-                                arguments: r#"{"q":"Eiffel Tower"}"#.into(),
-                            }],
-                            stop: StopReason::ToolUse,
-                            ..Default::default()
-                        },
-                        ModelTurn {
-                            text: "{\"n\": 1}".into(),
-                            ..Default::default()
-                        },
-                    ])
-                    .with_latency(Duration::from_millis(latency_ms))
-                    .without_request_log(),
-                );
-                let agent = Agent::new(backend, schema.clone())
-                    .unwrap()
-                    .with_tools(tools.clone());
+                let agent = shared.agent(latency);
                 tokio::spawn(async move { agent.run("go").await.report.is_ok() })
             })
             .collect();
