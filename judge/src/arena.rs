@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::json::ExtractionMode;
-use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OutputSchema, ToolBox};
+use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OnRepeat, OutputSchema, ToolBox};
 
 /// The arena's configuration file name.
 pub const ARENA_TOML: &str = "arena.toml";
@@ -215,6 +215,7 @@ struct BudgetToml {
     deadline_secs: Option<Duration>,
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
+    on_repeat: Option<OnRepeat>,
     max_cost_usd: Option<f64>,
 }
 
@@ -720,6 +721,7 @@ fn budget(b: BudgetToml) -> Budget {
         deadline: b.deadline_secs.or(d.deadline),
         max_turns: b.max_turns.unwrap_or(d.max_turns),
         on_budget: b.on_budget.unwrap_or(d.on_budget),
+        on_repeat: b.on_repeat.unwrap_or(d.on_repeat),
     }
 }
 

@@ -7,6 +7,7 @@ use crate::arena::Arena;
 use crate::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use tribunal_runtime::Budget;
 use tribunal_runtime::json::sorted_keys;
 use tribunal_runtime::output::OutputPlan;
 
@@ -43,13 +44,7 @@ pub fn config_hash_of_mode(
             "name": s.name, "description": s.description, "parameters": s.parameters,
         })).collect::<Vec<_>>(),
         "tools_digest": arena.tools_digest,
-        "budget": {
-            "max_tokens": arena.budget.max_tokens,
-            "max_tool_calls": arena.budget.max_tool_calls,
-            "deadline_ms": arena.budget.deadline.map(|d| d.as_millis() as u64),
-            "max_turns": arena.budget.max_turns,
-            "on_budget": arena.budget.on_budget,
-        },
+        "budget": budget_fields(&arena.budget),
         "answer": {
             "mode": arena.answer.mode,
             "max_depth": arena.answer.max_depth,
@@ -101,6 +96,20 @@ pub fn config_hash_of_mode(
     }
     let digest = Sha256::digest(canonical(&config).as_bytes());
     hex(&digest)[..16].to_string()
+}
+
+/// The budget fields a config hash covers (the cost budget is added apart,
+/// only when set). `on_repeat` decides whether a looping run answers or
+/// spends its tool budget: it shapes results, so it is hashed.
+pub(crate) fn budget_fields(budget: &Budget) -> Value {
+    json!({
+        "max_tokens": budget.max_tokens,
+        "max_tool_calls": budget.max_tool_calls,
+        "deadline_ms": budget.deadline.map(|d| d.as_millis() as u64),
+        "max_turns": budget.max_turns,
+        "on_budget": budget.on_budget,
+        "on_repeat": budget.on_repeat,
+    })
 }
 
 /// Compact JSON with object keys sorted at every level.

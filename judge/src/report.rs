@@ -100,6 +100,10 @@ pub struct ReportItem {
     pub turns: u32,
     /// Whether the repair turn was used.
     pub repair_used: bool,
+    /// Why the tool phase ended early, when the answer was asked for with
+    /// tools disabled (a budget's code, or `tool_calls_repeated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized_after: Option<ErrorCode>,
     /// Wall time, in milliseconds.
     pub wall_ms: f64,
 }
@@ -130,6 +134,7 @@ impl ReportItem {
             tool_calls: r.tool_calls,
             turns: r.turns,
             repair_used: r.repair_used,
+            finalized_after: r.finalized_after,
             wall_ms: r.wall_ms,
         }
     }

@@ -86,6 +86,12 @@ pub struct ResultRow {
     pub turns: u32,
     /// Whether the one repair turn was used.
     pub repair_used: bool,
+    /// Set when the answer was asked for with tools disabled before the
+    /// model gave it: why the tool phase ended (a budget's code, or
+    /// `tool_calls_repeated` when a turn only repeated earlier calls).
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized_after: Option<ErrorCode>,
     /// The backend's name (`mock` for the scripted mock backend).
     pub backend: String,
     /// The model name.

@@ -600,6 +600,7 @@ async fn run_recorded(
         wall_ms: report.wall_ms,
         turns: report.turns,
         repair_used: report.repair_used,
+        finalized_after: report.finalized_after,
         backend: backend_name,
         model,
         finished_at_ms: now_ms(),

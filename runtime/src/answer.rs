@@ -135,13 +135,17 @@ pub fn repair_message(rejection: &Rejection, answer_tool: Option<&str>) -> Strin
     out
 }
 
-/// The message of the finalize turn (policy `finalize`): the budget `code`
-/// ended the tool phase, no tool can be called any more, and the final
-/// answer is due now from what the tools returned — as one JSON object, or
-/// as a call to `answer_tool` under the tool strategy.
+/// The message of the finalize turn: `code` ended the tool phase (a budget
+/// under `on_budget = "finalize"`, or a turn that only repeated earlier calls
+/// under `on_repeat = "finalize"`), no tool can be called any more, and the
+/// final answer is due now from what the tools returned — as one JSON
+/// object, or as a call to `answer_tool` under the tool strategy.
 pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
     let spent = match code {
         ErrorCode::MaxTurnsExceeded => "the turn budget is spent",
+        ErrorCode::ToolCallsRepeated => {
+            "your last calls repeated earlier ones, whose results are above"
+        }
         _ => "the tool-call budget is spent",
     };
     let how = match answer_tool {

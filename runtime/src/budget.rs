@@ -16,6 +16,24 @@ pub enum OnBudget {
     Finalize,
 }
 
+/// What happens when every tool call of a turn repeats an earlier call of
+/// the run (same tool, equal arguments): the model is going round in a loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRepeat {
+    /// Stop offering tools and ask once, tools disabled, for the final answer
+    /// from the results so far (inside the deadline and the token budget; not
+    /// the repair). The report says the run was finalized after
+    /// [`ErrorCode::ToolCallsRepeated`](crate::ErrorCode::ToolCallsRepeated).
+    /// The default: measured on llama.cpp, a model that repeats a call once
+    /// repeats it until the tool-call budget is spent (LIVE.md).
+    #[default]
+    Finalize,
+    /// Answer each repeat with a notice pointing at the earlier result and go
+    /// on offering tools (the repeats still count toward `max_tool_calls`).
+    Notice,
+}
+
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
@@ -34,6 +52,10 @@ pub struct Budget {
     pub max_turns: u32,
     /// What to do when `max_tool_calls` or `max_turns` is hit. Default: fail.
     pub on_budget: OnBudget,
+    /// What to do when every call of a turn repeats an earlier call of the
+    /// run. Default: finalize.
+    #[serde(default)]
+    pub on_repeat: OnRepeat,
 }
 
 impl Default for Budget {
@@ -45,6 +67,7 @@ impl Default for Budget {
             deadline: Some(Duration::from_secs(300)),
             max_turns: 16,
             on_budget: OnBudget::Fail,
+            on_repeat: OnRepeat::Finalize,
         }
     }
 }

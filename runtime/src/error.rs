@@ -38,6 +38,11 @@ pub enum ErrorCode {
     MaxCostExceeded,
     /// The run needed more model turns than `max_turns` allows.
     MaxTurnsExceeded,
+    /// Every tool call of a turn repeated an earlier call of the run. Not an
+    /// ending: under `on_repeat = "finalize"` (the default) it is the reason a
+    /// run was asked for its answer with tools disabled
+    /// (`RunReport::finalized_after`), as an exhausted budget is.
+    ToolCallsRepeated,
     /// The run's wall-clock deadline passed.
     DeadlineExceeded,
     /// The backend failed (HTTP error, connection failure, exhausted script).
@@ -50,7 +55,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -61,6 +66,7 @@ impl ErrorCode {
         ErrorCode::MaxTokensExceeded,
         ErrorCode::MaxCostExceeded,
         ErrorCode::MaxTurnsExceeded,
+        ErrorCode::ToolCallsRepeated,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
         ErrorCode::InternalError,
@@ -79,6 +85,7 @@ impl ErrorCode {
             ErrorCode::MaxTokensExceeded => "max_tokens_exceeded",
             ErrorCode::MaxCostExceeded => "max_cost_exceeded",
             ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
+            ErrorCode::ToolCallsRepeated => "tool_calls_repeated",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",
             ErrorCode::InternalError => "internal_error",

@@ -87,7 +87,7 @@ mod typed;
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::AnswerPolicy;
 pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
-pub use budget::{Budget, OnBudget};
+pub use budget::{Budget, OnBudget, OnRepeat};
 pub use contract::AnswerContract;
 pub use conversation::Conversation;
 pub use error::{ErrorCode, SchemaError};

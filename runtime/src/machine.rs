@@ -14,8 +14,9 @@
 //!                                        └─ invalid again ──────────▶ Done(Error(code))
 //! ```
 //!
-//! A budget hit under `on_budget = finalize` goes to `Model(Finalize(code),
-//! Due)`: one tools-disabled request for the answer. The phase carries the
+//! A budget hit under `on_budget = finalize`, or a turn whose calls all
+//! repeat earlier ones under `on_repeat = finalize`, goes to
+//! `Model(Finalize(code), Due)`: one tools-disabled request for the answer. The phase carries the
 //! run's history that later decisions need (a repair phase knows whether a
 //! finalize answer led to it), so nothing beside the state steers the loop.
 //! An input the machine did not ask for is a driver bug: the run ends with
@@ -29,13 +30,16 @@
 //! text answer is still read: not every server enforces the requirement).
 //! A call that repeats an earlier one of the run (same name, same arguments)
 //! is not run again: it gets a short result pointing at the earlier one and
-//! still counts toward `max_tool_calls`.
+//! still counts toward `max_tool_calls`. When every call of a turn repeats,
+//! `on_repeat = finalize` (the default) goes to the finalize turn with
+//! [`ErrorCode::ToolCallsRepeated`]: a model in a loop answers from what it
+//! found instead of spending its tool budget on repeats.
 
 use crate::answer::{
     AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
 };
 use crate::backend::{BackendError, ModelRequest, OutputFormat, SchemaTarget};
-use crate::budget::{Budget, OnBudget};
+use crate::budget::{Budget, OnBudget, OnRepeat};
 use crate::contract::AnswerContract;
 use crate::conversation::{
     Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage,
@@ -108,8 +112,10 @@ pub enum Input {
 pub enum RequestPurpose {
     /// An agent turn: the model may call tools or answer.
     Agent,
-    /// A budget ran out (this code) under `on_budget = "finalize"`: one
-    /// tools-disabled request for the answer from what was found.
+    /// The tool phase ended for this reason (a budget under `on_budget =
+    /// "finalize"`, or [`ErrorCode::ToolCallsRepeated`] under `on_repeat =
+    /// "finalize"`): one tools-disabled request for the answer from what was
+    /// found.
     Finalize(ErrorCode),
     /// The one repair turn after an invalid answer, tools disabled.
     Repair,
@@ -120,7 +126,8 @@ pub enum RequestPurpose {
 enum Phase {
     /// A normal turn: tools offered.
     Agent,
-    /// A budget was hit: one tools-disabled request for the final answer.
+    /// The tool phase ended (a budget, or a turn of repeats): one
+    /// tools-disabled request for the final answer.
     Finalize(ErrorCode),
     /// The one repair turn: tools disabled. Its answer ends the run either way.
     Repair {
@@ -696,8 +703,13 @@ impl Machine {
             repeated,
         };
         if batch.fresh.is_empty() {
-            // Nothing to run: every call repeats an earlier one.
+            // Nothing to run: every call repeats an earlier one. Each still
+            // gets its notice; then, under `on_repeat = finalize`, the loop is
+            // over: the next request asks for the answer, tools disabled.
             self.on_tools(&batch, Vec::new(), now);
+            if self.config.budget.on_repeat == OnRepeat::Finalize && !self.is_done() {
+                self.finalize(ErrorCode::ToolCallsRepeated);
+            }
         } else {
             self.state = State::Tools(batch, Step::Due);
         }
@@ -778,13 +790,17 @@ impl Machine {
             OnBudget::Fail => {
                 self.finish(error(code), now);
             }
-            OnBudget::Finalize => {
-                tracing::trace!(%code, "budget hit; asking for the final answer");
-                let message = finalize_message(code, self.answer_tool_name());
-                self.conversation_mut().push_user(message);
-                self.state = State::Model(Phase::Finalize(code), Step::Due);
-            }
+            OnBudget::Finalize => self.finalize(code),
         }
+    }
+
+    /// Gets ready for the one tools-disabled final-answer request, `code`
+    /// being why the tool phase ended.
+    fn finalize(&mut self, code: ErrorCode) {
+        tracing::trace!(%code, "tool phase over; asking for the final answer");
+        let message = finalize_message(code, self.answer_tool_name());
+        self.conversation_mut().push_user(message);
+        self.state = State::Model(Phase::Finalize(code), Step::Due);
     }
 
     fn past_deadline(&self, now: Instant) -> bool {

@@ -131,8 +131,9 @@ pub struct RunReport {
     pub turns: u32,
     /// Wall time of the run, in milliseconds.
     pub wall_ms: f64,
-    /// Set when a budget was hit and the answer came from the one
-    /// tools-disabled finalize turn (`on_budget = finalize`).
+    /// Why the tool phase ended early when the run went to the one
+    /// tools-disabled finalize turn: a budget (`on_budget = finalize`), or
+    /// [`ErrorCode::ToolCallsRepeated`] (`on_repeat = finalize`).
     pub finalized_after: Option<ErrorCode>,
     /// Set when the run ended with `backend_error`: the failure's kind,
     /// status and provider error type (no message).

@@ -18,6 +18,7 @@ use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
     Shard, SharedBackend, calibrate, run_arena,
 };
+use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::batch::connect_batch;
 use tribunal::runtime::backend::{
     BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
@@ -114,10 +115,32 @@ pub(crate) struct RunArgs {
     /// --calibrate).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     min_kappa: Option<f64>,
+    /// When every tool call of a turn repeats an earlier call of the run:
+    /// `finalize` asks for the answer with tools disabled, `notice` answers
+    /// the repeats with a notice and goes on. Default: `on_repeat` in
+    /// arena.toml's [budget], else finalize.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    on_repeat: Option<OnRepeatChoice>,
     #[command(flatten)]
     backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
     report: ReportOpts,
+}
+
+/// `--on-repeat`: the [`OnRepeat`] policies, as clap lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OnRepeatChoice {
+    Finalize,
+    Notice,
+}
+
+impl From<OnRepeatChoice> for OnRepeat {
+    fn from(choice: OnRepeatChoice) -> Self {
+        match choice {
+            OnRepeatChoice::Finalize => OnRepeat::Finalize,
+            OnRepeatChoice::Notice => OnRepeat::Notice,
+        }
+    }
 }
 
 /// What decides the exit code of a finished run.
@@ -173,7 +196,10 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     args.report.check()?;
     // Read before anything runs: a bad --pricing file fails fast.
     let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
-    // Flags over the arena's [backend] table; the result enters the hash.
+    // Flags over the arena's [backend] table and budget; the result enters the hash.
+    if let Some(policy) = args.on_repeat {
+        arena.budget.on_repeat = policy.into();
+    }
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
     if let Some(b) = args.judge_backend {
         arena.judge.backend = Some(judge_backend_name(b).to_string());

@@ -4,7 +4,7 @@
 //! produced it.
 
 use super::{Verdict, VerdictSchemas};
-use crate::hash::canonical;
+use crate::hash::{budget_fields, canonical};
 use crate::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -37,13 +37,7 @@ pub fn review_hash(
         "tools": tools.iter().map(|s| json!({
             "name": s.name, "description": s.description, "parameters": s.parameters,
         })).collect::<Vec<_>>(),
-        "budget": budget.map(|b| json!({
-            "max_tokens": b.max_tokens,
-            "max_tool_calls": b.max_tool_calls,
-            "deadline_ms": b.deadline.map(|d| d.as_millis() as u64),
-            "max_turns": b.max_turns,
-            "on_budget": b.on_budget,
-        })),
+        "budget": budget.map(budget_fields),
         "answer": answer.map(|a| json!({
             "mode": a.mode, "max_depth": a.max_depth, "max_bytes": a.max_bytes,
         })),

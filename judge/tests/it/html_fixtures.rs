@@ -70,6 +70,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         wall_ms: 10.0 + 7.5 * n as f64 + f64::from(repeat),
         turns: 2,
         repair_used: index % 4 == 3,
+        finalized_after: None,
         backend: "mock".to_string(),
         model: "scripted".to_string(),
         finished_at_ms: 1_786_000_000_000 + n * 1000,

@@ -159,8 +159,8 @@ async fn repair_tokens_count_toward_the_budget() {
 #[tokio::test]
 async fn max_turns() {
     let backend = script(vec![
-        calls(&[("count", json!({}))]),
-        calls(&[("count", json!({}))]),
+        calls(&[("count", json!({"n": 1}))]),
+        calls(&[("count", json!({"n": 2}))]),
         answer(&eiffel()),
     ]);
     let (tool, _) = Counter::new("count");

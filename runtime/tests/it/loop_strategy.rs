@@ -11,7 +11,7 @@ use tribunal_runtime::backend::{ModelRequest, OutputFormat, SchemaTarget, Script
 use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::machine::REPEATED_CALL_RESULT;
 use tribunal_runtime::output::{ANSWER_TOOL, OutputPlan, ToolChoice};
-use tribunal_runtime::{Backend, Budget, ErrorCode, OnBudget, ToolBox};
+use tribunal_runtime::{Backend, Budget, ErrorCode, OnBudget, OnRepeat, ToolBox};
 
 fn scripted(plan: OutputPlan, turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
     Arc::new(ScriptedBackend::from_turns(turns).with_output_plan(plan))
@@ -283,6 +283,7 @@ async fn a_repeated_call_is_not_run_again_and_still_counts() {
     let run = agent
         .with_budget(Budget {
             max_tool_calls: Some(2),
+            on_repeat: OnRepeat::Notice,
             ..Budget::default()
         })
         .run("go")
@@ -300,6 +301,68 @@ async fn a_repeated_call_is_not_run_again_and_still_counts() {
     let requests = backend.requests();
     assert_eq!(last_results(&requests[2]), [REPEATED_CALL_RESULT]);
     assert!(REPEATED_CALL_RESULT.contains("result is above"));
+}
+
+#[tokio::test]
+async fn a_turn_of_repeats_only_goes_to_the_answer_with_tools_disabled() {
+    for plan in [OutputPlan::native(SchemaTarget::Plain), tool_plan()] {
+        let answer_turn = match plan.strategy {
+            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
+            _ => answer(&eiffel()),
+        };
+        let backend = scripted(
+            plan,
+            vec![
+                calls(&[("count", json!({"q": "Eiffel Tower"}))]),
+                calls(&[("count", json!({"q": "Eiffel Tower"}))]),
+                answer_turn,
+            ],
+        );
+        let (agent, count) = counter_agent(backend.clone());
+        // The budget would allow four more repeats: they are not paid for.
+        let run = agent
+            .with_budget(Budget {
+                max_tool_calls: Some(6),
+                ..Budget::default()
+            })
+            .run("go")
+            .await;
+        assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{plan:?}");
+        assert_eq!(
+            run.report.finalized_after,
+            Some(ErrorCode::ToolCallsRepeated)
+        );
+        assert!(
+            !run.report.repair_used,
+            "the finalize turn is not the repair"
+        );
+        assert_eq!(count.load(Ordering::SeqCst), 1, "the repeat did not run");
+        let records = &run.report.tool_calls;
+        assert_eq!(records.len(), 2);
+        assert!(records[1].repeated);
+        let requests = backend.requests();
+        assert_eq!(requests.len(), 3);
+        let finalize = &requests[2];
+        let answer_tool = (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool)
+            .then_some(ANSWER_TOOL);
+        assert_eq!(names(finalize), answer_tool.into_iter().collect::<Vec<_>>());
+        assert_eq!(
+            last_user(finalize),
+            finalize_message(ErrorCode::ToolCallsRepeated, answer_tool)
+        );
+        // The repeat got its notice before the finalize message.
+        let messages = &finalize.conversation.messages;
+        assert!(matches!(
+            &messages[messages.len() - 2],
+            Message::ToolResults { results } if results[0].content == REPEATED_CALL_RESULT
+        ));
+    }
+    assert_eq!(
+        finalize_message(ErrorCode::ToolCallsRepeated, Some("final_answer")),
+        "No more tools can be called: your last calls repeated earlier ones, whose results are \
+         above. Give your final answer now, from what the tool results above show, by calling \
+         final_answer."
+    );
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::conversation::{ModelTurn, ToolResult};
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::tool::ToolExecution;
-use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget};
+use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnRepeat};
 
 enum Step {
     Model(ModelTurn),
@@ -315,6 +315,73 @@ fn traces() {
                 Model(answer(&eiffel())),
             ],
             "CallModel(tools=1), CallTools(1), CallModel(tools=0), CallModel(tools=0), Done(deadline_exceeded; repair; finalized after max_turns_exceeded)",
+        ),
+        (
+            "a turn of repeats only: finalize (the default)",
+            b(),
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Tools,
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallModel(tools=0), Done(ok; finalized after tool_calls_repeated)",
+        ),
+        (
+            "a turn of repeats only, notice: tools stay offered",
+            Budget {
+                on_repeat: OnRepeat::Notice,
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Tools,
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallModel(tools=1), Done(ok)",
+        ),
+        (
+            "a turn with one fresh call beside a repeat goes on",
+            b(),
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Tools,
+                Model(calls(&[
+                    ("count", json!({"q": "a"})),
+                    ("count", json!({"q": "b"})),
+                ])),
+                Tools,
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(ok)",
+        ),
+        (
+            "repeats, finalize, then the repair (not counted as the finalize)",
+            b(),
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Tools,
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Model(text("nope")),
+                Model(text("still nope")),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallModel(tools=0), CallModel(tools=0), Done(no_json; repair; finalized after tool_calls_repeated)",
+        ),
+        (
+            "repeats under on_budget = fail still finalize, inside the deadline",
+            Budget {
+                deadline: Some(Duration::from_secs(10)),
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Tools,
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                Wait(Duration::from_secs(11)),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallModel(tools=0), Done(deadline_exceeded)",
         ),
         (
             "deadline during the finalize turn",
