@@ -36,6 +36,14 @@ def main() -> None:
         f"{wall / max(turns, 1):.2f} s per turn; tokens in {tokens_in}, out {tokens_out} "
         f"({(tokens_in + tokens_out) / len(rows):.0f} per item); repairs {sum(r['repair_used'] for r in rows)}"
     )
+    finalized = Counter(r["finalized_after"] for r in rows if r.get("finalized_after"))
+    cached = sum(r["usage"].get("cache_read_tokens", 0) for r in rows)
+    print(
+        "finalized (answer asked for with tools disabled): "
+        + (", ".join(f"{n} after {why}" for why, n in sorted(finalized.items())) or "none")
+        + f"; wall {wall:.0f} s; cache-read input tokens {cached} "
+        f"({100 * cached / max(tokens_in, 1):.0f}% of input)"
+    )
     for r in rows:
         if r["outcome"] == "PASS":
             continue

@@ -216,6 +216,7 @@ struct BudgetToml {
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
     on_repeat: Option<OnRepeat>,
+    max_idle_turns: Option<u32>,
     max_cost_usd: Option<f64>,
 }
 
@@ -722,6 +723,7 @@ fn budget(b: BudgetToml) -> Budget {
         max_turns: b.max_turns.unwrap_or(d.max_turns),
         on_budget: b.on_budget.unwrap_or(d.on_budget),
         on_repeat: b.on_repeat.unwrap_or(d.on_repeat),
+        max_idle_turns: b.max_idle_turns.unwrap_or(d.max_idle_turns),
     }
 }
 

@@ -100,7 +100,8 @@ pub fn config_hash_of_mode(
 
 /// The budget fields a config hash covers (the cost budget is added apart,
 /// only when set). `on_repeat` decides whether a looping run answers or
-/// spends its tool budget: it shapes results, so it is hashed.
+/// spends its tool budget, `max_idle_turns` when a run that will not call a
+/// tool ends: both shape results, so both are hashed.
 pub(crate) fn budget_fields(budget: &Budget) -> Value {
     json!({
         "max_tokens": budget.max_tokens,
@@ -109,6 +110,7 @@ pub(crate) fn budget_fields(budget: &Budget) -> Value {
         "max_turns": budget.max_turns,
         "on_budget": budget.on_budget,
         "on_repeat": budget.on_repeat,
+        "max_idle_turns": budget.max_idle_turns,
     })
 }
 

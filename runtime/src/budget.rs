@@ -56,6 +56,16 @@ pub struct Budget {
     /// run. Default: finalize.
     #[serde(default)]
     pub on_repeat: OnRepeat,
+    /// Turns in a row without progress — text that is neither a tool call
+    /// nor an answer, on a turn that required a tool call — after which the
+    /// run ends with `no_progress` instead of waiting for its deadline.
+    /// Default: 3 (the first turn and two nudges).
+    #[serde(default = "default_max_idle_turns")]
+    pub max_idle_turns: u32,
+}
+
+fn default_max_idle_turns() -> u32 {
+    3
 }
 
 impl Default for Budget {
@@ -68,6 +78,7 @@ impl Default for Budget {
             max_turns: 16,
             on_budget: OnBudget::Fail,
             on_repeat: OnRepeat::Finalize,
+            max_idle_turns: default_max_idle_turns(),
         }
     }
 }

@@ -43,6 +43,10 @@ pub enum ErrorCode {
     /// run was asked for its answer with tools disabled
     /// (`RunReport::finalized_after`), as an exhausted budget is.
     ToolCallsRepeated,
+    /// The model made no progress for `max_idle_turns` turns in a row: it
+    /// wrote text, neither a tool call nor an answer, while a tool call was
+    /// required (`require_tool_first`, after the nudge naming the tools).
+    NoProgress,
     /// The run's wall-clock deadline passed.
     DeadlineExceeded,
     /// The backend failed (HTTP error, connection failure, exhausted script).
@@ -55,7 +59,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -67,6 +71,7 @@ impl ErrorCode {
         ErrorCode::MaxCostExceeded,
         ErrorCode::MaxTurnsExceeded,
         ErrorCode::ToolCallsRepeated,
+        ErrorCode::NoProgress,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
         ErrorCode::InternalError,
@@ -86,6 +91,7 @@ impl ErrorCode {
             ErrorCode::MaxCostExceeded => "max_cost_exceeded",
             ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
             ErrorCode::ToolCallsRepeated => "tool_calls_repeated",
+            ErrorCode::NoProgress => "no_progress",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",
             ErrorCode::InternalError => "internal_error",

@@ -72,6 +72,7 @@ mod error;
 pub mod event;
 pub mod json;
 pub mod machine;
+pub mod nudge;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod output;

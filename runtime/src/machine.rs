@@ -46,6 +46,7 @@ use crate::conversation::{
 };
 use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
+use crate::nudge::tool_first_message;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::seen_calls::{Repeats, SeenCalls};
@@ -232,10 +233,6 @@ struct AnswerTool {
 /// The result a repeated call gets instead of a second run.
 pub const REPEATED_CALL_RESULT: &str = "not run again: this call repeats an earlier call with the same name and arguments, whose result is above. Use that result, call with other arguments, or give your final answer.";
 
-/// What the model reads when it answers in text on a turn that required a
-/// tool call ([`MachineConfig::require_tool_first`]).
-pub const TOOL_FIRST_MESSAGE: &str = "No tool has been called yet, and this task needs one: call a tool first. Your answer must come from what the tools return.";
-
 /// The result of a call the model made beside its final answer.
 const BESIDE_ANSWER_RESULT: &str = "not executed: the final answer was given in the same turn";
 
@@ -267,6 +264,8 @@ pub struct Machine {
     usage: Usage,
     tool_calls_executed: u32,
     turns: u32,
+    /// Turns in a row that brought neither a tool call nor an answer.
+    idle_turns: u32,
     extracted_from: Option<ExtractedFrom>,
     tool_records: Vec<ToolCallRecord>,
     backend_failure: Option<BackendFailure>,
@@ -344,6 +343,7 @@ impl Machine {
             usage: Usage::default(),
             tool_calls_executed: 0,
             turns: 0,
+            idle_turns: 0,
             extracted_from: None,
             tool_records: Vec::new(),
             backend_failure: None,
@@ -493,9 +493,16 @@ impl Machine {
         if phase == Phase::Agent && self.must_call_a_tool() {
             // A tool call was required and the model wrote text instead (a
             // server may not enforce the requirement): not an answer, and not
-            // the repair. Ask again; `max_turns` bounds it.
+            // the repair. Ask again, naming the tools, until `max_idle_turns`
+            // such turns in a row end the run (`max_turns` bounds it too).
+            self.idle_turns += 1;
+            if self.idle_turns >= self.config.budget.max_idle_turns {
+                self.finish(error(ErrorCode::NoProgress), now);
+                return;
+            }
             tracing::trace!("text before the first tool call; asking for a tool call");
-            self.conversation_mut().push_user(TOOL_FIRST_MESSAGE);
+            let nudge = tool_first_message(&self.tools);
+            self.conversation_mut().push_user(nudge);
             self.state = State::Model(Phase::Agent, Step::Due);
             return;
         }

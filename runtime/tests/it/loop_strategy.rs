@@ -530,8 +530,9 @@ async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
     let requests = backend.requests();
     assert_eq!(
         last_user(&requests[1]),
-        tribunal_runtime::machine::TOOL_FIRST_MESSAGE
+        tribunal_runtime::nudge::tool_first_message(&requests[1].tools)
     );
+    assert!(last_user(&requests[1]).contains("the tool offered is count"));
     assert_eq!(requests[1].tool_choice, ToolChoice::Required);
     assert_eq!(names(&requests[1]), ["count"]);
     // Bounded by max_turns: a model that never calls a tool ends the run.
@@ -553,6 +554,40 @@ async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
         Some(ErrorCode::MaxTurnsExceeded)
     );
     assert_eq!(backend.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn turns_without_progress_end_the_run_before_its_deadline() {
+    // Seen on llama.cpp: prose, then after each nudge "I do not have a
+    // specific tool to call first" and newlines, until the deadline.
+    let backend = scripted(
+        tool_plan(),
+        vec![
+            text("RED: looks wrong"),
+            text("\n\n\n"),
+            text("\n\n\n"),
+            text("never asked"),
+        ],
+    );
+    let (agent, count) = counter_agent(backend.clone());
+    let run = agent.with_tool_required_first(true).run("go").await;
+    assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::NoProgress));
+    assert_eq!(run.report.turns, 3, "the default is 3 idle turns");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    assert_eq!(backend.requests().len(), 3);
+    // One idle turn allowed: the first text ends the run.
+    let backend = scripted(tool_plan(), vec![text("hello"), text("hello")]);
+    let (agent, _) = counter_agent(backend.clone());
+    let run = agent
+        .with_tool_required_first(true)
+        .with_budget(Budget {
+            max_idle_turns: 1,
+            ..Budget::default()
+        })
+        .run("go")
+        .await;
+    assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::NoProgress));
+    assert_eq!(backend.requests().len(), 1);
 }
 
 #[tokio::test]
