@@ -10,6 +10,7 @@ use crate::stand_in::{AnthropicCache, Api, FAKE_KEY, code, stderr, stdout, tribu
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tribunal::runtime::backend::prompt_cache::breakpoints;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -30,24 +31,12 @@ struct Researcher {
     marks: Arc<Mutex<Vec<usize>>>,
 }
 
-/// How many `cache_control` marks `body` carries.
-fn count_marks(body: &Value) -> usize {
-    match body {
-        Value::Object(map) => {
-            usize::from(map.contains_key("cache_control"))
-                + map.values().map(count_marks).sum::<usize>()
-        }
-        Value::Array(items) => items.iter().map(count_marks).sum(),
-        _ => 0,
-    }
-}
-
 impl Respond for Researcher {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
             return ResponseTemplate::new(400);
         };
-        self.marks.lock().unwrap().push(count_marks(&body));
+        self.marks.lock().unwrap().push(breakpoints(&body).len());
         let results = body["messages"]
             .as_array()
             .into_iter()

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, Mutex};
+use tribunal::runtime::backend::prompt_cache::without_breakpoints;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -654,20 +655,6 @@ pub(crate) const STAND_IN_MIN_CACHEABLE: u64 = 1024;
 /// How far before a mark the stand-in looks for a cached prefix.
 const LOOKBACK_BLOCKS: usize = 20;
 
-/// `value` without its `cache_control` fields.
-pub(crate) fn without_marks(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| *k != "cache_control")
-                .map(|(k, v)| (k.clone(), without_marks(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_marks).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The blocks of an Anthropic request body in prompt order: (the block,
 /// whether it is marked, a tag hashed before it — a message's role at its
 /// first block).
@@ -717,7 +704,7 @@ impl AnthropicCache {
         // Per block: the prefix hash and tokens up to and including it.
         let mut prefixes = Vec::with_capacity(blocks.len());
         for (block, _, tag) in &blocks {
-            let text = without_marks(block).to_string();
+            let text = without_breakpoints(block).to_string();
             tag.hash(&mut hasher);
             text.hash(&mut hasher);
             total += text.len().div_ceil(STAND_IN_BYTES_PER_TOKEN) as u64;

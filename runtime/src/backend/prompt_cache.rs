@@ -194,6 +194,48 @@ fn apply(map: &mut Map<String, Value>, mark: Mark) {
     }
 }
 
+/// The JSON Pointers of the blocks `body` marks for caching (objects with a
+/// `cache_control` field), in document order: what a request asks Anthropic
+/// to cache, for tests and logs.
+pub fn breakpoints(body: &Value) -> Vec<String> {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(map) => {
+                if map.contains_key("cache_control") {
+                    out.push(at.to_string());
+                }
+                for (k, v) in map {
+                    walk(v, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, "", &mut out);
+    out
+}
+
+/// `value` without its `cache_control` fields: the content Anthropic's cache
+/// matches a prefix by (marks move from request to request).
+pub fn without_breakpoints(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_breakpoints(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_breakpoints).collect()),
+        other => other.clone(),
+    }
+}
+
 /// The length of `value` as compact JSON, counted without building it.
 fn json_len(value: &Value) -> usize {
     struct Count(usize);
@@ -216,31 +258,6 @@ fn json_len(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The marks of a body, as JSON Pointers.
-    fn marks(body: &Value) -> Vec<String> {
-        let mut out = Vec::new();
-        fn walk(v: &Value, at: String, out: &mut Vec<String>) {
-            match v {
-                Value::Object(map) => {
-                    if map.contains_key("cache_control") {
-                        out.push(at.clone());
-                    }
-                    for (k, v) in map {
-                        walk(v, format!("{at}/{k}"), out);
-                    }
-                }
-                Value::Array(items) => {
-                    for (i, v) in items.iter().enumerate() {
-                        walk(v, format!("{at}/{i}"), out);
-                    }
-                }
-                _ => {}
-            }
-        }
-        walk(body, String::new(), &mut out);
-        out
-    }
 
     fn text(text: &str) -> Value {
         json!({"type": "text", "text": text})
@@ -269,13 +286,13 @@ mod tests {
         let mut body = json!({"system": long, "messages": [
             {"role": "user", "content": [text("hi")]}]});
         place_breakpoints(&mut body, "claude-sonnet-4-5", None);
-        assert_eq!(marks(&body), ["/system/0", "/messages/0/content/0"]);
+        assert_eq!(breakpoints(&body), ["/system/0", "/messages/0/content/0"]);
         assert_eq!(body["system"][0]["text"], json!(long));
         // The same prefix is too short for Haiku 4.5.
         let mut haiku = json!({"system": long, "messages": [
             {"role": "user", "content": [text("hi")]}]});
         place_breakpoints(&mut haiku, "claude-haiku-4-5", None);
-        assert!(marks(&haiku).is_empty());
+        assert!(breakpoints(&haiku).is_empty());
     }
 
     #[test]
@@ -284,7 +301,7 @@ mod tests {
         let mut body = json!({"messages": [{"role": "user", "content": [text("hi")]}],
             "tools": [{"name": "a", "input_schema": {}}, {"name": "b", "input_schema": schema}]});
         place_breakpoints(&mut body, "m", None);
-        assert_eq!(marks(&body), ["/messages/0/content/0", "/tools/1"]);
+        assert_eq!(breakpoints(&body), ["/messages/0/content/0", "/tools/1"]);
     }
 
     #[test]
@@ -302,11 +319,11 @@ mod tests {
         let mut marked = body.clone();
         place_breakpoints(&mut marked, "m", Some(previous));
         // The last block is an empty text block, which takes no mark.
-        assert_eq!(marks(&marked), ["/system/0", "/messages/0/content/0"]);
+        assert_eq!(breakpoints(&marked), ["/system/0", "/messages/0/content/0"]);
         body["messages"][2]["content"][1] = text("now answer");
         place_breakpoints(&mut body, "m", Some(previous));
         assert_eq!(
-            marks(&body),
+            breakpoints(&body),
             [
                 "/system/0",
                 "/messages/0/content/0",
@@ -328,5 +345,17 @@ mod tests {
     fn json_len_is_the_compact_length() {
         let v = json!({"a": [1, "two", {"b": null}]});
         assert_eq!(json_len(&v), v.to_string().len());
+    }
+
+    #[test]
+    fn breakpoints_are_found_and_taken_out() {
+        let mut body = json!({"system": "s".repeat(2100), "messages": [
+            {"role": "user", "content": [text("q")]}]});
+        let plain = body.clone();
+        place_breakpoints(&mut body, "m", None);
+        assert_eq!(breakpoints(&body), ["/system/0", "/messages/0/content/0"]);
+        let unmarked = without_breakpoints(&body);
+        assert!(breakpoints(&unmarked).is_empty());
+        assert_eq!(unmarked["messages"], plain["messages"]);
     }
 }

@@ -10,7 +10,7 @@ use crate::support::{eiffel, landmark_schema};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::anthropic::AnthropicCodec;
-use tribunal_runtime::backend::prompt_cache::MAX_BREAKPOINTS;
+use tribunal_runtime::backend::prompt_cache::{MAX_BREAKPOINTS, breakpoints, without_breakpoints};
 use tribunal_runtime::backend::{
     BackendOptions, Codec, ModelRequest, OutputFormat, ProviderConfig,
 };
@@ -72,21 +72,6 @@ fn strategies() -> [BackendOptions; 3] {
     ]
 }
 
-/// `value` without its `cache_control` marks: what Anthropic's cache
-/// matches.
-fn unmarked(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| *k != "cache_control")
-                .map(|(k, v)| (k.clone(), unmarked(v)))
-                .collect::<Map<String, Value>>(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(unmarked).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The conversation field of a body of `kind`: `messages` (Chat, Anthropic)
 /// or `input` (Responses).
 fn conversation_field(kind: BackendKind) -> &'static str {
@@ -103,7 +88,7 @@ fn conversation_field(kind: BackendKind) -> &'static str {
 fn assert_prefix_kept(kind: BackendKind, earlier: &Value, next: &Value, what: &str) {
     let (earlier, next) = match kind {
         // Anthropic's marks move from turn to turn; its cache ignores them.
-        BackendKind::Anthropic => (unmarked(earlier), unmarked(next)),
+        BackendKind::Anthropic => (without_breakpoints(earlier), without_breakpoints(next)),
         _ => (earlier.clone(), next.clone()),
     };
     let field = conversation_field(kind);
@@ -144,37 +129,12 @@ async fn consecutive_agent_requests_share_a_byte_identical_prefix_on_every_api()
     }
 }
 
-/// The JSON Pointers of the blocks a body marks for caching.
-fn marks(body: &Value) -> Vec<String> {
-    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
-        match v {
-            Value::Object(map) => {
-                if map.contains_key("cache_control") {
-                    out.push(at.to_string());
-                }
-                for (k, v) in map {
-                    walk(v, &format!("{at}/{k}"), out);
-                }
-            }
-            Value::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    walk(v, &format!("{at}/{i}"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(body, "", &mut out);
-    out
-}
-
 #[tokio::test]
 async fn anthropic_requests_mark_the_stable_prefix_the_previous_end_and_the_latest_message() {
     bind_snapshots!();
     let options = &strategies()[0];
     let bodies = research_run(BackendKind::Anthropic, options, &long_system()).await;
-    let marked: Vec<Vec<String>> = bodies.iter().map(marks).collect();
+    let marked: Vec<Vec<String>> = bodies.iter().map(breakpoints).collect();
     // Request n+1 reads at the block request n marked last (where it ended)
     // and marks its own latest message.
     assert_eq!(
@@ -225,14 +185,14 @@ async fn no_marks_when_turned_off_or_below_the_minimum() {
         ..strategies()[0].clone()
     };
     for body in research_run(kind, &off, &long_system()).await {
-        assert!(marks(&body).is_empty(), "{body}");
+        assert!(breakpoints(&body).is_empty(), "{body}");
         assert!(body["system"].is_string(), "{body}");
     }
     // A short prompt: the stable prefix and the early turns are under
     // 1,024 tokens even at 2 bytes a token.
     let short = research_run(kind, &strategies()[0], "Use the search tool.").await;
     for body in &short {
-        assert!(marks(body).is_empty(), "{body}");
+        assert!(breakpoints(body).is_empty(), "{body}");
     }
 }
 
@@ -261,7 +221,7 @@ fn a_long_run_of_wide_turns_stays_within_four_marks_and_reads_where_it_left_off(
     let mut previous_last: Option<String> = None;
     for turn in 0..12 {
         let body = AnthropicCodec::encode(&request(conversation.clone()), &config).unwrap();
-        let marked = marks(&body);
+        let marked = breakpoints(&body);
         assert!(marked.len() <= MAX_BREAKPOINTS, "turn {turn}: {marked:?}");
         assert_eq!(marked[0], "/system/0");
         // What the previous request marked last is marked again: this
