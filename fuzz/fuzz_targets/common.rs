@@ -83,6 +83,7 @@ pub fn decode_answer<C: Codec>(data: &[u8]) {
         seed: None,
         parallel_tool_calls: None,
         extra_body: Map::new(),
+        prompt_cache: true,
     };
     C::encode(&request, &config).expect("a decoded turn encodes");
 }

@@ -16,7 +16,8 @@ const HASH_LAYOUT: u32 = 2;
 
 /// The config hash of running `arena` on `backend`/`model` with output
 /// `plan`: the first 16 hex digits of SHA-256 over the canonical config
-/// (which holds the arena's backend settings but `max_retries`).
+/// (which holds the arena's backend settings but `max_retries` and
+/// `prompt_cache`: see [`BackendSettings`](crate::settings::BackendSettings)).
 pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan) -> String {
     config_hash_of_mode(arena, backend, model, plan, false)
 }

@@ -12,11 +12,16 @@
 //! seed = 7                      # openai-chat and compatible servers only
 //! parallel_tool_calls = false
 //! extra_body = { top_k = 20 }   # merged into every request body
+//! prompt_cache = false          # default on: Anthropic cache breakpoints
 //! ```
 //!
-//! Everything but `max_retries` enters the config hash (with the output plan
-//! the backend resolved): retrying harder changes how hard we try, not what
-//! is asked, so `--retry-errors --max-retries 5` may continue a results file.
+//! Everything but `max_retries` and `prompt_cache` enters the config hash
+//! (with the output plan the backend resolved): retrying harder changes how
+//! hard we try, not what is asked, so `--retry-errors --max-retries 5` may
+//! continue a results file; prompt-cache breakpoints change what a request
+//! is billed, not what the model is asked or answers, so runs with caching
+//! on and off are one configuration (and `compare` sets their costs side
+//! by side).
 //! Mock runs ignore the table.
 
 use crate::lint::Problem;
@@ -56,6 +61,8 @@ pub struct BackendSettings {
     pub parallel_tool_calls: Option<bool>,
     /// Extra top-level request-body fields. Default: none.
     pub extra_body: Map<String, Value>,
+    /// Prompt-cache breakpoints. Default: on.
+    pub prompt_cache: Option<bool>,
 }
 
 impl BackendSettings {
@@ -70,6 +77,7 @@ impl BackendSettings {
             seed: self.seed,
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body: self.extra_body.clone(),
+            prompt_cache: self.prompt_cache.unwrap_or(defaults.prompt_cache),
             ..defaults
         }
     }
@@ -93,10 +101,12 @@ impl BackendSettings {
             seed: over.seed.or(self.seed),
             parallel_tool_calls: over.parallel_tool_calls.or(self.parallel_tool_calls),
             extra_body,
+            prompt_cache: over.prompt_cache.or(self.prompt_cache),
         }
     }
 
-    /// What enters the config hash: every setting but `max_retries`.
+    /// What enters the config hash: every setting but `max_retries` and
+    /// `prompt_cache` (see the [module docs](self)).
     pub fn hashed(&self) -> Value {
         json!({
             "output": self.output.as_str(),
@@ -144,6 +154,7 @@ pub(crate) struct BackendToml {
     seed: Option<i64>,
     parallel_tool_calls: Option<bool>,
     extra_body: Option<toml::Spanned<toml::Table>>,
+    prompt_cache: Option<bool>,
 }
 
 impl BackendToml {
@@ -210,6 +221,7 @@ impl BackendToml {
             seed: self.seed,
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body,
+            prompt_cache: self.prompt_cache,
         }
     }
 }
@@ -246,10 +258,17 @@ mod tests {
         let options = both.options();
         assert_eq!(options.max_retries, 1);
         assert_eq!(options.temperature, Some(0.7));
-        // The hash sees the temperature but not the retries.
+        // The hash sees the temperature but not the retries, nor caching.
         let mut retried = both.clone();
         retried.max_retries = Some(9);
         assert_eq!(both.hashed(), retried.hashed());
+        let uncached = both.overlaid(&BackendSettings {
+            prompt_cache: Some(false),
+            ..BackendSettings::default()
+        });
+        assert!(!uncached.options().prompt_cache);
+        assert!(both.options().prompt_cache, "on by default");
+        assert_eq!(both.hashed(), uncached.hashed());
         assert_ne!(both.hashed(), table.hashed());
     }
 

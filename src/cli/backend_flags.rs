@@ -35,6 +35,13 @@ pub(crate) struct BackendFlags {
     /// A JSON object merged into every request body, e.g. '{"top_k": 20}'.
     #[arg(long, value_name = "JSON")]
     extra_body: Option<String>,
+    /// Whether requests mark their prefix for the provider's prompt cache
+    /// (Anthropic `cache_control` breakpoints; default: yes).
+    #[arg(long, value_name = "BOOL", conflicts_with = "no_prompt_cache")]
+    prompt_cache: Option<bool>,
+    /// Send no prompt-cache breakpoints (`--prompt-cache false`).
+    #[arg(long)]
+    no_prompt_cache: bool,
 }
 
 impl BackendFlags {
@@ -65,7 +72,16 @@ impl BackendFlags {
             seed: self.seed,
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body,
+            prompt_cache: self.prompt_cache(),
         })
+    }
+
+    /// `--prompt-cache`, or false with `--no-prompt-cache`.
+    fn prompt_cache(&self) -> Option<bool> {
+        match self.no_prompt_cache {
+            true => Some(false),
+            false => self.prompt_cache,
+        }
     }
 
     /// Whether any flag is set (they need a live backend).
@@ -78,5 +94,6 @@ impl BackendFlags {
             || self.seed.is_some()
             || self.parallel_tool_calls.is_some()
             || self.extra_body.is_some()
+            || self.prompt_cache().is_some()
     }
 }

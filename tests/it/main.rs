@@ -65,6 +65,7 @@ mod cli_shards;
 mod docs;
 mod example;
 mod live_arena;
+mod prompt_cache;
 mod secrets;
 mod stand_in;
 mod wrong_answers;

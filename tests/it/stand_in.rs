@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, Mutex};
+use tribunal::runtime::backend::prompt_cache::without_breakpoints;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -629,4 +630,111 @@ pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Anthropic's prompt cache as the stand-in plays it, for a stand-in that
+/// reports cache writes and reads the way Anthropic does.
+///
+/// A request's prompt is its blocks in Anthropic's order — each tool, the
+/// system prompt's blocks, each message's blocks — counted at
+/// [`STAND_IN_BYTES_PER_TOKEN`] bytes of JSON (marks left out) a token. At
+/// each block marked `cache_control`, the longest prefix cached before that
+/// ends at the mark or up to 20 blocks before it is read; the prefix up to
+/// each mark of at least [`STAND_IN_MIN_CACHEABLE`] tokens is written (what
+/// lies past the read, up to the last such mark); the rest is uncached
+/// input. Prefixes are told apart by a hash of their blocks without marks.
+#[derive(Debug, Default)]
+pub(crate) struct AnthropicCache {
+    written: Mutex<std::collections::HashSet<u64>>,
+}
+
+/// Bytes a stand-in token holds (a tokenizer's rough average).
+pub(crate) const STAND_IN_BYTES_PER_TOKEN: usize = 4;
+/// The shortest prefix the stand-in caches, in tokens.
+pub(crate) const STAND_IN_MIN_CACHEABLE: u64 = 1024;
+/// How far before a mark the stand-in looks for a cached prefix.
+const LOOKBACK_BLOCKS: usize = 20;
+
+/// The blocks of an Anthropic request body in prompt order: (the block,
+/// whether it is marked, a tag hashed before it — a message's role at its
+/// first block).
+fn prompt_blocks(body: &Value) -> Vec<(Value, bool, String)> {
+    let mut out = Vec::new();
+    let marked = |v: &Value| v.get("cache_control").is_some();
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        out.push((tool.clone(), marked(tool), "tool".to_string()));
+    }
+    match &body["system"] {
+        Value::String(text) => out.push((
+            json!({"type": "text", "text": text}),
+            false,
+            "system".into(),
+        )),
+        Value::Array(blocks) => {
+            for b in blocks {
+                out.push((b.clone(), marked(b), "system".to_string()));
+            }
+        }
+        _ => {}
+    }
+    for message in body["messages"].as_array().into_iter().flatten() {
+        let role = message["role"].as_str().unwrap_or("").to_string();
+        match &message["content"] {
+            Value::String(text) => out.push((json!({"type": "text", "text": text}), false, role)),
+            Value::Array(blocks) => {
+                for (i, b) in blocks.iter().enumerate() {
+                    let tag = if i == 0 { role.clone() } else { String::new() };
+                    out.push((b.clone(), marked(b), tag));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl AnthropicCache {
+    /// The `usage` Anthropic would report for request `body` answered with
+    /// `output_tokens`, caching what it writes for later requests.
+    pub(crate) fn usage(&self, body: &Value, output_tokens: u64) -> Value {
+        use std::hash::{Hash, Hasher};
+        let blocks = prompt_blocks(body);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let mut total = 0u64;
+        // Per block: the prefix hash and tokens up to and including it.
+        let mut prefixes = Vec::with_capacity(blocks.len());
+        for (block, _, tag) in &blocks {
+            let text = without_breakpoints(block).to_string();
+            tag.hash(&mut hasher);
+            text.hash(&mut hasher);
+            total += text.len().div_ceil(STAND_IN_BYTES_PER_TOKEN) as u64;
+            prefixes.push((hasher.finish(), total));
+        }
+        let marks: Vec<usize> = (0..blocks.len()).filter(|i| blocks[*i].1).collect();
+        let mut written = self.written.lock().unwrap();
+        let read = marks
+            .iter()
+            .filter_map(|&mark| {
+                (mark.saturating_sub(LOOKBACK_BLOCKS)..=mark)
+                    .rev()
+                    .find(|j| written.contains(&prefixes[*j].0))
+                    .map(|j| prefixes[j].1)
+            })
+            .max()
+            .unwrap_or(0);
+        let mut cached_to = read;
+        for &mark in &marks {
+            let (hash, tokens) = prefixes[mark];
+            if tokens >= STAND_IN_MIN_CACHEABLE && tokens > read {
+                written.insert(hash);
+                cached_to = cached_to.max(tokens);
+            }
+        }
+        json!({
+            "input_tokens": total - cached_to,
+            "cache_creation_input_tokens": cached_to - read,
+            "cache_read_input_tokens": read,
+            "output_tokens": output_tokens,
+        })
+    }
 }

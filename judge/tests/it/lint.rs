@@ -330,6 +330,7 @@ fn backend_settings_load_into_the_arena() {
         "seed = 7",
         "parallel_tool_calls = true",
         "extra_body = { top_k = 20, chat_template_kwargs = { enable_thinking = false } }",
+        "prompt_cache = false",
     ]
     .join("\n");
     let dir = arena_dir(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
@@ -347,15 +348,18 @@ fn backend_settings_load_into_the_arena() {
         serde_json::Value::Object(b.extra_body.clone()),
         serde_json::json!({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}})
     );
+    assert_eq!(b.prompt_cache, Some(false));
     let options = b.options();
     assert_eq!(options.max_retries, 5);
     assert_eq!(options.output, tribunal_runtime::OutputChoice::Native);
+    assert!(!options.prompt_cache);
 }
 
 /// The config hash holds every backend setting and the output plan, but not
-/// `max_retries` (a harder retry may continue a results file).
+/// `max_retries` (a harder retry may continue a results file) nor
+/// `prompt_cache` (cache breakpoints change the bill, not the answers).
 #[test]
-fn the_config_hash_holds_backend_settings_but_not_retries() {
+fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     use tribunal_runtime::backend::SchemaTarget;
     use tribunal_runtime::output::OutputPlan;
     let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
@@ -369,6 +373,7 @@ fn the_config_hash_holds_backend_settings_but_not_retries() {
         tribunal_judge::hash::config_hash(&changed, "openai-chat", "m", &plan)
     };
     assert_eq!(with(&|a| a.backend.max_retries = Some(9)), base);
+    assert_eq!(with(&|a| a.backend.prompt_cache = Some(false)), base);
     assert_ne!(with(&|a| a.backend.temperature = Some(0.0)), base);
     assert_ne!(with(&|a| a.backend.seed = Some(1)), base);
     assert_ne!(with(&|a| a.backend.max_output_tokens = Some(64)), base);

@@ -28,6 +28,31 @@ fn the_builtin_table_parses_with_its_date_and_sane_prices() {
     }
 }
 
+/// Anthropic bills a 5-minute cache write at 1.25× the input price and a
+/// cache read at 0.1× (the breakpoints tribunal sends are 5-minute ones):
+/// every Claude model of the built-in table says so, so the report's cost
+/// of a cached run is the invoice's.
+#[test]
+fn every_builtin_claude_model_prices_cache_writes_and_reads_at_anthropics_multipliers() {
+    let claude: Vec<(&String, &ModelPrice)> = Pricing::builtin()
+        .models
+        .iter()
+        .filter(|(name, _)| name.starts_with("claude-"))
+        .collect();
+    assert!(claude.len() >= 6);
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    for (name, p) in claude {
+        assert!(
+            p.cache_write.is_some_and(|w| near(w, 1.25 * p.input)),
+            "{name}: {p:?}"
+        );
+        assert!(
+            p.cache_read.is_some_and(|r| near(r, 0.1 * p.input)),
+            "{name}: {p:?}"
+        );
+    }
+}
+
 #[test]
 fn a_model_is_found_by_name_or_a_dated_name_never_by_a_guess() {
     let pricing = Pricing::builtin();

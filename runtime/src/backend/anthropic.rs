@@ -7,11 +7,14 @@
 //! [`ProviderConfig::extra_body`]. `max_tokens` is required by the API: the
 //! request's ceiling, else [`STRUCTURED_MAX_TOKENS`] when a JSON answer is
 //! asked for and [`TEXT_MAX_TOKENS`] otherwise. The assistant turn is never
-//! prefilled: prefill is incompatible with structured output.
+//! prefilled: prefill is incompatible with structured output. With
+//! [`ProviderConfig::prompt_cache`] on (the default) the body gets
+//! `cache_control` breakpoints ([`prompt_cache`](super::prompt_cache)).
 
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::http::HttpBackend;
+use super::prompt_cache::{self, BlockAt};
 use super::wire::{self, Offer};
 use super::{BackendError, ModelRequest, OutputFormat};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
@@ -96,7 +99,21 @@ impl Codec for AnthropicCodec {
 
     fn encode(request: &ModelRequest, config: &ProviderConfig) -> Result<Value, BackendError> {
         let mut messages: Vec<WireMessage> = Vec::new();
-        for m in &request.conversation.messages {
+        // The previous request of the run ended before the last assistant
+        // turn: its last block is where that request's cache mark was.
+        let last_assistant = request
+            .conversation
+            .messages
+            .iter()
+            .rposition(|m| matches!(m, Message::Assistant { .. }));
+        let mut previous_end = None;
+        for (i, m) in request.conversation.messages.iter().enumerate() {
+            if Some(i) == last_assistant {
+                previous_end = messages.len().checked_sub(1).map(|message| BlockAt {
+                    message,
+                    block: messages[message].content.len().saturating_sub(1),
+                });
+            }
             let (role, blocks) = match m {
                 Message::User { text } => ("user", vec![Block::Text { text: text.clone() }]),
                 Message::Assistant {
@@ -166,7 +183,11 @@ impl Codec for AnthropicCodec {
             tool_choice,
             output_config,
         };
-        wire::encode_body(&body, config)
+        let mut body = wire::encode_body(&body, config)?;
+        if config.prompt_cache {
+            prompt_cache::place_breakpoints(&mut body, &config.model, previous_end);
+        }
+        Ok(body)
     }
 
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {

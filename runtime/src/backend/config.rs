@@ -161,6 +161,11 @@ pub struct BackendOptions {
     /// Objects are merged key by key; where both set the same value the
     /// backend's own field wins. Default: empty.
     pub extra_body: Map<String, Value>,
+    /// Whether requests mark their stable prefix and latest message for the
+    /// provider's prompt cache (Anthropic `cache_control` breakpoints; the
+    /// OpenAI APIs cache prefixes by themselves). It changes what a request
+    /// is billed, never its answer. Default: on.
+    pub prompt_cache: bool,
     /// Write every request/answer pair to this cassette (JSON Lines).
     /// Default: none.
     pub record: Option<PathBuf>,
@@ -184,6 +189,7 @@ impl Default for BackendOptions {
             seed: None,
             parallel_tool_calls: None,
             extra_body: Map::new(),
+            prompt_cache: true,
             record: None,
             replay: None,
             cache: None,
@@ -193,7 +199,9 @@ impl Default for BackendOptions {
 
 /// The cache file of `kind` under `config`: a digest of the backend, model,
 /// base URL, output plan and request settings (never the key), so answers
-/// of one configuration are never served to another.
+/// of one configuration are never served to another. Not
+/// [`ProviderConfig::prompt_cache`]: prompt-cache breakpoints never change
+/// an answer (ARCHITECTURE.md, "Prompt caching").
 fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
     use sha2::{Digest, Sha256};
     let identity = serde_json::json!({
@@ -293,6 +301,8 @@ pub struct ProviderConfig {
     pub parallel_tool_calls: Option<bool>,
     /// Extra top-level body fields (see [`BackendOptions::extra_body`]).
     pub extra_body: Map<String, Value>,
+    /// Prompt-cache breakpoints on (see [`BackendOptions::prompt_cache`]).
+    pub prompt_cache: bool,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -306,6 +316,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("seed", &self.seed)
             .field("parallel_tool_calls", &self.parallel_tool_calls)
             .field("extra_body", &self.extra_body)
+            .field("prompt_cache", &self.prompt_cache)
             .finish()
     }
 }
@@ -356,6 +367,7 @@ impl ProviderConfig {
             seed: options.seed,
             parallel_tool_calls: options.parallel_tool_calls,
             extra_body: options.extra_body.clone(),
+            prompt_cache: options.prompt_cache,
         })
     }
 }

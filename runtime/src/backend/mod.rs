@@ -25,6 +25,8 @@ pub mod openai_chat;
 pub mod openai_responses;
 #[cfg(feature = "openai")]
 mod openai_wire;
+#[cfg(feature = "anthropic")]
+pub mod prompt_cache;
 pub mod record;
 pub mod replay;
 pub mod retry;

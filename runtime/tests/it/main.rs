@@ -20,6 +20,7 @@ macro_rules! bind_snapshots {
 
 mod backend_cache;
 mod backend_loop;
+mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
 mod backend_support;
