@@ -548,15 +548,27 @@ async fn a_cut_answer_gets_the_repair_on_every_api() {
         )
         .await;
         let run = eiffel_run(kind, &server, &hosted(), Default::default()).await;
-        assert_eq!(
-            run.report.outcome.value(),
-            Some(&eiffel()),
-            "{kind}: {:?}",
-            run.report
-        );
-        assert!(run.report.repair_used, "{kind}");
-        assert_eq!(bodies(&server).await.len(), 2, "{kind}: no retry");
+        repaired_once(kind, &run, &server).await;
     }
+}
+
+/// Checks that `run` ended with the Eiffel Tower record after the one
+/// repair, in two requests (no retry); returns their bodies.
+async fn repaired_once(
+    kind: BackendKind,
+    run: &tribunal_runtime::Run,
+    server: &wiremock::MockServer,
+) -> Vec<Value> {
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&eiffel()),
+        "{kind}: {:?}",
+        run.report
+    );
+    assert!(run.report.repair_used, "{kind}");
+    let bodies = bodies(server).await;
+    assert_eq!(bodies.len(), 2, "{kind}: no retry");
+    bodies
 }
 
 /// A final-answer call cut by the token limit gets the one repair on a
@@ -582,15 +594,7 @@ async fn a_cut_answer_call_gets_the_repair_on_a_server_that_parses_the_history()
             ..BackendOptions::default()
         };
         let run = eiffel_run(kind, &server, &options, Default::default()).await;
-        assert_eq!(
-            run.report.outcome.value(),
-            Some(&eiffel()),
-            "{kind}: {:?}",
-            run.report
-        );
-        assert!(run.report.repair_used, "{kind}");
-        let bodies = bodies(&server).await;
-        assert_eq!(bodies.len(), 2, "{kind}: no retry");
+        let bodies = repaired_once(kind, &run, &server).await;
         let sent_back = match kind {
             BackendKind::OpenAiChat => bodies[1]["messages"]
                 .as_array()
