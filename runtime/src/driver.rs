@@ -1,7 +1,7 @@
 //! The async driver: performs what the [`Machine`] decides. The only code of
 //! the loop that awaits, reads the clock or calls a backend or a tool.
 
-use crate::backend::{Backend, Delta};
+use crate::backend::{Backend, BackendErrorKind, Delta};
 use crate::error::ErrorCode;
 use crate::event::{EventSink, RunEvent};
 use crate::machine::{Action, Input, Machine};
@@ -89,25 +89,26 @@ async fn drive_boxed(
                     .instrument(span.clone())
                     .await;
                 drop(call);
-                let input = answer
-                    .map(|r| match r {
-                        Ok(t) => {
-                            telemetry::record_turn(&span, &t.usage, t.stop);
-                            Input::Turn(t)
-                        }
-                        Err(e) => {
-                            telemetry::record_failure(&span, e.kind.as_str());
-                            // The one place the reason is told: the report
-                            // keeps only its code and kind. The message is
-                            // free of keys and request content.
-                            tracing::warn!(backend = backend.name(), error = %e, "the model call failed");
-                            Input::BackendFailed(e)
-                        }
-                    })
-                    .unwrap_or_else(|| {
+                let input = match answer {
+                    Some(Ok(t)) => {
+                        telemetry::record_turn(&span, &t.usage, t.stop);
+                        Input::Turn(t)
+                    }
+                    Some(Err(e)) if e.kind != BackendErrorKind::DeadlineCut => {
+                        telemetry::record_failure(&span, e.kind.as_str());
+                        // The one place the reason is told: the report
+                        // keeps only its code and kind. The message is
+                        // free of keys and request content.
+                        tracing::warn!(backend = backend.name(), error = %e, "the model call failed");
+                        Input::BackendFailed(e)
+                    }
+                    // The deadline cut the call: now, or (a replayed
+                    // cassette's `cut` entry) when the run was recorded.
+                    _ => {
                         telemetry::record_failure(&span, ErrorCode::DeadlineExceeded.as_str());
                         Input::DeadlineExceeded
-                    });
+                    }
+                };
                 // Release the request's share of the conversation first, so
                 // the machine grows it in place instead of copying it.
                 drop(request);

@@ -7,8 +7,11 @@
 //! matched by its normalised key ([`request_key`]) and by how many times
 //! this process has asked it before: the n-th identical request gets the
 //! n-th cached answer, so `--repeat 5` keeps five distinct samples of an
-//! item's first turn. Errors are never cached; a request whose answers are
-//! used up goes to the model and its answer is added.
+//! item's first turn. Errors are never cached, nor a call the run deadline
+//! cut (only a [`Recording`](super::Recording) above writes it, as `cut`): a
+//! cut holds no answer, and it tells of that run's deadline and the server's
+//! speed, not of the request, so a rerun asks the model again. A request
+//! whose answers are used up goes to the model and its answer is added.
 //!
 //! Which backend, model, base URL and settings the answers came from is the
 //! caller's business: keep one file per combination (the CLI names the file

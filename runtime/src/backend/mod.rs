@@ -147,6 +147,11 @@ pub enum BackendErrorKind {
     /// cancelled, failed, or gave no result for it
     /// ([`batch`](crate::backend::batch)).
     Batch,
+    /// A replayed request that the run deadline cut when it was recorded
+    /// (a cassette's `cut` entry, [`record`]): the driver ends the run as
+    /// `deadline_exceeded`, as the recorded run ended, never as a backend
+    /// error.
+    DeadlineCut,
 }
 
 impl BackendErrorKind {
@@ -160,6 +165,7 @@ impl BackendErrorKind {
             BackendErrorKind::Script => "script",
             BackendErrorKind::Refused => "refused",
             BackendErrorKind::Batch => "batch",
+            BackendErrorKind::DeadlineCut => "deadline_cut",
         }
     }
 }

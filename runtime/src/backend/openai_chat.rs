@@ -84,7 +84,7 @@ impl Codec for OpenAiChatCodec {
                                     id: c.id.clone(),
                                     function: FunctionCall {
                                         name: c.name.clone(),
-                                        arguments: c.arguments.clone(),
+                                        arguments: openai_wire::arguments_sent_back(&c.arguments),
                                     },
                                 },
                             )

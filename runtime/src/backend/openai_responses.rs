@@ -63,7 +63,7 @@ impl Codec for OpenAiResponsesCodec {
                     }
                     for c in tool_calls {
                         input.push(InputItem::Item(Item::FunctionCall(FunctionToolCall {
-                            arguments: c.arguments.clone(),
+                            arguments: openai_wire::arguments_sent_back(&c.arguments),
                             call_id: c.id.clone(),
                             name: c.name.clone(),
                             ..Default::default()

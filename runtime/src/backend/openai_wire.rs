@@ -1,5 +1,6 @@
 //! What the two OpenAI codecs (Chat Completions and Responses) share: the
-//! tool fields, the text of a content value, how an answer ended, and usage.
+//! tool fields, earlier calls' arguments as sent back, the text of a content
+//! value, how an answer ended, and usage.
 
 use super::wire::Offer;
 use crate::conversation::{ModelTurn, StopReason, ToolCall, Usage};
@@ -30,6 +31,25 @@ pub(crate) fn openai_tools<T>(offer: Option<Offer<T>>) -> OpenAiTools<T> {
             parallel_tool_calls: Some(offer.parallel.unwrap_or(false)),
             tools: Some(offer.tools),
         },
+    }
+}
+
+/// An earlier tool call's arguments as a request sends them back: as the
+/// model wrote them when they are one JSON object, else `{}` (as Anthropic's
+/// `tool_use.input`, [`wire::arguments_object`](super::wire)). Such a call
+/// (cut by the output-token limit, or malformed) already has a result that
+/// says what was wrong; sent back as written, it makes llama.cpp's server
+/// refuse the whole request (HTTP 500 "Failed to parse tool call arguments
+/// as JSON", raised as it renders the chat template), every time: the repair
+/// of a cut answer call never reached the model.
+pub(crate) fn arguments_sent_back(raw: &str) -> String {
+    // Checked without building the value: a history is sent on every turn.
+    let is_object = raw.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok();
+    if is_object {
+        raw.to_string()
+    } else {
+        "{}".to_string()
     }
 }
 
@@ -116,5 +136,28 @@ pub(crate) fn openai_usage(
         cache_read_tokens: input_details.and_then(|d| d.cached_tokens).unwrap_or(0),
         cache_write_tokens: 0,
         reasoning_tokens: output_details.and_then(|d| d.reasoning_tokens).unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_go_back_as_written_when_an_object_else_as_an_empty_one() {
+        let pretty = "{\n  \"query\": \"CN Tower\",\n  \"k\": 3\n}";
+        assert_eq!(arguments_sent_back(pretty), pretty);
+        assert_eq!(arguments_sent_back(" {} "), " {} ");
+        for not_an_object in [
+            // Cut by the token limit (seen live on llama.cpp).
+            "{\"result\": {\"summary\": \"1372-01372000053",
+            "{\"a\": 1} trailing",
+            "[1, 2]",
+            "\"text\"",
+            "",
+            "not json",
+        ] {
+            assert_eq!(arguments_sent_back(not_an_object), "{}", "{not_an_object}");
+        }
     }
 }

@@ -4,8 +4,10 @@
 //! A cassette is JSON Lines: a [`CassetteLine::Header`] (format version,
 //! backend, model, schema target), then one [`CassetteLine::Exchange`] per
 //! request: the request in provider-neutral form, its normalised key, and the
-//! turn or error the wrapped backend returned. Recording happens above the
-//! provider, so no URL, header or key is ever seen here, let alone written.
+//! turn or error the wrapped backend returned — or `cut` when the run stopped
+//! waiting for the answer (its deadline passed), so a replay ends that run as
+//! the recorded one ended. Recording happens above the provider, so no URL,
+//! header or key is ever seen here, let alone written.
 
 use super::{
     Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, OutputFormat,
@@ -22,8 +24,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The cassette format version written and read.
-pub const CASSETTE_VERSION: u32 = 1;
+/// The cassette format version written, and the newest read. Version 2
+/// added the `cut` outcome; a version 1 cassette has none and replays as it
+/// always did.
+pub const CASSETTE_VERSION: u32 = 2;
 
 /// One line of a cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,6 +85,12 @@ pub enum RecordedOutcome {
     Turn(ModelTurn),
     /// A failure (after the retries below the recorder).
     Error(RecordedError),
+    /// No answer: the run stopped waiting for it — the driver's deadline
+    /// dropped the call (or the run itself was dropped). Written as
+    /// `"outcome": "cut"`; replayed as a
+    /// [`DeadlineCut`](BackendErrorKind::DeadlineCut) error, which ends the
+    /// run as `deadline_exceeded` at once.
+    Cut,
 }
 
 /// A [`BackendError`] as written in a cassette.
@@ -268,22 +278,56 @@ impl<B: Backend> Recording<B> {
         sink: Option<DeltaSink<'a>>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
-            let result = forward(&self.inner, request, sink).await;
-            let line = CassetteLine::Exchange {
-                key: request_key(request),
-                request: request_json(request),
-                outcome: match &result {
-                    Ok(turn) => RecordedOutcome::Turn(turn.clone()),
-                    Err(e) => RecordedOutcome::Error(e.into()),
-                },
+            // Armed while the answer is awaited: if this future is dropped
+            // there (the run deadline cut the call), it writes the cut entry.
+            let mut waiting = CutOnDrop {
+                recording: self,
+                request: Some(request),
             };
-            let written = append_line(&self.file, &line);
-            if let Err(e) = written {
+            let result = forward(&self.inner, request, sink).await;
+            waiting.request = None;
+            let outcome = match &result {
+                Ok(turn) => RecordedOutcome::Turn(turn.clone()),
+                Err(e) => RecordedOutcome::Error(e.into()),
+            };
+            if let Err(e) = self.append(request, outcome) {
                 // A lost cassette line must not pass silently: fail the request.
                 return Err(io_error(&self.path, "write", e));
             }
             result
         })
+    }
+
+    /// Appends the exchange of `request` with `outcome`.
+    fn append(&self, request: &ModelRequest, outcome: RecordedOutcome) -> std::io::Result<()> {
+        let line = CassetteLine::Exchange {
+            key: request_key(request),
+            request: request_json(request),
+            outcome,
+        };
+        append_line(&self.file, &line)
+    }
+}
+
+/// Writes a [`RecordedOutcome::Cut`] exchange for `request` when dropped
+/// while still holding it: the recording future was dropped before the
+/// answer came, which in a run means the driver's deadline cut the call.
+/// A future dropped before its first poll never arms one: a request never
+/// sent is not recorded.
+struct CutOnDrop<'a, B: Backend> {
+    recording: &'a Recording<B>,
+    request: Option<&'a ModelRequest>,
+}
+
+impl<B: Backend> Drop for CutOnDrop<'_, B> {
+    fn drop(&mut self) {
+        let Some(request) = self.request.take() else {
+            return;
+        };
+        if let Err(e) = self.recording.append(request, RecordedOutcome::Cut) {
+            // No request is left to fail: say so.
+            tracing::warn!("{}", io_error(&self.recording.path, "write", e));
+        }
     }
 }
 

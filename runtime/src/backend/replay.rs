@@ -6,7 +6,10 @@
 //! ([`super::record::request_key`]), not by position, so
 //! concurrent runs replay in any order. A request recorded several times is
 //! answered in recording order. A request the cassette has no answer for fails
-//! with a `Script` error naming the cassette.
+//! with a `Script` error naming the cassette. A request recorded as `cut` (the
+//! recorded run's deadline dropped it) fails at once with a
+//! [`DeadlineCut`](BackendErrorKind::DeadlineCut) error, which the driver
+//! turns into the run's `deadline_exceeded`, without waiting for a deadline.
 
 use super::record::{CASSETTE_VERSION, CassetteLine, RecordedOutcome, request_key};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
@@ -149,6 +152,14 @@ impl Backend for Replay {
             match served {
                 Some(Some(RecordedOutcome::Turn(turn))) => Ok(turn),
                 Some(Some(RecordedOutcome::Error(e))) => Err(e.into()),
+                Some(Some(RecordedOutcome::Cut)) => Err(BackendError::new(
+                    BackendErrorKind::DeadlineCut,
+                    format!(
+                        "cassette {}: the recorded run's deadline cut this request (key {})",
+                        self.path.display(),
+                        key.get(..12).unwrap_or(&key)
+                    ),
+                )),
                 Some(None) => Err(BackendError::new(
                     BackendErrorKind::Script,
                     format!(
@@ -197,7 +208,7 @@ mod tests {
         assert!(error_of(&deep).contains("line 1 is not a cassette header"));
         assert!(error_of(&format!("{HEADER}\n{deep}\n")).contains("line 2:"));
         assert!(error_of(&format!("{HEADER}\n\n{HEADER}\n")).contains("line 3 is a second header"));
-        let newer = HEADER.replace(r#""version":1"#, r#""version":2"#);
+        let newer = HEADER.replace(r#""version":1"#, r#""version":3"#);
         assert!(error_of(&newer).contains("newer"));
         // A header alone is an empty cassette, not an error.
         let replay = Replay::from_text("c.jsonl", HEADER).unwrap();

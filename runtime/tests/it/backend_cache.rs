@@ -1,5 +1,6 @@
 //! The rerun cache: a second pass answers from the file without asking the
-//! model; identical requests keep distinct samples; errors are never cached;
+//! model; identical requests keep distinct samples; errors and calls cut by
+//! the deadline are never cached;
 //! a file of another model is refused; each run counts its own hits.
 
 use crate::support::{answer, eiffel, landmark_schema};
@@ -173,4 +174,52 @@ async fn a_torn_last_line_is_cut_off_and_the_rest_kept() {
             .unwrap()
             .starts_with(r#"{"type":"header""#)
     );
+}
+
+/// A call the run deadline cut is recorded as `cut` by the recording above
+/// the cache, but never cached: it holds no answer, and it tells of that
+/// run's deadline and the server's speed, not of the request. A rerun asks
+/// the model again; a cache file holding a cut entry reads without error.
+#[tokio::test(start_paused = true)]
+async fn a_call_cut_by_the_deadline_is_not_cached() {
+    use crate::support::SlowOnCall;
+    use std::time::Duration;
+    use tribunal_runtime::backend::Recording;
+    use tribunal_runtime::{Budget, ErrorCode};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (file, cassette) = (dir.path().join("cache.jsonl"), dir.path().join("run.jsonl"));
+    let slow = SlowOnCall::new(
+        Arc::new(ScriptedBackend::from_turns([answer(&eiffel())])),
+        1,
+        Duration::from_secs(3600),
+    );
+    let cached = Cached::open(slow, &file).unwrap();
+    let recording = Arc::new(Recording::new(cached, &cassette).unwrap());
+    let run = agent(recording)
+        .with_budget(Budget {
+            deadline: Some(Duration::from_secs(60)),
+            ..Budget::default()
+        })
+        .run("Eiffel Tower?")
+        .await;
+    assert_eq!(
+        run.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+    let recorded = std::fs::read_to_string(&cassette).unwrap();
+    assert!(recorded.contains(r#""outcome":"cut""#), "{recorded}");
+    let cache = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(cache.lines().count(), 1, "the header alone: {cache}");
+
+    let model = Arc::new(ScriptedBackend::from_turns([answer(&eiffel())]));
+    let rerun = Arc::new(Cached::open(model.clone(), &file).unwrap());
+    assert_eq!(names(rerun.clone(), 1).await, ["Eiffel Tower"]);
+    assert_eq!(rerun.counts(), CacheCounts { hits: 0, misses: 1 });
+
+    // The recorded cassette as a cache: its cut entry is no answer.
+    let model = Arc::new(ScriptedBackend::from_turns([answer(&eiffel())]));
+    let from_cassette = Arc::new(Cached::open(model.clone(), &cassette).unwrap());
+    assert_eq!(names(from_cassette.clone(), 1).await, ["Eiffel Tower"]);
+    assert_eq!(model.requests().len(), 1);
 }

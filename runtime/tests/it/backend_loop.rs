@@ -529,3 +529,85 @@ async fn finalize_and_repair_requests_say_what_to_do() {
         );
     }
 }
+
+/// An answer cut by the output-token limit (`length`, `max_output_tokens`,
+/// `max_tokens`) is the model's invalid answer: it gets the one repair, is
+/// not retried, and is no backend error.
+#[tokio::test]
+async fn a_cut_answer_gets_the_repair_on_every_api() {
+    for kind in ALL {
+        let server = model_server(
+            kind,
+            vec![
+                truncated_turn(
+                    kind,
+                    "{\"name\": \"Eiffel Tower\", \"sources\": [\"1372-0137200",
+                ),
+                text_turn(kind, &eiffel().to_string()),
+            ],
+        )
+        .await;
+        let run = eiffel_run(kind, &server, &hosted(), Default::default()).await;
+        repaired_once(kind, &run, &server).await;
+    }
+}
+
+/// Checks that `run` ended with the Eiffel Tower record after the one
+/// repair, in two requests (no retry); returns their bodies.
+async fn repaired_once(
+    kind: BackendKind,
+    run: &tribunal_runtime::Run,
+    server: &wiremock::MockServer,
+) -> Vec<Value> {
+    assert_eq!(
+        run.report.outcome.value(),
+        Some(&eiffel()),
+        "{kind}: {:?}",
+        run.report
+    );
+    assert!(run.report.repair_used, "{kind}");
+    let bodies = bodies(server).await;
+    assert_eq!(bodies.len(), 2, "{kind}: no retry");
+    bodies
+}
+
+/// A final-answer call cut by the token limit gets the one repair on a
+/// server that parses the history's tool-call arguments, as llama.cpp's
+/// does: the cut call goes back with arguments `{}`, so the repair request
+/// is not refused with HTTP 500 (seen live: the same 500 on every retry,
+/// then `backend_error`).
+#[tokio::test]
+async fn a_cut_answer_call_gets_the_repair_on_a_server_that_parses_the_history() {
+    let cut = "{\"name\": \"Eiffel Tower\", \"year\": 1889, \"height_m\": 330, \
+               \"sources\": [\"1372-01372000053";
+    for kind in [BackendKind::OpenAiChat, BackendKind::OpenAiResponses] {
+        let server = model_server_with(
+            kind,
+            ParsesHistoryArguments(Sequence::new(vec![
+                cut_tool_call_turn(kind, "call_1", "final_answer", cut),
+                tool_call_turn(kind, "call_2", "final_answer", eiffel()),
+            ])),
+        )
+        .await;
+        let options = BackendOptions {
+            output: OutputChoice::Tool,
+            ..BackendOptions::default()
+        };
+        let run = eiffel_run(kind, &server, &options, Default::default()).await;
+        let bodies = repaired_once(kind, &run, &server).await;
+        let sent_back = match kind {
+            BackendKind::OpenAiChat => bodies[1]["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find_map(|m| m.pointer("/tool_calls/0/function/arguments")),
+            _ => bodies[1]["input"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|item| item["type"] == "function_call")
+                .map(|item| &item["arguments"]),
+        };
+        assert_eq!(sent_back, Some(&json!("{}")), "{kind}");
+    }
+}

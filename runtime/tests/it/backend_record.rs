@@ -232,3 +232,70 @@ async fn a_fixture_cassette_replays_through_the_loop() {
     let run = agent(backend).run("Eiffel Tower?").await;
     assert_eq!(run.report.outcome.value(), Some(&eiffel()));
 }
+
+/// A model call cut by the run deadline is in the cassette as `cut`, and its
+/// replay ends the run as `deadline_exceeded` at once, as the recorded run
+/// ended — not as a request the cassette has no answer for.
+#[tokio::test(start_paused = true)]
+async fn a_call_cut_by_the_deadline_replays_as_deadline_exceeded() {
+    use crate::support::{SlowOnCall, script, text};
+    use std::time::Duration;
+    use tribunal_runtime::backend::{Recording, Replay};
+    use tribunal_runtime::{Budget, ErrorCode};
+
+    let with_deadline = |backend: Arc<dyn Backend>| {
+        agent(backend).with_budget(Budget {
+            deadline: Some(Duration::from_secs(60)),
+            ..Budget::default()
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("cut.jsonl");
+    // An invalid answer, then a repair the model is still writing an hour on.
+    let slow = SlowOnCall::new(
+        script(vec![text("not json"), text(&eiffel().to_string())]),
+        2,
+        Duration::from_secs(3600),
+    );
+    let recording = Arc::new(Recording::new(slow, &cassette).unwrap());
+    let started = tokio::time::Instant::now();
+    let recorded = with_deadline(recording.clone()).run("Eiffel Tower?").await;
+    assert_eq!(
+        recorded.report.outcome.error_code(),
+        Some(ErrorCode::DeadlineExceeded)
+    );
+    assert!(recorded.report.repair_used);
+    assert_eq!(started.elapsed(), Duration::from_secs(60));
+    assert_eq!(recording.inner().calls(), 2);
+
+    let written = std::fs::read_to_string(&cassette).unwrap();
+    let lines: Vec<serde_json::Value> = written
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{written}");
+    assert_eq!(lines[0]["version"], 2);
+    assert!(lines[1]["outcome"]["turn"].is_object(), "{written}");
+    // The cut request: the repair, with no answer, and nothing else.
+    let cut = lines[2].as_object().unwrap();
+    assert_eq!(
+        cut.keys().collect::<Vec<_>>(),
+        ["type", "key", "request", "outcome"]
+    );
+    assert_eq!(cut["type"], "exchange");
+    assert_eq!(cut["outcome"], "cut");
+    assert_eq!(cut["request"]["messages"].as_array().unwrap().len(), 3);
+
+    let replay = Arc::new(Replay::from_file(&cassette).unwrap());
+    let started = tokio::time::Instant::now();
+    let replayed = with_deadline(replay.clone()).run("Eiffel Tower?").await;
+    assert_eq!(replayed.report.outcome, recorded.report.outcome);
+    assert_eq!(replayed.report.repair_used, recorded.report.repair_used);
+    assert_eq!(replayed.report.backend_failure, None);
+    assert_eq!(
+        started.elapsed(),
+        Duration::ZERO,
+        "no wait for the deadline"
+    );
+    assert_eq!(replay.remaining(), 0);
+}

@@ -23,6 +23,52 @@ pub const ALL: [BackendKind; 3] = [
 /// Answers requests with the given responses in order; the last one repeats.
 pub struct Sequence(Mutex<VecDeque<ResponseTemplate>>);
 
+impl Sequence {
+    pub fn new(responses: Vec<ResponseTemplate>) -> Self {
+        Sequence(Mutex::new(responses.into()))
+    }
+}
+
+/// Answers like `inner`, after checking a request as llama.cpp's server
+/// does before it renders the chat template (`common/chat.cpp`): every
+/// earlier tool call's arguments must parse as JSON, else HTTP 500 with the
+/// server's error body (seen live, LIVE.md). Speaks both OpenAI APIs.
+pub struct ParsesHistoryArguments(pub Sequence);
+
+impl Respond for ParsesHistoryArguments {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        let chat_calls = body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m["tool_calls"].as_array().into_iter().flatten())
+            .map(|c| &c["function"]["arguments"]);
+        let responses_calls = body["input"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| item["type"] == "function_call")
+            .map(|item| &item["arguments"]);
+        let unparsable = chat_calls
+            .chain(responses_calls)
+            .filter_map(Value::as_str)
+            .find(|a| serde_json::from_str::<Value>(a).is_err());
+        match unparsable {
+            Some(arguments) => ResponseTemplate::new(500).set_body_json(json!({"error": {
+                "code": 500,
+                "message": format!(
+                    "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] \
+                     parse error at line 1, column {}: syntax error while parsing value - \
+                     invalid string: missing closing quote; last read: '{arguments}'",
+                    arguments.len() + 1
+                ),
+                "type": "server_error"}})),
+            None => self.0.respond(request),
+        }
+    }
+}
+
 impl Respond for Sequence {
     fn respond(&self, _request: &Request) -> ResponseTemplate {
         let mut queue = self.0.lock().unwrap();
@@ -47,10 +93,15 @@ pub fn endpoint_path(kind: BackendKind) -> &'static str {
 
 /// A mock server answering `kind`'s endpoint with `responses` in order.
 pub async fn model_server(kind: BackendKind, responses: Vec<ResponseTemplate>) -> MockServer {
+    model_server_with(kind, Sequence::new(responses)).await
+}
+
+/// A mock server answering `kind`'s endpoint with `responder`.
+pub async fn model_server_with(kind: BackendKind, responder: impl Respond + 'static) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path(endpoint_path(kind)))
-        .respond_with(Sequence(Mutex::new(responses.into())))
+        .respond_with(responder)
         .mount(&server)
         .await;
     server
@@ -102,20 +153,6 @@ fn ok(body: Value) -> ResponseTemplate {
 /// A turn that calls `name` with `args`, in `kind`'s documented shape.
 pub fn tool_call_turn(kind: BackendKind, id: &str, name: &str, args: Value) -> ResponseTemplate {
     ok(match kind {
-        BackendKind::OpenAiChat => json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": null, "refusal": null,
-                "tool_calls": [{"id": id, "type": "function",
-                    "function": {"name": name, "arguments": args.to_string()}}]}}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
-        }),
-        BackendKind::OpenAiResponses => json!({
-            "id": "resp_1", "object": "response", "status": "completed", "model": "test-model",
-            "output": [{"type": "function_call", "id": "fc_1", "call_id": id, "name": name,
-                        "arguments": args.to_string(), "status": "completed"}],
-            "usage": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}
-        }),
         BackendKind::Anthropic => json!({
             "id": "msg_1", "type": "message", "role": "assistant", "model": "test-model",
             "content": [{"type": "text", "text": "Let me search."},
@@ -123,7 +160,44 @@ pub fn tool_call_turn(kind: BackendKind, id: &str, name: &str, args: Value) -> R
             "stop_reason": "tool_use", "stop_sequence": null,
             "usage": {"input_tokens": 50, "output_tokens": 10}
         }),
+        _ => openai_tool_call(kind, id, name, &args.to_string(), false),
     })
+}
+
+/// A turn of an OpenAI API whose call of `name` the output-token limit cut:
+/// its argument text `cut` ends mid-value.
+pub fn cut_tool_call_turn(kind: BackendKind, id: &str, name: &str, cut: &str) -> ResponseTemplate {
+    ok(openai_tool_call(kind, id, name, cut, true))
+}
+
+/// An OpenAI answer body with one call of `name` with argument text
+/// `arguments`; `cut` says the output-token limit ended it.
+fn openai_tool_call(kind: BackendKind, id: &str, name: &str, arguments: &str, cut: bool) -> Value {
+    match kind {
+        BackendKind::OpenAiChat => json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": if cut { "length" } else { "tool_calls" },
+                "message": {"role": "assistant", "content": null, "refusal": null,
+                "tool_calls": [{"id": id, "type": "function",
+                    "function": {"name": name, "arguments": arguments}}]}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
+        }),
+        BackendKind::OpenAiResponses => {
+            let (status, details) = if cut {
+                ("incomplete", json!({"reason": "max_output_tokens"}))
+            } else {
+                ("completed", Value::Null)
+            };
+            json!({
+                "id": "resp_1", "object": "response", "status": status, "model": "test-model",
+                "incomplete_details": details,
+                "output": [{"type": "function_call", "id": "fc_1", "call_id": id, "name": name,
+                            "arguments": arguments, "status": status}],
+                "usage": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}
+            })
+        }
+        BackendKind::Anthropic => unreachable!("an OpenAI API"),
+    }
 }
 
 /// A final text turn ending with `stop` (provider vocabulary) in `kind`'s shape.

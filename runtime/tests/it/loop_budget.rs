@@ -2,14 +2,11 @@
 //! boundary, turns, the deadline (paused clock), and the finalize policy.
 
 use crate::support::*;
-use futures::future::BoxFuture;
 use serde_json::json;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tribunal_runtime::backend::{ModelRequest, SchemaTarget};
-use tribunal_runtime::conversation::ModelTurn;
-use tribunal_runtime::{Agent, Backend, BackendError, Budget, ErrorCode, OnBudget, ToolBox};
+use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, OnBudget, ToolBox};
 
 fn budget() -> Budget {
     Budget::default()
@@ -204,43 +201,13 @@ async fn deadline_hit_by_a_slow_tool() {
     assert_eq!(started.elapsed(), Duration::from_secs(30));
 }
 
-/// A backend whose n-th call (1-based) takes `slow` before answering.
-struct SlowOnCall {
-    inner: Arc<tribunal_runtime::backend::ScriptedBackend>,
-    slow_call: usize,
-    slow: Duration,
-    calls: AtomicUsize,
-}
-
-impl Backend for SlowOnCall {
-    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
-        tribunal_runtime::backend::BackendInfo {
-            name: "slow",
-            model: "slow",
-            plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
-        }
-    }
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.slow_call {
-                tokio::time::sleep(self.slow).await;
-            }
-            self.inner.complete(request).await
-        })
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn deadline_hit_by_a_slow_repair() {
-    let backend = Arc::new(SlowOnCall {
-        inner: script(vec![text("not json"), answer(&eiffel())]),
-        slow_call: 2,
-        slow: Duration::from_secs(120),
-        calls: AtomicUsize::new(0),
-    });
+    let backend = Arc::new(SlowOnCall::new(
+        script(vec![text("not json"), answer(&eiffel())]),
+        2,
+        Duration::from_secs(120),
+    ));
     let started = tokio::time::Instant::now();
     let run = Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark_schema()))
         .unwrap()
@@ -327,7 +294,7 @@ async fn max_cost_at_its_boundary_runs_on_and_over_it_stops_before_the_tools() {
 async fn cached_tokens_are_spent_at_the_cache_price_and_the_repair_counts() {
     // 1,000 input of which 900 cached: 100·1 + 900·0.1 + 0 output = 190 per
     // million; the repair turn spends the same again.
-    let cached = |turn: ModelTurn| {
+    let cached = |turn: tribunal_runtime::conversation::ModelTurn| {
         let mut turn = with_usage(turn, 1000, 0);
         turn.usage.cache_read_tokens = 900;
         turn

@@ -142,3 +142,45 @@ impl<'de> serde::Deserialize<'de> for Even {
         }
     }
 }
+
+/// A scripted backend whose n-th call (1-based) takes `slow` before it
+/// answers: a model call that the run deadline cuts.
+pub struct SlowOnCall {
+    inner: Arc<ScriptedBackend>,
+    slow_call: usize,
+    slow: Duration,
+    calls: AtomicUsize,
+}
+
+impl SlowOnCall {
+    pub fn new(inner: Arc<ScriptedBackend>, slow_call: usize, slow: Duration) -> Self {
+        SlowOnCall {
+            inner,
+            slow_call,
+            slow,
+            calls: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many calls it was asked.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl Backend for SlowOnCall {
+    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
+        self.inner.info()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a tribunal_runtime::backend::ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelTurn, tribunal_runtime::BackendError>> {
+        Box::pin(async move {
+            if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.slow_call {
+                tokio::time::sleep(self.slow).await;
+            }
+            self.inner.complete(request).await
+        })
+    }
+}
