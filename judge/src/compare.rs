@@ -9,10 +9,14 @@ use crate::checks::CheckKind;
 use crate::html::percentile;
 use crate::results::{Outcome, ResultRow};
 use crate::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
+use crate::tokens::{TokenChange, TokenUse, run_tokens};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use tribunal_runtime::ErrorCode;
+
+mod render;
+
+pub use render::COMPARE_VERSION;
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,10 +45,9 @@ pub struct Side {
     pub mock: bool,
     /// Whether the rows were replayed from a cassette.
     pub replayed: bool,
-    /// Input + output tokens over every row.
-    pub tokens_total: u64,
-    /// Mean tokens per row.
-    pub tokens_mean: f64,
+    /// The tokens spent: per item run, per PASS, the cached share (the
+    /// same figures as the report's `tokens`; the rubric judge's included).
+    pub tokens: TokenUse,
     /// Mean wall time per row, in milliseconds.
     pub wall_mean_ms: f64,
     /// Median wall time, in milliseconds.
@@ -61,7 +64,6 @@ impl Side {
         let count = |o: Outcome| rows.iter().filter(|r| r.outcome == o).count();
         let n = rows.len();
         let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
-        let tokens_total: u64 = rows.iter().map(|r| r.usage.total()).sum();
         let mut walls: Vec<f64> = rows.iter().map(|r| r.wall_ms).collect();
         walls.sort_by(f64::total_cmp);
         Side {
@@ -77,8 +79,7 @@ impl Side {
             pass_rate_ci: wilson(count(Outcome::Pass), n),
             mock: first.is_some_and(|r| r.backend == MOCK_BACKEND),
             replayed: first.is_some_and(|r| r.replayed),
-            tokens_total,
-            tokens_mean: mean(tokens_total as f64),
+            tokens: TokenUse::of(rows),
             wall_mean_ms: mean(walls.iter().sum()),
             wall_p50_ms: percentile(&walls, 0.50),
             wall_p95_ms: percentile(&walls, 0.95),
@@ -115,7 +116,8 @@ pub struct Change {
     pub error_code: Option<ErrorCode>,
     /// The new run's failed checks' types, if it is a FAIL.
     pub failed_checks: Vec<CheckKind>,
-    /// New tokens minus baseline tokens.
+    /// New tokens minus baseline tokens (input + output, the rubric
+    /// judge's included).
     pub tokens_delta: i64,
     /// New wall time minus baseline wall time, in milliseconds.
     pub wall_delta_ms: f64,
@@ -188,8 +190,11 @@ pub struct Comparison {
     pub new: Side,
     /// New pass rate minus baseline pass rate.
     pub pass_rate_delta: f64,
-    /// New mean tokens per row minus the baseline's.
-    pub tokens_mean_delta: f64,
+    /// Tokens per item run (every run, ERROR included), baseline → new.
+    pub tokens_per_item: TokenChange,
+    /// Tokens per PASS run (every run's tokens over the PASS runs),
+    /// baseline → new.
+    pub tokens_per_pass: TokenChange,
     /// New total tokens minus the baseline's.
     pub tokens_total_delta: i64,
     /// New mean wall time minus the baseline's, in milliseconds.
@@ -262,7 +267,7 @@ impl Comparison {
                     Outcome::Fail => n.checks.iter().filter(|c| !c.ok).map(|c| c.kind).collect(),
                     _ => Vec::new(),
                 },
-                tokens_delta: n.usage.total() as i64 - b.usage.total() as i64,
+                tokens_delta: run_tokens(n) as i64 - run_tokens(b) as i64,
                 wall_delta_ms: n.wall_ms - b.wall_ms,
             });
         }
@@ -304,8 +309,9 @@ impl Comparison {
             paired,
             item_rates,
             pass_rate_delta: n.pass_rate - b.pass_rate,
-            tokens_mean_delta: n.tokens_mean - b.tokens_mean,
-            tokens_total_delta: n.tokens_total as i64 - b.tokens_total as i64,
+            tokens_per_item: TokenChange::between(b.tokens.per_item, n.tokens.per_item),
+            tokens_per_pass: TokenChange::between(b.tokens.per_pass, n.tokens.per_pass),
+            tokens_total_delta: n.tokens.total as i64 - b.tokens.total as i64,
             wall_mean_delta_ms: n.wall_mean_ms - b.wall_mean_ms,
             wall_p50_delta_ms: n.wall_p50_ms - b.wall_p50_ms,
             wall_p95_delta_ms: n.wall_p95_ms - b.wall_p95_ms,
@@ -341,125 +347,9 @@ impl Comparison {
         self.count(ChangeKind::Fix)
     }
 
-    fn count(&self, kind: ChangeKind) -> usize {
+    /// How many item runs changed in the way `kind` says.
+    pub fn count(&self, kind: ChangeKind) -> usize {
         self.changes.iter().filter(|c| c.kind == kind).count()
-    }
-
-    /// A plain-text summary for the terminal.
-    pub fn to_text(&self) -> String {
-        let (b, n) = (&self.base, &self.new);
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "compare {} ({} · {}) → {} ({} · {})",
-            b.arena, b.backend, b.model, n.arena, n.backend, n.model
-        );
-        let _ = writeln!(
-            out,
-            "pass rate {:.1}% → {:.1}% ({:+.1} points) · {} regression(s), {} fix(es), {} other change(s)",
-            b.pass_rate * 100.0,
-            n.pass_rate * 100.0,
-            self.pass_rate_delta * 100.0,
-            self.regressions(),
-            self.fixes(),
-            self.count(ChangeKind::Changed)
-        );
-        let _ = writeln!(out, "{}", self.paired_line());
-        let _ = writeln!(
-            out,
-            "tokens/run {:.1} → {:.1} ({:+.1}) · latency mean {:.1} → {:.1} ms ({:+.1}), p95 {:.1} → {:.1} ms ({:+.1})",
-            b.tokens_mean,
-            n.tokens_mean,
-            self.tokens_mean_delta,
-            b.wall_mean_ms,
-            n.wall_mean_ms,
-            self.wall_mean_delta_ms,
-            b.wall_p95_ms,
-            n.wall_p95_ms,
-            self.wall_p95_delta_ms
-        );
-        for c in &self.changes {
-            let word = match c.kind {
-                ChangeKind::Regression => "REGRESSION",
-                ChangeKind::Fix => "fix",
-                ChangeKind::Changed => "changed",
-            };
-            let _ = write!(
-                out,
-                "  {word:<10} {} #{}: {} → {}",
-                c.id,
-                c.repeat,
-                c.base.as_str(),
-                c.new.as_str()
-            );
-            if let Some(code) = &c.error_code {
-                let _ = write!(out, " ({code})");
-            } else if !c.failed_checks.is_empty() {
-                let _ = write!(out, " (failed: {})", c.failed_list());
-            }
-            out.push('\n');
-        }
-        for r in &self.item_rates {
-            let word = if r.new_pass < r.base_pass {
-                "worse"
-            } else {
-                "better"
-            };
-            let _ = writeln!(
-                out,
-                "  {word:<10} {}: {}/{} → {}/{} PASS",
-                r.id, r.base_pass, r.runs, r.new_pass, r.runs
-            );
-        }
-        for (label, keys) in [
-            ("only in baseline", &self.only_base),
-            ("only in new", &self.only_new),
-        ] {
-            if !keys.is_empty() {
-                let _ = writeln!(out, "{} item run(s) {label}", keys.len());
-            }
-        }
-        out
-    }
-}
-
-impl Comparison {
-    /// The paired test in one line: the matched items' change in pass rate
-    /// with its interval, and the p-value of worse against better.
-    pub fn paired_line(&self) -> String {
-        let p = &self.paired;
-        let ci = p
-            .delta_ci
-            .map(|ci| format!(" (95% CI {})", ci.points()))
-            .unwrap_or_default();
-        let (test, unit) = match p.method {
-            crate::stats::PairedMethod::McnemarExact => ("McNemar exact", "item runs"),
-            crate::stats::PairedMethod::SignTestItemRates => {
-                ("sign test on per-item pass rates", "items")
-            }
-        };
-        format!(
-            "paired over {} matched {unit}: {:+.1} points{ci}; {} worse, {} better, p = {:.4} ({test}, two-sided; ERROR counts as not passed)",
-            p.items,
-            p.delta * 100.0,
-            p.worse,
-            p.better,
-            p.p_value
-        )
-    }
-
-    /// The gate's verdict in one line: `gate any regression: FAIL (2
-    /// regressions)`.
-    pub fn gate_line(&self, gate: Gate) -> String {
-        let verdict = if self.fails(gate) { "FAIL" } else { "pass" };
-        let why = match gate {
-            Gate::Any => format!("{} regression(s)", self.regressions()),
-            Gate::Significant { .. } => format!(
-                "{} worse, {} better, p = {:.4}",
-                self.paired.worse, self.paired.better, self.paired.p_value
-            ),
-        };
-        format!("gate {}: {verdict} ({why})", gate.describe())
     }
 }
 

@@ -83,6 +83,7 @@ pub mod shard_env;
 pub mod snapshot;
 pub mod stats;
 pub mod summary;
+pub mod tokens;
 mod toolset;
 pub mod transcript;
 

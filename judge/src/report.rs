@@ -11,6 +11,7 @@ use crate::error::JudgeError;
 use crate::pricing::{Cost, CostSummary, Pricing};
 use crate::results::{JudgeRecord, Outcome, ResultRow};
 use crate::summary::{Summary, summarize};
+use crate::tokens::TokenUse;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -46,6 +47,11 @@ pub struct Report {
     pub summary: Summary,
     /// What the runs cost under the pricing table.
     pub cost: CostSummary,
+    /// The tokens the runs spent: per item run, per PASS, the cached share
+    /// (see [`crate::tokens`] for the definitions). Reports written before
+    /// it read as no runs.
+    #[serde(default)]
+    pub tokens: TokenUse,
     /// With `--cache`: requests answered from the cache and sent to the
     /// model, over every run. Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,6 +202,7 @@ impl Report {
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
             summary: summarize(rows),
             cost,
+            tokens: TokenUse::of(rows),
             cache: cache_total(rows),
             calibration: None,
             rubric_calibration: None,
@@ -276,6 +283,7 @@ impl Report {
             let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out, "{}", self.cost.line());
+        let _ = writeln!(out, "{}", self.tokens.line(self.mock));
         if let Some(line) = self.cache_line() {
             let _ = writeln!(out, "{line}");
         }
@@ -322,6 +330,7 @@ impl Report {
             let _ = writeln!(out, "{line}\n");
         }
         let _ = writeln!(out, "{}\n", self.cost.line());
+        let _ = writeln!(out, "{}\n", self.tokens.line(self.mock));
         if let Some(line) = self.cache_line() {
             let _ = writeln!(out, "{line}\n");
         }
@@ -410,6 +419,7 @@ impl Report {
             "cost_unpriced_runs".into(),
             self.cost.unpriced_runs.to_string(),
         ));
+        properties.extend(self.tokens.properties());
         for p in &s.pass_at {
             properties.push((format!("pass_at_{}", p.k), format!("{:.6}", p.pass_at_k)));
             properties.push((format!("pass_hat_{}", p.k), format!("{:.6}", p.pass_hat_k)));
@@ -666,6 +676,8 @@ fn xml(s: &str) -> String {
     out
 }
 
-fn md_escape(s: &str) -> String {
+/// Text made safe in a Markdown table cell or line: `|` escaped, newlines
+/// as spaces.
+pub(crate) fn md_escape(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }

@@ -1,7 +1,9 @@
 //! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
-//! [--html OUT.html]`: which item runs changed outcome (PASS → FAIL/ERROR
-//! regressions, the reverse fixes), the pass-rate change with its interval
-//! and an exact paired test, token and latency deltas. Exit 1 when the gate
+//! [--report terminal|markdown|json] [--html OUT.html]`: which item runs
+//! changed outcome (PASS → FAIL/ERROR regressions, the reverse fixes), the
+//! pass-rate change with its interval and an exact paired test, and beside
+//! it the change in tokens per item run and per PASS; latency deltas. Exit 1
+//! when the gate
 //! fails (so CI can gate on it), 0 otherwise, 2 when an input cannot be
 //! read or a flag is wrong.
 //!
@@ -26,6 +28,20 @@ pub(crate) enum GateChoice {
     Significant,
 }
 
+/// `--report`: how the comparison is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum CompareFormat {
+    /// Plain text for people, the gate's verdict last.
+    #[default]
+    #[value(alias = "table")]
+    Terminal,
+    /// Markdown, for a pull request or a CI summary.
+    #[value(alias = "md")]
+    Markdown,
+    /// JSON: the gate's verdict and every figure.
+    Json,
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
     /// The baseline results file (JSON Lines).
@@ -39,6 +55,15 @@ pub(crate) struct CompareArgs {
     /// The significance level of `--gate significant`, in (0, 1).
     #[arg(long, default_value_t = Gate::DEFAULT_ALPHA, value_parser = parse_alpha)]
     alpha: f64,
+    /// How to print the comparison.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_enum,
+        ignore_case = true,
+        default_value_t
+    )]
+    report: CompareFormat,
     /// Also write the comparison as a self-contained HTML page.
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
@@ -63,8 +88,14 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Some(GateChoice::Any) => Gate::Any,
         Some(GateChoice::Significant) => Gate::Significant { alpha: args.alpha },
     };
-    print!("{}", comparison.to_text());
-    println!("{}", comparison.gate_line(gate));
+    match args.report {
+        CompareFormat::Terminal => {
+            print!("{}", comparison.to_text());
+            println!("{}", comparison.gate_line(gate));
+        }
+        CompareFormat::Markdown => print!("{}", comparison.to_markdown(gate)),
+        CompareFormat::Json => print!("{}", comparison.to_json(gate)),
+    }
     if let Some(out) = &args.html {
         super::folder::write_file(out, render_compare(&comparison, gate))?;
         eprintln!("comparison: {}", out.display());

@@ -49,7 +49,7 @@ pub(crate) enum Command {
     Judge(judge::JudgeCommand),
     /// Render a results file as a report (HTML).
     Report(report::ReportArgs),
-    /// Compare two results files; exit 1 on any regression.
+    /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails.
     Compare(compare::CompareArgs),
 }
 

@@ -316,3 +316,89 @@ fn cli_compare_refuses_an_alpha_outside_zero_one() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("any, significant"));
 }
+
+/// `compare --report markdown|json` print the pass-rate change with the
+/// change in tokens per item beside it, keep the gate's exit code, and the
+/// terminal text and the HTML page carry the same figure.
+#[test]
+fn cli_compare_reports_the_token_change_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = mock_run(dir.path());
+    // The new file: every run used 1,000 input and 200 output tokens (the
+    // mock's script reports none: 0 in the baseline).
+    let mut lines = json_lines(&results);
+    for line in &mut lines {
+        line["usage"] = serde_json::json!({"input_tokens": 1000, "output_tokens": 200});
+    }
+    let new = dir.path().join("new.jsonl");
+    write_json_lines(&new, &lines);
+    let runs = lines.len();
+
+    let html = dir.path().join("compare.html");
+    let text = tribunal(&[
+        os("compare"),
+        os(&results),
+        os(&new),
+        os("--html"),
+        os(&html),
+    ]);
+    assert_eq!(text.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("tokens/item 0 → 1,200 (+1,200) · tokens/PASS 0 → 1,200 (+1,200)"),
+        "{text}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(r#"id="tokens-per-item-change">+1,200<"#),
+        "{page}"
+    );
+
+    let markdown = tribunal(&[
+        os("compare"),
+        os(&results),
+        os(&new),
+        os("--report"),
+        os("md"),
+    ]);
+    assert_eq!(markdown.status.code(), Some(0));
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(
+        markdown.contains(
+            "**pass rate 100.0% → 100.0% (+0.0 points) · tokens/item 0 → 1,200 (+1,200)**"
+        ),
+        "{markdown}"
+    );
+    assert!(markdown.contains("MOCK RUN"), "{markdown}");
+
+    let json = tribunal(&[
+        os("compare"),
+        os(&results),
+        os(&new),
+        os("--report"),
+        os("json"),
+    ]);
+    assert_eq!(json.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["gate"], "any regression");
+    assert_eq!(json["gate_fails"], false);
+    assert_eq!(json["tokens_per_item"]["new"], 1200.0);
+    assert_eq!(json["tokens_per_item"]["relative"], serde_json::Value::Null);
+    assert_eq!(json["new"]["tokens"]["runs"], runs);
+
+    // The gate still decides the exit code in every format.
+    lines[0]["outcome"] = "FAIL".into();
+    let worse = dir.path().join("worse.jsonl");
+    write_json_lines(&worse, &lines);
+    for format in ["terminal", "markdown", "json"] {
+        let out = tribunal(&[
+            os("compare"),
+            os(&results),
+            os(&worse),
+            os("--report"),
+            os(format),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::compare::{ChangeKind, Comparison, Gate};
 use crate::html::escape::escape_html;
-use crate::html::render::{head, pct};
+use crate::html::render::head;
 use crate::report::MOCK_BANNER;
 use std::fmt::Write as _;
 
@@ -44,14 +44,24 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
     }
     let _ = write!(
         out,
-        r#"<div class="stat"><span class="n">{:+.1}</span><span class="k">pass rate, points</span></div></div>"#,
+        r#"<div class="stat"><span class="n">{:+.1}</span><span class="k">pass rate, points</span></div>"#,
         c.pass_rate_delta * 100.0
     );
     let _ = write!(
         out,
-        r#"<p class="gate {}" id="gate">{}</p><p class="paired" id="paired">{}</p></header>"#,
+        r#"<div class="stat"><span class="n" id="tokens-per-item-change">{}</span><span class="k">tokens per item run, {}</span></div></div>"#,
+        escape_html(&match c.tokens_per_item.change_text() {
+            change if change.is_empty() => "n/a".to_string(),
+            change => change,
+        }),
+        escape_html(&c.tokens_per_item.text())
+    );
+    let _ = write!(
+        out,
+        r#"<p class="gate {}" id="gate">{}</p><p class="paired" id="tokens">{}</p><p class="paired" id="paired">{}</p></header>"#,
         if c.fails(gate) { "fail" } else { "pass" },
         escape_html(&c.gate_line(gate)),
+        escape_html(&c.tokens_line()),
         escape_html(&c.paired_line())
     );
     out.push_str(
@@ -71,63 +81,14 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
             escape_html(y)
         );
     }
-    let nums = [
-        (
-            "PASS / FAIL / ERROR",
-            format!("{} / {} / {}", b.pass, b.fail, b.error),
-            format!("{} / {} / {}", n.pass, n.fail, n.error),
-            format!("{} matched run(s)", c.matched),
-        ),
-        (
-            "pass rate",
-            pct(b.pass_rate),
-            pct(n.pass_rate),
-            format!("{:+.1} points", c.pass_rate_delta * 100.0),
-        ),
-        (
-            "pass rate, 95% CI (Wilson)",
-            b.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
-            n.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
-            c.paired
-                .delta_ci
-                .map(|ci| format!("paired {}", ci.points()))
-                .unwrap_or_default(),
-        ),
-        (
-            "tokens per run",
-            format!("{:.1}", b.tokens_mean),
-            format!("{:.1}", n.tokens_mean),
-            format!("{:+.1}", c.tokens_mean_delta),
-        ),
-        (
-            "tokens in total",
-            b.tokens_total.to_string(),
-            n.tokens_total.to_string(),
-            format!("{:+}", c.tokens_total_delta),
-        ),
-        (
-            "latency mean",
-            ms(b.wall_mean_ms),
-            ms(n.wall_mean_ms),
-            format!("{:+.1} ms", c.wall_mean_delta_ms),
-        ),
-        (
-            "latency p50",
-            ms(b.wall_p50_ms),
-            ms(n.wall_p50_ms),
-            format!("{:+.1} ms", c.wall_p50_delta_ms),
-        ),
-        (
-            "latency p95",
-            ms(b.wall_p95_ms),
-            ms(n.wall_p95_ms),
-            format!("{:+.1} ms", c.wall_p95_delta_ms),
-        ),
-    ];
-    for (label, x, y, d) in nums {
+    for [label, x, y, d] in c.figures() {
         let _ = write!(
             out,
-            "<tr><td>{label}</td><td>{x}</td><td>{y}</td><td class=\"num\">{d}</td></tr>"
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            escape_html(&label),
+            escape_html(&x),
+            escape_html(&y),
+            escape_html(&d)
         );
     }
     out.push_str("</table>");
@@ -201,8 +162,4 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
     }
     out.push_str("\n</body>\n</html>\n");
     out
-}
-
-fn ms(x: f64) -> String {
-    format!("{x:.1} ms")
 }

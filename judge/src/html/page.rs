@@ -10,6 +10,7 @@ use crate::pricing::{CostSummary, Pricing};
 use crate::report::ReportItem;
 use crate::results::ResultRow;
 use crate::summary::{Summary, summarize};
+use crate::tokens::TokenUse;
 use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -37,6 +38,9 @@ pub struct ReportPage {
     pub summary: Summary,
     /// What the runs cost.
     pub cost: CostSummary,
+    /// The tokens spent: per item run, per PASS, the cached share (the
+    /// report's `tokens`).
+    pub token_use: TokenUse,
     /// With `--cache`: cache hits and misses over every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<tribunal_runtime::backend::CacheCounts>,
@@ -143,6 +147,7 @@ impl ReportPage {
             config_hash: hashes.into_iter().collect::<Vec<_>>().join(", "),
             summary: summarize(rows),
             cost,
+            token_use: TokenUse::of(rows),
             cache: crate::report::cache_total(rows),
             latency: Histogram::of(&latencies),
             tokens: TokenBars::of(&tokens),

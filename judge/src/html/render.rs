@@ -15,6 +15,7 @@ use crate::html::charts::{
 use crate::html::escape::{escape_html, script_safe};
 use crate::html::page::{PageItem, ReportPage};
 use crate::report::{MOCK_BANNER, error_text};
+use crate::tokens::figure;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -175,6 +176,15 @@ fn stats(out: &mut String, page: &ReportPage) {
             format!("${:.4}", page.cost.total_usd)
         },
         escape_html(&page.cost.line())
+    );
+    let t = &page.token_use;
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="tokens-per-item">{}</span><span class="k" id="tokens-detail">{}</span></div><div class="stat"><span class="n" id="tokens-per-pass">{}</span><span class="k">tokens per PASS (all runs' tokens over {} PASS run(s))</span></div>"#,
+        t.per_item.map_or_else(|| "none".to_string(), figure),
+        escape_html(&t.line(page.mock)),
+        t.per_pass.map_or_else(|| "none".to_string(), figure),
+        t.pass_runs
     );
     if let Some(c) = page.cache {
         let _ = write!(

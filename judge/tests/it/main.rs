@@ -34,5 +34,6 @@ mod stats;
 mod structured_output;
 mod summary_stats;
 mod support;
+mod tokens;
 mod verdict;
 mod verdict_arena;

@@ -1,0 +1,372 @@
+//! The renderings of a [`Comparison`]: the terminal text, Markdown (for a
+//! pull request), JSON, and the one-line figures every rendering shares —
+//! the pass-rate change with, beside it, the change in tokens per item run
+//! and per PASS.
+
+use super::{ChangeKind, Comparison, Gate};
+use crate::backends::MOCK_BACKEND;
+use crate::report::{MOCK_BANNER, md_escape as md};
+use crate::stats::PairedMethod;
+use crate::tokens::{TokenUse, figure, grouped, signed_count};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The version of the comparison's JSON layout (`tribunal compare --report
+/// json`).
+pub const COMPARE_VERSION: u32 = 1;
+
+/// The JSON of a comparison: the gate's verdict, then every field of the
+/// [`Comparison`].
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    version: u32,
+    gate: String,
+    gate_fails: bool,
+    gate_line: String,
+    #[serde(flatten)]
+    comparison: &'a Comparison,
+}
+
+impl Comparison {
+    /// A plain-text summary for the terminal.
+    pub fn to_text(&self) -> String {
+        let (b, n) = (&self.base, &self.new);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "compare {} ({} · {}) → {} ({} · {})",
+            b.arena, b.backend, b.model, n.arena, n.backend, n.model
+        );
+        let _ = writeln!(out, "{} · {}", self.pass_rate_line(), self.changes_counts());
+        let _ = writeln!(out, "{}", self.tokens_line());
+        let _ = writeln!(out, "{}", self.paired_line());
+        let _ = writeln!(out, "{}", self.latency_line());
+        for c in &self.changes {
+            let word = match c.kind {
+                ChangeKind::Regression => "REGRESSION",
+                ChangeKind::Fix => "fix",
+                ChangeKind::Changed => "changed",
+            };
+            let _ = write!(
+                out,
+                "  {word:<10} {} #{}: {} → {}",
+                c.id,
+                c.repeat,
+                c.base.as_str(),
+                c.new.as_str()
+            );
+            if let Some(code) = &c.error_code {
+                let _ = write!(out, " ({code})");
+            } else if !c.failed_checks.is_empty() {
+                let _ = write!(out, " (failed: {})", c.failed_list());
+            }
+            out.push('\n');
+        }
+        for r in &self.item_rates {
+            let word = if r.new_pass < r.base_pass {
+                "worse"
+            } else {
+                "better"
+            };
+            let _ = writeln!(
+                out,
+                "  {word:<10} {}: {}/{} → {}/{} PASS",
+                r.id, r.base_pass, r.runs, r.new_pass, r.runs
+            );
+        }
+        for (label, keys) in [
+            ("only in baseline", &self.only_base),
+            ("only in new", &self.only_new),
+        ] {
+            if !keys.is_empty() {
+                let _ = writeln!(out, "{} item run(s) {label}", keys.len());
+            }
+        }
+        out
+    }
+    /// The paired test in one line: the matched items' change in pass rate
+    /// with its interval, and the p-value of worse against better.
+    pub fn paired_line(&self) -> String {
+        let p = &self.paired;
+        let ci = p
+            .delta_ci
+            .map(|ci| format!(" (95% CI {})", ci.points()))
+            .unwrap_or_default();
+        let (test, unit) = match p.method {
+            PairedMethod::McnemarExact => ("McNemar exact", "item runs"),
+            PairedMethod::SignTestItemRates => ("sign test on per-item pass rates", "items"),
+        };
+        format!(
+            "paired over {} matched {unit}: {:+.1} points{ci}; {} worse, {} better, p = {:.4} ({test}, two-sided; ERROR counts as not passed)",
+            p.items,
+            p.delta * 100.0,
+            p.worse,
+            p.better,
+            p.p_value
+        )
+    }
+
+    /// The gate's verdict in one line: `gate any regression: FAIL (2
+    /// regressions)`.
+    pub fn gate_line(&self, gate: Gate) -> String {
+        let verdict = if self.fails(gate) { "FAIL" } else { "pass" };
+        let why = match gate {
+            Gate::Any => format!("{} regression(s)", self.regressions()),
+            Gate::Significant { .. } => format!(
+                "{} worse, {} better, p = {:.4}",
+                self.paired.worse, self.paired.better, self.paired.p_value
+            ),
+        };
+        format!("gate {}: {verdict} ({why})", gate.describe())
+    }
+
+    /// `pass rate 80.0% → 80.0% (+0.0 points)`.
+    pub fn pass_rate_line(&self) -> String {
+        format!(
+            "pass rate {:.1}% → {:.1}% ({:+.1} points)",
+            self.base.pass_rate * 100.0,
+            self.new.pass_rate * 100.0,
+            self.pass_rate_delta * 100.0
+        )
+    }
+
+    /// `1 regression(s), 0 fix(es), 0 other change(s)`.
+    fn changes_counts(&self) -> String {
+        format!(
+            "{} regression(s), {} fix(es), {} other change(s)",
+            self.regressions(),
+            self.fixes(),
+            self.count(ChangeKind::Changed)
+        )
+    }
+
+    /// The change in tokens beside the pass-rate change: `tokens/item 3,434
+    /// → 1,302 (-2,132, -62.1%) · tokens/PASS 4,293 → 1,628 (-2,665,
+    /// -62.1%)`, with the definitions (input + output; per item over every
+    /// run, ERROR included; per PASS over the PASS runs).
+    pub fn tokens_line(&self) -> String {
+        let (b, n) = (&self.base.tokens, &self.new.tokens);
+        let judge = if b.judge.is_some() || n.judge.is_some() {
+            ", the rubric judge's included"
+        } else {
+            ""
+        };
+        let mock = if self.base.mock || self.new.mock {
+            "; mock: as the script's `usage` says"
+        } else {
+            ""
+        };
+        format!(
+            "tokens/item {} · tokens/PASS {} (input + output{judge}; per item: over every run, ERROR included; per PASS: all runs' tokens over the PASS runs{mock})",
+            self.tokens_per_item.text(),
+            self.tokens_per_pass.text()
+        )
+    }
+
+    /// `latency mean 10.0 → 12.0 ms (+2.0), p95 …`.
+    fn latency_line(&self) -> String {
+        let (b, n) = (&self.base, &self.new);
+        format!(
+            "latency mean {:.1} → {:.1} ms ({:+.1}), p95 {:.1} → {:.1} ms ({:+.1})",
+            b.wall_mean_ms,
+            n.wall_mean_ms,
+            self.wall_mean_delta_ms,
+            b.wall_p95_ms,
+            n.wall_p95_ms,
+            self.wall_p95_delta_ms
+        )
+    }
+
+    /// The two sides' numbers, one `[label, baseline, new, change]` row
+    /// each: outcomes, pass rate and its interval, tokens per item run,
+    /// per PASS and in total, the cached share, latency. The Markdown table
+    /// and the HTML page show these rows.
+    pub fn figures(&self) -> Vec<[String; 4]> {
+        let (b, n) = (&self.base, &self.new);
+        let share = |t: &TokenUse| match t.cached_share {
+            Some(s) => format!("{:.1}%", s * 100.0),
+            None => "not reported".to_string(),
+        };
+        let ms = |x: f64| format!("{x:.1} ms");
+        vec![
+            [
+                "PASS / FAIL / ERROR".into(),
+                format!("{} / {} / {}", b.pass, b.fail, b.error),
+                format!("{} / {} / {}", n.pass, n.fail, n.error),
+                format!("{} matched run(s)", self.matched),
+            ],
+            [
+                "pass rate".into(),
+                format!("{:.1}%", b.pass_rate * 100.0),
+                format!("{:.1}%", n.pass_rate * 100.0),
+                format!("{:+.1} points", self.pass_rate_delta * 100.0),
+            ],
+            [
+                "pass rate, 95% CI (Wilson)".into(),
+                b.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
+                n.pass_rate_ci.map(|ci| ci.percent()).unwrap_or_default(),
+                self.paired
+                    .delta_ci
+                    .map(|ci| format!("paired {}", ci.points()))
+                    .unwrap_or_default(),
+            ],
+            [
+                "tokens per item run (every run, ERROR included)".into(),
+                b.tokens.per_item.map_or_else(|| "none".into(), figure),
+                n.tokens.per_item.map_or_else(|| "none".into(), figure),
+                self.tokens_per_item.change_text(),
+            ],
+            [
+                "tokens per PASS (all runs' tokens over the PASS runs)".into(),
+                b.tokens.per_pass.map_or_else(|| "none".into(), figure),
+                n.tokens.per_pass.map_or_else(|| "none".into(), figure),
+                self.tokens_per_pass.change_text(),
+            ],
+            [
+                "tokens in total (input + output)".into(),
+                grouped(b.tokens.total),
+                grouped(n.tokens.total),
+                signed_count(self.tokens_total_delta),
+            ],
+            [
+                "cached share of input (cache reads)".into(),
+                share(&b.tokens),
+                share(&n.tokens),
+                String::new(),
+            ],
+            [
+                "latency mean".into(),
+                ms(b.wall_mean_ms),
+                ms(n.wall_mean_ms),
+                format!("{:+.1} ms", self.wall_mean_delta_ms),
+            ],
+            [
+                "latency p50".into(),
+                ms(b.wall_p50_ms),
+                ms(n.wall_p50_ms),
+                format!("{:+.1} ms", self.wall_p50_delta_ms),
+            ],
+            [
+                "latency p95".into(),
+                ms(b.wall_p95_ms),
+                ms(n.wall_p95_ms),
+                format!("{:+.1} ms", self.wall_p95_delta_ms),
+            ],
+        ]
+    }
+
+    /// Markdown for a pull request: the pass-rate change and the token
+    /// change beside it, the gate's verdict, the numbers of both sides, and
+    /// every changed item run.
+    pub fn to_markdown(&self, gate: Gate) -> String {
+        let (b, n) = (&self.base, &self.new);
+        let mut out = format!("# Compare `{}` → `{}`\n\n", md(&b.arena), md(&n.arena));
+        if b.backend == MOCK_BACKEND || n.backend == MOCK_BACKEND {
+            let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
+        }
+        let _ = writeln!(
+            out,
+            "Baseline: backend `{}`, model `{}`, config `{}`. New: backend `{}`, model `{}`, config `{}`.\n",
+            md(&b.backend),
+            md(&b.model),
+            md(&b.config_hash),
+            md(&n.backend),
+            md(&n.model),
+            md(&n.config_hash)
+        );
+        let _ = writeln!(
+            out,
+            "**{} · tokens/item {}**\n",
+            self.pass_rate_line(),
+            self.tokens_per_item.text()
+        );
+        for line in [
+            self.gate_line(gate),
+            self.changes_counts(),
+            self.tokens_line(),
+            self.paired_line(),
+        ] {
+            let _ = writeln!(out, "- {}", md(&line));
+        }
+        let _ = writeln!(out, "\n| | baseline | new | change |\n|---|---:|---:|---:|");
+        for row in self.figures() {
+            let cells: Vec<String> = row.iter().map(|c| md(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        if !self.changes.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Changed item runs\n\n| change | id | repeat | baseline | new | why | Δ tokens |\n|---|---|---:|---|---|---|---:|"
+            );
+            for c in &self.changes {
+                let why = match c.error_code {
+                    Some(code) => code.to_string(),
+                    None => c.failed_list(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {:+} |",
+                    change_word(c.kind),
+                    md(&c.id),
+                    c.repeat,
+                    c.base.as_str(),
+                    c.new.as_str(),
+                    md(&why),
+                    c.tokens_delta
+                );
+            }
+        }
+        if !self.item_rates.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Items whose pass rate changed\n\n| id | baseline PASS | new PASS | runs |\n|---|---:|---:|---:|"
+            );
+            for r in &self.item_rates {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    md(&r.id),
+                    r.base_pass,
+                    r.new_pass,
+                    r.runs
+                );
+            }
+        }
+        for (label, keys) in [
+            ("only in the baseline", &self.only_base),
+            ("only in the new file", &self.only_new),
+        ] {
+            if !keys.is_empty() {
+                let _ = writeln!(out, "\n{} item run(s) {label}.", keys.len());
+            }
+        }
+        out
+    }
+
+    /// Pretty JSON, ending with a newline: `version`, the gate (`gate`,
+    /// `gate_fails`, `gate_line`) and every field of the comparison.
+    pub fn to_json(&self, gate: Gate) -> String {
+        let value = ComparisonJson {
+            version: COMPARE_VERSION,
+            gate: gate.describe(),
+            gate_fails: self.fails(gate),
+            gate_line: self.gate_line(gate),
+            comparison: self,
+        };
+        let mut s = serde_json::to_string_pretty(&value).unwrap_or_else(|e| {
+            // Serialising plain data with string keys cannot fail.
+            format!("{{\"error\": {:?}}}", e.to_string())
+        });
+        s.push('\n');
+        s
+    }
+}
+
+/// How a change reads in Markdown.
+fn change_word(kind: ChangeKind) -> &'static str {
+    match kind {
+        ChangeKind::Regression => "**REGRESSION**",
+        ChangeKind::Fix => "fix",
+        ChangeKind::Changed => "changed",
+    }
+}
