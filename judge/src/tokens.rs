@@ -349,6 +349,7 @@ mod tests {
             wall_ms: 1.0,
             turns: 1,
             repair_used: false,
+            finalized_after: None,
             backend: "openai-chat".into(),
             model: "m".into(),
             finished_at_ms: 0,

@@ -23,7 +23,7 @@ fn hostile_cassettes_exit_2_naming_the_cassette_and_line() {
         (
             "a newer version",
             header.replace(r#""version":1,"#, r#""version":99,"#) + "\n",
-            "version 99 is newer than 1",
+            "version 99 is newer than 2",
         ),
         (
             "random bytes",

@@ -83,7 +83,11 @@ fn arena_with_first_items(name: &str, n: usize) -> tempfile::TempDir {
     let root = dir.path().join(name);
     copy(&arena(name), &root);
     let dataset = std::fs::read_to_string(root.join("dataset.jsonl")).unwrap();
-    let kept: Vec<&str> = dataset.lines().filter(|l| !l.trim().is_empty()).take(n).collect();
+    let kept: Vec<&str> = dataset
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect();
     assert_eq!(kept.len(), n);
     std::fs::write(root.join("dataset.jsonl"), kept.join("\n") + "\n").unwrap();
     dir

@@ -126,11 +126,11 @@ fn the_config_hash_holds_the_url_and_variable_names() {
     };
     // A command server's hash is the one it had before `url` existed
     // (checked against that code; e77af11ce4eea3c1 until `on_repeat`, which
-    // changes what a looping run does, joined every hash), so its results
+    // and `max_idle_turns`, which change what a looping or idle run does, joined every hash), so its results
     // files go on.
     assert_eq!(
         hash("name = \"calc\"\ncommand = \"srv\"\ntools = [\"add\"]"),
-        "2e5895881c5e8cf1"
+        "ae8a1a88b191a0b2"
     );
     let web = "name = \"web\"\nurl = \"http://127.0.0.1:8000/mcp\"\ntools = [\"add\"]";
     let base = hash(web);
