@@ -14,10 +14,11 @@ requests per item and how each run ended, for both.
 pydantic-ai keeps its defaults: the output tool (`final_result`), offered on
 every request with tool_choice "required", and its own retries (1 per tool and
 for the output). A run it ends with an exception (`UsageLimitExceeded`,
-`UnexpectedModelBehavior`, ...) reports no usage: such a run's tokens are None,
-the tokens per item of pydantic-ai are a lower bound over the runs that
-answered, and the table also shows the tokens summed from the responses the
-run had received (captured with `capture_run_messages`).
+`UnexpectedModelBehavior`, ...) reports no usage (`RunTimedOut`, the deadline,
+keeps it): such a run's tokens are None, the tokens per item of pydantic-ai are
+a lower bound over the runs that reported usage, and the table also shows the
+tokens summed from the responses each run had received (captured with
+`capture_run_messages`), which counts every run.
 
 Install (a venv outside the repo; PyPI only):
 
@@ -31,8 +32,11 @@ Run (from the repo root; the server is already up, see LIVE.md):
         --tribunal target/release/tribunal --json runs/side-by-side.json
 
 Options: `--limit N` runs the first N items only, `--only tribunal|pydantic`
-one side only, `--concurrency`, `--temperature`, `--json OUT` saves every
-per-item row of both sides. The tribunal side is
+one side only, `--concurrency`, `--temperature`, `--deadline SECS` (both
+sides; tribunal gets a copy of the arena with that `deadline_secs`), `--json
+OUT` saves every per-item row of both sides, `--keep DIR` keeps tribunal's
+results and report, `--check-search CASSETTE` only checks that the search text
+given to pydantic-ai equals the tool results recorded in a tribunal cassette. The tribunal side is
 `tribunal run ARENA --backend openai-chat --model M --concurrency C
 --temperature T --out FILE` with `OPENAI_BASE_URL` set to `--base-url`; its
 terminal report goes to `FILE.report.txt` beside the results.
@@ -306,14 +310,21 @@ def run_tribunal(args: argparse.Namespace, arena: Arena, env: dict, work: Path) 
     """`tribunal run` on the arena (on a copy holding the first items when
     --limit cuts it), then its results rows read back."""
     source = arena.path
-    if args.limit:
+    if args.limit or args.deadline:
         source = work / "arena"
         shutil.copytree(arena.path, source, ignore=shutil.ignore_patterns("cassettes", "dataset.jsonl"))
         (source / "dataset.jsonl").write_text("".join(json.dumps(i) + "\n" for i in arena.items))
+        if args.deadline:
+            toml = (source / "arena.toml").read_text()
+            toml, n = re.subn(r"(?m)^deadline_secs\s*=.*$", f"deadline_secs = {args.deadline}", toml)
+            if n != 1:
+                raise SystemExit("--deadline: arena.toml has no single `deadline_secs` line to replace")
+            (source / "arena.toml").write_text(toml)
     out = work / "tribunal.jsonl"
     cmd = [
         args.tribunal, "run", str(source), "--backend", "openai-chat", "--model", args.model,
-        "--concurrency", str(args.concurrency), "--temperature", str(args.temperature), "--out", str(out),
+        "--concurrency", str(args.concurrency), "--temperature", str(args.temperature),
+        "--parallel-tool-calls", "false", "--out", str(out),
     ]
     print("tribunal:", " ".join(cmd), file=sys.stderr)
     started = time.monotonic()
@@ -363,7 +374,7 @@ async def run_pydantic(args: argparse.Namespace, arena: Arena, search: TribunalS
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
     from pydantic_ai.settings import ModelSettings
-    from pydantic_ai.usage import UsageLimits
+    from pydantic_ai.usage import RunUsage, UsageLimits
 
     async def search_tool(**call: Any) -> str:
         try:
@@ -382,21 +393,25 @@ async def run_pydantic(args: argparse.Namespace, arena: Arena, search: TribunalS
         output_type=StructuredDict(arena.schema),
         tools=[Tool.from_schema(search_tool, SEARCH_NAME, SEARCH_DESCRIPTION, SEARCH_PARAMETERS)],
     )
-    settings = ModelSettings(temperature=args.temperature)
+    # tribunal sends parallel_tool_calls false on this server: so does this side.
+    settings = ModelSettings(temperature=args.temperature, parallel_tool_calls=False)
     if arena.max_output_tokens:
         settings["max_tokens"] = arena.max_output_tokens
     limits = UsageLimits(request_limit=arena.max_turns, tool_calls_limit=arena.max_tool_calls)
     gate = asyncio.Semaphore(args.concurrency)
+    deadline = args.deadline or arena.deadline_secs
 
     async def one(item: dict) -> Row:
         async with gate:
             started = time.monotonic()
             with capture_run_messages() as messages:
                 try:
-                    result = await agent.run(item["input"], model_settings=settings, usage_limits=limits, timeout=arena.deadline_secs)
+                    result = await agent.run(item["input"], model_settings=settings, usage_limits=limits, timeout=deadline)
                     answer, ending, detail, exc = result.output, "answer", "", None
                 except Exception as e:  # every way a run ends is a row
                     answer, ending, detail, exc = None, ending_of(e), str(e).split("\n")[0][:300], e
+                    # RunTimedOut (a RunCancelled) keeps the run's usage; the other errors carry none.
+                    usage = getattr(e, "usage", None)
             wall = time.monotonic() - started
             messages = list(messages)
         responses = [m for m in messages if isinstance(m, ModelResponse)]
@@ -410,10 +425,12 @@ async def run_pydantic(args: argparse.Namespace, arena: Arena, search: TribunalS
             captured_tokens=sum(m.usage.input_tokens + m.usage.output_tokens for m in responses),
         )
         if exc is None:
-            usage = result.usage() if callable(result.usage) else result.usage
-            row.requests, row.tool_calls = usage.requests, usage.tool_calls
+            usage = result.usage
+        if isinstance(usage, RunUsage):
             row.input_tokens, row.output_tokens = usage.input_tokens, usage.output_tokens
             row.cache_read_tokens = usage.cache_read_tokens
+        if exc is None:
+            row.requests, row.tool_calls = usage.requests, usage.tool_calls
             row.answer = dict(answer)
             results = [score(c, row.answer, ok_calls, args.tribunal, arena.path / "schema.json") for c in item["checks"]]
             row.failed_checks = [f"{c['type']}: {d}" for c, (ok, d) in zip(item["checks"], results) if not ok]
@@ -440,17 +457,19 @@ def summary(rows: list[Row], wall: float) -> dict[str, str]:
     unreported = n - len(counted)
     bound = f" (lower bound: {unreported} run(s) raised, no usage)" if unreported else ""
     pass_rows = outcomes["PASS"]
+    if any(r.captured_tokens is not None for r in rows):
+        captured = per(sum(r.captured_tokens or 0 for r in rows), n) + " (all runs, from the responses received)"
+    else:
+        captured = "= tokens/item (usage on every row)"
     s = {
         "items": str(n),
         "PASS / FAIL / ERROR": f"{outcomes['PASS']} / {outcomes['FAIL']} / {outcomes['ERROR']}",
         "tokens/item": per(tokens, n) + bound,
+        "tokens/item, captured": captured,
         "tokens/PASS": (per(tokens, pass_rows) if pass_rows else "-") + (" (lower bound)" if unreported and pass_rows else ""),
         "input + output tokens": f"{sum(r.input_tokens for r in counted):,} + {sum(r.output_tokens for r in counted):,}",
         "cache-read input tokens": f"{sum(r.cache_read_tokens or 0 for r in counted):,}",
     }
-    if any(r.captured_tokens is not None for r in rows):
-        captured = sum(r.captured_tokens or 0 for r in rows)
-        s["tokens/item, captured"] = per(captured, n) + " (all runs, from the responses received)"
     s["requests/item"] = per(sum(r.requests for r in rows), n, 1)
     s["search calls/item"] = per(sum(r.tool_calls for r in rows), n, 1)
     s["wall time"] = f"{wall:,.0f} s"
@@ -502,6 +521,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, help="run the first N items only")
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--deadline", type=int, help="each run's deadline in seconds, both sides (default: the arena's)")
     p.add_argument("--json", type=Path, help="save every per-item row of both sides here")
     p.add_argument("--keep", type=Path, help="keep tribunal's results and report in this folder")
     p.add_argument("--check-search", type=Path, metavar="CASSETTE",
@@ -513,7 +533,7 @@ def main() -> None:
     if args.check_search:
         sys.exit(1 if asyncio.run(check_search(TribunalSearch(args.tribunal, arena.corpus), args.check_search)) else 0)
     print(f"{arena.name}: {len(arena.items)} item(s); {arena.max_tool_calls} tool calls, {arena.max_turns} requests,"
-          f" {arena.max_output_tokens} output tokens, deadline {arena.deadline_secs} s, temperature {args.temperature},"
+          f" {arena.max_output_tokens} output tokens, deadline {args.deadline or arena.deadline_secs} s, temperature {args.temperature},"
           f" {args.concurrency} at once; {args.base_url}, model {args.model}", file=sys.stderr)
     sides: dict[str, tuple[list[Row], float]] = {}
     with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
