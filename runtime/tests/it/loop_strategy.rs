@@ -26,6 +26,20 @@ fn answer_call(args: &Value) -> ModelTurn {
     calls(&[(ANSWER_TOOL, args.clone())])
 }
 
+/// The right record as the plan's final answer: a call of the answer tool
+/// under the tool strategy, else the text.
+fn eiffel_answer(plan: OutputPlan) -> ModelTurn {
+    match plan.strategy {
+        tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
+        _ => answer(&eiffel()),
+    }
+}
+
+/// The answer tool's name under the plan, if it has one.
+fn answer_tool_of(plan: OutputPlan) -> Option<&'static str> {
+    (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool).then_some(ANSWER_TOOL)
+}
+
 fn names(request: &ModelRequest) -> Vec<&str> {
     request.tools.iter().map(|t| t.name.as_str()).collect()
 }
@@ -306,10 +320,7 @@ async fn a_repeated_call_is_not_run_again_and_still_counts() {
 #[tokio::test]
 async fn a_turn_of_repeats_only_goes_to_the_answer_with_tools_disabled() {
     for plan in [OutputPlan::native(SchemaTarget::Plain), tool_plan()] {
-        let answer_turn = match plan.strategy {
-            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
-            _ => answer(&eiffel()),
-        };
+        let answer_turn = eiffel_answer(plan);
         let backend = scripted(
             plan,
             vec![
@@ -343,8 +354,7 @@ async fn a_turn_of_repeats_only_goes_to_the_answer_with_tools_disabled() {
         let requests = backend.requests();
         assert_eq!(requests.len(), 3);
         let finalize = &requests[2];
-        let answer_tool = (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool)
-            .then_some(ANSWER_TOOL);
+        let answer_tool = answer_tool_of(plan);
         assert_eq!(names(finalize), answer_tool.into_iter().collect::<Vec<_>>());
         assert_eq!(
             last_user(finalize),
@@ -396,10 +406,7 @@ async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
         ),
         (tool_plan(), vec![ANSWER_TOOL], ToolChoice::Required),
     ] {
-        let answer_turn = match plan.strategy {
-            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
-            _ => answer(&eiffel()),
-        };
+        let answer_turn = eiffel_answer(plan);
         let backend = scripted(
             plan,
             vec![
@@ -426,8 +433,7 @@ async fn the_finalize_turn_says_tools_are_spent_and_asks_for_the_answer() {
         let finalize = &backend.requests()[2];
         assert_eq!(names(finalize), tools, "{plan:?}");
         assert_eq!(finalize.tool_choice, choice);
-        let answer_tool = (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool)
-            .then_some(ANSWER_TOOL);
+        let answer_tool = answer_tool_of(plan);
         assert_eq!(
             last_user(finalize),
             finalize_message(ErrorCode::MaxToolCallsExceeded, answer_tool)
@@ -484,10 +490,7 @@ fn the_tool_strategy_needs_an_object_answer() {
 #[tokio::test]
 async fn a_tool_can_be_required_before_the_first_answer() {
     for plan in [tool_plan(), OutputPlan::native(SchemaTarget::Plain)] {
-        let answer_turn = match plan.strategy {
-            tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
-            _ => answer(&eiffel()),
-        };
+        let answer_turn = eiffel_answer(plan);
         let backend = scripted(
             plan,
             vec![calls(&[("count", json!({"q": "a"}))]), answer_turn],
