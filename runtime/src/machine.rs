@@ -264,8 +264,6 @@ pub struct Machine {
     usage: Usage,
     tool_calls_executed: u32,
     turns: u32,
-    /// Turns in a row that brought neither a tool call nor an answer.
-    idle_turns: u32,
     extracted_from: Option<ExtractedFrom>,
     tool_records: Vec<ToolCallRecord>,
     backend_failure: Option<BackendFailure>,
@@ -343,7 +341,6 @@ impl Machine {
             usage: Usage::default(),
             tool_calls_executed: 0,
             turns: 0,
-            idle_turns: 0,
             extracted_from: None,
             tool_records: Vec::new(),
             backend_failure: None,
@@ -495,8 +492,9 @@ impl Machine {
             // server may not enforce the requirement): not an answer, and not
             // the repair. Ask again, naming the tools, until `max_idle_turns`
             // such turns in a row end the run (`max_turns` bounds it too).
-            self.idle_turns += 1;
-            if self.idle_turns >= self.config.budget.max_idle_turns {
+            // Until a tool has run, every agent turn that gets here was text:
+            // the run's turns so far are its idle turns in a row.
+            if self.turns >= self.config.budget.max_idle_turns {
                 self.finish(error(ErrorCode::NoProgress), now);
                 return;
             }
