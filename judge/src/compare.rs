@@ -14,8 +14,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;
 
+mod inputs;
 mod render;
 
+pub use inputs::{InputProblem, SideInput, Which, input_problems};
 pub use render::COMPARE_VERSION;
 
 /// The numbers of one side of a comparison.
@@ -218,6 +220,10 @@ pub struct Comparison {
     /// change first (empty with one run per item: `changes` says it all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub item_rates: Vec<ItemRates>,
+    /// Why the inputs cannot be gated on, first the one that decides the
+    /// exit code ([`Comparison::checked`]); empty when they can.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<InputProblem>,
 }
 
 /// One item's matched runs in both files (with repeats).
@@ -321,7 +327,16 @@ impl Comparison {
             changes,
             only_base,
             only_new,
+            problems: Vec::new(),
         }
+    }
+
+    /// [`Comparison::new`] of two files' rows, with the problems that make
+    /// it unfit to gate on ([`input_problems`]): a gate over it fails closed.
+    pub fn checked(base: SideInput<'_>, new: SideInput<'_>, allow_missing: bool) -> Comparison {
+        let mut comparison = Comparison::new(base.rows, new.rows);
+        comparison.problems = input_problems(base, new, &comparison, allow_missing);
+        comparison
     }
 
     /// The gate to use when none is asked for ([`Gate::default_for`]).
@@ -329,11 +344,26 @@ impl Comparison {
         Gate::default_for(&self.base, &self.new)
     }
 
-    /// Whether `gate` fails this comparison.
+    /// Whether `gate` fails this comparison: a regression it gates on, or
+    /// inputs that cannot be gated on.
     pub fn fails(&self, gate: Gate) -> bool {
+        !self.problems.is_empty() || self.regressed(gate)
+    }
+
+    /// Whether `gate` finds a regression, whatever the inputs.
+    pub fn regressed(&self, gate: Gate) -> bool {
         match gate {
             Gate::Any => self.regressions() > 0,
             Gate::Significant { alpha } => self.paired.significant_regression(alpha),
+        }
+    }
+
+    /// The exit code of `compare` under `gate`: 0 a passing gate, 1 a
+    /// regression, 3–7 the first input problem's ([`InputProblem::exit_code`]).
+    pub fn exit_code(&self, gate: Gate) -> u8 {
+        match self.problems.first() {
+            Some(problem) => problem.exit_code(),
+            None => u8::from(self.regressed(gate)),
         }
     }
 

@@ -5,6 +5,7 @@
 
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
+use crate::shard::Shard;
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -119,6 +120,10 @@ pub struct ResultRow {
     /// used. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeRecord>,
+    /// With `run --shard I/N`: the shard the row was run in, written as
+    /// `"I/N"` (what `merge` checks for a missing shard). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// The rubric judge of a row: who judged, what it used, whether it failed.
@@ -270,6 +275,31 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Vec<ResultRow>, JudgeError> {
         }
     }
     Ok(latest(all))
+}
+
+/// The shards of a sharded run that none of `rows` comes from: each row of
+/// `run --shard I/N` says its shard, so merged rows that carry shards of N
+/// but not every I from 1 to N are a merge with files left out. Empty when
+/// every shard is there or no row says its shard. Rows naming different
+/// counts N are checked against the largest.
+///
+/// A shard that held no item of the arena writes no row, so it is missing
+/// here too: a run with more shards than it needs says so, and `merge
+/// --allow-missing` takes it.
+pub fn missing_shards(rows: &[ResultRow]) -> Vec<Shard> {
+    let Some(count) = rows.iter().filter_map(|r| r.shard).map(|s| s.count).max() else {
+        return Vec::new();
+    };
+    let present: std::collections::BTreeSet<u32> = rows
+        .iter()
+        .filter_map(|r| r.shard)
+        .filter(|s| s.count == count)
+        .map(|s| s.index)
+        .collect();
+    (1..=count)
+        .filter(|i| !present.contains(i))
+        .map(|index| Shard { index, count })
+        .collect()
 }
 
 /// Appends rows to a results file, one line per row, each batch of rows in

@@ -294,6 +294,7 @@ pub async fn run_arena(
         spent: std::sync::Mutex::new(0.0),
         started: std::sync::atomic::AtomicUsize::new(0),
         rounds: rounds.clone(),
+        shard: options.shard,
     });
     let context_ref = &context;
     let under_total = move || match (options.max_total_usd, price) {
@@ -418,6 +419,8 @@ struct JobContext {
     spent: std::sync::Mutex<f64>,
     /// Runs started.
     started: std::sync::atomic::AtomicUsize,
+    /// The shard this run is of (`--shard`), written on every row.
+    shard: Option<Shard>,
 }
 
 /// One run of [`run_arena`]: item `index`, repeat `repeat`, scored, judged
@@ -469,6 +472,7 @@ async fn run_job(
     row.replayed = backends.is_replay();
     row.batch = context.rounds.is_some();
     row.custom_endpoint = backends.is_custom_endpoint();
+    row.shard = context.shard;
     (row, run)
 }
 
@@ -609,6 +613,7 @@ async fn run_recorded(
         batch: false,
         cache: None,
         judge: None,
+        shard: None,
     };
     (row, run)
 }
@@ -721,6 +726,7 @@ mod tests {
             spent: Default::default(),
             started: Default::default(),
             rounds: None,
+            shard: None,
         });
         let job = run_job(context, 0, 0);
         let size = std::mem::size_of_val(&job);

@@ -3,6 +3,7 @@
 
 use crate::error::JudgeError;
 use sha2::{Digest, Sha256};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,6 +45,20 @@ impl FromStr for Shard {
             return Err(bad());
         }
         Ok(Shard { index, count })
+    }
+}
+
+/// Written as `"I/N"`, as the flag spells it.
+impl Serialize for Shard {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Shard {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

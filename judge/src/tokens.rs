@@ -358,6 +358,7 @@ mod tests {
             batch: false,
             cache: None,
             judge: None,
+            shard: None,
         }
     }
 

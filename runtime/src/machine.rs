@@ -224,7 +224,7 @@ struct Batch {
 struct AnswerTool {
     /// Its name ([`ANSWER_TOOL`] unless a user tool has that name).
     name: String,
-    /// The agent turns' tools: the user's, then the answer tool.
+    /// The agent turns' tools: the answer tool, then the user's.
     with_user: Arc<[ToolSpec]>,
     /// The tools-disabled turns' tools: the answer tool alone.
     alone: Arc<[ToolSpec]>,
@@ -305,8 +305,14 @@ impl Machine {
                     description: ANSWER_TOOL_DESCRIPTION.to_string(),
                     parameters: (*schema).clone(),
                 };
+                // The answer tool comes first. Measured on llama.cpp (0.5B,
+                // the structured_output arena's second turn, temperature 0):
+                // listed last, 0 of 15 runs answered after their search and
+                // all repeated it; listed first, 15 of 15 answered. It also
+                // makes the answer-only tool list of a finalize or repair
+                // turn a prefix of this one.
                 let with_user: Arc<[ToolSpec]> =
-                    tools.iter().cloned().chain([spec.clone()]).collect();
+                    std::iter::once(spec.clone()).chain(tools.iter().cloned()).collect();
                 Some(AnswerTool {
                     name,
                     with_user,

@@ -1,22 +1,26 @@
 //! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
-//! [--report terminal|markdown|json] [--html OUT.html]`: which item runs
-//! changed outcome (PASS → FAIL/ERROR regressions, the reverse fixes), the
-//! pass-rate change with its interval and an exact paired test, and beside
-//! it the change in tokens per item run and per PASS; latency deltas. Exit 1
-//! when the gate
-//! fails (so CI can gate on it), 0 otherwise, 2 when an input cannot be
-//! read or a flag is wrong.
+//! [--allow-missing] [--report terminal|markdown|json] [--html OUT.html]`:
+//! which item runs changed outcome (PASS → FAIL/ERROR regressions, the
+//! reverse fixes), the pass-rate change with its interval and an exact paired
+//! test, and beside it the change in tokens per item run and per PASS;
+//! latency deltas.
+//!
+//! Exit 0 when the gate passes, 1 when it finds a regression, 2 when an input
+//! cannot be read or a flag is wrong, and 3–7 when the inputs cannot be gated
+//! on (the gate fails closed): 3 a file with no valid row, 4 a torn file,
+//! 5 two arenas, 6 a file mixing runs, 7 baseline item runs missing from the
+//! new file (`--allow-missing` lets a deliberately smaller run through).
 //!
 //! The gate: `any` fails on any regression; `significant` only on a
 //! regression the paired test finds significant at `--alpha`. Without
 //! `--gate`, mock or replayed results get `any` and live results
 //! `significant`.
 
-use super::report::read_results;
+use super::report::read_results_torn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
-use tribunal::judge::compare::Gate;
+use tribunal::judge::compare::{Gate, SideInput};
 use tribunal::judge::html::render_compare;
 
 /// `--gate`.
@@ -55,6 +59,11 @@ pub(crate) struct CompareArgs {
     /// The significance level of `--gate significant`, in (0, 1).
     #[arg(long, default_value_t = Gate::DEFAULT_ALPHA, value_parser = parse_alpha)]
     alpha: f64,
+    /// Let baseline item runs be missing from the new file (a deliberately
+    /// smaller run); their count is still printed. Without it, a missing
+    /// run fails the gate with exit 7.
+    #[arg(long)]
+    allow_missing: bool,
     /// How to print the comparison.
     #[arg(
         long,
@@ -77,9 +86,19 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results(&args.base)?;
-    let new = read_results(&args.new)?;
-    let comparison = Comparison::new(&base, &new);
+    let base = read_results_torn(&args.base)?;
+    let new = read_results_torn(&args.new)?;
+    let comparison = Comparison::checked(
+        SideInput {
+            rows: &base.0,
+            torn: base.1,
+        },
+        SideInput {
+            rows: &new.0,
+            torn: new.1,
+        },
+        args.allow_missing,
+    );
     let gate = match args.gate {
         None => match comparison.default_gate() {
             Gate::Any => Gate::Any,
@@ -100,9 +119,8 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         super::folder::write_file(out, render_compare(&comparison, gate))?;
         eprintln!("comparison: {}", out.display());
     }
-    Ok(if comparison.fails(gate) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    for problem in &comparison.problems {
+        eprintln!("tribunal: compare: {problem}");
+    }
+    Ok(ExitCode::from(comparison.exit_code(gate)))
 }

@@ -1,12 +1,17 @@
 //! `tribunal merge SHARD.jsonl… | FOLDER…`: combine the result files of
 //! shards of one run (same arena and config hash) into one report, and
 //! optionally one results file. A folder stands for every `*.jsonl` file
-//! directly inside it, in name order. Exit codes as for `tribunal run`.
+//! directly inside it, in name order. Exit codes as for `tribunal run`, and
+//! 8 when the rows of `run --shard I/N` do not cover every shard of N (a
+//! shard file left out), unless `--allow-missing` says that is expected.
 
 use super::report_opts::{ReportOpts, emit_report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::results::{merge_files, rewrite};
+use tribunal::judge::results::{merge_files, missing_shards, rewrite};
+
+/// The exit code of a merge that leaves out shards of the run.
+const MISSING_SHARDS_EXIT: u8 = 8;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
@@ -19,6 +24,11 @@ pub(crate) struct MergeArgs {
     /// folder being merged holds it).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Merge even when shards of the run are missing (their numbers are
+    /// still printed). Without it, a missing shard exits 8 and writes
+    /// nothing.
+    #[arg(long)]
+    allow_missing: bool,
     #[command(flatten)]
     report: ReportOpts,
 }
@@ -27,6 +37,21 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     args.report.check()?;
     let files = result_files(&args.files, args.out.as_deref())?;
     let rows = merge_files(&files)?;
+    let missing = missing_shards(&rows);
+    if !missing.is_empty() {
+        let named: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        let what = format!(
+            "missing_shards: no row of shard(s) {} in the files merged",
+            named.join(", ")
+        );
+        if !args.allow_missing {
+            eprintln!(
+                "tribunal: merge: {what}; merge every shard's file, or pass --allow-missing if they are left out on purpose (a shard with no item of the arena writes no row)"
+            );
+            return Ok(ExitCode::from(MISSING_SHARDS_EXIT));
+        }
+        eprintln!("tribunal: merge: {what} (allowed by --allow-missing)");
+    }
     if let Some(out) = &args.out {
         rewrite(out, &rows)?;
     }

@@ -46,11 +46,16 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
 /// The latest row per (item, repeat) of a results file; a torn last line
 /// is discarded with a warning.
 pub(crate) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRow>> {
+    Ok(read_results_torn(path)?.0)
+}
+
+/// [`read_results`], and whether a torn last line was discarded.
+pub(crate) fn read_results_torn(path: &Path) -> anyhow::Result<(Vec<ResultRow>, bool)> {
     let read = read_rows(path)?;
     if read.torn {
         eprintln!("tribunal: discarded a torn last line in {}", path.display());
     }
-    Ok(latest(read.rows))
+    Ok((latest(read.rows), read.torn))
 }
 
 /// Writes the HTML report of `rows` to `out` (creating its folder), with

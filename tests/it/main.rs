@@ -54,6 +54,7 @@ pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
 
 mod batch_fake;
 mod cli_batch;
+mod cli_compare_inputs;
 mod cli_judge;
 mod cli_mcp;
 mod cli_replay;

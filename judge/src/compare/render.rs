@@ -23,6 +23,8 @@ struct ComparisonJson<'a> {
     gate: String,
     gate_fails: bool,
     gate_line: String,
+    /// What `tribunal compare` exits with: 0, 1, or an input problem's code.
+    exit_code: u8,
     #[serde(flatten)]
     comparison: &'a Comparison,
 }
@@ -82,6 +84,9 @@ impl Comparison {
                 let _ = writeln!(out, "{} item run(s) {label}", keys.len());
             }
         }
+        for problem in &self.problems {
+            let _ = writeln!(out, "cannot gate: {problem}");
+        }
         out
     }
     /// The paired test in one line: the matched items' change in pass rate
@@ -109,6 +114,14 @@ impl Comparison {
     /// The gate's verdict in one line: `gate any regression: FAIL (2
     /// regressions)`.
     pub fn gate_line(&self, gate: Gate) -> String {
+        if !self.problems.is_empty() {
+            let codes: Vec<&str> = self.problems.iter().map(|p| p.code()).collect();
+            return format!(
+                "gate {}: FAIL (the inputs cannot be gated on: {})",
+                gate.describe(),
+                codes.join(", ")
+            );
+        }
         let verdict = if self.fails(gate) { "FAIL" } else { "pass" };
         let why = match gate {
             Gate::Any => format!("{} regression(s)", self.regressions()),
@@ -274,6 +287,13 @@ impl Comparison {
             md(&n.model),
             md(&n.config_hash)
         );
+        if !self.problems.is_empty() {
+            let _ = writeln!(out, "> **The inputs cannot be gated on:**");
+            for problem in &self.problems {
+                let _ = writeln!(out, "> - {}", md(&problem.to_string()));
+            }
+            out.push('\n');
+        }
         let _ = writeln!(
             out,
             "**{} · tokens/item {}**\n",
@@ -351,6 +371,7 @@ impl Comparison {
             gate: gate.describe(),
             gate_fails: self.fails(gate),
             gate_line: self.gate_line(gate),
+            exit_code: self.exit_code(gate),
             comparison: self,
         };
         let mut s = serde_json::to_string_pretty(&value).unwrap_or_else(|e| {

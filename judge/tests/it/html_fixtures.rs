@@ -79,6 +79,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         batch: false,
         cache: None,
         judge: None,
+        shard: None,
     }
 }
 

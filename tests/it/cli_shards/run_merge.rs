@@ -134,6 +134,37 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
     assert_eq!(merged_report["summary"]["total"], 15);
     assert_eq!(json_lines(&merged).len(), 15);
 
+    // Every row says its shard; a merge that leaves a shard's file out
+    // fails closed (exit 8, nothing written) unless told it is expected.
+    let shard_of = |name: &str| -> Vec<Value> {
+        json_lines(&results.join(name))
+            .iter()
+            .map(|r| r["shard"].clone())
+            .collect()
+    };
+    assert!(shard_of(&names[1]).iter().all(|s| s == "2/3"), "{:?}", shard_of(&names[1]));
+    let partial = dir.path().join("partial");
+    std::fs::create_dir(&partial).unwrap();
+    for name in [&names[0], &names[2]] {
+        std::fs::copy(results.join(name), partial.join(name)).unwrap();
+    }
+    let cut = dir.path().join("cut.jsonl");
+    let o = merge_into(&partial, &cut, &[], dir.path());
+    assert_eq!(code(&o), 8, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("missing_shards: no row of shard(s) 2/3"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!cut.exists(), "a merge missing a shard writes nothing");
+    let o = merge_into(&partial, &cut, &["--allow-missing"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("(allowed by --allow-missing)"), "{}", stderr(&o));
+    assert_eq!(
+        json_lines(&cut).len(),
+        15 - json_lines(&results.join(&names[1])).len()
+    );
+
     // The unsharded run's report is the same, timings aside.
     let whole = dir.path().join("whole.jsonl");
     let args = [

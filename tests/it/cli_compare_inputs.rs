@@ -1,0 +1,197 @@
+//! `tribunal compare` fails closed: a new file that is cut short, empty,
+//! torn, of another arena or mixing runs is a failure with its own exit code
+//! and message, never a passing gate (exit 0) and never the regression
+//! code (1); `--allow-missing` lets a deliberately smaller run through.
+
+use crate::{json_lines, tribunal_bin};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn compare(base: &Path, new: &Path, extra: &[&str]) -> Output {
+    Command::new(tribunal_bin())
+        .arg("compare")
+        .arg(base)
+        .arg(new)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The mock structured_output arena's results (15 rows, all PASS).
+fn mock_results(dir: &Path) -> PathBuf {
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let results = dir.join("base.jsonl");
+    let o = Command::new(tribunal_bin())
+        .arg("run")
+        .arg(&arena)
+        .arg("--out")
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    results
+}
+
+fn write_rows(path: &Path, rows: &[Value]) {
+    let body: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(path, body).unwrap();
+}
+
+/// Exit code and the message that names the problem, for each way the new
+/// file can be unfit to gate on.
+#[test]
+fn each_unfit_input_fails_the_gate_with_its_own_code_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let rows = json_lines(&base);
+    assert_eq!(rows.len(), 15);
+    let file = |name: &str, body: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        path
+    };
+
+    let cut = dir.path().join("cut.jsonl");
+    write_rows(&cut, &rows[..3]);
+    let hello = file("hello.jsonl", "hello world");
+    let empty = file("empty.jsonl", "");
+    let other_arena = dir.path().join("other.jsonl");
+    write_rows(
+        &other_arena,
+        &rows
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r["arena"] = "code_review".into();
+                r
+            })
+            .collect::<Vec<_>>(),
+    );
+    let torn = dir.path().join("torn.jsonl");
+    let mut body = std::fs::read_to_string(&base).unwrap();
+    body.push_str("{\"version\": 1, \"arena\": \"structured_out");
+    std::fs::write(&torn, body).unwrap();
+    let mixed = dir.path().join("mixed.jsonl");
+    write_rows(
+        &mixed,
+        &rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut r = r.clone();
+                if i % 2 == 1 {
+                    r["config_hash"] = "0123456789abcdef".into();
+                }
+                r
+            })
+            .collect::<Vec<_>>(),
+    );
+
+    let cases: [(&Path, &Path, i32, &str); 6] = [
+        (
+            &base,
+            &cut,
+            7,
+            "missing_runs: 12 item run(s) of the baseline are not in the new file",
+        ),
+        (
+            &base,
+            &hello,
+            3,
+            "no_rows: the new file holds no valid result row",
+        ),
+        (&empty, &empty, 3, "no_rows: the baseline file holds no valid result row"),
+        (
+            &base,
+            &other_arena,
+            5,
+            "arena_mismatch: the baseline holds arena \"structured_output\" and the new file arena \"code_review\"",
+        ),
+        (&base, &torn, 4, "torn_file: the new file ends in a torn line"),
+        (
+            &base,
+            &mixed,
+            6,
+            "mixed_runs: the new file mixes rows of 2 config_hashs",
+        ),
+    ];
+    for (b, n, exit, says) in cases {
+        for gate in ["any", "significant"] {
+            let o = compare(b, n, &["--gate", gate]);
+            let name = n.file_name().unwrap().to_string_lossy();
+            assert_eq!(o.status.code(), Some(exit), "{name} --gate {gate}: {}", stderr(&o));
+            assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
+            assert!(
+                stdout(&o).contains("FAIL (the inputs cannot be gated on: "),
+                "{name}: {}",
+                stdout(&o)
+            );
+        }
+    }
+    // A torn, empty file is both: the first problem decides the code.
+    let o = compare(&base, &hello, &[]);
+    assert!(stderr(&o).contains("torn_file: the new file"), "{}", stderr(&o));
+
+    // The same file twice still passes: nothing is missing or unfit.
+    let o = compare(&base, &base, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn allow_missing_lets_a_smaller_run_through_and_says_how_much_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let rows = json_lines(&base);
+    let cut = dir.path().join("cut.jsonl");
+    write_rows(&cut, &rows[..3]);
+    let o = compare(&base, &cut, &["--allow-missing"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("12 item run(s) only in baseline"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("gate any regression: pass"), "{}", stdout(&o));
+    // A regression among the runs that are there still fails the gate.
+    let mut worse = rows[..3].to_vec();
+    worse[0]["outcome"] = "FAIL".into();
+    write_rows(&cut, &worse);
+    let o = compare(&base, &cut, &["--allow-missing"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // Items only in the new file are never a problem.
+    let o = compare(&cut, &base, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// `--report json` carries the problems with their codes and the exit code,
+/// so a CI step can read why without parsing text; Markdown says it first.
+#[test]
+fn json_and_markdown_say_why_the_inputs_cannot_be_gated_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let cut = dir.path().join("cut.jsonl");
+    write_rows(&cut, &json_lines(&base)[..3]);
+    let o = compare(&base, &cut, &["--report", "json"]);
+    assert_eq!(o.status.code(), Some(7));
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["gate_fails"], true);
+    assert_eq!(json["exit_code"], 7);
+    assert_eq!(json["problems"][0]["code"], "missing_runs");
+    assert_eq!(json["problems"][0]["count"], 12);
+    assert_eq!(json["problems"][0]["first"].as_array().unwrap().len(), 5);
+    let o = compare(&base, &cut, &["--report", "markdown"]);
+    assert!(
+        stdout(&o).contains("> **The inputs cannot be gated on:**\n> - missing\\_runs: 12 item run(s)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = compare(&base, &base, &["--report", "json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["exit_code"], 0);
+    assert!(json.get("problems").is_none(), "{json}");
+}
