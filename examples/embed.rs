@@ -95,6 +95,9 @@ pub fn agent(backend: Arc<dyn Backend>) -> Result<Agent<Landmark>, Box<dyn std::
     Ok(Agent::for_type::<Landmark>(backend)?
         .with_system("Answer with the landmark's record. Use the lookup tool.")
         .with_tools(ToolBox::new().with(lookup()))
+        // The record must come from the tool: a small model offered the
+        // answer tool at once answers from memory (LIVE.md).
+        .with_tool_required_first(true)
         .with_budget(Budget {
             max_tool_calls: Some(4),
             max_tokens: Some(20_000),

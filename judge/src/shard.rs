@@ -2,8 +2,8 @@
 //! of N — stable by id, so adding items never moves the others.
 
 use crate::error::JudgeError;
-use sha2::{Digest, Sha256};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use sha2::{Digest, Sha256};
 use std::fmt;
 use std::str::FromStr;
 

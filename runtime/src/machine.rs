@@ -311,8 +311,9 @@ impl Machine {
                 // all repeated it; listed first, 15 of 15 answered. It also
                 // makes the answer-only tool list of a finalize or repair
                 // turn a prefix of this one.
-                let with_user: Arc<[ToolSpec]> =
-                    std::iter::once(spec.clone()).chain(tools.iter().cloned()).collect();
+                let with_user: Arc<[ToolSpec]> = std::iter::once(spec.clone())
+                    .chain(tools.iter().cloned())
+                    .collect();
                 Some(AnswerTool {
                     name,
                     with_user,

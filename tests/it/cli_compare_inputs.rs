@@ -109,14 +109,24 @@ fn each_unfit_input_fails_the_gate_with_its_own_code_and_message() {
             3,
             "no_rows: the new file holds no valid result row",
         ),
-        (&empty, &empty, 3, "no_rows: the baseline file holds no valid result row"),
+        (
+            &empty,
+            &empty,
+            3,
+            "no_rows: the baseline file holds no valid result row",
+        ),
         (
             &base,
             &other_arena,
             5,
             "arena_mismatch: the baseline holds arena \"structured_output\" and the new file arena \"code_review\"",
         ),
-        (&base, &torn, 4, "torn_file: the new file ends in a torn line"),
+        (
+            &base,
+            &torn,
+            4,
+            "torn_file: the new file ends in a torn line",
+        ),
         (
             &base,
             &mixed,
@@ -128,7 +138,12 @@ fn each_unfit_input_fails_the_gate_with_its_own_code_and_message() {
         for gate in ["any", "significant"] {
             let o = compare(b, n, &["--gate", gate]);
             let name = n.file_name().unwrap().to_string_lossy();
-            assert_eq!(o.status.code(), Some(exit), "{name} --gate {gate}: {}", stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(exit),
+                "{name} --gate {gate}: {}",
+                stderr(&o)
+            );
             assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
             assert!(
                 stdout(&o).contains("FAIL (the inputs cannot be gated on: "),
@@ -139,7 +154,11 @@ fn each_unfit_input_fails_the_gate_with_its_own_code_and_message() {
     }
     // A torn, empty file is both: the first problem decides the code.
     let o = compare(&base, &hello, &[]);
-    assert!(stderr(&o).contains("torn_file: the new file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("torn_file: the new file"),
+        "{}",
+        stderr(&o)
+    );
 
     // The same file twice still passes: nothing is missing or unfit.
     let o = compare(&base, &base, &[]);
@@ -155,8 +174,16 @@ fn allow_missing_lets_a_smaller_run_through_and_says_how_much_is_missing() {
     write_rows(&cut, &rows[..3]);
     let o = compare(&base, &cut, &["--allow-missing"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("12 item run(s) only in baseline"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("gate any regression: pass"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("12 item run(s) only in baseline"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("gate any regression: pass"),
+        "{}",
+        stdout(&o)
+    );
     // A regression among the runs that are there still fails the gate.
     let mut worse = rows[..3].to_vec();
     worse[0]["outcome"] = "FAIL".into();
@@ -186,7 +213,8 @@ fn json_and_markdown_say_why_the_inputs_cannot_be_gated_on() {
     assert_eq!(json["problems"][0]["first"].as_array().unwrap().len(), 5);
     let o = compare(&base, &cut, &["--report", "markdown"]);
     assert!(
-        stdout(&o).contains("> **The inputs cannot be gated on:**\n> - missing\\_runs: 12 item run(s)"),
+        stdout(&o)
+            .contains("> **The inputs cannot be gated on:**\n> - missing_runs: 12 item run(s)"),
         "{}",
         stdout(&o)
     );

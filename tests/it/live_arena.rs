@@ -128,7 +128,7 @@ fn assert_conversations(api: Api, seen: &[Seen]) {
             assert!(!turn.has_format, "{api:?}: a format on {turn:?}");
             let expected: &[&str] = match turn.phase {
                 Phase::Search => &["search"],
-                Phase::Answer => &["search", "final_answer"],
+                Phase::Answer => &["final_answer", "search"],
                 Phase::Repair => &["final_answer"],
             };
             assert_eq!(turn.tools_offered, expected, "{api:?}: {turn:?}");

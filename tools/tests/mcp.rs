@@ -276,6 +276,9 @@ async fn a_real_model_calls_an_mcp_tool() {
         .unwrap()
         .with_system("Use the add tool to add numbers, then give the sum.")
         .with_tools(tools)
+        // Offered the answer tool (listed first) at once, the model answered
+        // without calling add (LIVE.md): the sum must come from the tool.
+        .with_tool_required_first(true)
         .with_budget(tribunal_runtime::Budget {
             max_tool_calls: Some(3),
             ..tribunal_runtime::Budget::default()

@@ -172,9 +172,8 @@ pub fn input_problems(
             problems.push(InputProblem::TornFile { side });
         }
     }
-    let arenas = |rows: &[ResultRow]| -> BTreeSet<String> {
-        rows.iter().map(|r| r.arena.clone()).collect()
-    };
+    let arenas =
+        |rows: &[ResultRow]| -> BTreeSet<String> { rows.iter().map(|r| r.arena.clone()).collect() };
     let (base_arenas, new_arenas) = (arenas(base.rows), arenas(new.rows));
     if base_arenas.len() == 1 && new_arenas.len() == 1 && base_arenas != new_arenas {
         problems.push(InputProblem::ArenaMismatch {

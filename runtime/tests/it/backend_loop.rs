@@ -409,7 +409,7 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
                 })
                 .collect()
         };
-        assert_eq!(tool_names(&bodies[0]), ["search", "final_answer"], "{kind}");
+        assert_eq!(tool_names(&bodies[0]), ["final_answer", "search"], "{kind}");
         assert_eq!(tool_names(&bodies[2]), ["final_answer"], "{kind}");
         let required = match kind {
             BackendKind::Anthropic => json!({"type": "any"}),

@@ -97,7 +97,9 @@ async fn the_answer_tool_call_is_the_answer_and_never_a_tool_call() {
     let requests = backend.requests();
     assert_eq!(requests.len(), 2);
     for request in &requests {
-        assert_eq!(names(request), ["count", ANSWER_TOOL]);
+        // The answer tool first: a small model calls the first tool that fits
+        // (LIVE.md, "The answer tool first").
+        assert_eq!(names(request), [ANSWER_TOOL, "count"]);
         assert_eq!(request.tool_choice, ToolChoice::Auto);
         assert_eq!(
             request.output,
@@ -105,7 +107,7 @@ async fn the_answer_tool_call_is_the_answer_and_never_a_tool_call() {
             "no grammar beside tools"
         );
     }
-    let answer_tool = &requests[0].tools[1];
+    let answer_tool = &requests[0].tools[0];
     assert_eq!(&answer_tool.parameters, landmark_schema().owner());
     // The accepted call got a result too, so a follow-up is well-formed.
     match run.conversation.messages.last() {
@@ -230,7 +232,7 @@ async fn the_answer_tool_takes_another_name_beside_a_user_tool_called_final_answ
     assert_eq!(count.load(Ordering::SeqCst), 0);
     assert_eq!(
         names(&backend.requests()[0]),
-        ["final_answer", "final_answer_1"]
+        ["final_answer_1", "final_answer"]
     );
 }
 
@@ -506,7 +508,7 @@ async fn a_tool_can_be_required_before_the_first_answer() {
         // After a tool ran: the model decides, the answer tool is back.
         assert_eq!(requests[1].tool_choice, ToolChoice::Auto);
         let expected: &[&str] = match plan.strategy {
-            tribunal_runtime::output::OutputStrategy::Tool => &["count", ANSWER_TOOL],
+            tribunal_runtime::output::OutputStrategy::Tool => &[ANSWER_TOOL, "count"],
             _ => &["count"],
         };
         assert_eq!(names(&requests[1]), expected);

@@ -142,7 +142,11 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
             .map(|r| r["shard"].clone())
             .collect()
     };
-    assert!(shard_of(&names[1]).iter().all(|s| s == "2/3"), "{:?}", shard_of(&names[1]));
+    assert!(
+        shard_of(&names[1]).iter().all(|s| s == "2/3"),
+        "{:?}",
+        shard_of(&names[1])
+    );
     let partial = dir.path().join("partial");
     std::fs::create_dir(&partial).unwrap();
     for name in [&names[0], &names[2]] {
@@ -159,7 +163,11 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
     assert!(!cut.exists(), "a merge missing a shard writes nothing");
     let o = merge_into(&partial, &cut, &["--allow-missing"], dir.path());
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stderr(&o).contains("(allowed by --allow-missing)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(allowed by --allow-missing)"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(
         json_lines(&cut).len(),
         15 - json_lines(&results.join(&names[1])).len()
