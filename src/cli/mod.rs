@@ -49,7 +49,7 @@ pub(crate) enum Command {
     Judge(judge::JudgeCommand),
     /// Render a results file as a report (HTML).
     Report(report::ReportArgs),
-    /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails.
+    /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-7 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs).
     Compare(compare::CompareArgs),
 }
 
