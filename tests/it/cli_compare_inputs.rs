@@ -3,6 +3,7 @@
 //! and message, never a passing gate (exit 0) and never the regression
 //! code (1); `--allow-missing` lets a deliberately smaller run through.
 
+use crate::stand_in::{stderr, stdout};
 use crate::{json_lines, tribunal_bin};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -16,14 +17,6 @@ fn compare(base: &Path, new: &Path, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The mock structured_output arena's results (15 rows, all PASS).

@@ -177,13 +177,16 @@ pub fn input_problems(
     let (base_arenas, new_arenas) = (arenas(base.rows), arenas(new.rows));
     if base_arenas.len() == 1 && new_arenas.len() == 1 && base_arenas != new_arenas {
         problems.push(InputProblem::ArenaMismatch {
-            base: base_arenas.into_iter().collect(),
-            new: new_arenas.into_iter().collect(),
+            base: base_arenas.iter().cloned().collect(),
+            new: new_arenas.iter().cloned().collect(),
         });
     }
-    for (side, input) in [(Which::Base, base), (Which::New, new)] {
+    for (side, input, side_arenas) in [
+        (Which::Base, base, base_arenas),
+        (Which::New, new, new_arenas),
+    ] {
         for (field, values) in [
-            ("arena", arenas(input.rows)),
+            ("arena", side_arenas),
             (
                 "config_hash",
                 input.rows.iter().map(|r| r.config_hash.clone()).collect(),
