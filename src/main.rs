@@ -16,8 +16,23 @@ fn main() -> ExitCode {
     match cli::dispatch(args.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tribunal: {e:#}");
+            eprintln!("tribunal: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// `e` and its causes, `: `-separated, leaving out a cause whose text the
+/// message before it already holds (a library error that names its source
+/// in its own message), so no reason is printed twice.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -226,7 +226,7 @@ const MAX_NAME_LEN: usize = 100;
 /// Whether `name` can name files (`runs/<name>.jsonl`, `<record
 /// dir>/<name>.jsonl`): a plain file name — letters, digits, `.`, `_`, `-`,
 /// not starting with `.` — never a path that leads elsewhere.
-fn plain_name(name: &str) -> bool {
+pub fn plain_name(name: &str) -> bool {
     name.len() <= MAX_NAME_LEN
         && name
             .chars()
@@ -259,7 +259,12 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "arena".to_string());
-    let config = read_toml(dir, &mut problems);
+    // Unreadable: its problem is the root cause, and the items say nothing
+    // of what it would have given them (the schema, the tools).
+    let (config, toml_read) = match read_toml(dir, &mut problems) {
+        Some(config) => (config, true),
+        None => (ArenaToml::default(), false),
+    };
     let name = config
         .name
         .clone()
@@ -298,6 +303,10 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             })
             .ok()
     });
+
+    // The arena's schema is unknown (not absent) when arena.toml or the
+    // schema file could not be read.
+    let schema_unknown = arena_schema.is_none() && (!toml_read || config.schema.is_some());
 
     let corpus_path = dir.join(config.corpus.as_deref().unwrap_or(CORPUS));
     let tools = config.tools.clone().unwrap_or_else(|| {
@@ -363,12 +372,13 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         let checks = build_checks(
             &raw,
             arena_schema.as_ref(),
+            schema_unknown,
             &name,
             &mut cache,
             &offered,
             &mut at,
         );
-        if let Some(mock) = &raw.mock {
+        if let Some(mock) = raw.mock.as_ref().filter(|_| toml_read) {
             for (t, turn) in mock.iter().enumerate() {
                 for call in &turn.tool_calls {
                     if !offered.contains(&call.name) {
@@ -459,6 +469,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
 fn build_checks(
     raw: &RawItem,
     arena_schema: Option<&Arc<OutputSchema>>,
+    schema_unknown: bool,
     name: &str,
     cache: &mut HashMap<String, Arc<OutputSchema>>,
     offered: &[String],
@@ -493,6 +504,7 @@ fn build_checks(
             }
             Check::JsonSchema { schema: None, .. } => match arena_schema {
                 Some(s) => item_check.schema = Some(s.clone()),
+                None if schema_unknown => {}
                 None => at(format!(
                     "checks[{i}]: json_schema: no inline schema and the arena has none"
                 )),
@@ -587,14 +599,16 @@ fn named_tools(check: &Check) -> Vec<&str> {
     }
 }
 
-fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
+/// `arena.toml` (the defaults when there is none); `None` when it cannot be
+/// read or parsed (its problem is in `problems`).
+fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
     let path = dir.join(ARENA_TOML);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ArenaToml::default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(ArenaToml::default()),
         Err(e) => {
             problems.push(Problem::file(ARENA_TOML, format!("cannot read: {e}")));
-            return ArenaToml::default();
+            return None;
         }
     };
     let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
@@ -613,7 +627,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
             if let Some(table) = c.backend.take() {
                 c.settings = table.settings(ARENA_TOML, &line_at, problems);
             }
-            c
+            Some(c)
         }
         Err(e) => {
             let line = e.span().map(|s| line_at(s.start)).unwrap_or(1);
@@ -622,7 +636,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> ArenaToml {
                 line,
                 tribunal_runtime::text::one_line(e.message(), 300),
             ));
-            ArenaToml::default()
+            None
         }
     }
 }

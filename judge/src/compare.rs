@@ -5,18 +5,24 @@
 //! Pure: it takes rows, not files.
 
 use crate::backends::MOCK_BACKEND;
+use crate::calibration::judged_verdict;
 use crate::checks::CheckKind;
 use crate::html::percentile;
+use crate::report::cache_total;
 use crate::results::{Outcome, ResultRow};
 use crate::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
 use crate::tokens::{TokenChange, TokenUse, run_tokens};
+use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::backend::CacheCounts;
 
+mod comment;
 mod inputs;
 mod render;
 
+pub use comment::{CommentOptions, SideCosts};
 pub use inputs::{InputProblem, SideInput, Which, input_problems};
 pub use render::COMPARE_VERSION;
 
@@ -47,6 +53,10 @@ pub struct Side {
     pub mock: bool,
     /// Whether the rows were replayed from a cassette.
     pub replayed: bool,
+    /// The rerun cache's hits and misses over the rows (`run --cache`);
+    /// absent when no row used it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun_cache: Option<CacheCounts>,
     /// The tokens spent: per item run, per PASS, the cached share (the
     /// same figures as the report's `tokens`; the rubric judge's included).
     pub tokens: TokenUse,
@@ -81,6 +91,7 @@ impl Side {
             pass_rate_ci: wilson(count(Outcome::Pass), n),
             mock: first.is_some_and(|r| r.backend == MOCK_BACKEND),
             replayed: first.is_some_and(|r| r.replayed),
+            rerun_cache: cache_total(rows),
             tokens: TokenUse::of(rows),
             wall_mean_ms: mean(walls.iter().sum()),
             wall_p50_ms: percentile(&walls, 0.50),
@@ -129,6 +140,30 @@ impl Change {
     /// The failed checks' types, comma-separated.
     pub fn failed_list(&self) -> String {
         CheckKind::list(&self.failed_checks)
+    }
+}
+
+/// One matched item run whose GREEN/RED verdict differs between the files
+/// (the answer's `verdict`; none when the run gave no GREEN or RED), whatever
+/// its outcome did: a review that turned from RED to GREEN is news even when
+/// both runs FAIL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictChange {
+    /// The item id.
+    pub id: String,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// The baseline run's verdict.
+    pub base: Option<Verdict>,
+    /// The new run's verdict.
+    pub new: Option<Verdict>,
+}
+
+impl VerdictChange {
+    /// `GREEN → RED`, `none` for a run without a verdict.
+    pub fn text(&self) -> String {
+        let word = |v: Option<Verdict>| v.map_or("none", Verdict::as_str);
+        format!("{} → {}", word(self.base), word(self.new))
     }
 }
 
@@ -210,6 +245,10 @@ pub struct Comparison {
     /// Every outcome change, regressions first, then fixes, then the rest;
     /// in report order within each kind.
     pub changes: Vec<Change>,
+    /// Matched item runs whose GREEN/RED verdict changed, in new-file
+    /// order (absent when none did: arenas without verdicts never have any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdict_changes: Vec<VerdictChange>,
     /// Item runs only in the baseline (not counted as regressions).
     pub only_base: Vec<RunKey>,
     /// Item runs only in the new file.
@@ -248,6 +287,7 @@ impl Comparison {
             base.iter().map(|r| (key(r), r)).collect();
         let new_keys: BTreeSet<(String, u32)> = new.iter().map(key).collect();
         let mut changes = Vec::new();
+        let mut verdict_changes = Vec::new();
         let mut matched = 0;
         let mut only_new = Vec::new();
         for n in new {
@@ -256,6 +296,15 @@ impl Comparison {
                 continue;
             };
             matched += 1;
+            let (base_verdict, new_verdict) = (judged_verdict(b), judged_verdict(n));
+            if base_verdict != new_verdict {
+                verdict_changes.push(VerdictChange {
+                    id: n.id.clone(),
+                    repeat: n.repeat,
+                    base: base_verdict,
+                    new: new_verdict,
+                });
+            }
             let kind = match (b.outcome, n.outcome) {
                 (x, y) if x == y => continue,
                 (Outcome::Pass, _) => ChangeKind::Regression,
@@ -325,6 +374,7 @@ impl Comparison {
             new: n,
             matched,
             changes,
+            verdict_changes,
             only_base,
             only_new,
             problems: Vec::new(),

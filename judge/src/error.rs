@@ -58,6 +58,21 @@ pub enum JudgeError {
         /// The other arena.
         found: String,
     },
+    /// A fresh run ([`crate::RunMode::Fresh`]) would replace the rows of
+    /// another run (another arena or config hash) in its results file;
+    /// [`crate::RunMode::Replace`] replaces them.
+    #[error(
+        "{} holds the results of another run (arena {arena:?}, config hash {config_hash}); refusing to replace them",
+        path.display()
+    )]
+    WouldReplace {
+        /// The results file.
+        path: PathBuf,
+        /// The arena of its rows.
+        arena: String,
+        /// The config hash of its rows.
+        config_hash: String,
+    },
     /// A command-line value is invalid (shard spec, repeat count, …).
     #[error("{0}")]
     Usage(String),

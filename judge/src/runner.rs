@@ -20,7 +20,7 @@ use crate::shard::Shard;
 use crate::transcript::Transcript;
 use futures::{FutureExt, StreamExt};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_runtime::cost::{CostLimit, ModelPrice};
 use tribunal_runtime::task::AbortOnDrop;
@@ -71,12 +71,36 @@ pub enum RunMode {
     /// A retried row replaces the old one once its retry finishes (the file
     /// then holds one row per (item, repeat)); PASS and FAIL rows are kept.
     RetryErrors,
+    /// Like [`Fresh`](RunMode::Fresh), whatever the results file holds:
+    /// `Fresh` refuses to empty a file holding another run's rows (another
+    /// arena or config hash, [`JudgeError::WouldReplace`]); `Replace` does.
+    Replace,
 }
 
 impl RunMode {
     /// Whether the rows already in the results file are kept.
     fn keeps_rows(self) -> bool {
         matches!(self, RunMode::Resume | RunMode::RetryErrors)
+    }
+}
+
+/// [`JudgeError::WouldReplace`] when the results file at `path` holds a
+/// row of another arena or config hash: a fresh run never empties another
+/// run's results without being asked to. A file that is not results at all
+/// is refused the same way (its read error).
+fn refuse_other_runs(path: &Path, arena: &str, hash: &str) -> Result<(), JudgeError> {
+    let read = read_rows(path)?;
+    match read
+        .rows
+        .iter()
+        .find(|r| r.arena != arena || r.config_hash != hash)
+    {
+        Some(other) => Err(JudgeError::WouldReplace {
+            path: path.to_path_buf(),
+            arena: other.arena.clone(),
+            config_hash: other.config_hash.clone(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -227,6 +251,9 @@ pub async fn run_arena(
         }
         (read.rows, read.good_len, read.torn)
     } else {
+        if options.mode == RunMode::Fresh && options.out.exists() {
+            refuse_other_runs(&options.out, &arena.name, &hash)?;
+        }
         (Vec::new(), 0, false)
     };
     let done: HashMap<(&str, u32), Outcome> = existing

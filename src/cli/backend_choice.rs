@@ -67,12 +67,20 @@ pub(crate) enum Chosen {
 impl BackendRequest<'_> {
     /// Checks the flags against the choice and connects a live backend.
     ///
-    /// The mock refuses `--record`, `--replay` and every live-backend flag;
+    /// The mock refuses `--model`, `--record`, `--replay` and every
+    /// live-backend flag;
     /// a live backend needs `--model` and reads its key and base URL from the
     /// environment (none with `--replay`). The folder of the `--record`
     /// cassette is created.
     pub(crate) fn choose(self) -> anyhow::Result<Chosen> {
         let Some(kind) = self.choice.live() else {
+            if let Some(model) = self.model {
+                // Without --backend the mock runs: a user who named a model
+                // would believe they had tested it.
+                anyhow::bail!(
+                    "--model {model} needs a live --backend: without one, tribunal runs the mock (scripted turns), which tests no model. Add --backend openai-chat (OpenAI, or any OpenAI-compatible server at OPENAI_BASE_URL), --backend openai-responses or --backend anthropic"
+                );
+            }
             if self.record.is_some() || self.replay.is_some() || self.cache.is_some() {
                 anyhow::bail!("--record, --replay and --cache need a live --backend");
             }

@@ -1,5 +1,5 @@
 //! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
-//! [--allow-missing] [--report terminal|markdown|json] [--html OUT.html]`:
+//! [--allow-missing] [--report terminal|markdown|json|comment] [--html OUT.html]`:
 //! which item runs changed outcome (PASS → FAIL/ERROR regressions, the
 //! reverse fixes), the pass-rate change with its interval and an exact paired
 //! test, and beside it the change in tokens per item run and per PASS;
@@ -20,8 +20,9 @@ use super::report::read_results_torn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
-use tribunal::judge::compare::{Gate, SideInput};
+use tribunal::judge::compare::{CommentOptions, Gate, SideCosts, SideInput};
 use tribunal::judge::html::render_compare;
+use tribunal::judge::pricing::{CostSummary, Pricing};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -44,6 +45,10 @@ pub(crate) enum CompareFormat {
     Markdown,
     /// JSON: the gate's verdict and every figure.
     Json,
+    /// The body of a pull-request comment: the gate's verdict, pass rate,
+    /// tokens and cost per item, cache use, and the changed item runs
+    /// (capped by --max-items, linked by --details-url).
+    Comment,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +81,21 @@ pub(crate) struct CompareArgs {
     /// Also write the comparison as a self-contained HTML page.
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+    /// With `--report comment`: at most N item runs per list.
+    #[arg(long, value_name = "N", default_value_t = CommentOptions::DEFAULT_MAX_ITEMS)]
+    max_items: usize,
+    /// With `--report comment`: where the full comparison is (the CI run's
+    /// page), linked beside a capped list.
+    #[arg(long, value_name = "URL")]
+    details_url: Option<String>,
+    /// With `--report comment`: a line said before the figures (where the
+    /// baseline came from, …); repeatable.
+    #[arg(long, value_name = "TEXT")]
+    note: Vec<String>,
+    /// A pricing table (TOML, like the built-in `pricing.toml`) added to the
+    /// built-in prices for the comment's cost row.
+    #[arg(long, value_name = "FILE")]
+    pricing: Option<PathBuf>,
 }
 
 fn parse_alpha(s: &str) -> Result<f64, String> {
@@ -114,6 +134,24 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         }
         CompareFormat::Markdown => print!("{}", comparison.to_markdown(gate)),
         CompareFormat::Json => print!("{}", comparison.to_json(gate)),
+        CompareFormat::Comment => {
+            let pricing =
+                super::report_opts::pricing(&Pricing::default(), args.pricing.as_deref())?;
+            let costs = SideCosts {
+                base: CostSummary::of(&base.0, &pricing).1,
+                new: CostSummary::of(&new.0, &pricing).1,
+            };
+            print!(
+                "{}",
+                comparison.to_comment(&CommentOptions {
+                    gate,
+                    max_items: args.max_items,
+                    details_url: args.details_url.as_deref(),
+                    notes: &args.note,
+                    costs: Some(&costs),
+                })
+            );
+        }
     }
     if let Some(out) = &args.html {
         super::folder::write_file(out, render_compare(&comparison, gate))?;

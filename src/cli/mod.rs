@@ -6,6 +6,8 @@ mod backend_flags;
 mod check;
 mod compare;
 mod folder;
+mod github;
+mod init;
 mod judge;
 mod lint;
 mod merge;
@@ -33,6 +35,8 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Run an arena (mock backend by default).
     Run(Box<run::RunArgs>),
+    /// Create a new arena (two items, mock turns, schema, corpus) that lints clean and passes in mock mode.
+    Init(init::InitArgs),
     /// Check an arena's files and report every problem with file:line.
     Lint(lint::LintArgs),
     /// Combine shard result files into one report.
@@ -51,11 +55,15 @@ pub(crate) enum Command {
     Report(report::ReportArgs),
     /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-7 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs).
     Compare(compare::CompareArgs),
+    /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact.
+    #[command(subcommand)]
+    Github(github::GitHubCommand),
 }
 
 pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(a) => run::run(*a),
+        Command::Init(a) => init::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Schema(c) => schema::run(c),
@@ -64,6 +72,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Judge(c) => judge::run(c),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Github(c) => github::run(c),
     }
 }
 

@@ -1,43 +1,51 @@
-//! `tribunal report RESULTS.jsonl [--html OUT.html] [--transcripts DIR]`:
-//! render a results file. With `--html`, one self-contained HTML page
-//! (inline CSS, JavaScript and SVG; opens from `file://`) with each item's
-//! checks, error code, usage, tool calls and, from DIR, its transcript.
-//! Without it, the terminal table. Exit 0 on success, 2 on unreadable input.
+//! `tribunal report RESULTS.jsonl [--report FORMAT] [--report-file FILE]
+//! [--html OUT.html] [--transcripts DIR]`: render a results file in any of
+//! `run`'s formats. With `--html`, one self-contained HTML page (inline CSS,
+//! JavaScript and SVG; opens from `file://`) with each item's checks, error
+//! code, usage, tool calls and, from DIR, its transcript. Without a format,
+//! the terminal table. Exit 0 on success, 2 on unreadable input or a file
+//! without a result row.
 
+use super::report_opts::{ReportOpts, emit_report_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::html::{ReportPage, render_page};
 use tribunal::judge::pricing::Pricing;
 use tribunal::judge::results::latest;
-use tribunal::judge::{Calibration, Report, ResultRow, read_rows};
+use tribunal::judge::{Calibration, ResultRow, read_rows};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
     /// The results file (JSON Lines) written by `tribunal run`.
     results: PathBuf,
-    /// Write the HTML report to this file.
+    /// Write the HTML report to this file (the same as `--report html
+    /// --report-file OUT.html`).
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
-    /// Read the transcripts `tribunal run --transcripts DIR` recorded and
-    /// show them in each item's detail.
-    #[arg(long, value_name = "DIR")]
-    transcripts: Option<PathBuf>,
-    /// A pricing table (TOML) added to or replacing the built-in prices.
-    #[arg(long, value_name = "FILE")]
-    pricing: Option<PathBuf>,
+    /// The format, the file, the transcripts folder and the prices, as
+    /// `run` takes them. `--min-pass-rate` is accepted and changes nothing:
+    /// `report` exits 0 whatever the outcomes.
+    #[command(flatten)]
+    opts: ReportOpts,
 }
 
 pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let rows = read_results(&args.results)?;
-    let pricing = super::report_opts::pricing(&Pricing::default(), args.pricing.as_deref())?;
+    if rows.is_empty() {
+        anyhow::bail!(
+            "{}: no result row (an empty file, or not a results file of `tribunal run`)",
+            args.results.display()
+        );
+    }
+    let pricing = super::report_opts::pricing(&Pricing::default(), args.opts.pricing.as_deref())?;
     match &args.html {
         Some(out) => {
-            let bytes = write_html(&rows, args.transcripts.as_deref(), out, &pricing)?;
+            let bytes = write_html(&rows, args.opts.transcripts.as_deref(), out, &pricing)?;
             eprintln!("report: {} ({bytes} bytes)", out.display());
         }
         None => {
             let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
-            print!("{}", Report::priced(&arena, &rows, &pricing).to_terminal());
+            emit_report_with(&arena, rows, &args.opts, &pricing, None, None)?;
         }
     }
     Ok(ExitCode::SUCCESS)

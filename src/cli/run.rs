@@ -40,8 +40,8 @@ pub(crate) struct RunArgs {
     /// Serve answers from DIR/<arena>.jsonl (a cassette written by --record).
     #[arg(long, value_name = "DIR")]
     replay: Option<PathBuf>,
-    /// Runs in flight at once (with --batch: every run).
-    #[arg(long, default_value_t = 8)]
+    /// Runs in flight at once, at least 1 (with --batch: every run).
+    #[arg(long, default_value_t = 8, value_parser = parse_concurrency)]
     concurrency: usize,
     /// Send the model requests through the provider's batch API (half
     /// price; the provider runs them within 24 hours): every run's next
@@ -67,7 +67,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "USD", value_parser = parse_usd)]
     max_cost_usd: Option<f64>,
     /// Runs per item: reports per-item pass rates, pass@k and pass^k, the per-repeat spread and the unstable items.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// Mock mode: the scripted model waits MS milliseconds per turn.
     #[arg(long, value_name = "MS", default_value_t = 0)]
@@ -83,6 +83,10 @@ pub(crate) struct RunArgs {
     /// Re-run the ERROR rows of --out (and the missing ones).
     #[arg(long)]
     retry_errors: bool,
+    /// Replace the rows of --out even when they are another run's (another
+    /// arena or config hash); without it such a file is refused, exit 2.
+    #[arg(long, conflicts_with_all = ["resume", "retry_errors"])]
+    force: bool,
     /// Run only shard I of N (stable by item id), e.g. 2/4. Without it:
     /// `TRIBUNAL_SHARD=I/N`, else a Kubernetes Indexed Job's
     /// `JOB_COMPLETION_INDEX` (0-based) with --shards.
@@ -125,6 +129,25 @@ pub(crate) struct RunArgs {
     backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
     report: ReportOpts,
+}
+
+/// The complete lines of a results file (a torn last line is not a row).
+fn complete_lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |text| {
+        text.split_inclusive('\n')
+            .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
+            .count()
+    })
+}
+
+/// `--concurrency`: a count of runs in flight, at least 1.
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "{s:?} is not a number of runs in flight (1 or more)"
+        )),
+    }
 }
 
 /// `--on-repeat`: the [`OnRepeat`] policies, as clap lists them.
@@ -180,6 +203,10 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         }
         Err(e) => return Err(e.into()),
     };
+    if gate == Gate::Kappa && args.out.is_none() && args.shard.is_none() && args.shards.is_none() {
+        // Beside `run`'s results, never over them.
+        args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));
+    }
     let gold = arena.gold_verdicts();
     let gold_rubric = arena.gold_rubric();
     if args.calibrate && gold.is_empty() && gold_rubric.is_empty() {
@@ -264,7 +291,28 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
             return Ok(ExitCode::from(2));
         }
     };
-    let result = runtime.block_on(run_arena(arena.clone(), backends, &options, &progress))?;
+    // Ctrl-C stops the run; the rows finished so far are in the results
+    // file already, and --resume runs the rest.
+    let interrupted = runtime.block_on(async {
+        tokio::select! {
+            result = run_arena(arena.clone(), backends, &options, &progress) => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let Some(result) = interrupted else {
+        eprintln!(
+            "\ntribunal: interrupted: {} finished run(s) are kept in {}; the same command with --resume runs the rest",
+            complete_lines(&options.out),
+            options.out.display()
+        );
+        return Ok(ExitCode::from(130));
+    };
+    let result = result.map_err(|e| match e {
+        JudgeError::WouldReplace { .. } => {
+            anyhow::anyhow!("{e}: pass --force to replace them, or --out FILE to write elsewhere")
+        }
+        e => e.into(),
+    })?;
     if result.torn_discarded {
         eprintln!(
             "tribunal: discarded a torn last line in {}",
@@ -363,13 +411,15 @@ fn parse_usd(s: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
-    /// What `--resume` and `--retry-errors` do with the rows of `--out`
-    /// (`--retry-errors` also resumes).
+    /// What `--resume`, `--retry-errors` and `--force` do with the rows of
+    /// `--out` (`--retry-errors` also resumes).
     fn mode(&self) -> RunMode {
         if self.retry_errors {
             RunMode::RetryErrors
         } else if self.resume {
             RunMode::Resume
+        } else if self.force {
+            RunMode::Replace
         } else {
             RunMode::Fresh
         }

@@ -402,3 +402,72 @@ fn cli_compare_reports_the_token_change_in_every_format() {
         assert_eq!(out.status.code(), Some(1), "{format}");
     }
 }
+
+/// A missing file is named once with its reason, not the OS error twice.
+#[test]
+fn a_missing_file_says_its_reason_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let html = dir.path().join("r.html");
+    let o = tribunal(&[
+        os("report"),
+        missing.as_os_str(),
+        os("--html"),
+        html.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("missing.jsonl"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    let pricing = dir.path().join("missing.toml");
+    let o = tribunal(&[
+        os("run"),
+        arena().as_os_str(),
+        os("--pricing"),
+        pricing.as_os_str(),
+        os("--out"),
+        dir.path().join("r.jsonl").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
+
+/// `report` takes `run`'s formats, and a file without a row is an error,
+/// not an empty report.
+#[test]
+fn report_renders_every_format_and_refuses_a_file_without_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = mock_run(dir.path());
+    let o = tribunal(&[os("report"), os(&results), os("--report"), os("json")]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["arena"], "structured_output");
+    let junit = dir.path().join("junit.xml");
+    let o = tribunal(&[
+        os("report"),
+        os(&results),
+        os("--report"),
+        os("junit"),
+        os("--report-file"),
+        os(&junit),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("<testsuite")
+    );
+
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let o = tribunal(&[os("report"), os(&empty)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("empty.jsonl: no result row"), "{err}");
+}

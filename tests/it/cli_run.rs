@@ -744,3 +744,220 @@ fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
         .unwrap();
     assert!((kappa - 1.0 / 13.0).abs() < 1e-12, "{kappa}");
 }
+
+/// `--model` without `--backend` used to run the mock and exit 0: a user
+/// who named a model believed they had tested it.
+#[test]
+fn a_model_without_a_backend_is_refused_with_the_fix_not_mocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let o = tribunal(
+        &["run", arena.to_str().unwrap(), "--model", "gpt-4.1-mini"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "--model gpt-4.1-mini needs a live --backend: without one, tribunal runs the mock"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("Add --backend openai-chat"), "{err}");
+    assert!(!dir.path().join("runs").exists(), "no results written");
+}
+
+/// `--concurrency 0` used to be accepted (and ran nothing in flight);
+/// `--repeat -1` said "unexpected argument". Both name the flag and the rule.
+#[test]
+fn counts_below_one_are_refused_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let a = arena.to_str().unwrap();
+    let o = tribunal(&["run", a, "--concurrency", "0"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("\"0\" is not a number of runs in flight (1 or more)"),
+        "{}",
+        stderr(&o)
+    );
+    for repeat in ["-1", "0"] {
+        let o = tribunal(&["run", a, "--repeat", repeat], dir.path());
+        assert_eq!(o.status.code(), Some(2));
+        let err = stderr(&o);
+        assert!(err.contains("--repeat"), "{err}");
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+    assert!(!dir.path().join("runs").exists());
+}
+
+/// Ctrl-C (SIGINT) ends a run saying what was kept and how to finish it;
+/// `--resume` then runs only the rest.
+#[test]
+fn an_interrupted_run_says_what_it_kept_and_resume_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let out = dir.path().join("r.jsonl");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "run".to_string(),
+            arena.display().to_string(),
+            "--concurrency".into(),
+            "1".into(),
+            "--mock-latency".into(),
+            "200".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let child = Command::new(tribunal_bin())
+        .args(args(&[]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first finished row (no time is asserted).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while json_rows(&out) < 1 {
+        assert!(Instant::now() < deadline, "no row was written");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let err = stderr(&o);
+    let kept = json_rows(&out);
+    assert!(kept < 15, "interrupted before the end");
+    assert!(
+        err.contains(&format!(
+            "tribunal: interrupted: {kept} finished run(s) are kept in {}",
+            out.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("the same command with --resume runs the rest"),
+        "{err}"
+    );
+    let resumed = Command::new(tribunal_bin())
+        .args(args(&["--resume"]))
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains(&format!("{kept} already finished")),
+        "{}",
+        stderr(&resumed)
+    );
+    assert_eq!(json_lines(&out).len(), 15);
+}
+
+/// The complete rows of a results file so far.
+fn json_rows(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| {
+        t.split_inclusive('\n')
+            .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
+            .count()
+    })
+}
+
+/// A fresh run refuses to empty a results file holding another run's rows
+/// (another arena or config hash) unless --force says so; `judge calibrate`
+/// writes beside `run`'s file, not over it.
+#[test]
+fn results_of_another_run_are_never_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let landmarks = root.join("arenas/structured_output");
+    let wrong = root.join("tests/fixtures/wrong_answers");
+    let out = dir.path().join("b.jsonl");
+    let run_wrong = || {
+        tribunal(
+            &[
+                "run",
+                wrong.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--min-pass-rate",
+                "0",
+            ],
+            dir.path(),
+        )
+    };
+    let o = run_wrong();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = std::fs::read_to_string(&out).unwrap();
+
+    let o = tribunal(
+        &[
+            "run",
+            landmarks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("holds the results of another run (arena \"wrong_answers\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("pass --force to replace them, or --out FILE to write elsewhere"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        before,
+        "nothing was overwritten"
+    );
+
+    // The same run again replaces its own rows without a word; --force
+    // replaces another run's.
+    let o = run_wrong();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = tribunal(
+        &[
+            "run",
+            landmarks.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--force",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        json_lines(&out)
+            .iter()
+            .all(|r| r["arena"] == "structured_output")
+    );
+
+    // `judge calibrate` keeps to its own file.
+    let review = root.join("arenas/code_review");
+    let o = tribunal(
+        &["run", review.to_str().unwrap(), "--min-pass-rate", "0"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let run_file = dir.path().join("runs/code_review.jsonl");
+    let run_rows = std::fs::read_to_string(&run_file).unwrap();
+    let o = tribunal(
+        &["judge", "calibrate", review.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        dir.path()
+            .join("runs/code_review.calibrate.jsonl")
+            .is_file()
+    );
+    assert_eq!(std::fs::read_to_string(&run_file).unwrap(), run_rows);
+}

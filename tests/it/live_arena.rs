@@ -422,3 +422,31 @@ async fn a_cached_rerun_sends_no_request_and_reports_the_same() {
         assert_eq!(second["summary"]["pass"], 30);
     }
 }
+
+/// A server off the provider's hosts (llama.cpp, vLLM, Ollama) is reached
+/// without a key: no key variable, no auth header, the run goes on. The
+/// hosted APIs still need one (`missing_key_exits_2_naming_the_variable`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_server_needs_no_key_and_gets_no_auth_header() {
+    for api in ALL {
+        let server = wiremock::MockServer::start().await;
+        let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
+            .mount(&server)
+            .await;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("results.jsonl");
+        let args = run_args(api, &out, &["--min-pass-rate", "0"]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let env = [(api.base_url_var(), api.base_url(&server))];
+        let o = tribunal(&args, dir.path(), &env).await;
+        assert_eq!(o.status.code(), Some(0), "{api:?}: {}", stderr(&o));
+        let requests = server.received_requests().await.unwrap();
+        assert!(!requests.is_empty(), "{api:?}");
+        for r in &requests {
+            assert!(r.headers.get("authorization").is_none(), "{api:?}");
+            assert!(r.headers.get("x-api-key").is_none(), "{api:?}");
+        }
+    }
+}

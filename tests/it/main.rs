@@ -52,9 +52,11 @@ pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+mod action_gate;
 mod batch_fake;
 mod cli_batch;
 mod cli_compare_inputs;
+mod cli_init;
 mod cli_judge;
 mod cli_mcp;
 mod cli_replay;

@@ -64,6 +64,16 @@ impl Comparison {
             }
             out.push('\n');
         }
+        for v in &self.verdict_changes {
+            let _ = writeln!(
+                out,
+                "  {:<10} {} #{}: {}",
+                "verdict",
+                v.id,
+                v.repeat,
+                v.text()
+            );
+        }
         for r in &self.item_rates {
             let word = if r.new_pass < r.base_pass {
                 "worse"
@@ -333,6 +343,23 @@ impl Comparison {
                     c.new.as_str(),
                     md(&why),
                     c.tokens_delta
+                );
+            }
+        }
+        if !self.verdict_changes.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Changed GREEN/RED verdicts\n\n| id | repeat | baseline | new |\n|---|---:|---|---|"
+            );
+            let word = |v: Option<crate::verdict::Verdict>| v.map_or("none", |v| v.as_str());
+            for v in &self.verdict_changes {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    md(&v.id),
+                    v.repeat,
+                    word(v.base),
+                    word(v.new)
                 );
             }
         }

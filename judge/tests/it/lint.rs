@@ -453,3 +453,53 @@ fn a_missing_verdict_item_folder_is_a_problem_at_its_line() {
     std::fs::create_dir_all(dir.path().join("items/gone")).unwrap();
     assert!(lint(dir.path()).problems.is_empty());
 }
+
+/// One mistake in `arena.toml` or the schema file is one problem: the
+/// items do not each add "no schema" (or an unoffered tool) because the
+/// file that would have given it could not be read.
+#[test]
+fn an_unreadable_arena_toml_or_schema_is_the_one_problem() {
+    let item = |id: &str| {
+        crate::support::item(
+            id,
+            r#"[{"type": "json_schema"}]"#,
+            r#"[{"tool_calls": [{"name": "search", "arguments": {"query": "q"}}]}, {"json": {"x": 1}}]"#,
+        )
+    };
+    let dataset: String = (0..15)
+        .map(|i| item(&format!("i{i}")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let corpus = r#"[{"id": "p", "title": "t", "text": "x"}]"#;
+    let schema = r#"{"type": "object"}"#;
+    let cases = [
+        (
+            "a typo'd key",
+            "schema = \"schema.json\"\ntools = [\"search\"]\nsystme = \"hi\"\n",
+            schema,
+            "unknown field `systme`",
+        ),
+        (
+            "bad TOML",
+            "schema = \"schema.json\n",
+            schema,
+            "arena.toml:1",
+        ),
+        (
+            "a schema that is not JSON",
+            "schema = \"schema.json\"\ntools = [\"search\"]\n",
+            "{ not json",
+            "schema",
+        ),
+    ];
+    for (what, toml, schema, expected) in cases {
+        let found = problems(&[
+            ("dataset.jsonl", &dataset),
+            ("arena.toml", toml),
+            ("schema.json", schema),
+            ("corpus.json", corpus),
+        ]);
+        assert_eq!(found.len(), 1, "{what}: {found:#?}");
+        assert!(found[0].contains(expected), "{what}: {found:#?}");
+    }
+}

@@ -47,50 +47,18 @@ fn structured_output_replayed_from_a_real_small_model() {
     );
 }
 
-/// The code_review items the cassette holds: the recording of 2026-12-03
-/// (LIVE.md) was stopped for time after the first six of the dataset. They
-/// hold a call cut by the deadline (replayed as `deadline_exceeded`), a run
-/// ended by `no_progress` and runs finalized after repeats.
-const CODE_REVIEW_RECORDED: usize = 6;
-
+/// The whole code_review arena, recorded on 2026-12-04 (LIVE.md): its 42
+/// runs hold calls cut by the deadline (replayed as `deadline_exceeded`),
+/// runs ended by `no_progress` and by `truncated`, and runs finalized after
+/// repeats — every outcome as it happened live.
 #[test]
 fn code_review_replayed_from_a_real_small_model() {
     bind_snapshots!();
-    let subset = arena_with_first_items("code_review", CODE_REVIEW_RECORDED);
     tribunal_judge::assert_arena_snapshot!(
         "live_code_review_qwen05b",
-        subset.path().join("code_review").to_str().unwrap(),
+        arena("code_review").to_str().unwrap(),
         replay = cassette("code_review")
     );
-}
-
-/// A copy of arena `name` (in a temporary folder, under its own name)
-/// whose dataset keeps only its first `n` items.
-fn arena_with_first_items(name: &str, n: usize) -> tempfile::TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join(name);
-    copy(&arena(name), &root);
-    let dataset = std::fs::read_to_string(root.join("dataset.jsonl")).unwrap();
-    let kept: Vec<&str> = dataset
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(n)
-        .collect();
-    assert_eq!(kept.len(), n);
-    std::fs::write(root.join("dataset.jsonl"), kept.join("\n") + "\n").unwrap();
-    dir
 }
 
 /// The variable that hands the changed cassette to the child test.

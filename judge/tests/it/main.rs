@@ -20,6 +20,7 @@ macro_rules! bind_snapshots {
 
 mod calibration;
 mod compare;
+mod compare_comment;
 mod html;
 mod html_browser;
 mod html_fixtures;

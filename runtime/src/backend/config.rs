@@ -336,8 +336,12 @@ impl ProviderConfig {
     /// A config for `kind` from environment `env` (a lookup such as
     /// `|k| std::env::var(k).ok()`) and `options`.
     ///
-    /// Errors (`Config`): the key variable is unset or empty (the error names
-    /// it); a setting the provider does not take ([`check_options`]).
+    /// Without a key (its variable unset or empty) a base URL off the
+    /// provider's own hosts is reached with none (no auth header); the
+    /// hosted APIs are not.
+    ///
+    /// Errors (`Config`): no key for a hosted API (the error names its
+    /// variable); a setting the provider does not take ([`check_options`]).
     pub fn from_env(
         kind: BackendKind,
         model: &str,
@@ -345,19 +349,26 @@ impl ProviderConfig {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, BackendError> {
         check_options(kind, options)?;
-        let api_key = env(kind.key_var())
+        let base_url = base_url_from_env(kind, env);
+        let key = env(kind.key_var())
             .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .ok_or_else(|| {
-                BackendError::new(
+            .filter(|k| !k.is_empty());
+        // A server off the provider's own hosts (llama.cpp, vLLM, Ollama)
+        // usually takes no key: none is sent. The hosted APIs need one.
+        let api_key = match key {
+            Some(key) => key,
+            None if !is_hosted(kind, &base_url) => String::new(),
+            None => {
+                return Err(BackendError::new(
                     BackendErrorKind::Config,
                     format!(
-                        "the {kind} backend needs an API key: set {}",
-                        kind.key_var()
+                        "the {kind} backend needs an API key at {base_url}: set {} (a local server named by {} needs none)",
+                        kind.key_var(),
+                        kind.base_url_var()
                     ),
-                )
-            })?;
-        let base_url = base_url_from_env(kind, env);
+                ));
+            }
+        };
         Ok(ProviderConfig {
             model: model.to_string(),
             api_key,
@@ -658,5 +669,25 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.base_url, "https://api.openai.com/v1");
         assert!(!format!("{cfg:?}").contains("SECRET"));
+    }
+
+    #[test]
+    fn a_local_server_needs_no_key_and_a_hosted_api_does() {
+        let options = BackendOptions::default();
+        for kind in [BackendKind::OpenAiChat, BackendKind::Anthropic] {
+            let local = |k: &str| {
+                (k == kind.base_url_var()).then(|| "http://127.0.0.1:8080/v1".to_string())
+            };
+            let cfg = ProviderConfig::from_env(kind, "qwen", &options, &local).unwrap();
+            assert_eq!(cfg.api_key, "", "{kind}");
+            let hosted = |_: &str| None;
+            let err = ProviderConfig::from_env(kind, "m", &options, &hosted).unwrap_err();
+            assert!(err.message.contains(kind.key_var()), "{}", err.message);
+            assert!(
+                err.message.contains(kind.default_base_url()),
+                "{}",
+                err.message
+            );
+        }
     }
 }

@@ -277,11 +277,15 @@ impl Endpoint {
             HeaderValue::from_str(value)
                 .map_err(|_| config(format!("{what} holds characters not allowed in a header")))
         };
-        let (name, value) = provider.auth.header(key);
-        let mut value = header_value(&value, format!("the {backend} API key"))?;
-        value.set_sensitive(true);
         let mut headers = HeaderMap::new();
-        headers.insert(header_name(name)?, value);
+        // No key (a local server off the hosted hosts, see
+        // `ProviderConfig::from_env`): no auth header at all.
+        if !key.is_empty() {
+            let (name, value) = provider.auth.header(key);
+            let mut value = header_value(&value, format!("the {backend} API key"))?;
+            value.set_sensitive(true);
+            headers.insert(header_name(name)?, value);
+        }
         for (name, value) in provider.headers {
             let value = header_value(value, format!("the {backend} header `{name}`"))?;
             headers.insert(header_name(name)?, value);
