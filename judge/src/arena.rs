@@ -94,17 +94,18 @@ impl Arena {
     }
 
     /// Each item's gold verdict, in dataset order: the verdict of its
-    /// first `verdict_equals` check, when it has one and it is `GREEN` or
-    /// `RED`. What [`crate::calibrate`] scores a judge against.
+    /// first `verdict_equals` check, when it has one (its verdict is
+    /// `GREEN` or `RED`: lint refuses anything else). What
+    /// [`crate::calibrate`] scores a judge against.
     pub fn gold_verdicts(&self) -> IndexMap<String, Verdict> {
         self.items
             .iter()
             .filter_map(|item| {
                 let gold = item.checks.iter().find_map(|c| match &c.check {
-                    Check::VerdictEquals { verdict, .. } => Some(verdict.as_str()),
+                    Check::VerdictEquals { verdict, .. } => Some(*verdict),
                     _ => None,
                 })?;
-                Some((item.id.clone(), Verdict::parse(gold)?))
+                Some((item.id.clone(), gold))
             })
             .collect()
     }

@@ -100,8 +100,10 @@ pub enum Check {
     },
     /// The answer's top-level `verdict` field equals `verdict` exactly.
     VerdictEquals {
-        /// `GREEN` or `RED`.
-        verdict: String,
+        /// `GREEN` or `RED`, spelt exactly so: anything else (`"green"`) is
+        /// a problem of the dataset line, never a gold verdict that is
+        /// silently not one.
+        verdict: crate::verdict::Verdict,
         /// Free text for humans.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
@@ -462,8 +464,12 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         }
         Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
             Some(Value::String(v)) => (
-                v == verdict,
-                format!("expected verdict {verdict}, got {}", one_line(v, 120)),
+                v == verdict.as_str(),
+                format!(
+                    "expected verdict {}, got {}",
+                    verdict.as_str(),
+                    one_line(v, 120)
+                ),
             ),
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),

@@ -503,3 +503,24 @@ fn an_unreadable_arena_toml_or_schema_is_the_one_problem() {
         assert!(found[0].contains(expected), "{what}: {found:#?}");
     }
 }
+
+/// A misspelt gold verdict is a problem at its line, not an item silently
+/// left out of the calibration.
+#[test]
+fn a_misspelt_gold_verdict_is_a_problem_at_its_line() {
+    let good = crate::support::item(
+        "a",
+        r#"[{"type": "verdict_equals", "verdict": "GREEN"}]"#,
+        r#"[{"json": {"verdict": "GREEN"}}]"#,
+    );
+    let bad = crate::support::item(
+        "b",
+        r#"[{"type": "verdict_equals", "verdict": "green"}]"#,
+        r#"[{"json": {"verdict": "GREEN"}}]"#,
+    );
+    let found = problems(&[("dataset.jsonl", &format!("{good}\n{bad}"))]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("dataset.jsonl:2:"), "{found:#?}");
+    assert!(found[0].contains("verdict_equals"), "{found:#?}");
+    assert!(found[0].contains("green"), "{found:#?}");
+}
