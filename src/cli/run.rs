@@ -83,6 +83,13 @@ pub(crate) struct RunArgs {
     /// Re-run the ERROR rows of --out (and the missing ones).
     #[arg(long)]
     retry_errors: bool,
+    /// Run only these items (ids, comma-separated or the flag repeated); an
+    /// id the dataset does not have is an error.
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    items: Vec<String>,
+    /// Run only the first N items (after --items), in dataset order.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
     /// Replace the rows of --out even when they are another run's (another
     /// arena or config hash); without it such a file is refused, exit 2.
     #[arg(long, conflicts_with_all = ["resume", "retry_errors"])]
@@ -129,6 +136,38 @@ pub(crate) struct RunArgs {
     backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
     report: ReportOpts,
+}
+
+/// Keeps the items `--items` names (all without it), then the first
+/// `--limit` of them. Item ids are not in the config hash: a smaller run's
+/// rows compare and resume with a whole run's.
+fn select_items(
+    arena: &mut Arena,
+    ids: &[String],
+    limit: Option<u64>,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    if !ids.is_empty() {
+        if let Some(unknown) = ids
+            .iter()
+            .find(|id| !arena.items.iter().any(|i| &i.id == *id))
+        {
+            let known: Vec<&str> = arena.items.iter().take(5).map(|i| i.id.as_str()).collect();
+            anyhow::bail!(
+                "--items: {} has no item {unknown:?} (its {} item(s) start {})",
+                dir.display(),
+                arena.items.len(),
+                known.join(", ")
+            );
+        }
+        arena.items.retain(|i| ids.contains(&i.id));
+    }
+    if let Some(n) = limit {
+        arena
+            .items
+            .truncate(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    Ok(())
 }
 
 /// The complete lines of a results file (a torn last line is not a row).
@@ -203,6 +242,7 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         }
         Err(e) => return Err(e.into()),
     };
+    select_items(&mut arena, &args.items, args.limit, &args.arena)?;
     if gate == Gate::Kappa && args.out.is_none() && args.shard.is_none() && args.shards.is_none() {
         // Beside `run`'s results, never over them.
         args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));

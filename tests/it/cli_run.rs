@@ -961,3 +961,47 @@ fn results_of_another_run_are_never_replaced_without_force() {
     );
     assert_eq!(std::fs::read_to_string(&run_file).unwrap(), run_rows);
 }
+
+/// `--items` and `--limit` run a part of an arena; an unknown id is named.
+#[test]
+fn items_and_limit_run_part_of_an_arena() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let a = arena.to_str().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            a,
+            "--items",
+            "cn-tower,eiffel-tower",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ids: Vec<String> = json_lines(&out)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert!(ids.contains(&"cn-tower".to_string()) && ids.contains(&"eiffel-tower".to_string()));
+
+    let o = tribunal(
+        &["run", a, "--limit", "3", "--out", out.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_lines(&out).len(), 3);
+
+    let o = tribunal(&["run", a, "--items", "eiffel-tower,atlantis"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--items:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has no item \"atlantis\""),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("runs").exists());
+}
