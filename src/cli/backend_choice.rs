@@ -86,7 +86,7 @@ impl BackendRequest<'_> {
             }
             if self.flags.any() {
                 anyhow::bail!(
-                    "--output, --temperature and the other backend flags need a live --backend"
+                    "--output, --temperature, --base-url and the other backend flags need a live --backend"
                 );
             }
             return Ok(Chosen::Mock);
@@ -98,6 +98,7 @@ impl BackendRequest<'_> {
             super::folder::create_parent(file)?;
         }
         let options = BackendOptions {
+            base_url: self.flags.base_url().map(str::to_string),
             record: self.record,
             replay: self.replay,
             cache: self.cache,

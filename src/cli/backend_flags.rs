@@ -42,6 +42,11 @@ pub(crate) struct BackendFlags {
     /// Send no prompt-cache breakpoints (`--prompt-cache false`).
     #[arg(long)]
     no_prompt_cache: bool,
+    /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1
+    /// (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's
+    /// own). A server off the provider's hosts needs no key.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
 }
 
 impl BackendFlags {
@@ -84,6 +89,11 @@ impl BackendFlags {
         }
     }
 
+    /// `--base-url`.
+    pub(crate) fn base_url(&self) -> Option<&str> {
+        self.base_url.as_deref()
+    }
+
     /// Whether any flag is set (they need a live backend).
     pub(crate) fn any(&self) -> bool {
         self.output.is_some()
@@ -95,5 +105,6 @@ impl BackendFlags {
             || self.parallel_tool_calls.is_some()
             || self.extra_body.is_some()
             || self.prompt_cache().is_some()
+            || self.base_url.is_some()
     }
 }

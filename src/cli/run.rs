@@ -425,9 +425,11 @@ fn batch_settings(args: &RunArgs, arena: &Arena) -> anyhow::Result<Option<BatchS
         .model
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("--model is required with a live --backend"))?;
-    let service = connect_batch(kind, model, &arena.backend.options(), &|k| {
-        std::env::var(k).ok()
-    })?;
+    let options = BackendOptions {
+        base_url: args.backend_flags.base_url().map(str::to_string),
+        ..arena.backend.options()
+    };
+    let service = connect_batch(kind, model, &options, &|k| std::env::var(k).ok())?;
     Ok(Some(BatchSettings {
         service,
         poll: Duration::from_secs_f64(args.batch_poll),
@@ -483,8 +485,13 @@ fn backends(args: &RunArgs, arena: &Arena) -> anyhow::Result<Arc<dyn BackendFact
     .choose()?;
     let custom_at = |kind: Option<BackendKind>| {
         args.replay.is_none()
-            && kind
-                .is_some_and(|k| !is_hosted(k, &base_url_from_env(k, &|v| std::env::var(v).ok())))
+            && kind.is_some_and(|k| {
+                let url = match args.backend_flags.base_url() {
+                    Some(url) => url.to_string(),
+                    None => base_url_from_env(k, &|v| std::env::var(v).ok()),
+                };
+                !is_hosted(k, &url)
+            })
     };
     let mock = MockBackends {
         latency: Duration::from_millis(args.mock_latency),

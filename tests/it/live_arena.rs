@@ -450,3 +450,35 @@ async fn a_local_server_needs_no_key_and_gets_no_auth_header() {
         }
     }
 }
+
+/// `--base-url` points a run at a server with no variable set at all, and a
+/// base URL that is not one stops the run once, before any item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn base_url_flag_reaches_the_server_and_a_bad_one_stops_once() {
+    let api = Api::Chat;
+    let server = wiremock::MockServer::start().await;
+    let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results.jsonl");
+    let url = api.base_url(&server);
+    let args = run_args(api, &out, &["--min-pass-rate", "0", "--base-url", &url]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!server.received_requests().await.unwrap().is_empty());
+
+    let args = run_args(api, &out, &["--base-url", "not-a-url", "--force"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("\"not-a-url\" is not an http(s) URL with a host"),
+        "{err}"
+    );
+}

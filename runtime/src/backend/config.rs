@@ -166,6 +166,10 @@ pub struct BackendOptions {
     /// OpenAI APIs cache prefixes by themselves). It changes what a request
     /// is billed, never its answer. Default: on.
     pub prompt_cache: bool,
+    /// The API root to reach, e.g. `http://127.0.0.1:8080/v1`; wins over
+    /// the base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`).
+    /// Default: the variable, else the provider's own.
+    pub base_url: Option<String>,
     /// Write every request/answer pair to this cassette (JSON Lines).
     /// Default: none.
     pub record: Option<PathBuf>,
@@ -190,6 +194,7 @@ impl Default for BackendOptions {
             parallel_tool_calls: None,
             extra_body: Map::new(),
             prompt_cache: true,
+            base_url: None,
             record: None,
             replay: None,
             cache: None,
@@ -234,6 +239,29 @@ pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
             host == "api.openai.com" || host.ends_with(".openai.azure.com")
         }
         BackendKind::Anthropic => host == "api.anthropic.com",
+    }
+}
+
+/// Refuses a base URL that is not an absolute `http` or `https` URL with a
+/// host: one clear error before any run, instead of a failed request per
+/// item.
+fn check_base_url(kind: BackendKind, base_url: &str) -> Result<(), BackendError> {
+    let ok = fluent_uri::Uri::parse(base_url).is_ok_and(|uri| {
+        matches!(
+            uri.scheme().as_str().to_ascii_lowercase().as_str(),
+            "http" | "https"
+        ) && uri.authority().is_some_and(|a| !a.host().is_empty())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(BackendError::new(
+            BackendErrorKind::Config,
+            format!(
+                "the {kind} base URL {base_url:?} is not an http(s) URL with a host (from --base-url or {})",
+                kind.base_url_var()
+            ),
+        ))
     }
 }
 
@@ -349,7 +377,11 @@ impl ProviderConfig {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, BackendError> {
         check_options(kind, options)?;
-        let base_url = base_url_from_env(kind, env);
+        let base_url = match options.base_url.as_deref().map(str::trim) {
+            Some(url) if !url.is_empty() => url.to_string(),
+            _ => base_url_from_env(kind, env),
+        };
+        check_base_url(kind, &base_url)?;
         let key = env(kind.key_var())
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
@@ -669,6 +701,30 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.base_url, "https://api.openai.com/v1");
         assert!(!format!("{cfg:?}").contains("SECRET"));
+    }
+
+    #[test]
+    fn the_base_url_option_wins_and_a_bad_url_is_refused_once() {
+        let env = |k: &str| (k == "OPENAI_BASE_URL").then(|| "http://127.0.0.1:1/v1".to_string());
+        let options = BackendOptions {
+            base_url: Some("http://127.0.0.1:8080/v1".to_string()),
+            ..BackendOptions::default()
+        };
+        let cfg = ProviderConfig::from_env(BackendKind::OpenAiChat, "m", &options, &env).unwrap();
+        assert_eq!(cfg.base_url, "http://127.0.0.1:8080/v1");
+        for bad in ["not-a-url", "ftp://host/v1", "http://"] {
+            let options = BackendOptions {
+                base_url: Some(bad.to_string()),
+                ..BackendOptions::default()
+            };
+            let err =
+                ProviderConfig::from_env(BackendKind::OpenAiChat, "m", &options, &env).unwrap_err();
+            assert!(
+                err.message.contains("is not an http(s) URL"),
+                "{bad}: {}",
+                err.message
+            );
+        }
     }
 
     #[test]
