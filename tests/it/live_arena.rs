@@ -423,18 +423,24 @@ async fn a_cached_rerun_sends_no_request_and_reports_the_same() {
     }
 }
 
+/// A stand-in that answers every request of `api` with one (wrong) record.
+async fn answering_server(api: Api) -> wiremock::MockServer {
+    let server = wiremock::MockServer::start().await;
+    let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
+        .mount(&server)
+        .await;
+    server
+}
+
 /// A server off the provider's hosts (llama.cpp, vLLM, Ollama) is reached
 /// without a key: no key variable, no auth header, the run goes on. The
 /// hosted APIs still need one (`missing_key_exits_2_naming_the_variable`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_server_needs_no_key_and_gets_no_auth_header() {
     for api in ALL {
-        let server = wiremock::MockServer::start().await;
-        let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
-        wiremock::Mock::given(wiremock::matchers::method("POST"))
-            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
-            .mount(&server)
-            .await;
+        let server = answering_server(api).await;
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("results.jsonl");
         let args = run_args(api, &out, &["--min-pass-rate", "0"]);
@@ -456,12 +462,7 @@ async fn a_local_server_needs_no_key_and_gets_no_auth_header() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn base_url_flag_reaches_the_server_and_a_bad_one_stops_once() {
     let api = Api::Chat;
-    let server = wiremock::MockServer::start().await;
-    let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
-    wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
-        .mount(&server)
-        .await;
+    let server = answering_server(api).await;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results.jsonl");
     let url = api.base_url(&server);
