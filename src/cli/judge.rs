@@ -2,8 +2,8 @@
 //!
 //! - `judge submit --pass-schema P --fail-schema F --verdict GREEN|RED --fields JSON|@file.json`:
 //!   a human verdict, validated through the same path as a model's. Valid:
-//!   the stored verdict on stdout, exit 0. Invalid: the repair-message text
-//!   on stderr, exit 2, nothing stored.
+//!   the stored verdict on stdout, exit 0. Invalid: each problem by its
+//!   field path on stderr, exit 2, nothing stored.
 //! - `judge run --pass-schema P --fail-schema F --prompt FILE --root DIR [--backend … --model …]`:
 //!   an agent review with the file tools rooted at DIR; the stored verdict
 //!   on stdout; exit 0 GREEN, 1 RED, 2 ERROR.
@@ -21,10 +21,8 @@ use std::time::Duration;
 use tribunal::judge::backends::MOCK_MODEL;
 use tribunal::judge::settings::BackendSettings;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::runtime::answer::repair_message;
 use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal::runtime::contract::Rejection;
-use tribunal::runtime::{Backend, Budget, ErrorCode};
+use tribunal::runtime::{Backend, Budget};
 use tribunal::tools::FileTools;
 
 #[derive(Debug, clap::Subcommand)]
@@ -135,11 +133,7 @@ fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let fields: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            let rejection = Rejection::new(
-                ErrorCode::InvalidJson,
-                format!("the fields are not valid JSON: {e}"),
-            );
-            eprintln!("{}", repair_message(&rejection, None));
+            eprintln!("tribunal: the fields are not valid JSON: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -149,7 +143,7 @@ fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("tribunal: {e}");
             Ok(ExitCode::from(2))
         }
     }
