@@ -104,6 +104,17 @@ fn a_changed_verdict() {
     assert!(body.contains("- `item-02` #0: RED → GREEN"));
     assert!(body.contains("- `item-04` #0: RED → none"));
     insta::assert_snapshot!("comment_changed_verdict", body);
+    // Every format says it, not only the comment.
+    let c = Comparison::new(&base, &new);
+    assert_eq!(c.verdict_changes.len(), 2);
+    assert!(
+        c.to_text()
+            .contains("  verdict    item-02 #0: RED → GREEN\n")
+    );
+    let md = c.to_markdown(SIGNIFICANT);
+    assert!(md.contains("## Changed GREEN/RED verdicts"));
+    assert!(md.contains("| item-04 | 0 | RED | none |"));
+    assert!(c.to_json(SIGNIFICANT).contains("\"verdict_changes\""));
 }
 
 #[test]
