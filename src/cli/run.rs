@@ -83,6 +83,11 @@ pub(crate) struct RunArgs {
     /// Re-run the ERROR rows of --out (and the missing ones).
     #[arg(long)]
     retry_errors: bool,
+    /// Each run's deadline in seconds, repair turn included (default:
+    /// `deadline_secs` in arena.toml's [budget]; it is part of the config
+    /// hash).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = parse_deadline)]
+    deadline_secs: Option<Duration>,
     /// Run only these items (ids, comma-separated or the flag repeated); an
     /// id the dataset does not have is an error.
     #[arg(long, value_name = "ID,…", value_delimiter = ',')]
@@ -243,6 +248,9 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         Err(e) => return Err(e.into()),
     };
     select_items(&mut arena, &args.items, args.limit, &args.arena)?;
+    if let Some(deadline) = args.deadline_secs {
+        arena.budget.deadline = Some(deadline);
+    }
     if gate == Gate::Kappa && args.out.is_none() && args.shard.is_none() && args.shards.is_none() {
         // Beside `run`'s results, never over them.
         args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));
@@ -440,6 +448,16 @@ fn parse_poll(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if x.is_finite() && (0.0..=3600.0).contains(&x) => Ok(x),
         _ => Err(format!("{s:?} is not a number of seconds from 0 to 3600")),
+    }
+}
+
+/// `--deadline-secs`: a positive, finite number of seconds.
+fn parse_deadline(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>().ok().map(Duration::try_from_secs_f64) {
+        Some(Ok(d)) if !d.is_zero() => Ok(d),
+        _ => Err(format!(
+            "{s:?} is not a deadline (a number of seconds above 0)"
+        )),
     }
 }
 

@@ -1005,3 +1005,46 @@ fn items_and_limit_run_part_of_an_arena() {
     );
     assert!(!dir.path().join("runs").exists());
 }
+
+/// `--deadline-secs` sets each run's deadline over arena.toml's; a value
+/// that is not a positive number of seconds names the flag.
+#[test]
+fn deadline_secs_overrides_the_arena_and_refuses_nonsense() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let a = arena.to_str().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            a,
+            "--limit",
+            "2",
+            "--mock-latency",
+            "400",
+            "--deadline-secs",
+            "0.1",
+            "--min-pass-rate",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter().all(|r| r["error_code"] == "deadline_exceeded"),
+        "{rows:?}"
+    );
+    for bad in ["0", "-1", "soon", "inf"] {
+        let o = tribunal(&["run", a, "--deadline-secs", bad], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains("is not a deadline"),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+}
