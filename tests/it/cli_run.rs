@@ -750,7 +750,7 @@ fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
 #[test]
 fn a_model_without_a_backend_is_refused_with_the_fix_not_mocked() {
     let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let arena = arena();
     let o = tribunal(
         &["run", arena.to_str().unwrap(), "--model", "gpt-4.1-mini"],
         dir.path(),
@@ -772,7 +772,7 @@ fn a_model_without_a_backend_is_refused_with_the_fix_not_mocked() {
 #[test]
 fn counts_below_one_are_refused_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let arena = arena();
     let a = arena.to_str().unwrap();
     let o = tribunal(&["run", a, "--concurrency", "0"], dir.path());
     assert_eq!(o.status.code(), Some(2));
@@ -796,7 +796,7 @@ fn counts_below_one_are_refused_naming_the_flag() {
 #[test]
 fn an_interrupted_run_says_what_it_kept_and_resume_finishes_it() {
     let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let arena = arena();
     let out = dir.path().join("r.jsonl");
     let args = |extra: &[&str]| {
         let mut a = vec![
@@ -966,9 +966,8 @@ fn results_of_another_run_are_never_replaced_without_force() {
 #[test]
 fn items_and_limit_run_part_of_an_arena() {
     let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let (arena, out) = (arena(), dir.path().join("r.jsonl"));
     let a = arena.to_str().unwrap();
-    let out = dir.path().join("r.jsonl");
     let o = tribunal(
         &[
             "run",
@@ -1011,9 +1010,8 @@ fn items_and_limit_run_part_of_an_arena() {
 #[test]
 fn deadline_secs_overrides_the_arena_and_refuses_nonsense() {
     let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let (arena, out) = (arena(), dir.path().join("r.jsonl"));
     let a = arena.to_str().unwrap();
-    let out = dir.path().join("r.jsonl");
     let o = tribunal(
         &[
             "run",
