@@ -1,7 +1,7 @@
 //! The spans a run makes, named and attributed after the OpenTelemetry
 //! GenAI semantic conventions, as plain [`tracing`] spans: free when no
 //! subscriber listens, exported as OpenTelemetry spans by the
-//! [`otel`](crate::otel) layer (feature `otel`).
+//! `otel` layer (feature `otel`).
 //!
 //! | span | name | attributes |
 //! |---|---|---|

@@ -9,7 +9,7 @@
 //! asked for and [`TEXT_MAX_TOKENS`] otherwise. The assistant turn is never
 //! prefilled: prefill is incompatible with structured output. With
 //! [`ProviderConfig::prompt_cache`] on (the default) the body gets
-//! `cache_control` breakpoints ([`prompt_cache`](super::prompt_cache)).
+//! `cache_control` breakpoints (the [`prompt_cache`] module).
 
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;

@@ -145,7 +145,7 @@ pub enum BackendErrorKind {
     Refused,
     /// A provider batch did not answer the request: it expired, was
     /// cancelled, failed, or gave no result for it
-    /// ([`batch`](crate::backend::batch)).
+    /// ([`batch`] module).
     Batch,
     /// A replayed request that the run deadline cut when it was recorded
     /// (a cassette's `cut` entry, [`record`]): the driver ends the run as

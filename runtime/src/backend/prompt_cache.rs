@@ -1,5 +1,5 @@
 //! Anthropic prompt caching: where an encoded Messages body gets its
-//! `cache_control` breakpoints ([`place_breakpoints`]), pure like the codec
+//! `cache_control` breakpoints (`place_breakpoints`), pure like the codec
 //! that calls it.
 //!
 //! Anthropic caches a prompt's prefix (tools, then system, then messages) up
