@@ -433,7 +433,7 @@ async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
     Mock::given(method("GET"))
         .respond_with(
             ResponseTemplate::new(403)
-                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+                .set_body_json(json!({"message": format!("Resource not accessible by integration (token {GITHUB_TOKEN})")})),
         )
         .mount(&server)
         .await;
@@ -453,7 +453,7 @@ async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("HTTP 403 \"Resource not accessible by integration\""),
+        stderr.contains("HTTP 403 \"Resource not accessible by integration (token [redacted])\""),
         "{stderr}"
     );
     assert!(stderr.contains("pull-requests: write"), "{stderr}");

@@ -125,7 +125,13 @@ impl GitHub {
             .await
             .map_err(|e| anyhow::anyhow!("{what}: reading the answer failed: {}", e))?;
         if !status.is_success() {
-            bail!("{what}: HTTP {}{}", status.as_u16(), explain(status, &text));
+            let why = explain(status, &text);
+            // A server that echoes the token back never gets it printed.
+            let why = match &self.token {
+                Some(token) if token.len() >= 8 => why.replace(token.as_str(), "[redacted]"),
+                _ => why,
+            };
+            bail!("{what}: HTTP {}{why}", status.as_u16());
         }
         serde_json::from_str(&text)
             .with_context(|| format!("{what}: the answer is not the JSON GitHub sends"))
