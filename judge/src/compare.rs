@@ -162,8 +162,12 @@ pub struct VerdictChange {
 impl VerdictChange {
     /// `GREEN → RED`, `none` for a run without a verdict.
     pub fn text(&self) -> String {
-        let word = |v: Option<Verdict>| v.map_or("none", Verdict::as_str);
-        format!("{} → {}", word(self.base), word(self.new))
+        format!("{} → {}", Self::word(self.base), Self::word(self.new))
+    }
+
+    /// `GREEN`, `RED`, or `none` for a run without a verdict.
+    pub fn word(verdict: Option<Verdict>) -> &'static str {
+        verdict.map_or("none", Verdict::as_str)
     }
 }
 

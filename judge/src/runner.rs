@@ -84,17 +84,19 @@ impl RunMode {
     }
 }
 
+/// The first of `rows` written by another run: another arena or config hash.
+fn other_run<'a>(rows: &'a [ResultRow], arena: &str, hash: &str) -> Option<&'a ResultRow> {
+    rows.iter()
+        .find(|r| r.arena != arena || r.config_hash != hash)
+}
+
 /// [`JudgeError::WouldReplace`] when the results file at `path` holds a
 /// row of another arena or config hash: a fresh run never empties another
 /// run's results without being asked to. A file that is not results at all
 /// is refused the same way (its read error).
 fn refuse_other_runs(path: &Path, arena: &str, hash: &str) -> Result<(), JudgeError> {
     let read = read_rows(path)?;
-    match read
-        .rows
-        .iter()
-        .find(|r| r.arena != arena || r.config_hash != hash)
-    {
+    match other_run(&read.rows, arena, hash) {
         Some(other) => Err(JudgeError::WouldReplace {
             path: path.to_path_buf(),
             arena: other.arena.clone(),
@@ -233,21 +235,20 @@ pub async fn run_arena(
     let continuing = options.mode.keeps_rows();
     let (existing, good_len, torn) = if continuing && options.out.exists() {
         let read = read_rows(&options.out)?;
-        for row in &read.rows {
-            if row.config_hash != hash {
-                return Err(JudgeError::ConfigMismatch {
+        if let Some(row) = other_run(&read.rows, &arena.name, &hash) {
+            return Err(if row.config_hash != hash {
+                JudgeError::ConfigMismatch {
                     path: options.out.clone(),
                     expected: hash,
                     found: row.config_hash.clone(),
-                });
-            }
-            if row.arena != arena.name {
-                return Err(JudgeError::ArenaMismatch {
+                }
+            } else {
+                JudgeError::ArenaMismatch {
                     path: options.out.clone(),
                     expected: arena.name.clone(),
                     found: row.arena.clone(),
-                });
-            }
+                }
+            });
         }
         (read.rows, read.good_len, read.torn)
     } else {

@@ -16,7 +16,7 @@ use tribunal::judge::mcp::{McpCassette, start_servers};
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
 use tribunal::judge::{
     Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
-    Shard, SharedBackend, calibrate, run_arena,
+    Shard, SharedBackend, calibrate, read_rows, run_arena,
 };
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::batch::connect_batch;
@@ -173,15 +173,6 @@ fn select_items(
             .truncate(usize::try_from(n).unwrap_or(usize::MAX));
     }
     Ok(())
-}
-
-/// The complete lines of a results file (a torn last line is not a row).
-fn complete_lines(path: &std::path::Path) -> usize {
-    std::fs::read_to_string(path).map_or(0, |text| {
-        text.split_inclusive('\n')
-            .filter(|l| l.ends_with('\n') && !l.trim().is_empty())
-            .count()
-    })
 }
 
 /// `--concurrency`: a count of runs in flight, at least 1.
@@ -350,7 +341,9 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     let Some(result) = interrupted else {
         eprintln!(
             "\ntribunal: interrupted: {} finished run(s) are kept in {}; the same command with --resume runs the rest",
-            complete_lines(&options.out),
+            // The rows are read as `--resume` will read them (a torn
+            // last line is not one).
+            read_rows(&options.out).map_or(0, |read| read.rows.len()),
             options.out.display()
         );
         return Ok(ExitCode::from(130));

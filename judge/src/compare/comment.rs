@@ -71,53 +71,44 @@ impl Comparison {
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         let _ = writeln!(out, "\n{}", md(&self.paired_line()));
-        let more = |n: usize| more_line(n, options.details_url);
+        let list = |out: &mut String, title: &str, lines: Vec<String>| {
+            capped_list(out, title, &lines, options.max_items, options.details_url)
+        };
         let groups = [
             ("Newly failing", ChangeKind::Regression),
             ("Newly passing", ChangeKind::Fix),
             ("Still not passing, for another reason", ChangeKind::Changed),
         ];
         for (title, kind) in groups {
-            let changes: Vec<&Change> = self.changes.iter().filter(|c| c.kind == kind).collect();
-            if changes.is_empty() {
-                continue;
-            }
-            let _ = writeln!(out, "\n**{title} ({})**\n", changes.len());
-            for c in changes.iter().take(options.max_items) {
-                let _ = writeln!(out, "- {}", change_item(c));
-            }
-            if changes.len() > options.max_items {
-                let _ = writeln!(out, "- {}", more(changes.len() - options.max_items));
-            }
+            let lines = self
+                .changes
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(change_item)
+                .collect();
+            list(&mut out, title, lines);
         }
-        if !self.verdict_changes.is_empty() {
-            let n = self.verdict_changes.len();
-            let _ = writeln!(out, "\n**Changed GREEN/RED verdicts ({n})**\n");
-            for v in self.verdict_changes.iter().take(options.max_items) {
-                let _ = writeln!(out, "- {} #{}: {}", code(&v.id), v.repeat, v.text());
-            }
-            if n > options.max_items {
-                let _ = writeln!(out, "- {}", more(n - options.max_items));
-            }
-        }
-        if !self.item_rates.is_empty() {
-            let n = self.item_rates.len();
-            let _ = writeln!(out, "\n**Items whose pass rate changed ({n})**\n");
-            for r in self.item_rates.iter().take(options.max_items) {
-                let _ = writeln!(
-                    out,
-                    "- {}: {}/{} → {}/{} PASS",
+        let verdicts = self
+            .verdict_changes
+            .iter()
+            .map(|v| format!("{} #{}: {}", code(&v.id), v.repeat, v.text()))
+            .collect();
+        list(&mut out, "Changed GREEN/RED verdicts", verdicts);
+        let rates = self
+            .item_rates
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}: {}/{} → {}/{} PASS",
                     code(&r.id),
                     r.base_pass,
                     r.runs,
                     r.new_pass,
                     r.runs
-                );
-            }
-            if n > options.max_items {
-                let _ = writeln!(out, "- {}", more(n - options.max_items));
-            }
-        }
+                )
+            })
+            .collect();
+        list(&mut out, "Items whose pass rate changed", rates);
         for (keys, label) in [
             (&self.only_base, "only in the baseline"),
             (&self.only_new, "only in this change"),
@@ -273,6 +264,27 @@ fn change_item(c: &Change) -> String {
         c.base.as_str(),
         c.new.as_str()
     )
+}
+
+/// A titled list of `lines` with its count, at most `max` of them and then
+/// how many more (linked to `details_url`); nothing when `lines` is empty.
+fn capped_list(
+    out: &mut String,
+    title: &str,
+    lines: &[String],
+    max: usize,
+    details_url: Option<&str>,
+) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n**{title} ({})**\n", lines.len());
+    for line in lines.iter().take(max) {
+        let _ = writeln!(out, "- {line}");
+    }
+    if lines.len() > max {
+        let _ = writeln!(out, "- {}", more_line(lines.len() - max, details_url));
+    }
 }
 
 /// `… and 5 more` with the link to the rest, when there is one.

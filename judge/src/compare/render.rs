@@ -3,7 +3,7 @@
 //! the pass-rate change with, beside it, the change in tokens per item run
 //! and per PASS.
 
-use super::{ChangeKind, Comparison, Gate};
+use super::{ChangeKind, Comparison, Gate, VerdictChange};
 use crate::backends::MOCK_BACKEND;
 use crate::report::{MOCK_BANNER, md_escape as md};
 use crate::stats::PairedMethod;
@@ -351,15 +351,14 @@ impl Comparison {
                 out,
                 "\n## Changed GREEN/RED verdicts\n\n| id | repeat | baseline | new |\n|---|---:|---|---|"
             );
-            let word = |v: Option<crate::verdict::Verdict>| v.map_or("none", |v| v.as_str());
             for v in &self.verdict_changes {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} |",
                     md(&v.id),
                     v.repeat,
-                    word(v.base),
-                    word(v.new)
+                    VerdictChange::word(v.base),
+                    VerdictChange::word(v.new)
                 );
             }
         }

@@ -63,29 +63,28 @@ pub(crate) struct FindBaselineArgs {
     branch: String,
 }
 
-fn parse_marker(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty()
+/// Whether `s` is a non-empty run of letters, digits and `extra` characters.
+fn plain(s: &str, extra: &[char]) -> bool {
+    !s.is_empty()
         && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+}
+
+fn parse_marker(s: &str) -> Result<String, String> {
+    match plain(s, &['-', '_', '.', '/']) {
+        true => Ok(s.to_string()),
+        false => Err(format!(
             "{s:?} is not a marker key: use letters, digits, '-', '_', '.' and '/'"
-        ))
+        )),
     }
 }
 
 fn parse_artifact(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
+    match plain(s, &['-', '_', '.']) {
+        true => Ok(s.to_string()),
+        false => Err(format!(
             "{s:?} is not an artifact name the gate uses: letters, digits, '-', '_' and '.'"
-        ))
+        )),
     }
 }
 
