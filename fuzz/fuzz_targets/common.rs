@@ -84,6 +84,7 @@ pub fn decode_answer<C: Codec>(data: &[u8]) {
         parallel_tool_calls: None,
         extra_body: Map::new(),
         prompt_cache: true,
+        cut_runaway: true,
     };
     C::encode(&request, &config).expect("a decoded turn encodes");
 }

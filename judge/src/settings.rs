@@ -13,6 +13,7 @@
 //! parallel_tool_calls = false
 //! extra_body = { top_k = 20 }   # merged into every request body
 //! prompt_cache = false          # default on: Anthropic cache breakpoints
+//! cut_runaway = false           # default on: stream, cut a turn that loops
 //! ```
 //!
 //! Everything but `max_retries` and `prompt_cache` enters the config hash
@@ -21,7 +22,8 @@
 //! continue a results file; prompt-cache breakpoints change what a request
 //! is billed, not what the model is asked or answers, so runs with caching
 //! on and off are one configuration (and `compare` sets their costs side
-//! by side).
+//! by side). `cut_runaway` enters the hash only when set: a cut turn is
+//! another answer.
 //! Mock runs ignore the table.
 
 use crate::lint::Problem;
@@ -63,6 +65,8 @@ pub struct BackendSettings {
     pub extra_body: Map<String, Value>,
     /// Prompt-cache breakpoints. Default: on.
     pub prompt_cache: Option<bool>,
+    /// Streamed answers, a runaway turn cut. Default: on.
+    pub cut_runaway: Option<bool>,
 }
 
 impl BackendSettings {
@@ -78,6 +82,7 @@ impl BackendSettings {
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body: self.extra_body.clone(),
             prompt_cache: self.prompt_cache.unwrap_or(defaults.prompt_cache),
+            cut_runaway: self.cut_runaway.unwrap_or(defaults.cut_runaway),
             ..defaults
         }
     }
@@ -102,13 +107,14 @@ impl BackendSettings {
             parallel_tool_calls: over.parallel_tool_calls.or(self.parallel_tool_calls),
             extra_body,
             prompt_cache: over.prompt_cache.or(self.prompt_cache),
+            cut_runaway: over.cut_runaway.or(self.cut_runaway),
         }
     }
 
     /// What enters the config hash: every setting but `max_retries` and
-    /// `prompt_cache` (see the [module docs](self)).
+    /// `prompt_cache`; `cut_runaway` when set (see the [module docs](self)).
     pub fn hashed(&self) -> Value {
-        json!({
+        let mut hashed = json!({
             "output": self.output.as_str(),
             "schema_on_tool_turns": self.schema_on_tool_turns,
             "max_output_tokens": self.max_output_tokens,
@@ -116,7 +122,13 @@ impl BackendSettings {
             "seed": self.seed,
             "parallel_tool_calls": self.parallel_tool_calls,
             "extra_body": self.extra_body,
-        })
+        });
+        // Only when set, so that hashes of configurations written before
+        // the setting existed stay as they were.
+        if let (Some(cut), Value::Object(map)) = (self.cut_runaway, &mut hashed) {
+            map.insert("cut_runaway".into(), json!(cut));
+        }
+        hashed
     }
 }
 
@@ -155,6 +167,7 @@ pub(crate) struct BackendToml {
     parallel_tool_calls: Option<bool>,
     extra_body: Option<toml::Spanned<toml::Table>>,
     prompt_cache: Option<bool>,
+    cut_runaway: Option<bool>,
 }
 
 impl BackendToml {
@@ -222,6 +235,7 @@ impl BackendToml {
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body,
             prompt_cache: self.prompt_cache,
+            cut_runaway: self.cut_runaway,
         }
     }
 }
@@ -270,6 +284,14 @@ mod tests {
         assert!(both.options().prompt_cache, "on by default");
         assert_eq!(both.hashed(), uncached.hashed());
         assert_ne!(both.hashed(), table.hashed());
+        // Cutting runaway turns is on by default and, set, changes the hash.
+        assert!(both.options().cut_runaway);
+        let uncut = both.overlaid(&BackendSettings {
+            cut_runaway: Some(false),
+            ..BackendSettings::default()
+        });
+        assert!(!uncut.options().cut_runaway);
+        assert_ne!(both.hashed(), uncut.hashed());
     }
 
     #[test]

@@ -61,6 +61,12 @@ pub fn evaluate_answer(
             ),
         ));
     }
+    if stop == StopReason::Runaway {
+        return Err(Rejection::new(
+            ErrorCode::Runaway,
+            "the answer repeated itself and was cut off",
+        ));
+    }
     if stop == StopReason::Length {
         return Err(Rejection::new(
             ErrorCode::Truncated,

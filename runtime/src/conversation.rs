@@ -82,6 +82,10 @@ pub enum StopReason {
     Length,
     /// The model refused, or a content filter stopped it.
     Refusal,
+    /// We stopped reading: the turn ran away while it streamed in (it
+    /// repeated one passage, or wrote a long blank stretch; see
+    /// [`RunawayGuard`](crate::backend::runaway::RunawayGuard)).
+    Runaway,
 }
 
 /// One tool call the model asked for.

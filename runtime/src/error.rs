@@ -23,6 +23,10 @@ pub enum ErrorCode {
     /// The answer was cut off: an unbalanced JSON span, or a stop reason of
     /// length / max_tokens.
     Truncated,
+    /// The answer ran away while it streamed in — it repeated one passage,
+    /// or wrote a long blank stretch — and was cut there
+    /// (`cut_runaway`, on by default on the HTTP backends).
+    Runaway,
     /// The answer was larger than the configured size limit.
     TooLarge,
     /// The JSON parsed but did not validate against the owner schema (or a
@@ -59,10 +63,11 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
+        ErrorCode::Runaway,
         ErrorCode::TooLarge,
         ErrorCode::SchemaMismatch,
         ErrorCode::Refused,
@@ -83,6 +88,7 @@ impl ErrorCode {
             ErrorCode::NoJson => "no_json",
             ErrorCode::InvalidJson => "invalid_json",
             ErrorCode::Truncated => "truncated",
+            ErrorCode::Runaway => "runaway",
             ErrorCode::TooLarge => "too_large",
             ErrorCode::SchemaMismatch => "schema_mismatch",
             ErrorCode::Refused => "refused",

@@ -141,7 +141,8 @@ fn finish_reason(stop: StopReason) -> &'static str {
     match stop {
         StopReason::EndTurn => "stop",
         StopReason::ToolUse => "tool_calls",
-        StopReason::Length => "length",
+        // Cut by us for the same reason the limit cuts: it ran on.
+        StopReason::Length | StopReason::Runaway => "length",
         StopReason::Refusal => "content_filter",
     }
 }

@@ -42,6 +42,11 @@ pub(crate) struct BackendFlags {
     /// Send no prompt-cache breakpoints (`--prompt-cache false`).
     #[arg(long)]
     no_prompt_cache: bool,
+    /// Whether answers stream so that a turn repeating itself (or writing a
+    /// long blank stretch) is cut there, not paid for up to the output
+    /// limit (default: yes).
+    #[arg(long, value_name = "BOOL")]
+    cut_runaway: Option<bool>,
     /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1
     /// (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's
     /// own). A server off the provider's hosts needs no key.
@@ -78,6 +83,7 @@ impl BackendFlags {
             parallel_tool_calls: self.parallel_tool_calls,
             extra_body,
             prompt_cache: self.prompt_cache(),
+            cut_runaway: self.cut_runaway,
         })
     }
 
@@ -105,6 +111,7 @@ impl BackendFlags {
             || self.parallel_tool_calls.is_some()
             || self.extra_body.is_some()
             || self.prompt_cache().is_some()
+            || self.cut_runaway.is_some()
             || self.base_url.is_some()
     }
 }

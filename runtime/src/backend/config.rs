@@ -166,6 +166,13 @@ pub struct BackendOptions {
     /// OpenAI APIs cache prefixes by themselves). It changes what a request
     /// is billed, never its answer. Default: on.
     pub prompt_cache: bool,
+    /// Whether answers are streamed so that a turn that runs away — one
+    /// passage over and over, or a long blank stretch — is cut where it
+    /// starts instead of paid for up to the output limit
+    /// ([`RunawayGuard`](super::runaway::RunawayGuard)); a cut turn stops
+    /// with [`StopReason::Runaway`](crate::conversation::StopReason::Runaway)
+    /// and its usage is an estimate. Default: on.
+    pub cut_runaway: bool,
     /// The API root to reach, e.g. `http://127.0.0.1:8080/v1`; wins over
     /// the base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`).
     /// Default: the variable, else the provider's own.
@@ -194,6 +201,7 @@ impl Default for BackendOptions {
             parallel_tool_calls: None,
             extra_body: Map::new(),
             prompt_cache: true,
+            cut_runaway: true,
             base_url: None,
             record: None,
             replay: None,
@@ -206,7 +214,8 @@ impl Default for BackendOptions {
 /// base URL, output plan and request settings (never the key), so answers
 /// of one configuration are never served to another. Not
 /// [`ProviderConfig::prompt_cache`]: prompt-cache breakpoints never change
-/// an answer (ARCHITECTURE.md, "Prompt caching").
+/// an answer (ARCHITECTURE.md, "Prompt caching"). But
+/// [`ProviderConfig::cut_runaway`]: a cut turn is another answer.
 fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
     use sha2::{Digest, Sha256};
     let identity = serde_json::json!({
@@ -218,6 +227,7 @@ fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
         "seed": config.seed,
         "parallel_tool_calls": config.parallel_tool_calls,
         "extra_body": config.extra_body,
+        "cut_runaway": config.cut_runaway,
     });
     let digest = Sha256::digest(crate::json::sorted_keys(&identity).to_string().as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -331,6 +341,8 @@ pub struct ProviderConfig {
     pub extra_body: Map<String, Value>,
     /// Prompt-cache breakpoints on (see [`BackendOptions::prompt_cache`]).
     pub prompt_cache: bool,
+    /// Runaway turns cut (see [`BackendOptions::cut_runaway`]).
+    pub cut_runaway: bool,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -345,6 +357,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("parallel_tool_calls", &self.parallel_tool_calls)
             .field("extra_body", &self.extra_body)
             .field("prompt_cache", &self.prompt_cache)
+            .field("cut_runaway", &self.cut_runaway)
             .finish()
     }
 }
@@ -411,6 +424,7 @@ impl ProviderConfig {
             parallel_tool_calls: options.parallel_tool_calls,
             extra_body: options.extra_body.clone(),
             prompt_cache: options.prompt_cache,
+            cut_runaway: options.cut_runaway,
         })
     }
 }

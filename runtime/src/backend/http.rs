@@ -6,6 +6,7 @@
 use super::codec::{Codec, Provider};
 use super::config::ProviderConfig;
 use super::delta::{Delta, DeltaSink, send_whole};
+use super::runaway::RunawayGuard;
 use super::stream::{Flow, StreamFold};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::ModelTurn;
@@ -87,10 +88,16 @@ impl<C: Codec> Backend for HttpBackend<C> {
         self.config.info(C::PROVIDER.name)
     }
 
+    /// With [`ProviderConfig::cut_runaway`] on (the default) the answer is
+    /// streamed, unseen, so that a turn that runs away is cut
+    /// ([`complete_streaming`](Self::complete_streaming)).
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        if self.config.cut_runaway {
+            return self.complete_streaming(request, &ignore_delta);
+        }
         Box::pin(async move {
             let body = C::encode(request, &self.config)?;
             let answer = self.endpoint.post_json(&body).await?;
@@ -103,6 +110,12 @@ impl<C: Codec> Backend for HttpBackend<C> {
     /// through [`Codec::decode`] like an unstreamed one, so the turn (usage,
     /// stop reason, truncation) is the same. A codec that does not stream,
     /// or a server that answers whole, gives the whole turn as one delta.
+    ///
+    /// With [`ProviderConfig::cut_runaway`] on, a [`RunawayGuard`] watches
+    /// the deltas: a turn that runs away ends there, the connection closed
+    /// (which stops the server's decoding), as the guard's
+    /// [`into_turn`](RunawayGuard::into_turn) — stop reason `Runaway`, its
+    /// usage estimated (the request's input at four bytes of JSON a token).
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -110,8 +123,11 @@ impl<C: Codec> Backend for HttpBackend<C> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             let mut body = C::encode(request, &self.config)?;
+            let guard = self.config.cut_runaway.then(RunawayGuard::new);
             let answer = if C::stream_body(&mut body) {
-                self.endpoint.post_stream::<C::Stream>(&body, sink).await?
+                self.endpoint
+                    .post_stream::<C::Stream>(&body, sink, guard)
+                    .await?
             } else {
                 Answer::Whole(self.endpoint.post_json(&body).await?)
             };
@@ -122,10 +138,19 @@ impl<C: Codec> Backend for HttpBackend<C> {
                     send_whole(&turn, sink);
                     Ok(turn)
                 }
+                Answer::RanAway(guard) => {
+                    let input_estimate = body.to_string().len().div_ceil(4) as u64;
+                    let mut turn = guard.into_turn(input_estimate);
+                    turn.text = self.endpoint.scrub(&turn.text);
+                    Ok(turn)
+                }
             }
         })
     }
 }
+
+/// The sink of a call that streams only to watch for a runaway turn.
+fn ignore_delta(_: Delta) {}
 
 /// Why the byte stream under an event stream stopped early.
 enum StreamFail {
@@ -150,6 +175,8 @@ enum Answer {
     Streamed(Value),
     /// A whole JSON body: the server did not stream.
     Whole(Value),
+    /// The turn ran away and reading stopped: the guard that saw it.
+    RanAway(RunawayGuard),
 }
 
 /// Holds back, per delta channel (the text, each tool call's arguments), the
@@ -325,6 +352,10 @@ impl Endpoint {
     /// whole JSON body instead of a stream is read like
     /// [`post_json`](Self::post_json) (`Answer::Whole`).
     ///
+    /// With a `guard`, every delta goes through it too, and reading stops
+    /// (the response dropped, so the connection closes) as soon as it says
+    /// the turn ran away: `Answer::RanAway`.
+    ///
     /// Errors as `post_json`'s; besides, a stream that breaks off or ends
     /// with an error event is `Transport` with the status (never retried),
     /// and an event over [`MAX_EVENT_BYTES`] or that is not SSE is `Protocol`.
@@ -332,6 +363,7 @@ impl Endpoint {
         &self,
         body: &Value,
         sink: DeltaSink<'_>,
+        mut guard: Option<RunawayGuard>,
     ) -> Result<Answer, BackendError> {
         let (status, response) = self.send(body).await?;
         let is_stream = response
@@ -395,8 +427,21 @@ impl Endpoint {
                 }
             };
             let flow = fold.push(&event.event, &event.data, &mut deltas);
+            let mut ran_away = false;
             for delta in deltas.drain(..) {
+                if let Some(guard) = guard.as_mut() {
+                    ran_away |= guard.push(&delta).is_some();
+                }
                 scrubber.push(delta, sink);
+            }
+            if let Some(guard) = guard.take_if(|_| ran_away) {
+                scrubber.flush(sink);
+                tracing::debug!(
+                    backend = self.backend,
+                    bytes = total.load(std::sync::atomic::Ordering::Relaxed),
+                    "the answer ran away; stopped reading"
+                );
+                return Ok(Answer::RanAway(guard));
             }
             if flow? == Flow::End {
                 break;

@@ -30,6 +30,7 @@ pub mod prompt_cache;
 pub mod record;
 pub mod replay;
 pub mod retry;
+pub mod runaway;
 pub mod scripted;
 pub mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]

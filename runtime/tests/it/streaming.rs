@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry};
+use tribunal_runtime::conversation::Message;
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport, ToolBox,
 };
@@ -346,7 +347,12 @@ async fn streamed_equals_whole(kind: BackendKind) {
     )
     .await;
     let input = "Give me the landmark record of the Eiffel Tower.";
-    let plain = agent(provider(kind, &whole, &hosted())).run(input).await;
+    // The plain run reads whole answers: runaway turns are not watched for.
+    let unwatched = BackendOptions {
+        cut_runaway: false,
+        ..hosted()
+    };
+    let plain = agent(provider(kind, &whole, &unwatched)).run(input).await;
     let (events, run) = stream_to_end(&agent(provider(kind, &streamed, &hosted())), input).await;
 
     assert_eq!(
@@ -752,4 +758,111 @@ async fn a_retryable_failure_after_a_delta_is_not_retried() {
         trace(&events),
         vec!["call 1 Agent".to_string(), "text {\"na".into()]
     );
+}
+
+/// A search, then an answer that runs away — the same sentence over and
+/// over until the output limit — then a good answer: on every API the
+/// runaway turn is cut where it began to repeat, kept that short in the
+/// conversation, and repaired as a `runaway` answer.
+#[tokio::test]
+async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
+    let start = "{\"name\": \"Eiffel Tower\", \"note\": \"";
+    let sentence = "The tower stands in Paris, by the river Seine, and it is tall. ";
+    let looping = format!("{start}{}", sentence.repeat(30));
+    for kind in ALL {
+        let stop = match kind {
+            BackendKind::OpenAiChat => "length",
+            BackendKind::OpenAiResponses => "max_output_tokens",
+            BackendKind::Anthropic => "max_tokens",
+        };
+        let script = || {
+            vec![
+                sse_tool_call(kind, "call_1", "search", json!({"query": "Eiffel Tower"})),
+                sse_text_with(kind, &looping, stop),
+                sse_text(kind, &eiffel().to_string()),
+            ]
+        };
+        let server = model_server(kind, script()).await;
+        let (_, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        assert_eq!(
+            run.report.outcome.value(),
+            Some(&eiffel()),
+            "{kind:?}: {:?}",
+            run.report
+        );
+        assert!(run.report.repair_used, "{kind:?}");
+        let texts: Vec<&str> = run
+            .conversation
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let cut = texts[1];
+        assert!(cut.starts_with(start), "{kind:?}: {cut}");
+        assert!(
+            cut.len() < start.len() + 2 * sentence.len(),
+            "{kind:?}: kept {} bytes of {}",
+            cut.len(),
+            looping.len()
+        );
+        let repair = run
+            .conversation
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::User { text } => Some(text.as_str()),
+                _ => None,
+            });
+        assert!(
+            repair.is_some_and(|t| t.contains("runaway")),
+            "{kind:?}: {repair:?}"
+        );
+
+        // Not watched for, the same answer is kept whole and repaired as a
+        // truncated one.
+        let server = model_server(kind, script()).await;
+        let unwatched = BackendOptions {
+            cut_runaway: false,
+            ..hosted()
+        };
+        let (_, run) = stream_to_end(&agent(provider(kind, &server, &unwatched)), "q").await;
+        assert!(run.report.repair_used, "{kind:?}");
+        assert!(run.conversation.messages.iter().any(|m| matches!(
+            m,
+            Message::Assistant { text, .. } if text == &looping
+        )));
+    }
+}
+
+/// Under the tool strategy, answer-tool arguments that run away are cut too;
+/// a repair that runs away again ends the run as `runaway`, with usage
+/// counted for both turns.
+#[tokio::test]
+async fn an_answer_that_runs_away_twice_ends_the_run_as_runaway() {
+    let kind = BackendKind::OpenAiChat;
+    let options = BackendOptions {
+        output: OutputChoice::Tool,
+        ..BackendOptions::default()
+    };
+    let looping = json!({"name": "Eiffel Tower", "id": "1372-0137200005".repeat(60)});
+    let server = model_server(
+        kind,
+        vec![
+            sse_tool_call(kind, "call_1", "final_answer", looping.clone()),
+            sse_tool_call(kind, "call_2", "final_answer", looping),
+        ],
+    )
+    .await;
+    let run = agent(provider(kind, &server, &options)).run("q").await;
+    assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::Runaway));
+    assert!(run.report.repair_used);
+    // The cut turns' usage is estimated: every request's input, one output
+    // token per delta read before the cut.
+    assert!(run.report.usage.input_tokens > 0);
+    assert!(run.report.usage.output_tokens > 0);
+    assert!(run.report.usage.output_tokens < 2 * 60 * 15 / 7);
 }
