@@ -6,24 +6,12 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
 use std::sync::Arc;
-use tribunal_judge::{
-    Arena, MockBackends, Report, ReportFormat, RunMode, RunOptions, Silent, run_arena,
-};
+use tribunal_judge::{Arena, MockBackends, Report, ReportFormat, RunOptions, Silent, run_arena};
 
 fn mock_run(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
     let out = tempfile::tempdir().unwrap();
-    let options = RunOptions {
-        concurrency: 8,
-        repeat: 1,
-        shard: None,
-        out: out.path().join("r.jsonl"),
-        mode: RunMode::Fresh,
-        transcripts: None,
-        pricing: Default::default(),
-        max_total_usd: None,
-        batch: None,
-    };
+    let options = RunOptions::new(out.path().join("r.jsonl")).with_concurrency(8);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

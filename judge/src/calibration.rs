@@ -9,8 +9,8 @@
 //! scores lower rather than being left out. Pure: counts in, numbers out.
 
 use crate::ResultRow;
+use crate::green_red::Verdict;
 use crate::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
-use crate::verdict::Verdict;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

@@ -5,8 +5,9 @@
 //! never see the model's raw text. An ERROR run is not scored at all (its
 //! checks are recorded as skipped by the runner).
 
+use crate::envelope::short;
+use crate::green_red::Verdict;
 use crate::rubric::Judgement;
-use crate::verdict::Verdict;
 use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -103,7 +104,7 @@ pub enum Check {
         /// `GREEN` or `RED`, spelt exactly so: anything else (`"green"`) is
         /// a problem of the dataset line, never a gold verdict that is
         /// silently not one.
-        verdict: crate::verdict::Verdict,
+        verdict: crate::green_red::Verdict,
         /// Free text for humans.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
@@ -548,12 +549,6 @@ fn contains_ci(haystack: &str, needle: &str) -> bool {
 
 fn found_word(found: bool) -> &'static str {
     if found { "found" } else { "not found" }
-}
-
-/// A value for a detail or error line: compact JSON on one line, cut to
-/// 120 characters.
-pub(crate) fn short(v: &Value) -> String {
-    one_line(&v.to_string(), 120)
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@
 use crate::backends::MOCK_BACKEND;
 use crate::calibration::judged_verdict;
 use crate::checks::CheckKind;
-use crate::html::percentile;
+use crate::green_red::Verdict;
 use crate::report::cache_total;
 use crate::results::{Outcome, ResultRow};
+use crate::stats::percentile;
 use crate::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
 use crate::tokens::{TokenChange, TokenUse, run_tokens};
-use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;

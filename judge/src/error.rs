@@ -3,7 +3,7 @@
 //!
 //! Model misbehaviour is never an error here: it is an ERROR or FAIL row.
 
-use crate::lint::LintReport;
+use crate::problem::LintReport;
 use std::path::PathBuf;
 
 /// Why the judge could not do what it was asked.

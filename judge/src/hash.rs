@@ -37,8 +37,8 @@ pub fn config_hash_of_mode(
         "system": arena.system,
         "schema": arena.schema,
         "verdict": arena.verdict.as_ref().map(|v| json!({
-            "green": v.schemas.owner(crate::verdict::Verdict::Green),
-            "red": v.schemas.owner(crate::verdict::Verdict::Red),
+            "green": v.schemas.owner(crate::green_red::Verdict::Green),
+            "red": v.schemas.owner(crate::green_red::Verdict::Red),
             "item_root": v.item_root,
         })),
         "tools": arena.toolbox.specs().iter().map(|s| json!({

@@ -5,7 +5,7 @@
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
 use crate::checks::{Check, CheckKind, ItemCheck};
-use crate::verdict::Verdict;
+use crate::green_red::Verdict;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
@@ -211,7 +211,7 @@ fn parse_gold_rubric(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Ve
             Some(verdict) => out.push(verdict),
             None => problems.push(format!(
                 "gold_rubric[{i}]: expected \"GREEN\" or \"RED\", found {}",
-                crate::checks::short(v)
+                crate::envelope::short(v)
             )),
         }
     }

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use tribunal_judge::{run_arena, Arena, MockBackends, Report, RunMode, RunOptions, Silent};
+//! use tribunal_judge::{run_arena, Arena, MockBackends, Report, RunOptions, Silent};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -30,17 +30,7 @@
 //!        "mock": [{"json": {"n": 42}}]}"#.replace('\n', " "),
 //! )?;
 //! let arena = Arena::load(dir.path())?;
-//! let options = RunOptions {
-//!     concurrency: 8,
-//!     repeat: 1,
-//!     shard: None,
-//!     out: dir.path().join("results.jsonl"),
-//!     mode: RunMode::Fresh,
-//!     transcripts: None,
-//!     pricing: Default::default(),
-//!     max_total_usd: None,
-//!     batch: None,
-//! };
+//! let options = RunOptions::new(dir.path().join("results.jsonl")).with_concurrency(8);
 //! let arena = Arc::new(arena);
 //! let result = run_arena(arena.clone(), Arc::new(MockBackends::default()), &options, &Silent).await?;
 //! let report = Report::from_rows(&arena.name, &result.rows);
@@ -65,12 +55,15 @@ pub mod batch;
 pub mod calibration;
 pub mod checks;
 pub mod compare;
+mod envelope;
 mod error;
+mod green_red;
 pub mod hash;
 mod item;
 mod lint;
 pub mod mcp;
 pub mod pricing;
+mod problem;
 mod progress;
 pub mod report;
 pub mod results;
@@ -97,7 +90,8 @@ pub use checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use compare::Comparison;
 pub use error::JudgeError;
 pub use item::Item;
-pub use lint::{LintReport, Problem, lint, lint_for_mock};
+pub use lint::{lint, lint_for_mock};
+pub use problem::{LintReport, Problem};
 pub use progress::{Console, Progress, Silent};
 pub use report::{Report, ReportFormat};
 pub use results::{Outcome, ResultRow, read_rows};

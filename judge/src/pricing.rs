@@ -18,6 +18,10 @@ use std::sync::OnceLock;
 use tribunal_runtime::conversation::Usage;
 pub use tribunal_runtime::cost::ModelPrice;
 
+/// What a batch request costs, as a share of the online price: both
+/// providers bill batches at half.
+pub const BATCH_PRICE: f64 = 0.5;
+
 /// The built-in table's text.
 pub const BUILTIN_PRICING: &str = include_str!("../pricing.toml");
 
@@ -150,7 +154,7 @@ impl Pricing {
     pub fn cost_of(&self, row: &ResultRow) -> Cost {
         let mut agent = self.cost_at(&row.backend, &row.model, row.custom_endpoint, &row.usage);
         if let (true, Cost::Usd(usd)) = (row.batch, agent) {
-            agent = Cost::Usd(usd * crate::runner::BATCH_PRICE);
+            agent = Cost::Usd(usd * BATCH_PRICE);
         }
         match self.judge_cost_of(row) {
             Some(judge) => agent.plus(judge),

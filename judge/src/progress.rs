@@ -1,11 +1,33 @@
 //! [`Progress`]: what the runner reports while items finish — an indicatif
 //! bar when stderr is a terminal, plain lines otherwise (CI logs).
 
-use crate::report::error_text;
 use crate::results::ResultRow;
+use crate::results::error_text;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// What one round did, for progress lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRound {
+    /// The round's number (counting on from a resumed journal's).
+    pub round: u32,
+    /// Requests submitted in new batches.
+    pub submitted: usize,
+    /// Requests whose batch an earlier process had submitted (polled, not
+    /// sent again).
+    pub resumed: usize,
+    /// The batches waited on.
+    pub batches: Vec<String>,
+    /// Requests answered.
+    pub succeeded: usize,
+    /// Requests that failed (in the batch, or the batch could not be sent
+    /// or read).
+    pub failed: usize,
+    /// How long the round waited for its batches.
+    pub waited: Duration,
+}
 
 /// Receives the runner's progress. Called from concurrent runs.
 pub trait Progress: Send + Sync {
@@ -19,7 +41,7 @@ pub trait Progress: Send + Sync {
         rows.iter().for_each(|row| self.finished(row));
     }
     /// A round of batch mode ended (`--batch`). Default: nothing.
-    fn batch_round(&self, round: &crate::batch::BatchRound) {
+    fn batch_round(&self, round: &BatchRound) {
         let _ = round;
     }
     /// Every run finished.
@@ -128,7 +150,7 @@ impl Progress for Console {
         }
     }
 
-    fn batch_round(&self, round: &crate::batch::BatchRound) {
+    fn batch_round(&self, round: &BatchRound) {
         let mut line = format!("batch round {}: {} submitted", round.round, round.submitted);
         if round.resumed > 0 {
             line.push_str(&format!(", {} resumed", round.resumed));

@@ -9,7 +9,7 @@ use crate::calibration::Calibration;
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
 use crate::pricing::{Cost, CostSummary, Pricing};
-use crate::results::{JudgeRecord, Outcome, ResultRow};
+use crate::results::{JudgeRecord, Outcome, ResultRow, error_text};
 use crate::summary::{Summary, summarize};
 use crate::tokens::TokenUse;
 use serde::{Deserialize, Serialize};
@@ -592,16 +592,6 @@ pub(crate) fn cache_total(rows: &[ResultRow]) -> Option<CacheCounts> {
             hits: a.hits.saturating_add(b.hits),
             misses: a.misses.saturating_add(b.misses),
         })
-}
-
-/// An error code with what is known of a backend failure:
-/// `backend_error: HTTP 401 invalid_api_key`.
-pub(crate) fn error_text(code: Option<ErrorCode>, failure: Option<&BackendFailure>) -> String {
-    let code = code_text(code);
-    match failure {
-        Some(f) => format!("{code}: {f}"),
-        None => code.to_string(),
-    }
 }
 
 /// An error code's spelling, `unknown` when there is none.

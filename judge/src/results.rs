@@ -5,8 +5,8 @@
 
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
+use crate::green_red::Verdict;
 use crate::shard::Shard;
-use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -389,5 +389,15 @@ fn create_parent(path: &Path) -> Result<(), JudgeError> {
             std::fs::create_dir_all(dir).map_err(|e| JudgeError::io(dir, e))
         }
         _ => Ok(()),
+    }
+}
+
+/// An error code with what is known of a backend failure:
+/// `backend_error: HTTP 401 invalid_api_key` (`unknown` without a code).
+pub(crate) fn error_text(code: Option<ErrorCode>, failure: Option<&BackendFailure>) -> String {
+    let code = code.map_or("unknown", ErrorCode::as_str);
+    match failure {
+        Some(f) => format!("{code}: {f}"),
+        None => code.to_string(),
     }
 }

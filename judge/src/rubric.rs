@@ -8,7 +8,8 @@
 //! A judge that ends in an error makes the item ERROR, never FAIL: an
 //! unjudged answer is not a wrong one.
 
-use crate::verdict::{Verdict, VerdictSchemas};
+use crate::envelope::VerdictSchemas;
+use crate::green_red::Verdict;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};

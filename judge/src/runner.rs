@@ -26,8 +26,20 @@ use tribunal_runtime::cost::{CostLimit, ModelPrice};
 use tribunal_runtime::task::AbortOnDrop;
 use tribunal_runtime::{Agent, Budget, Conversation, ErrorCode, RunOutcome, RunReport};
 
-/// How to run an arena.
+/// How to run an arena: [`RunOptions::new`] with the results file, then
+/// the `with_*` setters for what differs from the defaults (so that a new
+/// option is never a breaking change for callers).
+///
+/// ```
+/// # use tribunal_judge::{RunMode, RunOptions};
+/// let options = RunOptions::new("runs/qa.jsonl")
+///     .with_concurrency(8)
+///     .with_repeat(3)
+///     .with_mode(RunMode::Resume);
+/// assert_eq!((options.concurrency, options.repeat), (8, 3));
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RunOptions {
     /// Runs in flight at once (at least 1).
     pub concurrency: usize,
@@ -54,6 +66,73 @@ pub struct RunOptions {
     /// run (its backend, model and output plan must be the batch API's) and
     /// judges rubric checks. `None`: online.
     pub batch: Option<BatchSettings>,
+}
+
+impl RunOptions {
+    /// Writes the rows to `out`; one run at a time, one run per item, every
+    /// item, a fresh results file, no transcripts, the built-in prices, no
+    /// spending limit over the run, online.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            concurrency: 1,
+            repeat: 1,
+            shard: None,
+            out: out.into(),
+            mode: RunMode::Fresh,
+            transcripts: None,
+            pricing: Pricing::default(),
+            max_total_usd: None,
+            batch: None,
+        }
+    }
+
+    /// Runs in flight at once (at least 1).
+    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// Runs per item (at least 1).
+    pub fn with_repeat(mut self, repeat: u32) -> Self {
+        self.repeat = repeat;
+        self
+    }
+
+    /// Only this shard's items.
+    pub fn with_shard(mut self, shard: Option<Shard>) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// What the run does with the rows already in the results file.
+    pub fn with_mode(mut self, mode: RunMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// A transcript per item and repeat in this folder.
+    pub fn with_transcripts(mut self, transcripts: Option<PathBuf>) -> Self {
+        self.transcripts = transcripts;
+        self
+    }
+
+    /// The prices the cost budgets are checked at.
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.pricing = pricing;
+        self
+    }
+
+    /// Stop starting runs once the finished ones have spent this much (USD).
+    pub fn with_max_total_usd(mut self, max_total_usd: Option<f64>) -> Self {
+        self.max_total_usd = max_total_usd;
+        self
+    }
+
+    /// Through the provider's batch API ([`crate::batch`]).
+    pub fn with_batch(mut self, batch: Option<BatchSettings>) -> Self {
+        self.batch = batch;
+        self
+    }
 }
 
 /// What a run does with an existing results file.
@@ -151,14 +230,12 @@ fn budget_price(
         return Ok(Some(price));
     }
     Err(JudgeError::Usage(format!(
-        "a cost budget is set but model {:?} is in no pricing table; price it with --pricing or [pricing] in arena.toml",
+        "a cost budget is set but model {:?} is in no pricing table; price it in a pricing file or in [pricing] of arena.toml",
         backends.model()
     )))
 }
 
-/// What a batch request costs, as a share of the online price: both
-/// providers bill batches at half.
-pub const BATCH_PRICE: f64 = 0.5;
+pub use crate::pricing::BATCH_PRICE;
 
 /// Refuses a batch run that cannot work: its batch API is not the backend
 /// the run is named by, or it has a spending limit over the run (which
@@ -183,7 +260,7 @@ fn check_batch(
     }
     if options.max_total_usd.is_some() {
         return Err(JudgeError::Usage(
-            "a batch run starts every item at once, so a spending limit over the run cannot stop any: drop --max-cost-usd (max_cost_usd per run in arena.toml still holds)".to_string(),
+            "a batch run starts every item at once, so a spending limit over the run (max_total_usd) cannot stop any: drop it (max_cost_usd per run in arena.toml still holds)".to_string(),
         ));
     }
     Ok(())
@@ -204,7 +281,7 @@ pub async fn run_arena(
     progress: &dyn Progress,
 ) -> Result<RunResult, JudgeError> {
     if options.repeat == 0 {
-        return Err(JudgeError::Usage("--repeat must be at least 1".to_string()));
+        return Err(JudgeError::Usage("repeat must be at least 1".to_string()));
     }
     if let Some(batch) = &options.batch {
         check_batch(batch, backends.as_ref(), options)?;

@@ -26,7 +26,7 @@
 //! another answer.
 //! Mock runs ignore the table.
 
-use crate::lint::Problem;
+use crate::problem::Problem;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tribunal_runtime::{BackendOptions, OutputChoice};

@@ -28,7 +28,7 @@ use crate::error::JudgeError;
 use crate::hash::canonical;
 use crate::progress::Silent;
 use crate::report::Report;
-use crate::runner::{RunMode, RunOptions, run_arena};
+use crate::runner::{RunOptions, run_arena};
 use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -73,19 +73,13 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
         ),
     };
     let out = scratch_file(&arena.name);
-    let options = RunOptions {
-        concurrency: 4,
-        repeat: 1,
-        shard: None,
-        out: out.clone(),
-        mode: RunMode::Fresh,
-        transcripts: None,
-        pricing: crate::pricing::Pricing::builtin()
-            .clone()
-            .overlaid(&arena.pricing),
-        max_total_usd: None,
-        batch: None,
-    };
+    let options = RunOptions::new(out.clone())
+        .with_concurrency(4)
+        .with_pricing(
+            crate::pricing::Pricing::builtin()
+                .clone()
+                .overlaid(&arena.pricing),
+        );
     let result = run_arena(arena.clone(), backends, &options, &Silent).await;
     // The rows are in memory; the scratch file is not needed any more.
     let _ = std::fs::remove_file(&out);

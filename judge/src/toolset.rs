@@ -1,7 +1,7 @@
 //! The tools an arena can offer, built once per arena from its files:
 //! `search` over the corpus, and the sandboxed file tools.
 
-use crate::lint::Problem;
+use crate::problem::Problem;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::Arc;

@@ -75,14 +75,7 @@ impl std::fmt::Debug for dyn Backend {
     }
 }
 
-/// A finished run: its report and the conversation, for follow-up questions.
-#[derive(Debug, Clone)]
-pub struct Run {
-    /// The report.
-    pub report: RunReport,
-    /// The conversation as it ended.
-    pub conversation: Conversation,
-}
+pub use crate::report::Run;
 
 /// A typed run ([`Agent::run_typed`]) that did not produce a value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -1,11 +1,11 @@
 //! The final-answer pipeline: size check → extraction → decode → validation,
 //! and the repair message built from a rejection. Pure functions.
 
-use crate::backend::SchemaTarget;
 use crate::contract::{AnswerContract, Rejection};
 use crate::conversation::StopReason;
 use crate::error::ErrorCode;
 use crate::json::{ExtractedFrom, ExtractionError, ExtractionMode, ParseLimits, extract};
+use crate::output::SchemaTarget;
 use crate::text::one_line;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -4,8 +4,8 @@
 //! implements it for a plain owner schema; the judge implements it for the
 //! GREEN/RED verdict envelope.
 
-use crate::backend::SchemaTarget;
 use crate::error::{ErrorCode, SchemaError};
+use crate::output::SchemaTarget;
 use crate::schema::{Issue, OutputSchema};
 use serde_json::Value;
 use std::fmt::Debug;

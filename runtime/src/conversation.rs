@@ -196,3 +196,14 @@ impl Conversation {
         });
     }
 }
+
+/// A tool as advertised to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON Schema of its arguments.
+    pub parameters: serde_json::Value,
+}

@@ -2,10 +2,10 @@
 //! [`Agent::run_stream`](crate::Agent::run_stream) reports it, and
 //! [`RunStream`], the stream of them.
 
-use crate::agent::Run;
 use crate::backend::Delta;
 use crate::conversation::{ToolCall, ToolResult};
-use crate::machine::RequestPurpose;
+use crate::report::RequestPurpose;
+use crate::report::Run;
 use futures::Stream;
 use futures::future::BoxFuture;
 use std::pin::Pin;

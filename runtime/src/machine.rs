@@ -38,19 +38,21 @@
 use crate::answer::{
     AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
 };
-use crate::backend::{BackendError, ModelRequest, OutputFormat, SchemaTarget};
+use crate::backend::{BackendError, ModelRequest, OutputFormat};
 use crate::budget::{Budget, OnBudget, OnRepeat};
 use crate::contract::AnswerContract;
+use crate::conversation::ToolSpec;
 use crate::conversation::{
     Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage,
 };
 use crate::error::{ErrorCode, SchemaError};
 use crate::json::ExtractedFrom;
 use crate::nudge::tool_first_message;
+use crate::output::SchemaTarget;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::seen_calls::{Repeats, SeenCalls};
-use crate::tool::{ToolExecution, ToolSpec};
+use crate::tool::ToolExecution;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -106,21 +108,7 @@ pub enum Input {
     DeadlineExceeded,
 }
 
-/// Why a model request is made, as the machine's users see it
-/// ([`Machine::request_purpose`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RequestPurpose {
-    /// An agent turn: the model may call tools or answer.
-    Agent,
-    /// The tool phase ended for this reason (a budget under `on_budget =
-    /// "finalize"`, or [`ErrorCode::ToolCallsRepeated`] under `on_repeat =
-    /// "finalize"`): one tools-disabled request for the answer from what was
-    /// found.
-    Finalize(ErrorCode),
-    /// The one repair turn after an invalid answer, tools disabled.
-    Repair,
-}
+pub use crate::report::RequestPurpose;
 
 /// Why a model request is being made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@
 //! named no tool, the model answered "I do not have a specific tool to call
 //! first" and wrote newlines until the deadline.
 
+use crate::conversation::ToolSpec;
 use crate::text::{Limit, clip};
-use crate::tool::ToolSpec;
 use serde_json::{Map, Value};
 
 /// Most tools named in the nudge; more are summed up as "and N more".

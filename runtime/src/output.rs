@@ -17,9 +17,33 @@
 //! [`resolve_plan`](crate::backend::config::resolve_plan) picks per backend
 //! and base URL.
 
-use crate::backend::SchemaTarget;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
+
+/// Which provider dialect a backend's structured output follows. The loop
+/// compiles the owner schema for this target and decodes answers from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaTarget {
+    /// No transformation: the owner schema is shown as is (scripted backends,
+    /// the prompt strategy) and answers are expected in owner shape.
+    Plain,
+    /// OpenAI strict structured output (Chat Completions and Responses).
+    OpenAi,
+    /// Anthropic Messages `output_config.format`.
+    Anthropic,
+}
+
+impl SchemaTarget {
+    /// The stable lowercase name (`plain`, `openai`, `anthropic`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaTarget::Plain => "plain",
+            SchemaTarget::OpenAi => "openai",
+            SchemaTarget::Anthropic => "anthropic",
+        }
+    }
+}
 
 /// Where the final answer travels (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! error outcome is only its [`ErrorCode`].
 
 use crate::backend::{BackendError, BackendErrorKind};
-use crate::conversation::Usage;
+use crate::conversation::{Conversation, Usage};
 use crate::error::ErrorCode;
 use crate::json::ExtractedFrom;
 use serde::{Deserialize, Serialize};
@@ -161,4 +161,29 @@ impl RunReport {
     pub fn is_ok(&self) -> bool {
         matches!(self.outcome, RunOutcome::Ok { .. })
     }
+}
+
+/// Why a model request is made, as the machine's users see it
+/// ([`Machine::request_purpose`](crate::machine::Machine::request_purpose)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestPurpose {
+    /// An agent turn: the model may call tools or answer.
+    Agent,
+    /// The tool phase ended for this reason (a budget under `on_budget =
+    /// "finalize"`, or [`ErrorCode::ToolCallsRepeated`] under `on_repeat =
+    /// "finalize"`): one tools-disabled request for the answer from what was
+    /// found.
+    Finalize(ErrorCode),
+    /// The one repair turn after an invalid answer, tools disabled.
+    Repair,
+}
+
+/// A finished run: its report and the conversation, for follow-up questions.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The report.
+    pub report: RunReport,
+    /// The conversation as it ended.
+    pub conversation: Conversation,
 }

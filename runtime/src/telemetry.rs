@@ -17,7 +17,7 @@
 //! [`ErrorCode`]: crate::ErrorCode
 
 use crate::conversation::{StopReason, ToolCall, Usage};
-use crate::machine::RequestPurpose;
+use crate::report::RequestPurpose;
 use crate::report::RunReport;
 use tracing::Span;
 use tracing::field::Empty;

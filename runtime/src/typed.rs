@@ -7,9 +7,9 @@
 //! such an answer a `schema_mismatch` that gets the one repair, so a run's
 //! report never says Ok about an answer the caller cannot read.
 
-use crate::backend::SchemaTarget;
 use crate::contract::{AnswerContract, Rejection};
 use crate::error::SchemaError;
+use crate::output::SchemaTarget;
 use crate::schema::OutputSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

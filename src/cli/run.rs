@@ -297,17 +297,15 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         eprintln!("shard {} (from {})", c.shard, c.from);
     }
     let batch = batch_settings(&args, &arena)?;
-    let options = RunOptions {
-        concurrency: args.concurrency,
-        repeat: args.repeat,
-        shard,
-        out,
-        mode: args.mode(),
-        transcripts: args.report.transcripts.clone(),
-        pricing,
-        max_total_usd: args.max_cost_usd,
-        batch,
-    };
+    let options = RunOptions::new(out)
+        .with_concurrency(args.concurrency)
+        .with_repeat(args.repeat)
+        .with_shard(shard)
+        .with_mode(args.mode())
+        .with_transcripts(args.report.transcripts.clone())
+        .with_pricing(pricing)
+        .with_max_total_usd(args.max_cost_usd)
+        .with_batch(batch);
     let progress = Console::new();
     let runtime = super::tokio_runtime()?;
     // `[[mcp]]` servers start on the runtime the runs use (their

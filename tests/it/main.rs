@@ -68,6 +68,7 @@ mod cli_shards;
 mod docs;
 mod example;
 mod live_arena;
+mod module_graph;
 mod prompt_cache;
 mod secrets;
 mod stand_in;

@@ -22,8 +22,9 @@
 pub mod journal;
 mod rounds;
 
+pub use crate::progress::BatchRound;
 pub use journal::{Journal, journal_path};
-pub use rounds::{BatchRound, Rounds};
+pub use rounds::Rounds;
 
 use futures::future::BoxFuture;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 
 use super::journal::Journal;
 use crate::error::JudgeError;
-use crate::progress::Progress;
+use crate::progress::{BatchRound, Progress};
 use crate::toolset::hex;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -22,27 +22,6 @@ const ATTEMPTS: u32 = 3;
 /// Polls of one batch that may fail in a row before its requests fail with
 /// the error.
 const POLL_FAILURES: u32 = 5;
-
-/// What one round did, for progress lines.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchRound {
-    /// The round's number (counting on from a resumed journal's).
-    pub round: u32,
-    /// Requests submitted in new batches.
-    pub submitted: usize,
-    /// Requests whose batch an earlier process had submitted (polled, not
-    /// sent again).
-    pub resumed: usize,
-    /// The batches waited on.
-    pub batches: Vec<String>,
-    /// Requests answered.
-    pub succeeded: usize,
-    /// Requests that failed (in the batch, or the batch could not be sent
-    /// or read).
-    pub failed: usize,
-    /// How long the round waited for its batches.
-    pub waited: Duration,
-}
 
 /// A request waiting for its round.
 struct Ask {

@@ -3,6 +3,7 @@
 //! ([`Histogram`], [`TokenBars`]) the page model carries.
 
 use crate::html::escape::escape_html;
+pub use crate::stats::percentile;
 use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -64,15 +65,6 @@ impl Histogram {
             max_ms: max,
         }
     }
-}
-
-/// The nearest-rank percentile of sorted `v` (0 when empty).
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// A width of 1, 2 or 5 × 10^n at least `raw` (at least 1 ms).

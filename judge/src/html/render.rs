@@ -14,7 +14,8 @@ use crate::html::charts::{
 };
 use crate::html::escape::{escape_html, script_safe};
 use crate::html::page::{PageItem, ReportPage};
-use crate::report::{MOCK_BANNER, error_text};
+use crate::report::MOCK_BANNER;
+use crate::results::error_text;
 use crate::tokens::figure;
 use serde_json::{Value, json};
 use std::collections::HashMap;

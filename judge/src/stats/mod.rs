@@ -54,3 +54,12 @@ fn z() -> f64 {
         n.inverse_cdf(1.0 - (1.0 - CONFIDENCE) / 2.0)
     })
 }
+
+/// The nearest-rank percentile of sorted `v` (0 when empty).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}

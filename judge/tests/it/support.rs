@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tribunal_judge::{Arena, MockBackends, RunMode, RunOptions, RunResult, Silent, run_arena};
+use tribunal_judge::{Arena, MockBackends, RunOptions, RunResult, Silent, run_arena};
 
 /// The repository's `arenas/` folder.
 pub fn arenas_dir() -> PathBuf {
@@ -25,17 +25,7 @@ pub fn arena_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Options writing to `out`, one repeat, no shard, fresh file.
 pub fn options(out: &Path) -> RunOptions {
-    RunOptions {
-        concurrency: 8,
-        repeat: 1,
-        shard: None,
-        out: out.to_path_buf(),
-        mode: RunMode::Fresh,
-        transcripts: None,
-        pricing: Default::default(),
-        max_total_usd: None,
-        batch: None,
-    }
+    RunOptions::new(out).with_concurrency(8)
 }
 
 /// Runs `arena` in mock mode.

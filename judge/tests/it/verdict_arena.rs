@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use tribunal_judge::snapshot::{SnapshotSource, arena_snapshot};
 use tribunal_judge::verdict::{StoredVerdict, VerdictOutcome};
-use tribunal_judge::{Arena, Outcome, RunMode, RunOptions};
+use tribunal_judge::{Arena, Outcome, RunOptions};
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,17 +18,7 @@ async fn code_review_mock_run_stored_verdicts() {
     let arena = Arena::load(&arena("code_review")).unwrap();
     assert!(arena.items.len() >= 12);
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions {
-        concurrency: 4,
-        repeat: 1,
-        shard: None,
-        out: dir.path().join("rows.jsonl"),
-        mode: RunMode::Fresh,
-        transcripts: None,
-        pricing: Default::default(),
-        max_total_usd: None,
-        batch: None,
-    };
+    let options = RunOptions::new(dir.path().join("rows.jsonl")).with_concurrency(4);
     let result = crate::support::mock_run(&arena, &options).await;
     assert!(
         result.rows.iter().all(|r| r.outcome == Outcome::Pass),

@@ -556,7 +556,7 @@ fn live_provider(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::SchemaTarget;
+    use crate::output::SchemaTarget;
 
     /// Whether this build has `kind`'s backend.
     fn built(kind: BackendKind) -> bool {

@@ -801,7 +801,7 @@ mod tests {
             path: "/test",
             auth: Auth::Bearer,
             headers: &[],
-            target: crate::backend::SchemaTarget::Plain,
+            target: crate::output::SchemaTarget::Plain,
         };
         Endpoint::new(&provider, "http://127.0.0.1:9/", secret).unwrap()
     }
@@ -840,7 +840,7 @@ mod tests {
             path: "/test",
             auth,
             headers,
-            target: crate::backend::SchemaTarget::Plain,
+            target: crate::output::SchemaTarget::Plain,
         };
         for (provider, key) in [
             (provider(Auth::Header("bad name"), &[]), "sk-key"),

@@ -56,38 +56,14 @@ pub use replay::Replay;
 pub use retry::Retry;
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
 
+use crate::conversation::ToolSpec;
 use crate::conversation::{Conversation, ModelTurn};
+pub use crate::output::SchemaTarget;
 use crate::output::{OutputPlan, ToolChoice};
-use crate::tool::ToolSpec;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-
-/// Which provider dialect a backend's structured output follows. The loop
-/// compiles the owner schema for this target and decodes answers from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemaTarget {
-    /// No transformation: the owner schema is shown as is (scripted backends,
-    /// the prompt strategy) and answers are expected in owner shape.
-    Plain,
-    /// OpenAI strict structured output (Chat Completions and Responses).
-    OpenAi,
-    /// Anthropic Messages `output_config.format`.
-    Anthropic,
-}
-
-impl SchemaTarget {
-    /// The stable lowercase name (`plain`, `openai`, `anthropic`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SchemaTarget::Plain => "plain",
-            SchemaTarget::OpenAi => "openai",
-            SchemaTarget::Anthropic => "anthropic",
-        }
-    }
-}
 
 /// The final-answer format a request asks for.
 #[derive(Debug, Clone, PartialEq, Default)]

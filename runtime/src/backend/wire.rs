@@ -5,8 +5,8 @@
 
 use super::config::ProviderConfig;
 use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
+use crate::conversation::ToolSpec;
 use crate::output::ToolChoice;
-use crate::tool::ToolSpec;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 

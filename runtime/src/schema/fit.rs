@@ -20,8 +20,8 @@ use super::compile::{WRAPPER_KEY, unwrap, wrap};
 use super::decode::Step;
 use super::limits::{Excess, Resource, WireBudget, WireLimits, WireStats};
 use super::lower::{Candidate, Failure, Lowering};
-use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
+use crate::output::SchemaTarget;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::{Value, json};
 

@@ -2,7 +2,7 @@
 //! annotations are dropped, supported constraints are sent, and the rest move
 //! to the description and are checked on receipt.
 
-use crate::backend::SchemaTarget;
+use crate::output::SchemaTarget;
 use serde_json::Value;
 
 /// The JSON type names `type` may use.

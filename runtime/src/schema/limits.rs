@@ -2,7 +2,7 @@
 //! target allows ([`WireLimits`]), and the share of a request already spent
 //! by an envelope around an embedded schema ([`WireBudget`]).
 
-use crate::backend::SchemaTarget;
+use crate::output::SchemaTarget;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -26,8 +26,8 @@ pub use limits::{WireBudget, WireLimits, WireStats};
 pub use refs::{contains_ref, rebase_local_refs};
 pub use validate::{Issue, OwnerValidator};
 
-use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
+use crate::output::SchemaTarget;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 

@@ -12,13 +12,13 @@ mod typed;
 
 pub use typed::{FnTool, TypedTool, tool_fn};
 
-use crate::backend::SchemaTarget;
 use crate::conversation::{ToolCall, ToolResult};
+use crate::output::SchemaTarget;
 use crate::schema::OutputSchema;
 use crate::text::{Limit, clip};
 use futures::future::BoxFuture;
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -101,16 +101,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
-/// A tool as advertised to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    /// The tool's name.
-    pub name: String,
-    /// What it does.
-    pub description: String,
-    /// JSON Schema of its arguments.
-    pub parameters: Value,
-}
+pub use crate::conversation::ToolSpec;
 
 /// What happened when one tool call was executed.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,8 +3,8 @@
 //! primitives.
 
 use super::{Failure, Lowered, Lowering, make_nullable, type_keyword, wire_accepts_null};
-use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
+use crate::output::SchemaTarget;
 use crate::schema::decode::{Field, Step};
 use crate::schema::keywords;
 use crate::schema::refs::escape;

@@ -5,8 +5,8 @@
 use super::{
     Failure, Lowered, Lowering, type_keyword, wire_keys, wire_omittable, wire_tags, wire_types,
 };
-use crate::backend::SchemaTarget;
 use crate::error::SchemaError;
+use crate::output::SchemaTarget;
 use crate::schema::decode::{Branch, Step};
 use crate::schema::keywords::{self, KeywordRole};
 use crate::schema::merge::types_of;

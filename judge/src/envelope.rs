@@ -16,8 +16,7 @@
 //! the whole owner object as JSON-encoded text. The root is an object, not
 //! the `anyOf`, because OpenAI rejects a root union.
 
-use super::Verdict;
-use crate::checks::short;
+use crate::green_red::Verdict;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -489,4 +488,9 @@ fn decode_fields(plan: &DecodePlan, fields: Value) -> Result<Value, Rejection> {
 /// A JSON Pointer token for `key`.
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON value for a message: one line, at most 120 characters.
+pub(crate) fn short(v: &Value) -> String {
+    one_line(&v.to_string(), 120)
 }

@@ -7,14 +7,16 @@
 //! budgets, lenient extraction, no tool required first, default backend
 //! settings.
 
+mod verdict_table;
+
 use crate::checks::{Check, ItemCheck};
 use crate::error::JudgeError;
+use crate::green_red::Verdict;
 use crate::item::{Item, RawItem, parse_line};
-use crate::lint::{LintReport, Problem};
+use crate::problem::{LintReport, Problem};
 use crate::rubric::JudgeSettings;
 use crate::settings::{BackendSettings, BackendToml};
 use crate::toolset;
-use crate::verdict::Verdict;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,6 +27,7 @@ use std::time::Duration;
 use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OnRepeat, OutputSchema, ToolBox};
+pub use verdict_table::{VerdictArena, VerdictToml};
 
 /// The arena's configuration file name.
 pub const ARENA_TOML: &str = "arena.toml";
@@ -64,7 +67,7 @@ pub struct Arena {
     pub mcp: Vec<crate::mcp::McpServerSpec>,
     /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
     /// every item answers with the verdict envelope. Default: none.
-    pub verdict: Option<crate::verdict::VerdictArena>,
+    pub verdict: Option<VerdictArena>,
     /// Live backends' output strategy and request settings (`[backend]`).
     /// Default: every setting at its default.
     pub backend: BackendSettings,
@@ -196,7 +199,7 @@ struct ArenaToml {
     extraction: Option<ExtractionMode>,
     require_tool_first: Option<bool>,
     budget: Option<BudgetToml>,
-    verdict: Option<crate::verdict::VerdictToml>,
+    verdict: Option<VerdictToml>,
     backend: Option<BackendToml>,
     pricing: Option<crate::pricing::Pricing>,
     judge: Option<JudgeSettings>,
@@ -358,7 +361,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     let verdict = config
         .verdict
         .as_ref()
-        .and_then(|v| crate::verdict::load_verdict(dir, v, &tools, &mut problems));
+        .and_then(|v| verdict_table::load_verdict(dir, v, &tools, &mut problems));
 
     let judge = config.judge.clone().unwrap_or_default();
     for message in judge.problems() {

@@ -17,10 +17,10 @@
 //! every item is its own small code base and paths in findings are relative
 //! to it; the arena-wide tools are then not offered to that run.
 
-use super::VerdictSchemas;
-use crate::arena::{ARENA_TOML, DATASET};
+use super::{ARENA_TOML, DATASET};
+use crate::envelope::VerdictSchemas;
 use crate::item::Item;
-use crate::lint::Problem;
+use crate::problem::Problem;
 use crate::toolset::file_tools;
 use serde::Deserialize;
 use serde_json::Value;
