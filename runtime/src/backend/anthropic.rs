@@ -213,7 +213,16 @@ impl Codec for AnthropicCodec {
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
-        for (i, block) in response.content.unwrap_or_default().iter().enumerate() {
+        // A body without `content` is not a Messages answer (a proxy's own
+        // object, an error page parsed as JSON): a protocol error, as on the
+        // other APIs, rather than an empty turn. An empty `content` is one.
+        let Some(content) = response.content else {
+            return Err(wire::protocol(
+                Self::PROVIDER.name,
+                "the response has no `content`",
+            ));
+        };
+        for (i, block) in content.iter().enumerate() {
             match block.get("type").and_then(Value::as_str) {
                 Some("text") => {
                     text.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""))
@@ -325,6 +334,17 @@ mod tests {
                 json!({"content": [], "usage": {"input_tokens": "many"}}),
             ],
         );
+        assert_decode_errors::<AnthropicCodec>(
+            "the response has no `content`",
+            [
+                json!({}),
+                json!({"stop_reason": "end_turn"}),
+                json!({"content": null}),
+            ],
+        );
+        let empty =
+            AnthropicCodec::decode(json!({"content": [], "stop_reason": "end_turn"})).unwrap();
+        assert_eq!(empty.text, "");
     }
 
     #[test]

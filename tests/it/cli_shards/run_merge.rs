@@ -364,3 +364,39 @@ fn a_merge_written_into_its_folder_is_not_read_back() {
         stderr(&o)
     );
 }
+
+/// More shards than items: the empty shards still succeed and write their
+/// (empty) results file, but say that they ran nothing.
+#[test]
+fn an_empty_shard_says_it_ran_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("two");
+    let init = output(tribunal(
+        &["init", arena.to_str().unwrap()],
+        &[],
+        dir.path(),
+    ));
+    assert!(init.status.success(), "{}", stderr(&init));
+    let mut empty = 0;
+    for shard in ["1/3", "2/3", "3/3"] {
+        let out = dir.path().join(format!("r{}.jsonl", &shard[..1]));
+        let run = output(tribunal(
+            &[
+                "run",
+                arena.to_str().unwrap(),
+                "--shard",
+                shard,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+            dir.path(),
+        ));
+        assert_eq!(code(&run), 0, "{shard}: {}", stderr(&run));
+        let rows = json_lines(&out).len();
+        let said = stderr(&run).contains("holds none of the arena's 2 item(s): nothing to run");
+        assert_eq!(said, rows == 0, "{shard}: {rows} row(s), {}", stderr(&run));
+        empty += usize::from(said);
+    }
+    assert!(empty >= 1, "two items in three shards leave one empty");
+}
