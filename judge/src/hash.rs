@@ -8,6 +8,7 @@ use crate::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tribunal_runtime::Budget;
+use tribunal_runtime::cost::ModelPrice;
 use tribunal_runtime::json::sorted_keys;
 use tribunal_runtime::output::OutputPlan;
 
@@ -97,6 +98,16 @@ pub fn config_hash_of_mode(
     }
     let digest = Sha256::digest(canonical(&config).as_bytes());
     hex(&digest)[..16].to_string()
+}
+
+/// `hash` of a run whose per-run cost budget (`max_cost_usd`) is checked
+/// at `price`: the price decides which runs end `max_cost_exceeded`, so a
+/// changed price is another configuration (its rows are not resumed into,
+/// nor mixed with, the old price's). The runner applies it only when that
+/// budget is in force; without one the hash is [`config_hash_of_mode`]'s.
+pub fn with_cost_price(hash: &str, price: &ModelPrice) -> String {
+    let config = json!({"config": hash, "max_cost_price": price});
+    hex(&Sha256::digest(canonical(&config).as_bytes()))[..16].to_string()
 }
 
 /// The budget fields a config hash covers (the cost budget is added apart,

@@ -300,6 +300,10 @@ pub async fn run_arena(
             p
         }
     });
+    let hash = match (arena.max_cost_usd, &price) {
+        (Some(_), Some(price)) => crate::hash::with_cost_price(&hash, price),
+        _ => hash,
+    };
     let mut budget = arena.budget;
     if options.batch.is_some() {
         // A batch may take its whole 24-hour window; tools keep their own

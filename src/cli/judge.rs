@@ -183,6 +183,13 @@ fn run_review_command(args: ReviewArgs) -> anyhow::Result<ExitCode> {
         review = review.with_system(system);
     }
     let backend = backend(&args, &settings)?;
+    // Everything of the backend that shapes the answer enters the hash.
+    let review = review.with_settings(serde_json::json!({
+        "backend": backend.name(),
+        "model": backend.model(),
+        "request": settings.hashed(),
+        "plan": backend.output_plan(),
+    }));
     let (stored, _run) = super::tokio_runtime()?.block_on(run_review(&review, backend))?;
     println!("{}", stored.to_json_pretty());
     Ok(ExitCode::from(stored.outcome.exit_code()))

@@ -26,7 +26,22 @@ pub fn review_hash(
     budget: Option<&Budget>,
     answer: Option<&AnswerPolicy>,
 ) -> String {
-    let config = json!({
+    digest(&review_config(
+        prompt, system, schemas, tools, budget, answer,
+    ))
+}
+
+/// What [`review_hash`] digests, for a caller that adds to it
+/// ([`Review::config_hash`](super::Review::config_hash)).
+pub(crate) fn review_config(
+    prompt: Option<&str>,
+    system: Option<&str>,
+    schemas: &VerdictSchemas,
+    tools: &[ToolSpec],
+    budget: Option<&Budget>,
+    answer: Option<&AnswerPolicy>,
+) -> Value {
+    json!({
         "layout": HASH_LAYOUT,
         "prompt": prompt,
         "system": system,
@@ -41,10 +56,10 @@ pub fn review_hash(
         "answer": answer.map(|a| json!({
             "mode": a.mode, "max_depth": a.max_depth, "max_bytes": a.max_bytes,
         })),
-    });
-    digest(&config)
+    })
 }
 
-fn digest(config: &Value) -> String {
+/// The hex SHA-256 of `config`'s canonical JSON.
+pub(crate) fn digest(config: &Value) -> String {
     hex(&Sha256::digest(canonical(config).as_bytes()))
 }

@@ -7,8 +7,9 @@
 //! and inside the original deadline (the runtime's loop does both).
 
 use super::VerdictSchemas;
-use super::hash::review_hash;
+use super::hash::{digest, review_config};
 use super::stored::StoredVerdict;
+use serde_json::Value;
 use std::sync::Arc;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{Agent, AnswerPolicy, Backend, Budget, Run, SchemaError, ToolBox};
@@ -38,6 +39,11 @@ pub struct Review {
     pub max_output_tokens: Option<u32>,
     /// Whether a tool call must come before the verdict. Default: no.
     pub require_tool_first: bool,
+    /// The backend's request settings as they shape the answer (for the
+    /// config hash only; the backend itself applies them), e.g.
+    /// `BackendSettings::hashed()` with the resolved output plan. Default:
+    /// none.
+    pub settings: Option<Value>,
 }
 
 impl Review {
@@ -56,6 +62,7 @@ impl Review {
             },
             max_output_tokens: None,
             require_tool_first: false,
+            settings: None,
         }
     }
 
@@ -89,16 +96,37 @@ impl Review {
         self
     }
 
+    /// The backend's request settings, for the config hash
+    /// ([`Review::settings`]).
+    pub fn with_settings(mut self, settings: Value) -> Review {
+        self.settings = Some(settings);
+        self
+    }
+
     /// The config hash stored with every verdict of this review.
     pub fn config_hash(&self) -> String {
-        review_hash(
+        let mut config = review_config(
             Some(&self.prompt),
             Some(&self.system),
             &self.schemas,
             &self.tools.specs(),
             Some(&self.budget),
             Some(&self.answer),
-        )
+        );
+        // Only what is set, so the hash of a review without them is the
+        // one `review_hash` gives (and stored verdicts keep theirs).
+        if let Value::Object(map) = &mut config {
+            if let Some(max) = self.max_output_tokens {
+                map.insert("max_output_tokens".into(), max.into());
+            }
+            if self.require_tool_first {
+                map.insert("require_tool_first".into(), true.into());
+            }
+            if let Some(settings) = &self.settings {
+                map.insert("settings".into(), settings.clone());
+            }
+        }
+        digest(&config)
     }
 
     /// The agent that runs this review on `backend` (also the one to ask

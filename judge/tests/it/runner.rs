@@ -430,6 +430,35 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     opts.pricing = pricing;
     let result = mock_run(&arena, &opts).await;
     assert!(result.rows.iter().all(|r| r.outcome == Outcome::Pass));
+
+    // The price the budget is checked at is part of the config too: at
+    // twice the price the same budget ends every run, and those rows carry
+    // another hash, so the cheaper run's file is not resumed under it.
+    let dearer = tribunal_judge::pricing::Pricing::from_toml(
+        "[models.\"scripted\"]\ninput = 2.0\noutput = 2.0\n",
+        "test",
+    )
+    .unwrap();
+    let mut resumed = opts.clone();
+    resumed.pricing = dearer;
+    resumed.mode = RunMode::Resume;
+    let err = tribunal_judge::run_arena(
+        std::sync::Arc::new(arena.clone()),
+        std::sync::Arc::new(tribunal_judge::MockBackends::default()),
+        &resumed,
+        &tribunal_judge::Silent,
+    )
+    .await
+    .expect_err("another price is another config");
+    assert!(err.to_string().contains("hash"), "{err}");
+    resumed.mode = RunMode::Replace;
+    let result = mock_run(&arena, &resumed).await;
+    assert!(
+        result
+            .rows
+            .iter()
+            .all(|r| r.error_code == Some(ErrorCode::MaxCostExceeded))
+    );
 }
 
 #[tokio::test]

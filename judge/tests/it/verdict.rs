@@ -409,6 +409,39 @@ fn a_review_hash_is_a_digest_of_what_the_review_asks() {
     assert_ne!(review(&dir).with_system("Be terse.").config_hash(), hash);
 }
 
+/// What else shapes a review's answer changes its hash too — the output
+/// ceiling, a required first tool call, the backend's request settings —
+/// while a review that sets none of them keeps the hash `review_hash`
+/// gives (so verdicts stored before keep theirs).
+#[test]
+fn a_review_hash_sees_the_output_ceiling_the_first_tool_and_the_backend_settings() {
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let plain = review(&dir);
+    let hash = plain.config_hash();
+    assert_eq!(
+        hash,
+        tribunal_judge::verdict::review_hash(
+            Some(&plain.prompt),
+            Some(&plain.system),
+            &plain.schemas,
+            &plain.tools.specs(),
+            Some(&plain.budget),
+            Some(&plain.answer),
+        )
+    );
+    let at = |t: f64| serde_json::json!({"request": {"temperature": t}});
+    let changed = [
+        review(&dir).with_max_output_tokens(256).config_hash(),
+        review(&dir).with_tool_required_first(true).config_hash(),
+        review(&dir).with_settings(at(0.0)).config_hash(),
+        review(&dir).with_settings(at(0.7)).config_hash(),
+    ];
+    for (i, h) in changed.iter().enumerate() {
+        assert_ne!(h, &hash, "change {i}");
+    }
+    assert_ne!(changed[2], changed[3], "the temperature is seen");
+}
+
 /// What each outcome means to a caller: its verdict, and the process exit
 /// code `tribunal judge run` ends with (0 GREEN, 1 RED, 2 ERROR).
 #[test]
