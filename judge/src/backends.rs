@@ -52,6 +52,13 @@ pub trait BackendFactory: Send + Sync {
 
 /// The name mock rows carry as their backend.
 pub const MOCK_BACKEND: &str = "mock";
+
+/// Whether rows or a run of `backend` (its name as a row carries it) came
+/// from the mock backend: the one test of it, for reports, comparisons and
+/// prices alike.
+pub fn is_mock(backend: &str) -> bool {
+    backend == MOCK_BACKEND
+}
 /// The model name mock rows carry.
 pub const MOCK_MODEL: &str = "scripted";
 

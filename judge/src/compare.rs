@@ -4,7 +4,7 @@
 //! and token and latency deltas; [`Gate`] decides whether CI should fail.
 //! Pure: it takes rows, not files.
 
-use crate::backends::MOCK_BACKEND;
+use crate::backends::is_mock;
 use crate::calibration::judged_verdict;
 use crate::checks::CheckKind;
 use crate::green_red::Verdict;
@@ -89,7 +89,7 @@ impl Side {
             error: count(Outcome::Error),
             pass_rate: mean(count(Outcome::Pass) as f64),
             pass_rate_ci: wilson(count(Outcome::Pass), n),
-            mock: first.is_some_and(|r| r.backend == MOCK_BACKEND),
+            mock: first.is_some_and(|r| is_mock(&r.backend)),
             replayed: first.is_some_and(|r| r.replayed),
             rerun_cache: cache_total(rows),
             tokens: TokenUse::of(rows),

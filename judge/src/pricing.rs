@@ -8,7 +8,7 @@
 //! unless the model is priced (a table may price the mock's `scripted`
 //! model, e.g. to test cost budgets).
 
-use crate::backends::MOCK_BACKEND;
+use crate::backends::is_mock;
 use crate::error::JudgeError;
 use crate::results::ResultRow;
 use serde::{Deserialize, Serialize};
@@ -172,7 +172,7 @@ impl Pricing {
 
     /// The cost of `usage` on `model` of `backend`.
     fn cost_at(&self, backend: &str, model: &str, custom_endpoint: bool, usage: &Usage) -> Cost {
-        let billed = backend != MOCK_BACKEND && !custom_endpoint;
+        let billed = !is_mock(backend) && !custom_endpoint;
         match (self.charged(model, billed), self.price(model)) {
             (Some(p), Some(_)) => Cost::Usd(p.cost(usage)),
             (Some(_), None) => Cost::Free,

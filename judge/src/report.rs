@@ -4,7 +4,7 @@
 //! Every rendering of a mock-backend run says so: `"mock": true` in JSON, a
 //! banner elsewhere. Mock pass rates prove the plumbing, not a model.
 
-use crate::backends::MOCK_BACKEND;
+use crate::backends::is_mock;
 use crate::calibration::Calibration;
 use crate::checks::CheckResult;
 use crate::error::JudgeError;
@@ -196,7 +196,7 @@ impl Report {
             arena: first
                 .map(|r| r.arena.clone())
                 .unwrap_or_else(|| arena.to_string()),
-            mock: backend == MOCK_BACKEND,
+            mock: is_mock(&backend),
             model: first.map(|r| r.model.clone()).unwrap_or_default(),
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),

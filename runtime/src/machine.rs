@@ -188,7 +188,7 @@ impl Ending {
 }
 
 /// What an evaluated final answer leads to.
-enum Verdict {
+enum AfterAnswer {
     /// The run ends (accepted, refused, or rejected after the repair).
     End(Ending),
     /// The one repair turn, with the message that asks for it.
@@ -551,7 +551,7 @@ impl Machine {
                     Phase::Finalize(code) => (false, Some(code)),
                     other => other.history(),
                 };
-                Verdict::End(Ending {
+                AfterAnswer::End(Ending {
                     outcome: RunOutcome::Ok {
                         value: accepted.value,
                     },
@@ -563,7 +563,7 @@ impl Machine {
                 if rejection.code == ErrorCode::Refused
                     || matches!(phase, Phase::Repair { .. }) =>
             {
-                Verdict::End(self.ending(error(rejection.code)))
+                AfterAnswer::End(self.ending(error(rejection.code)))
             }
             Err(rejection) => {
                 tracing::trace!(code = %rejection.code, "final answer rejected; one repair");
@@ -571,7 +571,7 @@ impl Machine {
                     Phase::Finalize(code) => Some(code),
                     Phase::Agent | Phase::Repair { .. } => None,
                 };
-                Verdict::Repair {
+                AfterAnswer::Repair {
                     message: repair_message(&rejection, self.answer_tool_name()),
                     finalized_after,
                 }
@@ -583,12 +583,12 @@ impl Machine {
         // message itself.
         if !calls.is_empty() {
             let (answer_result, accepted) = match &verdict {
-                Verdict::End(Ending {
+                AfterAnswer::End(Ending {
                     outcome: RunOutcome::Ok { .. },
                     ..
                 }) => (ANSWER_ACCEPTED_RESULT, true),
-                Verdict::End(_) => (ANSWER_REJECTED_RESULT, false),
-                Verdict::Repair { message, .. } => (message.as_str(), false),
+                AfterAnswer::End(_) => (ANSWER_REJECTED_RESULT, false),
+                AfterAnswer::Repair { message, .. } => (message.as_str(), false),
             };
             let other = if at.is_some() {
                 BESIDE_ANSWER_RESULT
@@ -612,10 +612,10 @@ impl Machine {
                 .push(Message::ToolResults { results });
         }
         match verdict {
-            Verdict::End(ending) => {
+            AfterAnswer::End(ending) => {
                 self.end(ending, now);
             }
-            Verdict::Repair {
+            AfterAnswer::Repair {
                 message,
                 finalized_after,
             } => {

@@ -106,7 +106,7 @@ pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
     match command {
         JudgeCommand::Submit(a) => run_submit(a),
         JudgeCommand::Run(a) => run_review_command(*a),
-        JudgeCommand::Calibrate(a) => super::run::run_gated(*a, super::run::Gate::Kappa),
+        JudgeCommand::Calibrate(a) => super::run::run_gated(*a, super::run::ExitRule::Kappa),
     }
 }
 

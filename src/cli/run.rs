@@ -203,7 +203,7 @@ impl From<OnRepeatChoice> for OnRepeat {
 
 /// What decides the exit code of a finished run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Gate {
+pub(crate) enum ExitRule {
     /// `run`: the pass rate, and `--min-kappa` when given.
     PassRate,
     /// `judge calibrate`: `--min-kappa` alone (a disagreeing judge fails
@@ -212,13 +212,13 @@ pub(crate) enum Gate {
 }
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    run_gated(args, Gate::PassRate)
+    run_gated(args, ExitRule::PassRate)
 }
 
-/// Runs the arena; `gate` says what the exit code reflects. Under
-/// [`Gate::Kappa`] the calibration is always part of the report.
-pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCode> {
-    args.calibrate |= gate == Gate::Kappa || args.min_kappa.is_some();
+/// Runs the arena; `rule` says what the exit code reflects. Under
+/// [`ExitRule::Kappa`] the calibration is always part of the report.
+pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<ExitCode> {
+    args.calibrate |= rule == ExitRule::Kappa || args.min_kappa.is_some();
     if let Some(m) = args.min_kappa
         && !(-1.0..=1.0).contains(&m)
     {
@@ -242,7 +242,11 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
     if let Some(deadline) = args.deadline_secs {
         arena.budget.deadline = Some(deadline);
     }
-    if gate == Gate::Kappa && args.out.is_none() && args.shard.is_none() && args.shards.is_none() {
+    if rule == ExitRule::Kappa
+        && args.out.is_none()
+        && args.shard.is_none()
+        && args.shards.is_none()
+    {
         // Beside `run`'s results, never over them.
         args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));
     }
@@ -394,7 +398,7 @@ pub(crate) fn run_gated(mut args: RunArgs, gate: Gate) -> anyhow::Result<ExitCod
         calibration,
         rubric_calibration,
     )?;
-    let ok = kappa_ok && (passed || gate == Gate::Kappa || empty_shard);
+    let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
     let code = if ok {
         ExitCode::SUCCESS
     } else {

@@ -4,7 +4,6 @@
 //! and per PASS.
 
 use super::{ChangeKind, Comparison, Gate, VerdictChange};
-use crate::backends::MOCK_BACKEND;
 use crate::report::{MOCK_BANNER, md_escape as md};
 use crate::stats::PairedMethod;
 use crate::tokens::{TokenUse, figure, grouped, signed_count};
@@ -284,7 +283,7 @@ impl Comparison {
     pub fn to_markdown(&self, gate: Gate) -> String {
         let (b, n) = (&self.base, &self.new);
         let mut out = format!("# Compare `{}` → `{}`\n\n", md(&b.arena), md(&n.arena));
-        if b.backend == MOCK_BACKEND || n.backend == MOCK_BACKEND {
+        if b.mock || n.mock {
             let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
         }
         let _ = writeln!(

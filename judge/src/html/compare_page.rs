@@ -15,8 +15,7 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
     let title = format!("tribunal compare · {} → {}", c.base.arena, c.new.arena);
     head(&mut out, &title);
     let _ = writeln!(out, "<header><h1>{}</h1>", escape_html(&title));
-    let mock = c.base.backend == crate::backends::MOCK_BACKEND
-        || c.new.backend == crate::backends::MOCK_BACKEND;
+    let mock = c.base.mock || c.new.mock;
     if mock {
         let _ = writeln!(
             out,

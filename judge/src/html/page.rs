@@ -3,7 +3,7 @@
 //! and, when recorded, their transcripts. Pure: no I/O except through the
 //! transcript lookup the caller passes in.
 
-use crate::backends::MOCK_BACKEND;
+use crate::backends::is_mock;
 use crate::calibration::Calibration;
 use crate::html::charts::{Histogram, TokenBars};
 use crate::pricing::{CostSummary, Pricing};
@@ -134,7 +134,7 @@ impl ReportPage {
         let tokens: Vec<Usage> = rows.iter().map(|r| r.usage).collect();
         ReportPage {
             arena: text(|r| &r.arena),
-            mock: backend == MOCK_BACKEND,
+            mock: is_mock(&backend),
             backend,
             model: text(|r| &r.model),
             date: rows
