@@ -47,8 +47,11 @@ pub struct RunOptions {
     pub repeat: u32,
     /// Run only this shard's items. `None`: every item.
     pub shard: Option<Shard>,
-    /// The results file (JSON Lines).
-    pub out: PathBuf,
+    /// The results file (JSON Lines). `None`: the rows are kept only in
+    /// memory, in the [`RunResult`] ([`RunOptions::in_memory`]; a caller
+    /// that wants them as they finish watches
+    /// [`Progress::finished_all`](crate::Progress::finished_all)).
+    pub out: Option<PathBuf>,
     /// What the run does with the rows already in `out`.
     pub mode: RunMode,
     /// Write each run's transcript (conversation, usage, timings) as one
@@ -77,12 +80,22 @@ impl RunOptions {
             concurrency: 1,
             repeat: 1,
             shard: None,
-            out: out.into(),
+            out: Some(out.into()),
             mode: RunMode::Fresh,
             transcripts: None,
             pricing: Pricing::default(),
             max_total_usd: None,
             batch: None,
+        }
+    }
+
+    /// [`new`](Self::new) without a results file: the rows are only
+    /// returned. A fresh run only (nothing to resume), and online (a batch
+    /// run keeps its journal beside the results file).
+    pub fn in_memory() -> Self {
+        RunOptions {
+            out: None,
+            ..RunOptions::new(PathBuf::new())
         }
     }
 
@@ -134,6 +147,8 @@ impl RunOptions {
         self
     }
 }
+
+const BATCH_NEEDS_A_FILE: &str = "a batch run needs a results file: its journal is kept beside it";
 
 /// What a run does with an existing results file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -314,18 +329,28 @@ pub async fn run_arena(
         budget.max_cost = Some(CostLimit { max_usd, price });
     }
     let continuing = options.mode.keeps_rows();
-    let (existing, good_len, torn) = if continuing && options.out.exists() {
-        let read = read_rows(&options.out)?;
+    let out = match (&options.out, continuing, &options.batch) {
+        (Some(out), ..) => Some(out.as_path()),
+        (None, true, _) => {
+            return Err(JudgeError::Usage(
+                "a run that keeps earlier rows needs a results file to read them from".into(),
+            ));
+        }
+        (None, _, Some(_)) => return Err(JudgeError::Usage(BATCH_NEEDS_A_FILE.into())),
+        (None, false, None) => None,
+    };
+    let (existing, good_len, torn) = if let Some(out) = out.filter(|o| continuing && o.exists()) {
+        let read = read_rows(out)?;
         if let Some(row) = other_run(&read.rows, &arena.name, &hash) {
             return Err(if row.config_hash != hash {
                 JudgeError::ConfigMismatch {
-                    path: options.out.clone(),
+                    path: out.to_path_buf(),
                     expected: hash,
                     found: row.config_hash.clone(),
                 }
             } else {
                 JudgeError::ArenaMismatch {
-                    path: options.out.clone(),
+                    path: out.to_path_buf(),
                     expected: arena.name.clone(),
                     found: row.arena.clone(),
                 }
@@ -333,8 +358,8 @@ pub async fn run_arena(
         }
         (read.rows, read.good_len, read.torn)
     } else {
-        if options.mode == RunMode::Fresh && options.out.exists() {
-            refuse_other_runs(&options.out, &arena.name, &hash)?;
+        if let Some(out) = out.filter(|o| options.mode == RunMode::Fresh && o.exists()) {
+            refuse_other_runs(out, &arena.name, &hash)?;
         }
         (Vec::new(), 0, false)
     };
@@ -363,16 +388,19 @@ pub async fn run_arena(
         }
     }
 
-    let writer = if continuing {
-        ResultsWriter::append(&options.out, good_len)?
-    } else {
-        ResultsWriter::create(&options.out)?
+    let writer = match out {
+        Some(out) if continuing => Some(ResultsWriter::append(out, good_len)?),
+        Some(out) => Some(ResultsWriter::create(out)?),
+        None => None,
     };
     progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let executed = jobs.len();
     let rounds = match &options.batch {
         Some(batch) => {
-            let path = journal_path(&options.out);
+            let Some(out) = out else {
+                return Err(JudgeError::Usage(BATCH_NEEDS_A_FILE.into()));
+            };
+            let path = journal_path(out);
             // `--retry-errors` asks the model again: no earlier answer is
             // replayed to the runs it retries.
             let journal = if options.mode == RunMode::Resume {
@@ -465,7 +493,9 @@ pub async fn run_arena(
             ready.push(more);
         }
         let (mut batch, runs): (Vec<ResultRow>, Vec<_>) = ready.into_iter().unzip();
-        writer.write_all(&batch)?;
+        if let Some(writer) = &writer {
+            writer.write_all(&batch)?;
+        }
         if let Some(dir) = transcripts {
             for (row, run) in batch.iter().zip(runs) {
                 if let Some((report, conversation)) = run {
@@ -495,9 +525,9 @@ pub async fn run_arena(
         .iter()
         .any(|r| done.contains_key(&(r.id.as_str(), r.repeat)));
     let all = latest(existing.into_iter().chain(fresh));
-    if replaced {
+    if let Some(out) = out.filter(|_| replaced) {
         // Retried ERROR rows were appended; keep one row per key on disk.
-        rewrite(&options.out, &all)?;
+        rewrite(out, &all)?;
     }
     let rows = all
         .into_iter()

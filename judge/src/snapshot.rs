@@ -33,7 +33,7 @@ use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+
 use tribunal_runtime::backend::Replay;
 
 #[doc(hidden)]
@@ -59,8 +59,8 @@ const DURATION_KEYS: [&str; 4] = ["wall_ms", "duration_ms", "elapsed_ms", "finis
 
 /// Runs the arena in `dir` from `source` and returns its snapshot value
 /// (redacted, keys sorted). Fails when the arena does not load (lint
-/// problems), the cassette cannot be read, or the scratch results file
-/// cannot be written.
+/// problems) or the cassette cannot be read. The rows stay in memory: no
+/// results file is written.
 pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value, JudgeError> {
     let arena = Arc::new(Arena::load(dir)?);
     let backends: Arc<dyn BackendFactory> = match source {
@@ -72,18 +72,14 @@ pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value
             .replaying(true),
         ),
     };
-    let out = scratch_file(&arena.name);
-    let options = RunOptions::new(out.clone())
-        .with_concurrency(4)
-        .with_pricing(
-            crate::pricing::Pricing::builtin()
-                .clone()
-                .overlaid(&arena.pricing),
-        );
-    let result = run_arena(arena.clone(), backends, &options, &Silent).await;
-    // The rows are in memory; the scratch file is not needed any more.
-    let _ = std::fs::remove_file(&out);
-    let rows = result?.rows;
+    let options = RunOptions::in_memory().with_concurrency(4).with_pricing(
+        crate::pricing::Pricing::builtin()
+            .clone()
+            .overlaid(&arena.pricing),
+    );
+    let rows = run_arena(arena.clone(), backends, &options, &Silent)
+        .await?
+        .rows;
     let report = Report::from_rows(&arena.name, &rows);
     let report = serde_json::to_value(&report).map_err(|e| JudgeError::Usage(e.to_string()))?;
     let mut verdicts = Map::new();
@@ -133,24 +129,6 @@ fn redact_in_place(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(redact_in_place).collect()),
         other => other,
     }
-}
-
-/// A results file in the temp folder that no other run uses.
-fn scratch_file(arena: &str) -> PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let safe: String = arena
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    std::env::temp_dir().join(format!(
-        "tribunal-snapshot-{safe}-{}-{nanos}-{}.jsonl",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ))
 }
 
 /// Runs an arena in mock mode (or from a cassette) and asserts its snapshot

@@ -312,7 +312,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         }
     }
     let batch = batch_settings(&args, &arena)?;
-    let options = RunOptions::new(out)
+    let options = RunOptions::new(out.clone())
         .with_concurrency(args.concurrency)
         .with_repeat(args.repeat)
         .with_shard(shard)
@@ -356,8 +356,8 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
             "\ntribunal: interrupted: {} finished run(s) are kept in {}; the same command with --resume runs the rest",
             // The rows are read as `--resume` will read them (a torn
             // last line is not one).
-            read_rows(&options.out).map_or(0, |read| read.rows.len()),
-            options.out.display()
+            read_rows(&out).map_or(0, |read| read.rows.len()),
+            out.display()
         );
         return Ok(ExitCode::from(130));
     };
@@ -368,12 +368,9 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         e => e.into(),
     })?;
     if result.torn_discarded {
-        eprintln!(
-            "tribunal: discarded a torn last line in {}",
-            options.out.display()
-        );
+        eprintln!("tribunal: discarded a torn last line in {}", out.display());
     }
-    eprintln!("results: {}", options.out.display());
+    eprintln!("results: {}", out.display());
     let calibration = (args.calibrate && !gold.is_empty()).then(|| calibrate(&gold, &result.rows));
     let rubric_calibration = (args.calibrate && !gold_rubric.is_empty())
         .then(|| calibrate_rubric(&gold_rubric, &result.rows));

@@ -108,7 +108,7 @@ async fn shards_partition_the_items_and_merge_back() {
         for row in &result.rows {
             assert!(seen.insert(row.id.clone()), "{} in two shards", row.id);
         }
-        files.push(opts.out);
+        files.extend(opts.out);
     }
     assert_eq!(seen.len(), 15);
     let merged = merge_files(&files).unwrap();
@@ -560,4 +560,44 @@ async fn dropping_the_run_cancels_every_run_in_flight() {
     // Long past the model's delay: a detached run would have finished.
     tokio::time::sleep(Duration::from_secs(60)).await;
     assert_eq!(slow.finished.load(Ordering::SeqCst), 0);
+}
+
+/// A run without a results file keeps its rows in memory only: the same
+/// rows as a run to a file, nothing written; resuming or batching, which
+/// need a file, are refused before anything runs.
+#[tokio::test]
+async fn an_in_memory_run_returns_the_rows_and_writes_nothing() {
+    let (dir, _) = priced_arena("");
+    let arena = Arena::load(dir.path()).unwrap();
+    let to_file = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;
+    let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let in_memory = mock_run(
+        &arena,
+        &tribunal_judge::RunOptions::in_memory().with_concurrency(8),
+    )
+    .await;
+    let ids = |rows: &[tribunal_judge::ResultRow]| {
+        rows.iter()
+            .map(|r| (r.id.clone(), r.outcome))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&in_memory.rows), ids(&to_file.rows));
+    assert_eq!(in_memory.config_hash, to_file.config_hash);
+    let after: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(before.len(), after.len(), "no file was written");
+
+    for options in [
+        tribunal_judge::RunOptions::in_memory().with_mode(RunMode::Resume),
+        tribunal_judge::RunOptions::in_memory().with_mode(RunMode::RetryErrors),
+    ] {
+        let err = tribunal_judge::run_arena(
+            std::sync::Arc::new(arena.clone()),
+            std::sync::Arc::new(tribunal_judge::MockBackends::default()),
+            &options,
+            &tribunal_judge::Silent,
+        )
+        .await
+        .expect_err("nothing to resume from");
+        assert!(err.to_string().contains("results file"), "{err}");
+    }
 }
