@@ -15,16 +15,15 @@ use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tribunal_runtime::conversation::Usage;
-use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, RunOutcome};
+use tribunal_runtime::{Agent, Backend, BackendKind, Budget, ErrorCode, RunOutcome};
 
 /// `[judge]` in arena.toml: the rubric judge's model and budgets.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct JudgeSettings {
-    /// The judge's provider (`openai-chat`, `openai-responses`,
-    /// `anthropic`); `--judge-backend` wins. Default: the run's backend.
+    /// The judge's provider; `--judge-backend` wins. Default: the run's
+    /// backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backend: Option<String>,
+    pub backend: Option<BackendKind>,
     /// The judge's model; `--judge-model` wins. Required for live rubric
     /// checks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -41,6 +40,47 @@ pub struct JudgeSettings {
     /// Seconds one judgement may take. Default: 60.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_secs: Option<f64>,
+}
+
+/// `[judge]` as written: [`JudgeSettings`] with the provider still a name,
+/// so that an unknown one is a problem of its own and the table's other
+/// problems are still found.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct JudgeToml {
+    backend: Option<String>,
+    model: Option<String>,
+    system: Option<String>,
+    max_tokens: Option<u64>,
+    max_output_tokens: Option<u32>,
+    deadline_secs: Option<f64>,
+}
+
+impl JudgeToml {
+    /// The settings, and one message per problem (lint names the file).
+    pub(crate) fn settings(self) -> (JudgeSettings, Vec<String>) {
+        let mut unknown = None;
+        let backend = self.backend.and_then(|name| match name.parse::<BackendKind>() {
+            Ok(kind) => Some(kind),
+            Err(_) => {
+                unknown = Some(format!(
+                    "judge: unknown backend {name:?} (known: openai-chat, openai-responses, anthropic)"
+                ));
+                None
+            }
+        });
+        let settings = JudgeSettings {
+            backend,
+            model: self.model,
+            system: self.system,
+            max_tokens: self.max_tokens,
+            max_output_tokens: self.max_output_tokens,
+            deadline_secs: self.deadline_secs,
+        };
+        let mut problems = settings.problems();
+        problems.extend(unknown);
+        (settings, problems)
+    }
 }
 
 /// The judge's instructions when `[judge]` gives none.
@@ -74,13 +114,6 @@ impl JudgeSettings {
         {
             out.push(format!(
                 "judge: deadline_secs must be a positive number of seconds, got {s}"
-            ));
-        }
-        if let Some(b) = &self.backend
-            && !["openai-chat", "openai-responses", "anthropic"].contains(&b.as_str())
-        {
-            out.push(format!(
-                "judge: unknown backend {b:?} (known: openai-chat, openai-responses, anthropic)"
             ));
         }
         out

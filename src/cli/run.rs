@@ -271,8 +271,8 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         arena.budget.on_repeat = policy.into();
     }
     arena.backend = arena.backend.overlaid(&args.backend_flags.settings()?);
-    if let Some(b) = args.judge_backend {
-        arena.judge.backend = Some(judge_backend_name(b).to_string());
+    if let Some(kind) = args.judge_backend.and_then(BackendChoice::live) {
+        arena.judge.backend = Some(kind);
     }
     if let Some(m) = &args.judge_model {
         arena.judge.model = Some(m.clone());
@@ -545,16 +545,6 @@ fn live_judge_on_mock(args: &RunArgs, arena: &Arena) -> bool {
         && args.judge_backend.is_some_and(|b| b.live().is_some())
 }
 
-/// The `--backend` spelling of a judge provider.
-fn judge_backend_name(choice: BackendChoice) -> &'static str {
-    match choice {
-        BackendChoice::Mock => "mock",
-        BackendChoice::OpenAiChat => "openai-chat",
-        BackendChoice::OpenAiResponses => "openai-responses",
-        BackendChoice::Anthropic => "anthropic",
-    }
-}
-
 /// The live judge of the arena's `rubric` checks: `[judge]` (with the
 /// flags laid over it) or the run's provider, recording into and replaying
 /// from `<arena>.judge.jsonl` beside the run's cassette.
@@ -562,12 +552,13 @@ fn judge_backend(
     args: &RunArgs,
     arena: &Arena,
 ) -> anyhow::Result<(Arc<dyn tribunal::runtime::Backend>, BackendKind)> {
-    let choice = match arena.judge.backend.as_deref() {
-        Some(name) => <BackendChoice as clap::ValueEnum>::from_str(name, true)
-            .map_err(|e| anyhow::anyhow!("[judge] backend: {e}"))?,
-        None => args.backend,
+    // `--judge-backend` wins (`mock` too, refused below); then `[judge]`;
+    // then the run's own.
+    let kind = match args.judge_backend {
+        Some(choice) => choice.live(),
+        None => arena.judge.backend.or(args.backend.live()),
     };
-    let Some(kind) = choice.live() else {
+    let Some(kind) = kind else {
         anyhow::bail!(
             "rubric checks on a live run need a live judge backend (--judge-backend openai-chat|openai-responses|anthropic); the mock judge plays only in mock mode"
         );

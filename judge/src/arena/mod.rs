@@ -202,7 +202,7 @@ struct ArenaToml {
     verdict: Option<VerdictToml>,
     backend: Option<BackendToml>,
     pricing: Option<crate::pricing::Pricing>,
-    judge: Option<JudgeSettings>,
+    judge: Option<crate::rubric::JudgeToml>,
     /// `[[mcp]]`: MCP servers whose tools the runs offer.
     mcp: Option<Vec<crate::mcp::McpServerSpec>>,
     /// `backend`, checked (its problems are at their lines).
@@ -363,8 +363,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .as_ref()
         .and_then(|v| verdict_table::load_verdict(dir, v, &tools, &mut problems));
 
-    let judge = config.judge.clone().unwrap_or_default();
-    for message in judge.problems() {
+    let (judge, judge_problems) = config.judge.clone().unwrap_or_default().settings();
+    for message in judge_problems {
         problems.push(Problem::file(ARENA_TOML, message));
     }
     let raw = read_dataset(dir, &mut problems);

@@ -335,3 +335,21 @@ async fn the_judges_time_is_its_own_beside_the_agents() {
     assert_eq!(row.wall_ms, 50.0);
     assert_eq!(row.judge.as_ref().unwrap().wall_ms, 50.0);
 }
+
+/// `[judge] backend` is read into the provider type, and written back as
+/// its name where the config hash sees it.
+#[test]
+fn a_judge_backend_is_a_provider_not_a_string() {
+    let line = r#"{"id": "a", "input": "q", "checks": [{"type": "rubric", "rubric": "r"}], "mock": [{"json": {}}]}"#;
+    let toml = "[judge]\nmodel = \"m\"\nbackend = \"anthropic\"\n";
+    let dir = arena_dir(&[("dataset.jsonl", line), ("arena.toml", toml)]);
+    let arena = Arena::load(dir.path()).unwrap();
+    assert_eq!(
+        arena.judge.backend,
+        Some(tribunal_runtime::BackendKind::Anthropic)
+    );
+    assert_eq!(
+        serde_json::to_value(&arena.judge).unwrap(),
+        json!({"backend": "anthropic", "model": "m"})
+    );
+}

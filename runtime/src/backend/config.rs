@@ -119,6 +119,13 @@ impl std::fmt::Display for BackendKind {
     }
 }
 
+/// Written as its name (`openai-chat`, …), as configuration files spell it.
+impl serde::Serialize for BackendKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl FromStr for BackendKind {
     type Err = BackendError;
 
