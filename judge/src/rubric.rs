@@ -60,15 +60,16 @@ impl JudgeToml {
     /// The settings, and one message per problem (lint names the file).
     pub(crate) fn settings(self) -> (JudgeSettings, Vec<String>) {
         let mut unknown = None;
-        let backend = self.backend.and_then(|name| match name.parse::<BackendKind>() {
-            Ok(kind) => Some(kind),
-            Err(_) => {
-                unknown = Some(format!(
-                    "judge: unknown backend {name:?} (known: openai-chat, openai-responses, anthropic)"
-                ));
-                None
-            }
-        });
+        let backend = self
+            .backend
+            .and_then(|name| match name.parse::<BackendKind>() {
+                Ok(kind) => Some(kind),
+                Err(_) => {
+                    let known = BackendKind::ALL.map(BackendKind::as_str).join(", ");
+                    unknown = Some(format!("judge: unknown backend {name:?} (known: {known})"));
+                    None
+                }
+            });
         let settings = JudgeSettings {
             backend,
             model: self.model,

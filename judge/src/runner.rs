@@ -846,7 +846,7 @@ mod tests {
     /// Every run in flight is one task holding this future, so its size is
     /// memory per run (10,000 in flight: 10,000 of them). An `async fn`
     /// that takes a future or the machine by value holds it twice; this
-    /// bound fails when that comes back (it was 5,248 bytes, then 1,560).
+    /// bound fails when that comes back (history: BENCHMARKS.md).
     #[test]
     fn a_run_in_flight_holds_a_small_future() {
         let dir =

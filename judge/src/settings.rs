@@ -29,19 +29,8 @@
 use crate::problem::Problem;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+pub use tribunal_runtime::backend::config::{RESERVED_BODY_FIELDS, extra_body_problem};
 use tribunal_runtime::{BackendOptions, OutputChoice};
-
-/// Top-level body fields the backends own; `extra_body` may not set them
-/// (the backend's value would win, or, for `stream`, the answer would not
-/// parse).
-pub const RESERVED_BODY_FIELDS: [&str; 6] = [
-    "model",
-    "messages",
-    "input",
-    "tools",
-    "tool_choice",
-    "stream",
-];
 
 /// The request settings of live backends (see the [module docs](self)).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -137,21 +126,6 @@ impl BackendSettings {
 pub fn temperature_problem(t: f64) -> Option<String> {
     (!(t.is_finite() && (0.0..=2.0).contains(&t)))
         .then(|| format!("temperature must be between 0 and 2, not {t}"))
-}
-
-/// Why an `extra_body` cannot be used, if it cannot: a key the backends own.
-pub fn extra_body_problem(extra: &Map<String, Value>) -> Option<String> {
-    let owned: Vec<&str> = RESERVED_BODY_FIELDS
-        .into_iter()
-        .filter(|k| extra.contains_key(*k))
-        .collect();
-    (!owned.is_empty()).then(|| {
-        format!(
-            "extra_body sets {}, which the backend itself sends (reserved: {})",
-            owned.join(", "),
-            RESERVED_BODY_FIELDS.join(", ")
-        )
-    })
 }
 
 /// `[backend]` as written.

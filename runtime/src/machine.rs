@@ -861,11 +861,9 @@ impl Machine {
     /// a request still holds it (copy on write).
     ///
     /// A full message list moves to a fresh buffer of twice the room (at
-    /// least 4, as a vector grows) instead of growing in place. glibc's
-    /// `realloc` bypasses its per-thread cache and takes the lock of the
-    /// arena that made the block, and a run's conversation is usually made on
-    /// one worker thread and grown on another. In a profile of 10,000 runs in
-    /// flight that was a fifth of the lock calls (BENCHMARKS.md, "Fifth look").
+    /// least 4, as a vector grows) instead of growing in place: cheaper for
+    /// allocators whose `realloc` of a block made on another thread takes a
+    /// lock (why, measured: BENCHMARKS.md, "Fifth look").
     fn conversation_mut(&mut self) -> &mut Conversation {
         let conversation = Arc::make_mut(&mut self.conversation);
         let messages = &mut conversation.messages;

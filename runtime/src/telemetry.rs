@@ -26,10 +26,10 @@ use tracing::field::Empty;
 /// APIs (and compatible servers, which speak them), `anthropic`, else the
 /// backend's own name (`mock`, a custom backend's).
 pub fn provider_name(backend: &str) -> &str {
-    match backend {
-        "openai-chat" | "openai-responses" => "openai",
-        other => other,
-    }
+    crate::backend::BackendKind::ALL
+        .into_iter()
+        .find(|k| k.as_str() == backend)
+        .map_or(backend, |k| k.provider().otel_name)
 }
 
 /// The `invoke_agent` span of one run.

@@ -418,9 +418,7 @@ fn batch_settings(args: &RunArgs, arena: &Arena) -> anyhow::Result<Option<BatchS
         return Ok(None);
     }
     let Some(kind) = args.backend.live() else {
-        anyhow::bail!(
-            "--batch needs a live --backend (openai-chat, openai-responses or anthropic)"
-        );
+        anyhow::bail!("--batch needs a live --backend ({})", live_backend_names());
     };
     if args.record.is_some() || args.replay.is_some() || args.cache.is_some() {
         anyhow::bail!(
@@ -560,7 +558,8 @@ fn judge_backend(
     };
     let Some(kind) = kind else {
         anyhow::bail!(
-            "rubric checks on a live run need a live judge backend (--judge-backend openai-chat|openai-responses|anthropic); the mock judge plays only in mock mode"
+            "rubric checks on a live run need a live judge backend (--judge-backend {}); the mock judge plays only in mock mode",
+            live_backend_names()
         );
     };
     let Some(model) = arena.judge.model.as_deref() else {
@@ -607,4 +606,9 @@ fn names_folder(path: &Path) -> bool {
             .chars()
             .next_back()
             .is_some_and(std::path::is_separator)
+}
+
+/// The live backends' names, for a message: `openai-chat, openai-responses, anthropic`.
+fn live_backend_names() -> String {
+    BackendKind::ALL.map(BackendKind::as_str).join(", ")
 }

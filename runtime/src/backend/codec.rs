@@ -51,6 +51,9 @@ pub struct Provider {
     pub headers: &'static [(&'static str, &'static str)],
     /// The structured-output dialect the owner schema is compiled for.
     pub target: SchemaTarget,
+    /// Its OpenTelemetry `gen_ai.provider.name` (`openai` for both OpenAI
+    /// APIs, `anthropic`).
+    pub otel_name: &'static str,
 }
 
 /// The `anthropic-version` header value sent.
@@ -68,6 +71,7 @@ impl Provider {
         auth: Auth::Header("x-api-key"),
         headers: &[("anthropic-version", ANTHROPIC_VERSION)],
         target: SchemaTarget::Anthropic,
+        otel_name: "anthropic",
     };
 
     /// An OpenAI API (Chat Completions, Responses) named `name` at `path`:
@@ -79,6 +83,7 @@ impl Provider {
             auth: Auth::Bearer,
             headers: &[],
             target: SchemaTarget::OpenAi,
+            otel_name: "openai",
         }
     }
 }

@@ -436,9 +436,37 @@ impl ProviderConfig {
     }
 }
 
+/// Top-level body fields the backends own; `extra_body` may not set them
+/// (the backend's value would win, or, for `stream`, the answer would not
+/// parse).
+pub const RESERVED_BODY_FIELDS: [&str; 6] = [
+    "model",
+    "messages",
+    "input",
+    "tools",
+    "tool_choice",
+    "stream",
+];
+
+/// Why an `extra_body` cannot be used, if it cannot: a key the backends own.
+pub fn extra_body_problem(extra: &Map<String, Value>) -> Option<String> {
+    let owned: Vec<&str> = RESERVED_BODY_FIELDS
+        .into_iter()
+        .filter(|k| extra.contains_key(*k))
+        .collect();
+    (!owned.is_empty()).then(|| {
+        format!(
+            "extra_body sets {}, which the backend itself sends (reserved: {})",
+            owned.join(", "),
+            RESERVED_BODY_FIELDS.join(", ")
+        )
+    })
+}
+
 /// Refuses settings `kind` cannot send, rather than dropping them: a
-/// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1) and
-/// a seed on the Responses or Anthropic APIs, which have none.
+/// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1), a
+/// seed on the Responses or Anthropic APIs, which have none, and an extra
+/// body that sets a field the backend sends itself ([`extra_body_problem`]).
 pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), BackendError> {
     let bad = |m: String| Err(BackendError::new(BackendErrorKind::Config, m));
     if let Some(t) = options.temperature {
@@ -457,6 +485,9 @@ pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), 
         return bad(format!(
             "the {kind} API takes no seed (only openai-chat and compatible servers do)"
         ));
+    }
+    if let Some(problem) = extra_body_problem(&options.extra_body) {
+        return bad(problem);
     }
     Ok(())
 }
@@ -708,6 +739,19 @@ mod tests {
         assert!(check_options(BackendKind::OpenAiChat, &with(Some(-0.1), None)).is_err());
         let seed = check_options(BackendKind::OpenAiResponses, &with(None, Some(1))).unwrap_err();
         assert!(seed.message.contains("takes no seed"), "{}", seed.message);
+        // An embedder's extra body may not set what the backend sends:
+        // `stream` would break reading the answer (every call streams).
+        let mut streamed = with(None, None);
+        streamed
+            .extra_body
+            .insert("stream".into(), serde_json::json!(false));
+        let owned = check_options(BackendKind::OpenAiChat, &streamed).unwrap_err();
+        assert_eq!(owned.kind, BackendErrorKind::Config);
+        assert!(
+            owned.message.contains("extra_body sets stream"),
+            "{}",
+            owned.message
+        );
     }
 
     #[test]

@@ -802,6 +802,7 @@ mod tests {
             auth: Auth::Bearer,
             headers: &[],
             target: crate::output::SchemaTarget::Plain,
+            otel_name: "test",
         };
         Endpoint::new(&provider, "http://127.0.0.1:9/", secret).unwrap()
     }
@@ -841,6 +842,7 @@ mod tests {
             auth,
             headers,
             target: crate::output::SchemaTarget::Plain,
+            otel_name: "test",
         };
         for (provider, key) in [
             (provider(Auth::Header("bad name"), &[]), "sk-key"),
