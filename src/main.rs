@@ -12,7 +12,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    cli::init_tracing(args.verbose);
+    cli::init_tracing(args.verbose, args.color);
     match cli::dispatch(args.command) {
         Ok(code) => code,
         Err(e) => {

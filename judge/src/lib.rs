@@ -92,7 +92,7 @@ pub use error::JudgeError;
 pub use item::Item;
 pub use lint::{lint, lint_for_mock};
 pub use problem::{LintReport, Problem};
-pub use progress::{Console, Progress, Silent};
+pub use progress::{Console, Progress, Silent, write_stderr};
 pub use report::{Report, ReportFormat};
 pub use results::{Outcome, ResultRow, read_rows};
 pub use runner::{RunMode, RunOptions, RunResult, run_arena};

@@ -58,6 +58,21 @@ impl Progress for Silent {
     fn done(&self) {}
 }
 
+/// The bar being drawn, if any: where [`write_stderr`] sends log lines.
+static DRAWN: std::sync::Mutex<Option<ProgressBar>> = std::sync::Mutex::new(None);
+
+/// Writes `bytes` (whole log lines) to stderr; while a [`Console`] draws its
+/// bar, with the bar taken off the screen and drawn again after, so that a
+/// log line never tears it.
+pub fn write_stderr(bytes: &[u8]) -> std::io::Result<()> {
+    let bar = DRAWN.lock().ok().and_then(|b| b.clone());
+    let write = || std::io::stderr().lock().write_all(bytes);
+    match bar {
+        Some(bar) if !bar.is_finished() => bar.suspend(write),
+        _ => write(),
+    }
+}
+
 /// Progress on stderr: a bar on a terminal, one line per item otherwise.
 #[derive(Debug)]
 pub struct Console {
@@ -104,6 +119,9 @@ impl Progress for Console {
             Some(bar) => {
                 bar.set_length(total as u64);
                 bar.set_prefix(format!("{arena}{mode}"));
+                if let Ok(mut drawn) = DRAWN.lock() {
+                    *drawn = Some(bar.clone());
+                }
             }
             None => {
                 let mut err = std::io::stderr().lock();
@@ -173,6 +191,9 @@ impl Progress for Console {
     fn done(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+            if let Ok(mut drawn) = DRAWN.lock() {
+                *drawn = None;
+            }
         }
     }
 }

@@ -27,6 +27,10 @@ pub(crate) struct Cli {
     /// Log more (-v info, -vv debug, -vvv trace). Logs go to stderr.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub(crate) verbose: u8,
+    /// Colour in log lines: auto (when stderr is a terminal and NO_COLOR is
+    /// unset), always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub(crate) color: ColorChoice,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -76,8 +80,34 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Installs the stderr log subscriber. `RUST_LOG` overrides `-v`.
-pub(crate) fn init_tracing(verbose: u8) {
+/// When log lines are coloured (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// When stderr is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always, whatever stderr is (`NO_COLOR` too).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour, given whether stderr is a terminal and the value
+    /// of `NO_COLOR` (<https://no-color.org>: any non-empty value).
+    pub(crate) fn colors(self, terminal: bool, no_color: Option<&str>) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => terminal && no_color.is_none_or(str::is_empty),
+        }
+    }
+}
+
+/// Installs the stderr log subscriber. `RUST_LOG` overrides `-v`. Its lines
+/// go through the progress bar while one is drawn
+/// ([`tribunal::judge::write_stderr`]), so a log line never
+/// tears it.
+pub(crate) fn init_tracing(verbose: u8, color: ColorChoice) {
     let level = match verbose {
         0 => "warn",
         1 => "info",
@@ -86,11 +116,44 @@ pub(crate) fn init_tracing(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let ansi = color.colors(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        std::env::var("NO_COLOR").ok().as_deref(),
+    );
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(|| LogWriter)
+        .with_ansi(ansi)
         .try_init();
+}
+
+/// stderr, by way of the progress bar.
+struct LogWriter;
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        tribunal::judge::write_stderr(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::Write::flush(&mut std::io::stderr())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColorChoice;
+
+    #[test]
+    fn no_color_turns_auto_off_and_the_flag_wins() {
+        assert!(ColorChoice::Auto.colors(true, None));
+        assert!(ColorChoice::Auto.colors(true, Some("")));
+        assert!(!ColorChoice::Auto.colors(true, Some("1")));
+        assert!(!ColorChoice::Auto.colors(false, None));
+        assert!(ColorChoice::Always.colors(false, Some("1")));
+        assert!(!ColorChoice::Never.colors(true, None));
+    }
 }
 
 /// The tokio runtime commands run on.

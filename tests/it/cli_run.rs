@@ -1046,3 +1046,29 @@ fn deadline_secs_overrides_the_arena_and_refuses_nonsense() {
         );
     }
 }
+
+/// `--color` decides whether log lines carry ANSI colours: `always` even
+/// into a pipe, `never` never (a WARN line of a model call that fails).
+#[test]
+fn color_always_and_never_decide_the_log_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |color: &str| {
+        let mut command = Command::new(tribunal_bin());
+        command
+            .args(["run", arena().to_str().unwrap(), "--backend", "openai-chat"])
+            .args(["--model", "m", "--base-url", "http://127.0.0.1:9/v1"])
+            .args(["--limit", "1", "--max-retries", "0", "--color", color])
+            .arg("--out")
+            .arg(&out)
+            .env_remove("RUST_LOG")
+            .env_remove("NO_COLOR");
+        command.output().unwrap()
+    };
+    let always = stderr(&run("always"));
+    assert!(always.contains("the model call failed"), "{always}");
+    assert!(always.contains("\u{1b}["), "{always}");
+    let never = stderr(&run("never"));
+    assert!(never.contains("the model call failed"), "{never}");
+    assert!(!never.contains('\u{1b}'), "{never}");
+}
