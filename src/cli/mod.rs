@@ -141,6 +141,13 @@ impl std::io::Write for LogWriter {
     }
 }
 
+/// The tokio runtime commands run on.
+pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::ColorChoice;
@@ -154,11 +161,4 @@ mod tests {
         assert!(ColorChoice::Always.colors(false, Some("1")));
         assert!(!ColorChoice::Never.colors(true, None));
     }
-}
-
-/// The tokio runtime commands run on.
-pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?)
 }
