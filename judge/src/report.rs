@@ -28,6 +28,10 @@ pub const REPORT_VERSION: u32 = 1;
 pub const MOCK_BANNER: &str = "MOCK RUN: a scripted model played each item's `mock` turns. \
 These results prove the plumbing, not a model.";
 
+/// The banner every non-JSON rendering of a replayed run carries.
+pub const REPLAY_BANNER: &str = "REPLAY: every answer was read from a cassette recorded earlier; \
+no model was asked.";
+
 /// The scored report. Field names are a contract scripts rely on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -37,6 +41,10 @@ pub struct Report {
     pub arena: String,
     /// Whether the rows came from the mock backend.
     pub mock: bool,
+    /// Whether the rows were replayed from a cassette (written only when
+    /// true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
     /// The backend's name.
     pub backend: String,
     /// The model name.
@@ -197,6 +205,7 @@ impl Report {
                 .map(|r| r.arena.clone())
                 .unwrap_or_else(|| arena.to_string()),
             mock: is_mock(&backend),
+            replayed: !rows.is_empty() && rows.iter().all(|r| r.replayed),
             model: first.map(|r| r.model.clone()).unwrap_or_default(),
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
@@ -248,6 +257,9 @@ impl Report {
         let mut out = String::new();
         if self.mock {
             let _ = writeln!(out, "*** {MOCK_BANNER} ***\n");
+        }
+        if self.replayed {
+            let _ = writeln!(out, "*** {REPLAY_BANNER} ***\n");
         }
         let _ = writeln!(
             out,
@@ -319,6 +331,9 @@ impl Report {
         let mut out = format!("# Arena `{}`\n\n", self.arena);
         if self.mock {
             let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
+        }
+        if self.replayed {
+            let _ = writeln!(out, "> **{REPLAY_BANNER}**\n");
         }
         let _ = writeln!(
             out,
@@ -408,6 +423,9 @@ impl Report {
         ]
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .into();
+        if self.replayed {
+            properties.push(("replayed".into(), "true".into()));
+        }
         properties.push(("pass_rate".into(), format!("{:.6}", s.pass_rate)));
         if let Some(ci) = &s.pass_rate_ci {
             properties.push(("pass_rate_ci95_low".into(), format!("{:.6}", ci.low)));
@@ -475,6 +493,8 @@ impl Report {
         }
         if self.mock {
             let _ = writeln!(out, "    <system-out>{}</system-out>", xml(MOCK_BANNER));
+        } else if self.replayed {
+            let _ = writeln!(out, "    <system-out>{}</system-out>", xml(REPLAY_BANNER));
         }
         out.push_str("  </testsuite>\n</testsuites>\n");
         out

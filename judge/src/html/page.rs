@@ -29,6 +29,10 @@ pub struct ReportPage {
     /// Whether the rows came from the mock backend (the page then carries
     /// the mock banner).
     pub mock: bool,
+    /// Whether every row was replayed from a cassette (the page then
+    /// carries the replay banner). Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
     /// When the last row was written, `YYYY-MM-DD HH:MM UTC` (empty when no
     /// row carries a time).
     pub date: String,
@@ -135,6 +139,7 @@ impl ReportPage {
         ReportPage {
             arena: text(|r| &r.arena),
             mock: is_mock(&backend),
+            replayed: !rows.is_empty() && rows.iter().all(|r| r.replayed),
             backend,
             model: text(|r| &r.model),
             date: rows

@@ -14,7 +14,7 @@ use crate::html::charts::{
 };
 use crate::html::escape::{escape_html, script_safe};
 use crate::html::page::{PageItem, ReportPage};
-use crate::report::MOCK_BANNER;
+use crate::report::{MOCK_BANNER, REPLAY_BANNER};
 use crate::results::error_text;
 use crate::tokens::figure;
 use serde_json::{Value, json};
@@ -42,6 +42,13 @@ pub fn render_page(page: &ReportPage) -> String {
             out,
             r#"<p class="mock-banner" id="mock-banner">{}</p>"#,
             escape_html(MOCK_BANNER)
+        );
+    }
+    if page.replayed {
+        let _ = writeln!(
+            out,
+            r#"<p class="mock-banner" id="replay-banner">{}</p>"#,
+            escape_html(REPLAY_BANNER)
         );
     }
     out.push_str(r#"<dl class="meta">"#);

@@ -346,6 +346,29 @@ async fn reports_of_mock_runs_say_so() {
     }
     let json: serde_json::Value = serde_json::from_str(&live.render(ReportFormat::Json)).unwrap();
     assert_eq!(json["mock"], false);
+    assert_eq!(json.get("replayed"), None, "written only when true");
+
+    // Replayed rows say so everywhere, as mock rows say MOCK.
+    for row in &mut rows {
+        row.replayed = true;
+    }
+    let replayed = Report::from_rows(&arena.name, &rows);
+    assert!(replayed.replayed && !replayed.mock);
+    for format in [
+        ReportFormat::Terminal,
+        ReportFormat::Markdown,
+        ReportFormat::Junit,
+    ] {
+        let text = replayed.render(format);
+        assert!(text.contains("REPLAY: every answer"), "{format:?}: {text}");
+        assert!(!live.render(format).contains("REPLAY"), "{format:?}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&replayed.render(ReportFormat::Json)).unwrap();
+    assert_eq!(json["replayed"], true);
+    let page =
+        tribunal_judge::html::render_page(&tribunal_judge::html::ReportPage::from_rows(&rows));
+    assert!(page.contains(r#"id="replay-banner""#));
 }
 
 /// Four items whose mock turn uses 1,000 input tokens each; with `scripted`
