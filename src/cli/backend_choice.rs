@@ -38,6 +38,24 @@ impl BackendChoice {
     }
 }
 
+/// A `--model` named with its provider, as other eval tools write it —
+/// `openai/gpt-4.1-mini`, `anthropic/claude-sonnet-4-5`, or a backend's own
+/// name (`openai-responses/…`) — read when `--backend` is not given:
+/// the backend and the model name without the prefix. `openai/` is the
+/// Chat Completions API (the one every OpenAI-compatible server speaks). A
+/// model whose prefix names no provider (`meta-llama/Llama-3.1-8B` on
+/// vLLM) is not split: it needs `--backend`.
+pub(crate) fn split_provider(model: &str) -> Option<(BackendChoice, &str)> {
+    let (provider, name) = model.split_once('/')?;
+    let choice = match provider {
+        "openai" | "openai-chat" => BackendChoice::OpenAiChat,
+        "openai-responses" => BackendChoice::OpenAiResponses,
+        "anthropic" => BackendChoice::Anthropic,
+        _ => return None,
+    };
+    (!name.is_empty()).then_some((choice, name))
+}
+
 /// What `--backend` and the flags beside it asked for.
 pub(crate) struct BackendRequest<'a> {
     /// `--backend`.
@@ -78,7 +96,7 @@ impl BackendRequest<'_> {
                 // Without --backend the mock runs: a user who named a model
                 // would believe they had tested it.
                 anyhow::bail!(
-                    "--model {model} needs a live --backend: without one, tribunal runs the mock (scripted turns), which tests no model. Add --backend openai-chat (OpenAI, or any OpenAI-compatible server at OPENAI_BASE_URL), --backend openai-responses or --backend anthropic"
+                    "--model {model} needs a live --backend: without one, tribunal runs the mock (scripted turns), which tests no model. Add --backend openai-chat (OpenAI, or any OpenAI-compatible server at OPENAI_BASE_URL), --backend openai-responses or --backend anthropic, or name the provider in the model (--model openai/{model})"
                 );
             }
             if self.record.is_some() || self.replay.is_some() || self.cache.is_some() {
@@ -113,6 +131,26 @@ mod tests {
     use super::*;
     use clap::ValueEnum;
     use tribunal::judge::backends::MOCK_BACKEND;
+
+    #[test]
+    fn a_provider_prefix_names_the_backend_and_other_slashes_stay_in_the_model() {
+        assert_eq!(
+            split_provider("openai/gpt-4.1-mini"),
+            Some((BackendChoice::OpenAiChat, "gpt-4.1-mini"))
+        );
+        assert_eq!(
+            split_provider("openai-responses/o4-mini"),
+            Some((BackendChoice::OpenAiResponses, "o4-mini"))
+        );
+        assert_eq!(
+            split_provider("anthropic/claude-sonnet-4-5"),
+            Some((BackendChoice::Anthropic, "claude-sonnet-4-5"))
+        );
+        // A vLLM model id: no provider, not split.
+        assert_eq!(split_provider("meta-llama/Llama-3.1-8B"), None);
+        assert_eq!(split_provider("openai/"), None);
+        assert_eq!(split_provider("qwen"), None);
+    }
 
     #[test]
     fn the_live_names_are_the_runtime_names() {

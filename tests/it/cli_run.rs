@@ -764,7 +764,33 @@ fn a_model_without_a_backend_is_refused_with_the_fix_not_mocked() {
         "{err}"
     );
     assert!(err.contains("Add --backend openai-chat"), "{err}");
+    assert!(err.contains("--model openai/gpt-4.1-mini"), "{err}");
     assert!(!dir.path().join("runs").exists(), "no results written");
+
+    // Named with its provider, the model picks the backend (here a server
+    // that is not there: the run is live, and fails as a live run does).
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            arena.to_str().unwrap(),
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--limit",
+            "1",
+            "--max-retries",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let rows = json_lines(&out);
+    assert_eq!(rows.len(), 1, "{}", stderr(&o));
+    assert_eq!(rows[0]["backend"], "openai-chat");
+    assert_eq!(rows[0]["model"], "gpt-4.1-mini");
 }
 
 /// `--concurrency 0` used to be accepted (and ran nothing in flight);
