@@ -64,6 +64,10 @@ pub struct RunOptions {
     /// Stop starting new item runs once the finished ones have spent this
     /// much (USD, at `pricing`). `None`: no limit.
     pub max_total_usd: Option<f64>,
+    /// Stop starting new item runs after the first run that does not pass
+    /// (FAIL or ERROR); runs already in flight finish and are kept, and
+    /// `RunMode::Resume` runs the rest. Default: off.
+    pub fail_fast: bool,
     /// Send the model requests through the provider's batch API, one round
     /// of batches per turn ([`crate::batch`]); `backends` then names the
     /// run (its backend, model and output plan must be the batch API's) and
@@ -85,6 +89,7 @@ impl RunOptions {
             transcripts: None,
             pricing: Pricing::default(),
             max_total_usd: None,
+            fail_fast: false,
             batch: None,
         }
     }
@@ -138,6 +143,12 @@ impl RunOptions {
     /// Stop starting runs once the finished ones have spent this much (USD).
     pub fn with_max_total_usd(mut self, max_total_usd: Option<f64>) -> Self {
         self.max_total_usd = max_total_usd;
+        self
+    }
+
+    /// Stop starting runs after the first that does not pass.
+    pub fn with_fail_fast(mut self, fail_fast: bool) -> Self {
+        self.fail_fast = fail_fast;
         self
     }
 
@@ -216,6 +227,9 @@ pub struct RunResult {
     pub torn_discarded: bool,
     /// Set when `max_total_usd` stopped the run before every item ran.
     pub stopped_for_cost: Option<CostStop>,
+    /// With `fail_fast`, the item runs not started because one did not
+    /// pass (`None`: every run started).
+    pub stopped_at_failure: Option<usize>,
 }
 
 /// How `max_total_usd` stopped a run.
@@ -430,6 +444,7 @@ pub async fn run_arena(
         price,
         spent: std::sync::Mutex::new(0.0),
         started: std::sync::atomic::AtomicUsize::new(0),
+        failed: std::sync::atomic::AtomicBool::new(false),
         rounds: rounds.clone(),
         shard: options.shard,
     });
@@ -438,8 +453,14 @@ pub async fn run_arena(
         (Some(max), Some(_)) => context_ref.spent.lock().map_or(true, |s| *s < max),
         _ => true,
     };
+    let none_failed = move || {
+        !(options.fail_fast
+            && context_ref
+                .failed
+                .load(std::sync::atomic::Ordering::Relaxed))
+    };
     let mut stream = futures::stream::iter(jobs)
-        .take_while(move |_| std::future::ready(under_total()))
+        .take_while(move |_| std::future::ready(under_total() && none_failed()))
         .map(|(index, repeat)| {
             // Cancelled when dropped: when the caller drops this future (a
             // timeout, a shutdown) or the runner stops early on an error,
@@ -509,9 +530,12 @@ pub async fn run_arena(
     drop(stream);
     progress.done();
     let started = context.started.load(std::sync::atomic::Ordering::Relaxed);
+    let failed = context.failed.load(std::sync::atomic::Ordering::Relaxed);
+    let stopped_at_failure =
+        (options.fail_fast && failed && started < executed).then_some(executed - started);
     let stopped_for_cost = options
         .max_total_usd
-        .filter(|_| started < executed)
+        .filter(|_| started < executed && stopped_at_failure.is_none())
         .map(|max_usd| CostStop {
             spent_usd: context.spent.lock().map_or(0.0, |s| *s),
             max_usd,
@@ -540,6 +564,7 @@ pub async fn run_arena(
         skipped,
         torn_discarded: torn,
         stopped_for_cost,
+        stopped_at_failure,
     })
 }
 
@@ -558,6 +583,8 @@ struct JobContext {
     spent: std::sync::Mutex<f64>,
     /// Runs started.
     started: std::sync::atomic::AtomicUsize,
+    /// Whether a finished run did not pass (for `fail_fast`).
+    failed: std::sync::atomic::AtomicBool,
     /// The shard this run is of (`--shard`), written on every row.
     shard: Option<Shard>,
 }
@@ -612,6 +639,11 @@ async fn run_job(
     row.batch = context.rounds.is_some();
     row.custom_endpoint = backends.is_custom_endpoint();
     row.shard = context.shard;
+    if row.outcome != Outcome::Pass {
+        context
+            .failed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     (row, run)
 }
 
@@ -864,6 +896,7 @@ mod tests {
             price: None,
             spent: Default::default(),
             started: Default::default(),
+            failed: Default::default(),
             rounds: None,
             shard: None,
         });

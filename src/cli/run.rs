@@ -15,8 +15,8 @@ use tribunal::judge::calibration::calibrate_rubric;
 use tribunal::judge::mcp::{McpCassette, start_servers};
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
 use tribunal::judge::{
-    Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, RunMode, RunOptions,
-    Shard, SharedBackend, calibrate, read_rows, run_arena,
+    Arena, BackendFactory, Console, JudgeError, MockBackends, MockWithJudge, Progress, RunMode,
+    RunOptions, Shard, SharedBackend, Silent, calibrate, read_rows, run_arena,
 };
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::batch::connect_batch;
@@ -61,6 +61,14 @@ pub(crate) struct RunArgs {
     /// cached. Live backends only; not with `--replay`.
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
+    /// Stop starting new item runs after the first that does not pass (FAIL
+    /// or ERROR); runs in flight finish, --resume runs the rest. Exit 1.
+    #[arg(long)]
+    fail_fast: bool,
+    /// No progress: neither the bar nor a line per item (the report and
+    /// errors still print).
+    #[arg(short, long)]
+    quiet: bool,
     /// Stop starting new item runs once the finished ones have spent this
     /// many USD (at the pricing table's prices; needs the model priced, or
     /// a mock or local server). Exit 1 when it stops a run.
@@ -326,8 +334,12 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .with_transcripts(args.report.transcripts.clone())
         .with_pricing(pricing)
         .with_max_total_usd(args.max_cost_usd)
+        .with_fail_fast(args.fail_fast)
         .with_batch(batch);
-    let progress = Console::new();
+    let progress: Box<dyn Progress> = match args.quiet {
+        true => Box::new(Silent),
+        false => Box::new(Console::new()),
+    };
     let runtime = super::tokio_runtime()?;
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the arena is dropped.
@@ -353,7 +365,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     // file already, and --resume runs the rest.
     let interrupted = runtime.block_on(async {
         tokio::select! {
-            result = run_arena(arena.clone(), backends, &options, &progress) => Some(result),
+            result = run_arena(arena.clone(), backends, &options, progress.as_ref()) => Some(result),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
@@ -407,6 +419,12 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     } else {
         ExitCode::from(1)
     };
+    if let Some(not_started) = result.stopped_at_failure {
+        eprintln!(
+            "tribunal: --fail-fast: stopped starting item runs after one did not pass; {not_started} item run(s) not started (--resume runs them)"
+        );
+        return Ok(ExitCode::from(1));
+    }
     if let Some(stop) = result.stopped_for_cost {
         eprintln!(
             "tribunal: stopped starting item runs: ${:.6} spent of --max-cost-usd ${}; {} item run(s) not started (--resume runs them)",

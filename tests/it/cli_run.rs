@@ -1098,3 +1098,41 @@ fn color_always_and_never_decide_the_log_lines() {
     assert!(never.contains("the model call failed"), "{never}");
     assert!(!never.contains('\u{1b}'), "{never}");
 }
+
+/// `--fail-fast` stops starting runs after the first that does not pass
+/// (the rows so far kept, exit 1, the count named), and `--resume` runs the
+/// rest; `-q` prints no progress line, only the report.
+#[test]
+fn fail_fast_stops_at_the_first_failure_and_quiet_prints_no_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("many");
+    std::fs::create_dir_all(&a).unwrap();
+    // The first item fails; the other five pass.
+    let mut lines = vec![
+        r#"{"id": "a0", "input": "x", "checks": [{"type": "contains", "value": "yes"}], "mock": [{"json": "no"}]}"#.to_string(),
+    ];
+    for i in 1..6 {
+        lines.push(format!(
+            r#"{{"id": "a{i}", "input": "x", "checks": [{{"type": "contains", "value": "yes"}}], "mock": [{{"json": "yes"}}]}}"#
+        ));
+    }
+    std::fs::write(a.join("dataset.jsonl"), lines.join("\n")).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let (a, out_s) = (a.to_str().unwrap(), out.to_str().unwrap());
+    let base = ["run", a, "--out", out_s, "--concurrency", "1"];
+    let o = tribunal(&[&base[..], &["--fail-fast", "-q"]].concat(), dir.path());
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("--fail-fast: stopped starting item runs after one did not pass; 5 item run(s) not started"), "{err}");
+    assert!(!err.contains("[1/"), "quiet: no progress line: {err}");
+    assert_eq!(json_lines(&out).len(), 1);
+
+    let o = tribunal(&[&base[..], &["--resume"]].concat(), dir.path());
+    assert_eq!(code(&o), 1, "the failed item still fails");
+    assert!(
+        stderr(&o).contains("[1/5]"),
+        "progress without -q: {}",
+        stderr(&o)
+    );
+    assert_eq!(json_lines(&out).len(), 6, "the rest ran");
+}
