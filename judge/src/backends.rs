@@ -4,10 +4,11 @@
 
 use crate::checks::ItemCheck;
 use crate::item::Item;
+use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::{ScriptStep, ScriptedBackend};
+use tribunal_runtime::backend::{BackendError, ScriptStep, ScriptedBackend};
 use tribunal_runtime::output::OutputPlan;
 
 /// Supplies the backend each item runs against.
@@ -47,6 +48,13 @@ pub trait BackendFactory: Send + Sync {
     /// provider's own (an unpriced judge model there costs 0). Default: no.
     fn judge_on_custom_endpoint(&self) -> bool {
         false
+    }
+    /// Checks, before any run starts, that the live backends (the model's,
+    /// the judge's) can be reached and take their keys
+    /// ([`Backend::preflight`]): a wrong base URL or key is then one error,
+    /// not one per item. Default: nothing to check.
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
@@ -182,6 +190,10 @@ impl BackendFactory for MockWithJudge {
     fn judge_on_custom_endpoint(&self) -> bool {
         self.custom_endpoint
     }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        self.judge.preflight()
+    }
 }
 
 /// One backend shared by every run (a live provider client).
@@ -269,6 +281,16 @@ impl BackendFactory for SharedBackend {
 
     fn judge_for(&self, _item: &Item, _check: &ItemCheck) -> Option<Arc<dyn Backend>> {
         self.judge.clone()
+    }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        Box::pin(async move {
+            self.backend.preflight().await?;
+            match &self.judge {
+                Some(judge) => judge.preflight().await,
+                None => Ok(()),
+            }
+        })
     }
 
     fn judge_name(&self) -> Option<(String, String)> {

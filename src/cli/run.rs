@@ -341,6 +341,13 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         false => Box::new(Console::new()),
     };
     let runtime = super::tokio_runtime()?;
+    // A wrong base URL or key is one error before any item, not one per
+    // item: the live backends are asked `GET /models` (no tokens) first.
+    if let Err(e) = runtime.block_on(backends.preflight()) {
+        anyhow::bail!(
+            "{e}; no item ran (checked before the run: a server that is not running, a wrong --base-url, or a key the server refuses)"
+        );
+    }
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the arena is dropped.
     let env = |name: &str| std::env::var_os(name);

@@ -5,9 +5,10 @@
 //! repair (sent without tools); a recorded run replays with no key and no
 //! server; the API key never leaves the request headers.
 
+use crate::json_lines;
 use crate::stand_in::{
-    ALL, Api, FAKE_KEY, MODEL, Phase, REPAIRED, REPAIRED_ID, Seen, files_under, gold_records,
-    live_env, model_server, run_args, stderr, stdout, tribunal,
+    ALL, Api, FAKE_KEY, MODEL, Phase, REPAIRED, REPAIRED_ID, Seen, arena, files_under,
+    gold_records, live_env, model_server, run_args, stderr, stdout, tribunal,
 };
 use serde_json::{Value, json};
 use std::path::Path;
@@ -482,4 +483,99 @@ async fn base_url_flag_reaches_the_server_and_a_bad_one_stops_once() {
         err.contains("\"not-a-url\" is not an http(s) URL with a host"),
         "{err}"
     );
+}
+
+/// `--color` decides whether log lines carry ANSI colours: `always` even
+/// into a pipe, `never` never (the WARN line of a model call that fails).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn color_always_and_never_decide_the_log_lines() {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(400))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let url = format!("{}/v1", server.uri());
+    let arena = arena();
+    for (color, colored) in [("always", true), ("never", false)] {
+        let args = [
+            "run",
+            arena.to_str().unwrap(),
+            "--model",
+            "openai/m",
+            "--base-url",
+            &url,
+            "--limit",
+            "1",
+            "--force",
+            "--color",
+            color,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let err = stderr(&tribunal(&args, dir.path(), &[]).await);
+        assert!(err.contains("the model call failed"), "{color}: {err}");
+        assert_eq!(err.contains('\u{1b}'), colored, "{color}: {err}");
+    }
+}
+
+/// Before any item runs, the live backend is asked `GET /models` (no
+/// tokens): no server, or a refused key, is one error and exit 2, with no
+/// row written; a server that lists no models there (404) still runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_is_not_there_or_refuses_the_key_stops_the_run_before_any_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |url: String| {
+        let out = out.clone();
+        let dir = dir.path().to_path_buf();
+        async move {
+            let args = [
+                "run".to_string(),
+                arena().to_str().unwrap().to_string(),
+                "--model".into(),
+                "openai/m".into(),
+                "--base-url".into(),
+                url,
+                "--out".into(),
+                out.to_str().unwrap().into(),
+                "--force".into(),
+            ];
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            tribunal(&args, &dir, &[]).await
+        }
+    };
+    let gone = run("http://127.0.0.1:9/v1".into()).await;
+    assert_eq!(gone.status.code(), Some(2), "{}", stderr(&gone));
+    let err = stderr(&gone);
+    assert!(err.contains("http://127.0.0.1:9/v1/models"), "{err}");
+    assert!(err.contains("no item ran"), "{err}");
+    assert_eq!(err.matches("cannot connect").count(), 1, "one error: {err}");
+    assert!(!out.exists(), "no results file");
+
+    let refusing = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(wiremock::ResponseTemplate::new(401).set_body_json(
+            serde_json::json!({"error": {"message": "Incorrect API key", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+        ))
+        .mount(&refusing)
+        .await;
+    let refused = run(format!("{}/v1", refusing.uri())).await;
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("401"), "{}", stderr(&refused));
+    let asked: Vec<String> = refusing
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.url.path()))
+        .collect();
+    assert_eq!(asked, ["GET /v1/models"], "no model request");
+
+    // The answering stand-in has no /models (404): the run goes on.
+    let server = answering_server(Api::Chat).await;
+    let ran = run(format!("{}/v1", server.uri())).await;
+    assert!(out.exists(), "{}", stderr(&ran));
+    assert_eq!(json_lines(&out).len(), 15);
 }

@@ -205,6 +205,10 @@ impl<B: Backend> Backend for Cached<B> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         self.answer(request, Some(sink))
     }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        self.inner.preflight()
+    }
 }
 
 impl<B: Backend> Cached<B> {

@@ -147,6 +147,23 @@ impl<C: Codec> Backend for HttpBackend<C> {
             }
         })
     }
+
+    /// `GET {base URL}/models` with the key: any answer but a refused key
+    /// (401, 403) passes — a server that lists no models there is still a
+    /// server. Errors: the server cannot be reached (`Transport`, its
+    /// message names the URL), or it refused the key (`Http`).
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        Box::pin(async move {
+            let request = self.endpoint.request(reqwest::Method::GET, "/models");
+            match self.endpoint.body(request, MAX_OBJECT_BYTES).await {
+                Ok(_) => Ok(()),
+                // A refused key, or no server at all (no status; the
+                // message names the URL).
+                Err(e) if e.status.is_none() || matches!(e.status, Some(401 | 403)) => Err(e),
+                Err(_) => Ok(()),
+            }
+        })
+    }
 }
 
 /// The sink of a call that streams only to watch for a runaway turn.

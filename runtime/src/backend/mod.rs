@@ -226,6 +226,16 @@ pub trait Backend: Send + Sync {
         })
     }
 
+    /// Checks, before any model request, that the provider can be reached
+    /// and takes the key — without asking the model anything (the HTTP
+    /// backends: `GET /models`, which costs no tokens). A server that lists
+    /// no models there passes; only an unreachable server or a refused key
+    /// fails. Default: nothing to check (scripted and replayed backends). A
+    /// wrapper forwards it to its inner backend.
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// [`BackendInfo::name`].
     fn name(&self) -> &str {
         self.info().name
@@ -273,5 +283,9 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
         sink: DeltaSink<'a>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         (**self).complete_streaming(request, sink)
+    }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        (**self).preflight()
     }
 }

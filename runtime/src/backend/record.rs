@@ -269,6 +269,10 @@ impl<B: Backend> Backend for Recording<B> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         self.record(request, Some(sink))
     }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        self.inner.preflight()
+    }
 }
 
 impl<B: Backend> Recording<B> {

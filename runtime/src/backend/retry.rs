@@ -113,6 +113,10 @@ impl<B: Backend> Backend for Retry<B> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         self.attempts(request, Some(sink))
     }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        self.inner.preflight()
+    }
 }
 
 impl<B: Backend> Retry<B> {
