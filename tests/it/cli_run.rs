@@ -711,14 +711,14 @@ fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
         })
         .collect();
     let expected = [
-        ("http_404", "FAIL", ""),
+        ("http_404", "PASS", ""),
         ("http_404_wrong", "PASS", ""),
-        ("boiling_point", "ERROR", "truncated"),
-        ("boiling_point_wrong", "ERROR", "truncated"),
-        ("git_revert", "PASS", ""),
-        ("git_revert_wrong", "ERROR", "truncated"),
-        ("one_sentence", "ERROR", "truncated"),
-        ("one_sentence_wrong", "ERROR", "truncated"),
+        ("boiling_point", "FAIL", ""),
+        ("boiling_point_wrong", "ERROR", "schema_mismatch"),
+        ("git_revert", "ERROR", "runaway"),
+        ("git_revert_wrong", "FAIL", ""),
+        ("one_sentence", "ERROR", "runaway"),
+        ("one_sentence_wrong", "FAIL", ""),
     ];
     let expected: Vec<(String, String, String)> = expected
         .iter()
@@ -733,16 +733,16 @@ fn a_live_judge_replays_from_its_cassette_on_mock_answers() {
             .all(|i| i["judge"]["usage"]["input_tokens"].as_u64().unwrap() > 0)
     );
     assert_eq!(
-        items[2]["judge"]["failed"], true,
-        "a truncated judgement is the judge's"
+        items[4]["judge"]["failed"], true,
+        "a runaway judgement is the judge's"
     );
     // The real judge against the human labels, as LIVE.md reports: of 8,
-    // 2 agree; gold G 4/8, R 4/8; judged G 1/8, R 2/8, none 5/8;
-    // p_e = 3/16, kappa = (1/4 − 3/16) / (13/16) = 1/13.
+    // 2 agree; gold G 4/8, R 4/8; judged G 3/8, R 2/8, none 3/8;
+    // p_e = 5/16, kappa = (1/4 − 5/16) / (11/16) = −1/11.
     let kappa = json["rubric_calibration"]["kappa"]["value"]
         .as_f64()
         .unwrap();
-    assert!((kappa - 1.0 / 13.0).abs() < 1e-12, "{kappa}");
+    assert!((kappa + 1.0 / 11.0).abs() < 1e-12, "{kappa}");
 }
 
 /// `--model` without `--backend` used to run the mock and exit 0: a user
