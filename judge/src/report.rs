@@ -205,7 +205,7 @@ impl Report {
                 .map(|r| r.arena.clone())
                 .unwrap_or_else(|| arena.to_string()),
             mock: is_mock(&backend),
-            replayed: !rows.is_empty() && rows.iter().all(|r| r.replayed),
+            replayed: crate::results::all_replayed(rows),
             model: first.map(|r| r.model.clone()).unwrap_or_default(),
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),

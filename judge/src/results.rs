@@ -392,6 +392,11 @@ fn create_parent(path: &Path) -> Result<(), JudgeError> {
     }
 }
 
+/// Whether `rows` were all replayed from a cassette (none: no).
+pub(crate) fn all_replayed(rows: &[ResultRow]) -> bool {
+    !rows.is_empty() && rows.iter().all(|r| r.replayed)
+}
+
 /// An error code with what is known of a backend failure:
 /// `backend_error: HTTP 401 invalid_api_key` (`unknown` without a code).
 pub(crate) fn error_text(code: Option<ErrorCode>, failure: Option<&BackendFailure>) -> String {

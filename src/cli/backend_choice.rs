@@ -56,6 +56,17 @@ pub(crate) fn split_provider(model: &str) -> Option<(BackendChoice, &str)> {
     (!name.is_empty()).then_some((choice, name))
 }
 
+/// `--model provider/name` without `--backend` (which then reads `mock`,
+/// its default): the backend from the prefix, the model without it
+/// ([`split_provider`]); anything else is left as given.
+pub(crate) fn read_provider_prefix(backend: &mut BackendChoice, model: &mut Option<String>) {
+    if *backend == BackendChoice::Mock
+        && let Some((choice, name)) = model.as_deref().and_then(split_provider)
+    {
+        (*backend, *model) = (choice, Some(name.to_string()));
+    }
+}
+
 /// What `--backend` and the flags beside it asked for.
 pub(crate) struct BackendRequest<'a> {
     /// `--backend`.

@@ -11,7 +11,7 @@
 //!   the calibration against its gold verdicts; exit 1 only below
 //!   `--min-kappa`.
 
-use super::backend_choice::{BackendChoice, BackendRequest, Chosen, split_provider};
+use super::backend_choice::{BackendChoice, BackendRequest, Chosen, read_provider_prefix};
 use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -151,11 +151,7 @@ fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
 
 fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     // `--model openai/gpt-4.1-mini` without `--backend` names both.
-    if args.backend == BackendChoice::Mock
-        && let Some((choice, name)) = args.model.as_deref().and_then(split_provider)
-    {
-        (args.backend, args.model) = (choice, Some(name.to_string()));
-    }
+    read_provider_prefix(&mut args.backend, &mut args.model);
     let schemas = Arc::new(load_schemas(&args.schemas)?);
     let prompt = std::fs::read_to_string(&args.prompt)
         .with_context(|| format!("cannot read {}", args.prompt.display()))?;

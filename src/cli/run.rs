@@ -4,7 +4,7 @@
 //! `--min-pass-rate`) and, with `--min-kappa`, the calibration's kappa
 //! reaches it; 1 otherwise; 2 on a usage, config or lint error.
 
-use super::backend_choice::{BackendChoice, BackendRequest, Chosen, split_provider};
+use super::backend_choice::{BackendChoice, BackendRequest, Chosen, read_provider_prefix};
 use super::report_opts::{ReportOpts, emit_report_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -227,11 +227,7 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// [`ExitRule::Kappa`] the calibration is always part of the report.
 pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<ExitCode> {
     // `--model openai/gpt-4.1-mini` without `--backend` names both.
-    if args.backend == BackendChoice::Mock
-        && let Some((choice, name)) = args.model.as_deref().and_then(split_provider)
-    {
-        (args.backend, args.model) = (choice, Some(name.to_string()));
-    }
+    read_provider_prefix(&mut args.backend, &mut args.model);
     args.calibrate |= rule == ExitRule::Kappa || args.min_kappa.is_some();
     if let Some(m) = args.min_kappa
         && !(-1.0..=1.0).contains(&m)

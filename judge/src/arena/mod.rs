@@ -649,24 +649,12 @@ fn read_schema(dir: &Path, schema: &toml::Value, problems: &mut Vec<Problem>) ->
     match schema {
         toml::Value::String(p) => {
             let path = dir.join(p);
-            let file = rel(dir, &path);
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    problems.push(Problem::file(
-                        ARENA_TOML,
-                        format!("schema: cannot read {p}: {e}"),
-                    ));
-                    return None;
-                }
-            };
-            match serde_json::from_str(&text) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    problems.push(Problem::at(file, e.line(), format!("invalid JSON: {e}")));
-                    None
-                }
-            }
+            read_json_file(
+                &path,
+                &format!("schema: cannot read {p}"),
+                &rel(dir, &path),
+                problems,
+            )
         }
         toml::Value::Table(_) => match serde_json::to_value(schema) {
             Ok(v) => Some(v),
@@ -761,6 +749,32 @@ fn inside(dir: &Path, root: &Path) -> Result<(), String> {
             "files_root: {} is outside the arena folder; the file tools may only read inside it",
             root.display()
         ))
+    }
+}
+
+/// The JSON in the file at `path`, an arena file named in `arena.toml`:
+/// `None` with a problem of `arena.toml` when it cannot be read (`what`,
+/// then the OS error), or with one at its line of `file` when it is not
+/// JSON.
+fn read_json_file(
+    path: &Path,
+    what: &str,
+    file: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Value> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(Problem::file(ARENA_TOML, format!("{what}: {e}")));
+            return None;
+        }
+    };
+    match serde_json::from_str(&text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            problems.push(Problem::at(file, e.line(), format!("invalid JSON: {e}")));
+            None
+        }
     }
 }
 

@@ -122,21 +122,6 @@ pub(crate) fn load_verdict(
 }
 
 fn read_json(dir: &Path, key: &str, rel: &str, problems: &mut Vec<Problem>) -> Option<Value> {
-    let text = match std::fs::read_to_string(dir.join(rel)) {
-        Ok(t) => t,
-        Err(e) => {
-            problems.push(Problem::file(
-                ARENA_TOML,
-                format!("verdict.{key}: cannot read {rel}: {e}"),
-            ));
-            return None;
-        }
-    };
-    match serde_json::from_str(&text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            problems.push(Problem::at(rel, e.line(), format!("invalid JSON: {e}")));
-            None
-        }
-    }
+    let what = format!("verdict.{key}: cannot read {rel}");
+    super::read_json_file(&dir.join(rel), &what, rel, problems)
 }

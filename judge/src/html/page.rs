@@ -139,7 +139,7 @@ impl ReportPage {
         ReportPage {
             arena: text(|r| &r.arena),
             mock: is_mock(&backend),
-            replayed: !rows.is_empty() && rows.iter().all(|r| r.replayed),
+            replayed: crate::results::all_replayed(rows),
             backend,
             model: text(|r| &r.model),
             date: rows

@@ -2,13 +2,12 @@
 //! torn write, retry of ERROR rows, a fresh run over an old file, refusing
 //! a changed config.
 
-use crate::support::{arena_dir, item, mock_run, options, structured_output};
+use crate::support::{arena_dir, item, mock_run, options, structured_output, try_mock_run};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tribunal_judge::results::merge_files;
 use tribunal_judge::{
-    Arena, JudgeError, MockBackends, Outcome, Report, ReportFormat, RunMode, Shard, Silent,
-    read_rows, run_arena,
+    Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, Silent, read_rows, run_arena,
 };
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
@@ -218,14 +217,7 @@ async fn resume_refuses_a_changed_config() {
     changed.system = Some("a different prompt".to_string());
     let mut opts = options(&out);
     opts.mode = RunMode::Resume;
-    let err = run_arena(
-        Arc::new(changed),
-        Arc::new(MockBackends::default()),
-        &opts,
-        &Silent,
-    )
-    .await
-    .unwrap_err();
+    let err = try_mock_run(&changed, &opts).await.unwrap_err();
     assert!(matches!(err, JudgeError::ConfigMismatch { .. }), "{err}");
 }
 
@@ -465,14 +457,9 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     let mut resumed = opts.clone();
     resumed.pricing = dearer;
     resumed.mode = RunMode::Resume;
-    let err = tribunal_judge::run_arena(
-        std::sync::Arc::new(arena.clone()),
-        std::sync::Arc::new(tribunal_judge::MockBackends::default()),
-        &resumed,
-        &tribunal_judge::Silent,
-    )
-    .await
-    .expect_err("another price is another config");
+    let err = try_mock_run(&arena, &resumed)
+        .await
+        .expect_err("another price is another config");
     assert!(err.to_string().contains("hash"), "{err}");
     resumed.mode = RunMode::Replace;
     let result = mock_run(&arena, &resumed).await;
@@ -613,14 +600,9 @@ async fn an_in_memory_run_returns_the_rows_and_writes_nothing() {
         tribunal_judge::RunOptions::in_memory().with_mode(RunMode::Resume),
         tribunal_judge::RunOptions::in_memory().with_mode(RunMode::RetryErrors),
     ] {
-        let err = tribunal_judge::run_arena(
-            std::sync::Arc::new(arena.clone()),
-            std::sync::Arc::new(tribunal_judge::MockBackends::default()),
-            &options,
-            &tribunal_judge::Silent,
-        )
-        .await
-        .expect_err("nothing to resume from");
+        let err = try_mock_run(&arena, &options)
+            .await
+            .expect_err("nothing to resume from");
         assert!(err.to_string().contains("results file"), "{err}");
     }
 }

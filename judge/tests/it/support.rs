@@ -30,6 +30,14 @@ pub fn options(out: &Path) -> RunOptions {
 
 /// Runs `arena` in mock mode.
 pub async fn mock_run(arena: &Arena, options: &RunOptions) -> RunResult {
+    try_mock_run(arena, options).await.unwrap()
+}
+
+/// [`mock_run`], for a run that may be refused.
+pub async fn try_mock_run(
+    arena: &Arena,
+    options: &RunOptions,
+) -> Result<RunResult, tribunal_judge::JudgeError> {
     run_arena(
         Arc::new(arena.clone()),
         Arc::new(MockBackends::default()),
@@ -37,7 +45,6 @@ pub async fn mock_run(arena: &Arena, options: &RunOptions) -> RunResult {
         &Silent,
     )
     .await
-    .unwrap()
 }
 
 /// A one-line item with a mock answer `answer` and checks `checks` (JSON text).
