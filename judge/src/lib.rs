@@ -68,6 +68,7 @@ mod progress;
 pub mod report;
 pub mod results;
 pub mod rubric;
+pub mod run;
 pub mod runner;
 pub mod settings;
 mod shard;
@@ -94,8 +95,10 @@ pub use lint::{lint, lint_for_mock};
 pub use problem::{LintReport, Problem};
 pub use progress::{Console, Progress, Silent, write_stderr};
 pub use report::{Report, ReportFormat};
-pub use results::{Outcome, ResultRow, read_rows};
-pub use runner::{RunMode, RunOptions, RunResult, run_arena};
+pub use results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
+pub use run::{
+    JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
+};
 pub use shard::Shard;
 pub use summary::Summary;
 pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

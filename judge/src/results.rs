@@ -157,7 +157,145 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// How a scored run ended, as its row stores it: an answer with its check
+/// results (PASS when every check held, else FAIL), or an error code with
+/// what is known of a backend failure. An ERROR cannot hold an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scored {
+    /// The run returned a valid answer; `checks` are its results.
+    Answered {
+        /// The validated answer.
+        answer: Value,
+        /// Every check's result, in the item's order.
+        checks: Vec<CheckResult>,
+    },
+    /// The run (or its judge) ended with an error code.
+    Failed {
+        /// The error code.
+        code: ErrorCode,
+        /// On `backend_error`: the failure's kind, status and error type.
+        backend_failure: Option<BackendFailure>,
+    },
+}
+
+impl Scored {
+    /// PASS, FAIL or ERROR.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Scored::Answered { checks, .. } if checks.iter().all(|c| c.ok) => Outcome::Pass,
+            Scored::Answered { .. } => Outcome::Fail,
+            Scored::Failed { .. } => Outcome::Error,
+        }
+    }
+}
+
+/// Where a row comes from: everything about a run that is known before it
+/// starts.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RowOrigin {
+    /// The arena's name.
+    pub arena: String,
+    /// The item id.
+    pub id: String,
+    /// The item's 0-based position in the dataset.
+    pub index: usize,
+    /// The 0-based repeat.
+    pub repeat: u32,
+    /// The config hash of the run.
+    pub config_hash: String,
+    /// The backend's name.
+    pub backend: String,
+    /// The model name.
+    pub model: String,
+    /// Whether the run is replayed from a cassette.
+    pub replayed: bool,
+    /// Whether the backend is reached at a custom endpoint.
+    pub custom_endpoint: bool,
+    /// Whether the model's turns go through a batch API.
+    pub batch: bool,
+    /// The shard the run is of.
+    pub shard: Option<Shard>,
+}
+
+impl RowOrigin {
+    /// The origin of repeat `repeat` of item `id` (at `index`) of `arena`
+    /// under `config_hash`, on `backend` / `model`; not replayed, batched,
+    /// sharded nor on a custom endpoint until said otherwise.
+    pub fn new(
+        arena: impl Into<String>,
+        (id, index, repeat): (impl Into<String>, usize, u32),
+        config_hash: impl Into<String>,
+        (backend, model): (impl Into<String>, impl Into<String>),
+    ) -> Self {
+        RowOrigin {
+            arena: arena.into(),
+            id: id.into(),
+            index,
+            repeat,
+            config_hash: config_hash.into(),
+            backend: backend.into(),
+            model: model.into(),
+            replayed: false,
+            custom_endpoint: false,
+            batch: false,
+            shard: None,
+        }
+    }
+}
+
 impl ResultRow {
+    /// The row of one finished run: its origin, the runtime's report (for
+    /// usage, tool calls, turns and timings; its outcome is read from
+    /// `scored`, which the checks and the judge made of it), the rubric
+    /// judge's record and the cache counts. Written once, never patched.
+    pub fn from_run(
+        origin: RowOrigin,
+        report: tribunal_runtime::RunReport,
+        scored: Scored,
+        judge: Option<JudgeRecord>,
+        cache: Option<CacheCounts>,
+    ) -> Self {
+        let outcome = scored.outcome();
+        let (error_code, backend_failure, checks, answer) = match scored {
+            Scored::Answered { answer, checks } => (None, None, checks, Some(answer)),
+            Scored::Failed {
+                code,
+                backend_failure,
+            } => (Some(code), backend_failure, Vec::new(), None),
+        };
+        let mut tool_calls = report.tool_calls;
+        tool_calls.shrink_to_fit();
+        ResultRow {
+            version: ROW_VERSION,
+            arena: origin.arena,
+            id: origin.id,
+            index: origin.index,
+            repeat: origin.repeat,
+            config_hash: origin.config_hash,
+            outcome,
+            error_code,
+            backend_failure,
+            checks,
+            answer,
+            usage: report.usage,
+            tool_calls,
+            wall_ms: report.wall_ms,
+            turns: report.turns,
+            repair_used: report.repair_used,
+            finalized_after: report.finalized_after,
+            backend: origin.backend,
+            model: origin.model,
+            finished_at_ms: now_ms(),
+            replayed: origin.replayed,
+            custom_endpoint: origin.custom_endpoint,
+            batch: origin.batch,
+            cache,
+            judge,
+            shard: origin.shard,
+        }
+    }
+
     /// The row's key, without the arena (a file holds one arena).
     pub fn key(&self) -> (String, u32) {
         (self.id.clone(), self.repeat)
@@ -381,6 +519,12 @@ pub fn rewrite(path: &Path, rows: &[ResultRow]) -> Result<(), JudgeError> {
     }
     std::fs::write(&tmp, &text).map_err(|e| JudgeError::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| JudgeError::io(path, e))
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn create_parent(path: &Path) -> Result<(), JudgeError> {

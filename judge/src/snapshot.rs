@@ -28,7 +28,7 @@ use crate::error::JudgeError;
 use crate::hash::canonical;
 use crate::progress::Silent;
 use crate::report::Report;
-use crate::runner::{RunOptions, run_arena};
+use crate::run::{RunOptions, run_arena};
 use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};

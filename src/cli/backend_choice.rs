@@ -81,8 +81,6 @@ pub(crate) struct BackendRequest<'a> {
     pub(crate) cache: Option<PathBuf>,
     /// The live-backend flags as given (any of them refuses the mock).
     pub(crate) flags: &'a BackendFlags,
-    /// The settings a live backend is connected with.
-    pub(crate) settings: &'a BackendSettings,
 }
 
 /// The backend a command runs on.
@@ -94,14 +92,12 @@ pub(crate) enum Chosen {
 }
 
 impl BackendRequest<'_> {
-    /// Checks the flags against the choice and connects a live backend.
+    /// Checks the flags against the choice: the live provider and model,
+    /// `None` for the mock.
     ///
-    /// The mock refuses `--model`, `--record`, `--replay` and every
-    /// live-backend flag;
-    /// a live backend needs `--model` and reads its key and base URL from the
-    /// environment (none with `--replay`). The folder of the `--record`
-    /// cassette is created.
-    pub(crate) fn choose(self) -> anyhow::Result<Chosen> {
+    /// The mock refuses `--model`, `--record`, `--replay`, `--cache` and
+    /// every live-backend flag; a live backend needs `--model`.
+    pub(crate) fn check(&self) -> anyhow::Result<Option<(BackendKind, String)>> {
         let Some(kind) = self.choice.live() else {
             if let Some(model) = self.model {
                 // Without --backend the mock runs: a user who named a model
@@ -118,11 +114,21 @@ impl BackendRequest<'_> {
                     "--output, --temperature, --base-url and the other backend flags need a live --backend"
                 );
             }
-            return Ok(Chosen::Mock);
+            return Ok(None);
         };
         let model = self
             .model
             .context("--model is required with a live --backend")?;
+        Ok(Some((kind, model.to_string())))
+    }
+
+    /// [`check`](Self::check)s the flags and connects a live backend with
+    /// `settings` (its key and base URL from the environment, none with
+    /// `--replay`). The folder of the `--record` cassette is created.
+    pub(crate) fn choose(self, settings: &BackendSettings) -> anyhow::Result<Chosen> {
+        let Some((kind, model)) = self.check()? else {
+            return Ok(Chosen::Mock);
+        };
         if let Some(file) = &self.record {
             super::folder::create_parent(file)?;
         }
@@ -131,9 +137,9 @@ impl BackendRequest<'_> {
             record: self.record,
             replay: self.replay,
             cache: self.cache,
-            ..self.settings.options()
+            ..settings.options()
         };
-        Ok(Chosen::Live(connect(kind, model, &options)?))
+        Ok(Chosen::Live(connect(kind, &model, &options)?))
     }
 }
 

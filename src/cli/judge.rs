@@ -208,9 +208,8 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
         replay: args.replay.clone(),
         cache: None,
         flags: &args.backend_flags,
-        settings,
     }
-    .choose()?;
+    .choose(settings)?;
     match chosen {
         Chosen::Mock => mock_backend(args.mock.as_deref()),
         Chosen::Live(backend) => Ok(backend),

@@ -14,6 +14,7 @@ mod merge;
 mod report;
 mod report_opts;
 mod run;
+mod run_args;
 mod schema;
 mod search;
 

@@ -1,0 +1,179 @@
+//! One run of an item: the agent's run on its backend, scored by the
+//! item's checks, graded by the rubric judge when it has rubric checks,
+//! and made into its row at the end ([`ResultRow::from_run`]).
+
+use super::judging::judge_answer;
+use crate::arena::Arena;
+use crate::backends::BackendFactory;
+use crate::batch::{BatchTurns, Rounds};
+use crate::checks::score;
+use crate::item::Item;
+use crate::results::{ResultRow, RowOrigin, Scored};
+use crate::shard::Shard;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use tribunal_runtime::cost::ModelPrice;
+use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunOutcome, RunReport};
+
+/// A finished run: its row, and the runtime's report and conversation when
+/// a transcript is kept.
+pub(super) type Finished = (ResultRow, Option<(RunReport, Conversation)>);
+
+/// What every run of one [`run_arena`](super::run_arena) shares.
+pub(super) struct JobContext {
+    pub(super) arena: Arc<Arena>,
+    /// Batch mode's coordinator: each run's backend asks it.
+    pub(super) rounds: Option<Arc<Rounds>>,
+    pub(super) backends: Arc<dyn BackendFactory>,
+    pub(super) hash: Arc<str>,
+    pub(super) budget: Budget,
+    /// Whether each run's report and conversation are kept (transcripts).
+    pub(super) keep_run: bool,
+    /// The price the cost budgets are checked at, when one is set.
+    pub(super) price: Option<ModelPrice>,
+    /// Spent by finished runs, at `price`.
+    pub(super) spent: std::sync::Mutex<f64>,
+    /// Runs started.
+    pub(super) started: AtomicUsize,
+    /// Whether a finished run did not pass (for `fail_fast`).
+    pub(super) failed: AtomicBool,
+    /// The shard this run is of (`--shard`), written on every row.
+    pub(super) shard: Option<Shard>,
+}
+
+impl JobContext {
+    /// The origin of repeat `repeat` of `item` on `backend`.
+    fn origin(&self, item: &Item, repeat: u32, backend: &dyn Backend) -> RowOrigin {
+        let mut origin = RowOrigin::new(
+            self.arena.name.as_str(),
+            (item.id.as_str(), item.index, repeat),
+            self.hash.as_ref(),
+            (backend.name(), backend.model()),
+        );
+        origin.replayed = self.backends.is_replay();
+        origin.custom_endpoint = self.backends.is_custom_endpoint();
+        origin.batch = self.rounds.is_some();
+        origin.shard = self.shard;
+        origin
+    }
+}
+
+/// Item `index`, repeat `repeat`: run, scored, judged, its cost counted.
+pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32) -> Finished {
+    let JobContext {
+        arena, backends, ..
+    } = context.as_ref();
+    context.started.fetch_add(1, Ordering::Relaxed);
+    let item = &arena.items[index];
+    let backend: Arc<dyn Backend> = match &context.rounds {
+        Some(rounds) => Arc::new(BatchTurns::new(rounds.clone(), item.index, repeat)),
+        None => backends.backend_for(item),
+    };
+    let origin = context.origin(item, repeat, backend.as_ref());
+    let span = item_span(&arena.name, &item.id, repeat);
+    let ((report, conversation), cache) = tracing::Instrument::instrument(
+        tribunal_runtime::backend::counted(run_agent(arena, item, backend, context.budget)),
+        span.clone(),
+    )
+    .await;
+    let mut scored = score_run(item, &report);
+    let mut judge = None;
+    if item.has_rubric() && matches!(scored, Scored::Answered { .. }) {
+        // Boxed: a judgement's future is larger than the run's, and every
+        // run in flight would otherwise carry room for it.
+        let judged = Box::pin(judge_answer(arena, item, scored, backends.as_ref()));
+        let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
+        (scored, judge) = (graded, Some(record));
+    }
+    // The report is kept (cloned) only for a transcript.
+    let run = match (context.keep_run, conversation) {
+        (true, Some(conversation)) => Some((report.clone(), conversation)),
+        _ => None,
+    };
+    let cache = (cache.hits + cache.misses > 0).then_some(cache);
+    let row = ResultRow::from_run(origin, report, scored, judge, cache);
+    span.record("tribunal.outcome", row.outcome.as_str());
+    if let Some(code) = row.error_code {
+        span.record("error.type", code.as_str());
+    }
+    if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
+        *s += price.cost(&row.usage);
+    }
+    if row.outcome != crate::results::Outcome::Pass {
+        context.failed.store(true, Ordering::Relaxed);
+    }
+    (row, run)
+}
+
+/// The `arena_item` span of one run of an item (the agent's
+/// `invoke_agent` span and a rubric judge's runs are its children): the
+/// arena, the item's id, the repeat, and at the end the outcome (`PASS`,
+/// `FAIL`, `ERROR`) with the error code as `error.type`. See
+/// `tribunal_runtime::telemetry` for the rest of a run's spans.
+fn item_span(arena: &str, id: &str, repeat: u32) -> tracing::Span {
+    tracing::info_span!(
+        "arena_item",
+        otel.name = "arena_item",
+        otel.kind = "internal",
+        tribunal.arena = arena,
+        tribunal.item.id = id,
+        tribunal.repeat = repeat,
+        tribunal.outcome = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
+}
+
+/// The agent's run of `item` on `backend` under `budget`: the report, and
+/// the conversation (`None` when the agent could not start).
+pub(super) async fn run_agent(
+    arena: &Arena,
+    item: &Item,
+    backend: Arc<dyn Backend>,
+    budget: Budget,
+) -> (RunReport, Option<Conversation>) {
+    let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
+        Some(verdict) => verdict.schemas.clone(),
+        None => item.schema.clone(),
+    };
+    let tools = arena
+        .verdict
+        .as_ref()
+        .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
+        .unwrap_or_else(|| arena.toolbox.clone());
+    match Agent::new(backend, contract) {
+        Ok(agent) => {
+            let mut agent = agent
+                .with_tools(tools)
+                .with_budget(budget)
+                .with_answer_policy(arena.answer)
+                .with_tool_required_first(arena.require_tool_first);
+            if let Some(max) = arena.backend.max_output_tokens {
+                agent = agent.with_max_output_tokens(max);
+            }
+            if let Some(system) = &arena.system {
+                agent = agent.with_system(system.clone());
+            }
+            let run = agent.run(&item.input).await;
+            (run.report, Some(run.conversation))
+        }
+        Err(e) => {
+            tracing::warn!(item = %item.id, "the schema cannot be used with this backend: {e}");
+            (RunReport::failed(ErrorCode::SchemaMismatch), None)
+        }
+    }
+}
+
+/// What the item's checks make of a run: its answer with every check's
+/// result, or its error code (checks are skipped).
+pub(super) fn score_run(item: &Item, report: &RunReport) -> Scored {
+    match &report.outcome {
+        RunOutcome::Ok { value } => Scored::Answered {
+            checks: score(&item.checks, Some(value), report),
+            answer: value.clone(),
+        },
+        RunOutcome::Error { code } => Scored::Failed {
+            code: *code,
+            backend_failure: report.backend_failure.clone(),
+        },
+    }
+}

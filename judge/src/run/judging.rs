@@ -1,0 +1,62 @@
+//! The rubric judge's part of a run: each `rubric` check of an answered
+//! item graded by the judge the backends supply.
+
+use crate::arena::Arena;
+use crate::backends::BackendFactory;
+use crate::checks::Check;
+use crate::item::Item;
+use crate::results::{JudgeRecord, Scored};
+use crate::rubric::{self, Judgement};
+use tribunal_runtime::ErrorCode;
+
+/// Grades `scored`'s answer on each of `item`'s `rubric` checks, replacing
+/// those checks' results. A judgement that fails makes the run ERROR with
+/// the judge's code (no answer, no checks), and the record says so. A run
+/// that already failed is returned as it is.
+pub(super) async fn judge_answer(
+    arena: &Arena,
+    item: &Item,
+    scored: Scored,
+    backends: &dyn BackendFactory,
+) -> (Scored, JudgeRecord) {
+    let (backend, model) = backends
+        .judge_name()
+        .unwrap_or_else(|| ("none".to_string(), "none".to_string()));
+    let mut record = JudgeRecord {
+        backend,
+        model,
+        usage: Default::default(),
+        verdicts: Vec::new(),
+        wall_ms: 0.0,
+        failed: false,
+        custom_endpoint: backends.judge_on_custom_endpoint(),
+    };
+    let Scored::Answered { answer, mut checks } = scored else {
+        return (scored, record);
+    };
+    let failed = |mut record: JudgeRecord, code| {
+        record.failed = true;
+        let failed = Scored::Failed {
+            code,
+            backend_failure: None,
+        };
+        (failed, record)
+    };
+    for (check, result) in item.checks.iter().zip(checks.iter_mut()) {
+        let Check::Rubric { rubric, .. } = &check.check else {
+            continue;
+        };
+        let Some(judge) = backends.judge_for(item, check) else {
+            return failed(record, ErrorCode::BackendError);
+        };
+        let run = rubric::judge(judge, &arena.judge, rubric, &item.input, &answer).await;
+        record.usage.add(run.usage);
+        record.wall_ms += run.wall_ms;
+        match &run.judgement {
+            Judgement::Failed(code) => return failed(record, *code),
+            Judgement::Judged { verdict, .. } => record.verdicts.push(*verdict),
+        }
+        *result = check.judged(&run.judgement);
+    }
+    (Scored::Answered { answer, checks }, record)
+}

@@ -1,0 +1,304 @@
+//! [`RunPlan`]: what an arena runs on — the mock or a live model, the
+//! rubric checks' judge, cassettes, the rerun cache, the base URL — and
+//! the backends, tool servers and batch API assembled from it, the way
+//! `tribunal run` does, so that an embedder runs an arena as the CLI does.
+
+use crate::arena::Arena;
+use crate::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
+use crate::batch::BatchSettings;
+use crate::mcp::{McpCassette, McpStartError, start_servers};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tribunal_runtime::Backend;
+use tribunal_runtime::backend::batch::connect_batch;
+use tribunal_runtime::backend::{
+    BackendError, BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
+};
+
+/// Who judges the arena's `rubric` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JudgeRoute {
+    /// `[judge] backend` of arena.toml, else the run's own provider; the
+    /// mock judge on a mock run.
+    #[default]
+    FromArena,
+    /// The mock judge (each rubric check's scripted turns): mock runs only.
+    Mock,
+    /// This provider (with `model` in `[judge]`, or
+    /// [`RunPlan::with_judge_model`]). On a mock run: the mock answers are
+    /// graded by a live judge, and the cassettes and cache are the judge's
+    /// (how a judge is calibrated against `gold_rubric`).
+    Live(BackendKind),
+}
+
+/// The model an arena runs against and where its turns come from.
+///
+/// ```
+/// # use tribunal_judge::run::RunPlan;
+/// # use tribunal_runtime::backend::BackendKind;
+/// let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+///     .with_base_url(Some("http://127.0.0.1:8080/v1".into()))
+///     .with_replay(Some("arenas/qa/cassettes".into()));
+/// assert!(!plan.is_mock());
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RunPlan {
+    /// The live provider and model; `None`: the mock.
+    pub model: Option<(BackendKind, String)>,
+    /// Who judges rubric checks.
+    pub judge: JudgeRoute,
+    /// The judge's model, over `model` in `[judge]`.
+    pub judge_model: Option<String>,
+    /// Record every live request and answer into cassettes in this folder
+    /// (`<arena>.jsonl`, `<arena>.judge.jsonl`, `<arena>.tools.jsonl`).
+    pub record: Option<PathBuf>,
+    /// Serve the answers from the cassettes in this folder.
+    pub replay: Option<PathBuf>,
+    /// The rerun cache's folder.
+    pub cache: Option<PathBuf>,
+    /// The model server's API root (default: the provider's variable, else
+    /// its own host).
+    pub base_url: Option<String>,
+    /// Mock mode: the scripted model waits this long per turn.
+    pub mock_latency: Duration,
+}
+
+/// Why a plan's backends cannot be assembled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// Rubric checks on a live run, judged by the mock.
+    #[error(
+        "rubric checks on a live run need a live judge backend; the mock judge plays only in mock mode"
+    )]
+    NoLiveJudge,
+    /// Rubric checks whose judge has no model.
+    #[error(
+        "{arena} has rubric checks: name their judge's model (`model` in [judge] of arena.toml)"
+    )]
+    NoJudgeModel {
+        /// The arena.
+        arena: String,
+    },
+    /// A batch API on the mock.
+    #[error("a batch run needs a live backend")]
+    BatchOnMock,
+    /// A cassette's folder could not be created.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A live backend could not be connected (no key, a bad base URL, a
+    /// cassette that does not match).
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+impl RunPlan {
+    /// The mock: each item's scripted turns.
+    pub fn mock() -> Self {
+        RunPlan::default()
+    }
+
+    /// `model` on the live provider `kind`.
+    pub fn live(kind: BackendKind, model: impl Into<String>) -> Self {
+        RunPlan {
+            model: Some((kind, model.into())),
+            ..RunPlan::default()
+        }
+    }
+
+    /// Who judges rubric checks.
+    pub fn with_judge(mut self, judge: JudgeRoute) -> Self {
+        self.judge = judge;
+        self
+    }
+
+    /// The judge's model, over `[judge]`'s.
+    pub fn with_judge_model(mut self, model: Option<String>) -> Self {
+        self.judge_model = model;
+        self
+    }
+
+    /// Record into cassettes in this folder.
+    pub fn with_record(mut self, dir: Option<PathBuf>) -> Self {
+        self.record = dir;
+        self
+    }
+
+    /// Replay the cassettes in this folder.
+    pub fn with_replay(mut self, dir: Option<PathBuf>) -> Self {
+        self.replay = dir;
+        self
+    }
+
+    /// The rerun cache's folder.
+    pub fn with_cache(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache = dir;
+        self
+    }
+
+    /// The model server's API root.
+    pub fn with_base_url(mut self, url: Option<String>) -> Self {
+        self.base_url = url;
+        self
+    }
+
+    /// The mock's latency per turn.
+    pub fn with_mock_latency(mut self, latency: Duration) -> Self {
+        self.mock_latency = latency;
+        self
+    }
+
+    /// Whether the agent's model is the mock.
+    pub fn is_mock(&self) -> bool {
+        self.model.is_none()
+    }
+
+    /// Lays the plan's judge over `arena`'s `[judge]` (which is part of the
+    /// config hash): call before [`backends`](Self::backends).
+    pub fn apply_judge(&self, arena: &mut Arena) {
+        if let JudgeRoute::Live(kind) = self.judge {
+            arena.judge.backend = Some(kind);
+        }
+        if let Some(model) = &self.judge_model {
+            arena.judge.model = Some(model.clone());
+        }
+    }
+
+    /// Whether mock answers are graded by a live judge (a mock run of an
+    /// arena with rubric checks and a live [`JudgeRoute`]): the cassettes
+    /// and the cache are then the judge's.
+    pub fn live_judge_on_mock(&self, arena: &Arena) -> bool {
+        self.is_mock() && arena.has_rubric() && matches!(self.judge, JudgeRoute::Live(_))
+    }
+
+    /// The backends of a run of `arena`: the mock, the mock with a live
+    /// judge, or a live model (recording or replaying; with its judge when
+    /// the arena has rubric checks). Creates the folder of a recording.
+    pub fn backends(&self, arena: &Arena) -> Result<Arc<dyn BackendFactory>, PlanError> {
+        let mock = MockBackends {
+            latency: self.mock_latency,
+        };
+        let Some((kind, model)) = &self.model else {
+            if !self.live_judge_on_mock(arena) {
+                return Ok(Arc::new(mock));
+            }
+            let (judge, kind) = self.judge_backend(arena)?;
+            let custom = self.is_custom(kind);
+            return Ok(Arc::new(MockWithJudge::new(mock, judge, custom)));
+        };
+        let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
+        let record = self.record.as_ref().map(cassette);
+        if let Some(file) = &record {
+            create_parent(file)?;
+        }
+        let options = BackendOptions {
+            base_url: self.base_url.clone(),
+            record,
+            replay: self.replay.as_ref().map(cassette),
+            cache: self.cache.clone(),
+            ..arena.backend.options()
+        };
+        let backend = connect(*kind, model, &options)?;
+        let mut shared = SharedBackend::new(backend)
+            .replaying(self.replay.is_some())
+            .on_custom_endpoint(self.is_custom(*kind));
+        if arena.has_rubric() {
+            let (judge, judge_kind) = self.judge_backend(arena)?;
+            shared = shared.with_judge(judge, self.is_custom(judge_kind));
+        }
+        Ok(Arc::new(shared))
+    }
+
+    /// The live judge of `arena`'s rubric checks: the plan's route, else
+    /// `[judge]`, else the run's provider; recording into and replaying
+    /// from `<arena>.judge.jsonl` beside the run's cassette.
+    fn judge_backend(&self, arena: &Arena) -> Result<(Arc<dyn Backend>, BackendKind), PlanError> {
+        let kind = match self.judge {
+            JudgeRoute::Live(kind) => Some(kind),
+            JudgeRoute::Mock => None,
+            JudgeRoute::FromArena => arena.judge.backend.or(self.model.as_ref().map(|m| m.0)),
+        };
+        let kind = kind.ok_or(PlanError::NoLiveJudge)?;
+        let Some(model) = arena.judge.model.as_deref() else {
+            return Err(PlanError::NoJudgeModel {
+                arena: arena.name.clone(),
+            });
+        };
+        let cassette = |dir: &PathBuf| dir.join(format!("{}.judge.jsonl", arena.name));
+        let record = self.record.as_ref().map(cassette);
+        if let Some(file) = &record {
+            create_parent(file)?;
+        }
+        let options = BackendOptions {
+            record,
+            replay: self.replay.as_ref().map(cassette),
+            cache: self.cache.clone(),
+            ..arena.backend.options()
+        };
+        Ok((connect(kind, model, &options)?, kind))
+    }
+
+    /// Whether `kind` is reached off the provider's own hosts (never when
+    /// replaying: no server is reached).
+    fn is_custom(&self, kind: BackendKind) -> bool {
+        let url = match &self.base_url {
+            Some(url) => url.clone(),
+            None => base_url_from_env(kind, &|v| std::env::var(v).ok()),
+        };
+        self.replay.is_none() && !is_hosted(kind, &url)
+    }
+
+    /// Starts `arena`'s `[[mcp]]` tool servers (with `env` for their
+    /// variables) on the current runtime, recording their calls into
+    /// `<arena>.tools.jsonl` or replaying them from it (no server starts).
+    pub async fn start_tools(
+        &self,
+        arena: Arena,
+        env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
+    ) -> Result<Arena, McpStartError> {
+        let file = |dir: &PathBuf| dir.join(format!("{}.tools.jsonl", arena.name));
+        let (record, replay) = (
+            self.record.as_ref().map(file),
+            self.replay.as_ref().map(file),
+        );
+        let cassette = match (&record, &replay) {
+            (Some(path), _) => McpCassette::Record(path),
+            (None, Some(path)) => McpCassette::Replay(path),
+            (None, None) => McpCassette::Live,
+        };
+        start_servers(arena, env, cassette).await
+    }
+
+    /// The provider's batch API for the plan's model, with `arena`'s
+    /// request settings, polled every `poll`.
+    pub fn batch(&self, arena: &Arena, poll: Duration) -> Result<BatchSettings, PlanError> {
+        let Some((kind, model)) = &self.model else {
+            return Err(PlanError::BatchOnMock);
+        };
+        let options = BackendOptions {
+            base_url: self.base_url.clone(),
+            ..arena.backend.options()
+        };
+        let service = connect_batch(*kind, model, &options, &|k| std::env::var(k).ok())?;
+        Ok(BatchSettings { service, poll })
+    }
+}
+
+fn create_parent(file: &Path) -> Result<(), PlanError> {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|source| PlanError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+        _ => Ok(()),
+    }
+}

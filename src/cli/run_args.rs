@@ -1,0 +1,406 @@
+//! The flags of `tribunal run` (and `judge calibrate`), their parsers, and
+//! what they ask for: the [`RunPlan`] (which model, judge, cassettes), the
+//! items, the results file.
+
+use super::backend_choice::{BackendChoice, BackendRequest};
+use super::report_opts::ReportOpts;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tribunal::judge::batch::BatchSettings;
+use tribunal::judge::run::{JudgeRoute, PlanError, RunPlan};
+use tribunal::judge::{Arena, JudgeError, RunMode, Shard};
+use tribunal::runtime::OnRepeat;
+use tribunal::runtime::backend::BackendKind;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunArgs {
+    /// The arena folder (holding dataset.jsonl).
+    pub(super) arena: PathBuf,
+    /// The model provider; `mock` plays each item's scripted turns.
+    #[arg(long, value_enum, default_value_t)]
+    pub(super) backend: BackendChoice,
+    /// The model name (required for live backends).
+    #[arg(long)]
+    pub(super) model: Option<String>,
+    /// Record every live request/answer into DIR/<arena>.jsonl.
+    #[arg(long, value_name = "DIR")]
+    pub(super) record: Option<PathBuf>,
+    /// Serve answers from DIR/<arena>.jsonl (a cassette written by --record).
+    #[arg(long, value_name = "DIR")]
+    pub(super) replay: Option<PathBuf>,
+    /// Runs in flight at once, at least 1 (with --batch: every run).
+    #[arg(long, default_value_t = 8, value_parser = parse_concurrency)]
+    pub(super) concurrency: usize,
+    /// Send the model requests through the provider's batch API (half
+    /// price; the provider runs them within 24 hours): every run's next
+    /// turn goes into one batch per round, tools run here between rounds.
+    /// The batch ids are kept in <results>.batches, so `--resume` after a
+    /// kill polls the same batches instead of paying twice. The run
+    /// deadline does not apply. Live backends; not with --record,
+    /// --replay, --cache or --max-cost-usd.
+    #[arg(long)]
+    pub(super) batch: bool,
+    /// With --batch: seconds between polls of a batch in flight.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll)]
+    pub(super) batch_poll: f64,
+    /// Answer requests asked before from a cache in DIR, and cache new
+    /// answers there: a rerun after a change to checks or reports makes no
+    /// model call; `--repeat K` keeps K distinct samples. Errors are never
+    /// cached. Live backends only; not with `--replay`.
+    #[arg(long, value_name = "DIR")]
+    pub(super) cache: Option<PathBuf>,
+    /// Stop starting new item runs after the first that does not pass (FAIL
+    /// or ERROR); runs in flight finish, --resume runs the rest. Exit 1.
+    #[arg(long)]
+    pub(super) fail_fast: bool,
+    /// No progress: neither the bar nor a line per item (the report and
+    /// errors still print).
+    #[arg(short, long)]
+    pub(super) quiet: bool,
+    /// Stop starting new item runs once the finished ones have spent this
+    /// many USD (at the pricing table's prices; needs the model priced, or
+    /// a mock or local server). Exit 1 when it stops a run.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub(super) max_cost_usd: Option<f64>,
+    /// Runs per item: reports per-item pass rates, pass@k and pass^k, the per-repeat spread and the unstable items.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) repeat: u32,
+    /// Mock mode: the scripted model waits MS milliseconds per turn.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub(super) mock_latency: u64,
+    /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
+    /// A folder (one that exists, or a path ending in `/`) gets that file
+    /// name inside it: how each shard of a scheduled run writes its own file.
+    #[arg(long)]
+    pub(super) out: Option<PathBuf>,
+    /// Keep the finished rows of --out and run only the missing ones.
+    #[arg(long)]
+    pub(super) resume: bool,
+    /// Re-run the ERROR rows of --out (and the missing ones).
+    #[arg(long)]
+    pub(super) retry_errors: bool,
+    /// Each run's deadline in seconds, repair turn included (default:
+    /// `deadline_secs` in arena.toml's [budget]; it is part of the config
+    /// hash).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = parse_deadline)]
+    pub(super) deadline_secs: Option<Duration>,
+    /// Run only these items (ids, comma-separated or the flag repeated); an
+    /// id the dataset does not have is an error.
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub(super) items: Vec<String>,
+    /// Run only the first N items (after --items), in dataset order.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(super) limit: Option<u64>,
+    /// Replace the rows of --out even when they are another run's (another
+    /// arena or config hash); without it such a file is refused, exit 2.
+    #[arg(long, conflicts_with_all = ["resume", "retry_errors"])]
+    pub(super) force: bool,
+    /// Run only shard I of N (stable by item id), e.g. 2/4. Without it:
+    /// `TRIBUNAL_SHARD=I/N`, else a Kubernetes Indexed Job's
+    /// `JOB_COMPLETION_INDEX` (0-based) with --shards.
+    #[arg(long, value_name = "I/N")]
+    pub(super) shard: Option<String>,
+    /// The shard count N for `JOB_COMPLETION_INDEX` (the Job's
+    /// completions); default: `TRIBUNAL_SHARDS`. With --shard or
+    /// `TRIBUNAL_SHARD` it must equal their N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) shards: Option<u32>,
+    /// The provider of the `rubric` checks' judge. Default: `[judge]`
+    /// backend in arena.toml, else --backend. A live judge on a mock run
+    /// grades the mock answers (--record, --replay and --cache are then
+    /// the judge's): how a judge is calibrated against `gold_rubric`.
+    #[arg(long, value_enum)]
+    pub(super) judge_backend: Option<BackendChoice>,
+    /// The `rubric` checks' judge model (live backends; `[judge]` model in
+    /// arena.toml otherwise). Records into and replays from
+    /// DIR/<arena>.judge.jsonl beside the run's cassette.
+    #[arg(long, value_name = "MODEL")]
+    pub(super) judge_model: Option<String>,
+    /// Add the judge's calibration to the report: its verdicts against the
+    /// items' gold verdicts (each item's `verdict_equals` check), and the
+    /// rubric judge's against `gold_rubric` labels — accuracy, Cohen's
+    /// kappa, true-RED and true-GREEN rates with 95% intervals,
+    /// self-agreement over `--repeat`, and the disagreements.
+    #[arg(long)]
+    pub(super) calibrate: bool,
+    /// Exit 1 when a calibration's kappa is below X or undefined (implies
+    /// --calibrate).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub(super) min_kappa: Option<f64>,
+    /// When every tool call of a turn repeats an earlier call of the run:
+    /// `finalize` asks for the answer with tools disabled, `notice` answers
+    /// the repeats with a notice and goes on. Default: `on_repeat` in
+    /// arena.toml's [budget], else finalize.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub(super) on_repeat: Option<OnRepeatChoice>,
+    #[command(flatten)]
+    pub(super) backend_flags: super::backend_flags::BackendFlags,
+    #[command(flatten)]
+    pub(super) report: ReportOpts,
+}
+
+/// Keeps the items `--items` names (all without it), then the first
+/// `--limit` of them. Item ids are not in the config hash: a smaller run's
+/// rows compare and resume with a whole run's.
+pub(super) fn select_items(
+    arena: &mut Arena,
+    ids: &[String],
+    limit: Option<u64>,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    if !ids.is_empty() {
+        if let Some(unknown) = ids
+            .iter()
+            .find(|id| !arena.items.iter().any(|i| &i.id == *id))
+        {
+            let known: Vec<&str> = arena.items.iter().take(5).map(|i| i.id.as_str()).collect();
+            anyhow::bail!(
+                "--items: {} has no item {unknown:?} (its {} item(s) start {})",
+                dir.display(),
+                arena.items.len(),
+                known.join(", ")
+            );
+        }
+        arena.items.retain(|i| ids.contains(&i.id));
+    }
+    if let Some(n) = limit {
+        arena
+            .items
+            .truncate(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    Ok(())
+}
+
+/// `--concurrency`: a count of runs in flight, at least 1.
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "{s:?} is not a number of runs in flight (1 or more)"
+        )),
+    }
+}
+
+/// `--on-repeat`: the [`OnRepeat`] policies, as clap lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum OnRepeatChoice {
+    Finalize,
+    Notice,
+}
+
+impl From<OnRepeatChoice> for OnRepeat {
+    fn from(choice: OnRepeatChoice) -> Self {
+        match choice {
+            OnRepeatChoice::Finalize => OnRepeat::Finalize,
+            OnRepeatChoice::Notice => OnRepeat::Notice,
+        }
+    }
+}
+
+fn parse_poll(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=3600.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds from 0 to 3600")),
+    }
+}
+
+/// `--deadline-secs`: a positive, finite number of seconds.
+fn parse_deadline(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>().ok().map(Duration::try_from_secs_f64) {
+        Some(Ok(d)) if !d.is_zero() => Ok(d),
+        _ => Err(format!(
+            "{s:?} is not a deadline (a number of seconds above 0)"
+        )),
+    }
+}
+
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "{s:?} is not an amount of USD (a number of at least 0)"
+        )),
+    }
+}
+
+impl RunArgs {
+    /// What `--resume`, `--retry-errors` and `--force` do with the rows of
+    /// `--out` (`--retry-errors` also resumes).
+    pub(super) fn mode(&self) -> RunMode {
+        if self.retry_errors {
+            RunMode::RetryErrors
+        } else if self.resume {
+            RunMode::Resume
+        } else if self.force {
+            RunMode::Replace
+        } else {
+            RunMode::Fresh
+        }
+    }
+}
+
+/// The results file: `--out` as given, or the default file name
+/// (`<arena>.jsonl`, `<arena>.shard-I-of-N.jsonl`) inside `--out` when it
+/// names a folder (one that exists, or a path ending in a separator), else
+/// inside `runs/`.
+pub(super) fn out_path(out: Option<&Path>, arena: &str, shard: Option<Shard>) -> PathBuf {
+    let name = match shard {
+        Some(s) => format!("{arena}.shard-{}-of-{}.jsonl", s.index, s.count),
+        None => format!("{arena}.jsonl"),
+    };
+    match out {
+        Some(path) if names_folder(path) => path.join(name),
+        Some(path) => path.to_path_buf(),
+        None => Path::new("runs").join(name),
+    }
+}
+
+/// Whether `path` is an existing folder or is written as one (`results/`).
+fn names_folder(path: &Path) -> bool {
+    path.is_dir()
+        || path
+            .as_os_str()
+            .to_string_lossy()
+            .chars()
+            .next_back()
+            .is_some_and(std::path::is_separator)
+}
+
+/// The live backends' names, for a message: `openai-chat, openai-responses, anthropic`.
+pub(super) fn live_backend_names() -> String {
+    BackendKind::ALL.map(BackendKind::as_str).join(", ")
+}
+
+impl RunArgs {
+    /// What the backend flags ask for, checked against each other: the
+    /// mock refuses `--model` and every live flag (except with a live
+    /// judge on a mock run, whose cassettes and cache they are); a live
+    /// backend needs `--model`.
+    pub(super) fn plan(&self, arena: &Arena) -> anyhow::Result<RunPlan> {
+        let judge = match self.judge_backend {
+            None => JudgeRoute::FromArena,
+            Some(choice) => choice.live().map_or(JudgeRoute::Mock, JudgeRoute::Live),
+        };
+        // Mock answers graded by a live judge: --record, --replay and
+        // --cache are the judge's.
+        let judge_only = self.backend.live().is_none()
+            && RunPlan::mock().with_judge(judge).live_judge_on_mock(arena);
+        let own = |dir: &Option<PathBuf>| dir.clone().filter(|_| !judge_only);
+        let model = BackendRequest {
+            choice: self.backend,
+            model: self.model.as_deref(),
+            record: own(&self.record),
+            replay: own(&self.replay),
+            cache: own(&self.cache),
+            flags: &self.backend_flags,
+        }
+        .check()?;
+        let plan = match model {
+            Some((kind, model)) => RunPlan::live(kind, model),
+            None => RunPlan::mock(),
+        };
+        Ok(plan
+            .with_judge(judge)
+            .with_judge_model(self.judge_model.clone())
+            .with_mock_latency(Duration::from_millis(self.mock_latency))
+            .with_record(self.record.clone())
+            .with_replay(self.replay.clone())
+            .with_cache(self.cache.clone())
+            .with_base_url(self.backend_flags.base_url().map(str::to_string)))
+    }
+}
+
+impl RunArgs {
+    /// The arena as the flags change it: loaded (`None` when it has lint
+    /// problems, printed here), its items selected, its budget and backend
+    /// settings overlaid (these enter the config hash).
+    pub(super) fn arena(&self) -> anyhow::Result<Option<Arena>> {
+        super::folder::require_folder(&self.arena, "the arena folder")?;
+        let mut arena = match Arena::load(&self.arena) {
+            Ok(a) => a,
+            Err(JudgeError::Lint(report)) => {
+                eprintln!("{}", report.render());
+                eprintln!(
+                    "tribunal: {}: {} problem(s); see `tribunal lint`",
+                    self.arena.display(),
+                    report.problems.len()
+                );
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        select_items(&mut arena, &self.items, self.limit, &self.arena)?;
+        if let Some(deadline) = self.deadline_secs {
+            arena.budget.deadline = Some(deadline);
+        }
+        if let Some(policy) = self.on_repeat {
+            arena.budget.on_repeat = policy.into();
+        }
+        arena.backend = arena.backend.overlaid(&self.backend_flags.settings()?);
+        Ok(Some(arena))
+    }
+
+    /// The problems that keep `arena`'s items from running on the mock
+    /// (printed here; none on a live run).
+    pub(super) fn mock_problems(&self, arena: &Arena, plan: &RunPlan) -> usize {
+        if !plan.is_mock() {
+            return 0;
+        }
+        let problems = match plan.live_judge_on_mock(arena) {
+            true => arena.mock_agent_problems(),
+            false => arena.mock_problems(),
+        };
+        for p in &problems {
+            eprintln!("{}: {p}", self.arena.display());
+        }
+        if !problems.is_empty() {
+            eprintln!(
+                "tribunal: {}: {} item(s) cannot run in mock mode; see `tribunal lint --mock`",
+                self.arena.display(),
+                problems.len()
+            );
+        }
+        problems.len()
+    }
+
+    /// The backend of a `--batch` run: the run's provider and model, with
+    /// the arena's request settings.
+    pub(super) fn batch(
+        &self,
+        plan: &RunPlan,
+        arena: &Arena,
+    ) -> anyhow::Result<Option<BatchSettings>> {
+        if !self.batch {
+            return Ok(None);
+        }
+        if plan.is_mock() {
+            anyhow::bail!("--batch needs a live --backend ({})", live_backend_names());
+        }
+        if self.record.is_some() || self.replay.is_some() || self.cache.is_some() {
+            anyhow::bail!(
+                "--batch does not record, replay or cache: drop --record, --replay and --cache"
+            );
+        }
+        if self.max_cost_usd.is_some() {
+            anyhow::bail!(
+                "--batch starts every item at once, so --max-cost-usd could stop none: drop it (max_cost_usd per run in arena.toml still holds)"
+            );
+        }
+        let poll = Duration::from_secs_f64(self.batch_poll);
+        Ok(Some(plan.batch(arena, poll).map_err(plan_error)?))
+    }
+}
+
+/// A [`PlanError`] in the words of the flags that fix it.
+pub(super) fn plan_error(e: PlanError) -> anyhow::Error {
+    match e {
+        PlanError::NoLiveJudge => anyhow::anyhow!(
+            "rubric checks on a live run need a live judge backend (--judge-backend {}); the mock judge plays only in mock mode",
+            live_backend_names()
+        ),
+        PlanError::NoJudgeModel { arena } => anyhow::anyhow!(
+            "{arena} has rubric checks: name their judge with --judge-model or `model` in [judge] of arena.toml"
+        ),
+        e => e.into(),
+    }
+}
