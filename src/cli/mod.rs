@@ -15,6 +15,7 @@ mod report;
 mod report_opts;
 mod run;
 mod run_args;
+mod run_exit;
 mod schema;
 mod search;
 

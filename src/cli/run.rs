@@ -9,26 +9,14 @@
 use super::backend_choice::read_provider_prefix;
 use super::report_opts::emit_report_with;
 pub(crate) use super::run_args::RunArgs;
-use super::run_args::{out_path, plan_error};
+use super::run_args::{out_path, plan_error, say_shard};
+pub(crate) use super::run_exit::ExitRule;
+use super::run_exit::{Calibrations, stopped_early};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use tribunal::judge::calibration::calibrate_rubric;
-use tribunal::judge::run::CostStop;
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
-use tribunal::judge::{
-    Console, JudgeError, Progress, RunOptions, Silent, calibrate, read_rows, run_arena,
-};
-
-/// What decides the exit code of a finished run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ExitRule {
-    /// `run`: the pass rate, and `--min-kappa` when given.
-    PassRate,
-    /// `judge calibrate`: `--min-kappa` alone (a disagreeing judge fails
-    /// checks, which is what calibration measures, not a failure of it).
-    Kappa,
-}
+use tribunal::judge::{Console, JudgeError, Progress, RunOptions, Silent, read_rows, run_arena};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     run_gated(args, ExitRule::PassRate)
@@ -54,8 +42,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         // Beside `run`'s results, never over them.
         args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));
     }
-    let (gold, gold_rubric) = (arena.gold_verdicts(), arena.gold_rubric());
-    if args.calibrate && gold.is_empty() && gold_rubric.is_empty() {
+    if args.calibrate && arena.gold_verdicts().is_empty() && arena.gold_rubric().is_empty() {
         anyhow::bail!(
             "{}: no item has a gold verdict (a verdict_equals check) or gold_rubric labels to calibrate against",
             args.arena.display()
@@ -77,20 +64,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         return Ok(ExitCode::from(2));
     }
     let out = out_path(args.out.as_deref(), &arena.name, shard);
-    // More shards than items leaves some empty: not a failure (the shard's
-    // results file is still written, for merge; the merged report gates),
-    // but said.
-    let empty_shard = shard.is_some_and(|s| !arena.items.iter().any(|i| s.contains(&i.id)));
-    if let Some(c) = &chosen {
-        eprintln!("shard {} (from {})", c.shard, c.from);
-        if empty_shard {
-            let n = arena.items.len();
-            eprintln!(
-                "shard {} holds none of the arena's {n} item(s): nothing to run",
-                c.shard
-            );
-        }
-    }
+    let empty_shard = say_shard(chosen.as_ref(), &arena);
     let options = RunOptions::new(out.clone())
         .with_concurrency(args.concurrency)
         .with_repeat(args.repeat)
@@ -151,20 +125,11 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         eprintln!("tribunal: discarded a torn last line in {}", out.display());
     }
     eprintln!("results: {}", out.display());
-    let calibration = (args.calibrate && !gold.is_empty()).then(|| calibrate(&gold, &result.rows));
-    let rubric_calibration = (args.calibrate && !gold_rubric.is_empty())
-        .then(|| calibrate_rubric(&gold_rubric, &result.rows));
-    let mut kappa_ok = true;
-    for c in calibration.iter().chain(&rubric_calibration) {
-        if let Some(min) = args.min_kappa.filter(|min| !c.meets(*min)) {
-            eprintln!(
-                "tribunal: {}: {} is below --min-kappa {min}",
-                c.title(),
-                c.kappa_text()
-            );
-            kappa_ok = false;
-        }
-    }
+    let calibrations = args
+        .calibrate
+        .then(|| Calibrations::of(&arena, &result.rows));
+    let calibrations = calibrations.unwrap_or_default();
+    let kappa_ok = calibrations.meet(args.min_kappa);
     let (name, report) = (&arena.name, &args.report);
     let stops = (result.stopped_at_failure, result.stopped_for_cost);
     let passed = emit_report_with(
@@ -172,8 +137,8 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         result.rows,
         report,
         &options.pricing,
-        calibration,
-        rubric_calibration,
+        calibrations.verdict,
+        calibrations.rubric,
     )?;
     let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
     Ok(stopped_early(stops).unwrap_or(if ok {
@@ -181,21 +146,4 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     } else {
         ExitCode::from(1)
     }))
-}
-
-/// Exit 1, said, when `--fail-fast` or `--max-cost-usd` stopped starting runs.
-fn stopped_early((at_failure, for_cost): (Option<usize>, Option<CostStop>)) -> Option<ExitCode> {
-    if let Some(not_started) = at_failure {
-        eprintln!(
-            "tribunal: --fail-fast: stopped starting item runs after one did not pass; {not_started} item run(s) not started (--resume runs them)"
-        );
-    } else if let Some(stop) = for_cost {
-        eprintln!(
-            "tribunal: stopped starting item runs: ${:.6} spent of --max-cost-usd ${}; {} item run(s) not started (--resume runs them)",
-            stop.spent_usd, stop.max_usd, stop.not_started
-        );
-    } else {
-        return None;
-    }
-    Some(ExitCode::from(1))
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tribunal::judge::batch::BatchSettings;
 use tribunal::judge::run::{JudgeRoute, PlanError, RunPlan};
+use tribunal::judge::shard_env::ChosenShard;
 use tribunal::judge::{Arena, JudgeError, RunMode, Shard};
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
@@ -403,4 +404,24 @@ pub(super) fn plan_error(e: PlanError) -> anyhow::Error {
         ),
         e => e.into(),
     }
+}
+
+/// Says which shard runs (and where it was read from) and whether it holds
+/// none of `arena`'s items: more shards than items leaves some empty, not a
+/// failure (the shard's results file is still written, for merge; the
+/// merged report gates), but said. Whether the shard is empty.
+pub(super) fn say_shard(chosen: Option<&ChosenShard>, arena: &Arena) -> bool {
+    let Some(c) = chosen else {
+        return false;
+    };
+    eprintln!("shard {} (from {})", c.shard, c.from);
+    let empty = !arena.items.iter().any(|i| c.shard.contains(&i.id));
+    if empty {
+        let n = arena.items.len();
+        eprintln!(
+            "shard {} holds none of the arena's {n} item(s): nothing to run",
+            c.shard
+        );
+    }
+    empty
 }

@@ -189,9 +189,15 @@ impl RunPlan {
             if !self.live_judge_on_mock(arena) {
                 return Ok(Arc::new(mock));
             }
-            let (judge, kind) = self.judge_backend(arena)?;
-            let custom = self.is_custom(kind);
+            let (judge_kind, judge_model) = self.judge_target(arena)?;
+            let judge = self.connect_judge(arena, judge_kind, judge_model)?;
+            let custom = self.is_custom(judge_kind);
             return Ok(Arc::new(MockWithJudge::new(mock, judge, custom)));
+        };
+        // The judge is named before anything connects.
+        let judge = match arena.has_rubric() {
+            true => Some(self.judge_target(arena)?),
+            false => None,
         };
         let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
         let record = self.record.as_ref().map(cassette);
@@ -209,28 +215,38 @@ impl RunPlan {
         let mut shared = SharedBackend::new(backend)
             .replaying(self.replay.is_some())
             .on_custom_endpoint(self.is_custom(*kind));
-        if arena.has_rubric() {
-            let (judge, judge_kind) = self.judge_backend(arena)?;
+        if let Some((judge_kind, judge_model)) = judge {
+            let judge = self.connect_judge(arena, judge_kind, judge_model)?;
             shared = shared.with_judge(judge, self.is_custom(judge_kind));
         }
         Ok(Arc::new(shared))
     }
 
-    /// The live judge of `arena`'s rubric checks: the plan's route, else
-    /// `[judge]`, else the run's provider; recording into and replaying
-    /// from `<arena>.judge.jsonl` beside the run's cassette.
-    fn judge_backend(&self, arena: &Arena) -> Result<(Arc<dyn Backend>, BackendKind), PlanError> {
+    /// The provider and model of `arena`'s rubric judge: the plan's route,
+    /// else `[judge]`, else the run's provider.
+    fn judge_target<'a>(&self, arena: &'a Arena) -> Result<(BackendKind, &'a str), PlanError> {
         let kind = match self.judge {
             JudgeRoute::Live(kind) => Some(kind),
             JudgeRoute::Mock => None,
             JudgeRoute::FromArena => arena.judge.backend.or(self.model.as_ref().map(|m| m.0)),
         };
         let kind = kind.ok_or(PlanError::NoLiveJudge)?;
-        let Some(model) = arena.judge.model.as_deref() else {
-            return Err(PlanError::NoJudgeModel {
+        match arena.judge.model.as_deref() {
+            Some(model) => Ok((kind, model)),
+            None => Err(PlanError::NoJudgeModel {
                 arena: arena.name.clone(),
-            });
-        };
+            }),
+        }
+    }
+
+    /// The judge `kind` / `model`, recording into and replaying from
+    /// `<arena>.judge.jsonl` beside the run's cassette.
+    fn connect_judge(
+        &self,
+        arena: &Arena,
+        kind: BackendKind,
+        model: &str,
+    ) -> Result<Arc<dyn Backend>, PlanError> {
         let cassette = |dir: &PathBuf| dir.join(format!("{}.judge.jsonl", arena.name));
         let record = self.record.as_ref().map(cassette);
         if let Some(file) = &record {
@@ -242,7 +258,7 @@ impl RunPlan {
             cache: self.cache.clone(),
             ..arena.backend.options()
         };
-        Ok((connect(kind, model, &options)?, kind))
+        Ok(connect(kind, model, &options)?)
     }
 
     /// Whether `kind` is reached off the provider's own hosts (never when

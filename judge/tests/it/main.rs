@@ -30,6 +30,7 @@ mod mcp_lint;
 mod pricing;
 mod results_file;
 mod rubric;
+mod run_plan;
 mod runner;
 mod stats;
 mod structured_output;

@@ -1,0 +1,184 @@
+//! The embedder's runner: rows into any [`RowSink`], rows made once from a
+//! [`Scored`] run, and [`RunPlan`] assembling backends as `tribunal run` does.
+
+use crate::support::{arena_dir, arenas_dir, item};
+use std::sync::Arc;
+use tribunal_judge::run::{JudgeRoute, PlanError, RunPlan};
+use tribunal_judge::{
+    Arena, JudgeError, MemorySink, MockBackends, Outcome, ResultRow, RowOrigin, RowSink, RunMode,
+    RunOptions, Scored, Silent, run_arena, run_arena_into,
+};
+use tribunal_runtime::backend::BackendKind;
+use tribunal_runtime::{ErrorCode, RunReport};
+
+const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
+
+/// A sink that records each call, to see the runner's writes.
+#[derive(Default)]
+struct Recorder {
+    appends: Vec<Vec<String>>,
+    replaced: Option<Vec<String>>,
+}
+
+impl RowSink for Recorder {
+    fn append(&mut self, rows: &[ResultRow]) -> Result<(), JudgeError> {
+        self.appends
+            .push(rows.iter().map(|r| r.id.clone()).collect());
+        Ok(())
+    }
+
+    fn replace_all(&mut self, rows: &[ResultRow]) -> Result<(), JudgeError> {
+        self.replaced = Some(rows.iter().map(|r| r.id.clone()).collect());
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn rows_go_to_the_sink_given_and_no_file_is_written() {
+    let dataset = [
+        item("a", CHECKS, r#"[{"json": {"n": 1}}]"#),
+        item("b", CHECKS, r#"[{"json": {"n": 2}}]"#),
+    ]
+    .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
+    let arena = Arc::new(Arena::load(dir.path()).unwrap());
+    let mut sink = Recorder::default();
+    let options = RunOptions::default().with_concurrency(1);
+    let backends = Arc::new(MockBackends::default());
+    let result = run_arena_into(arena, backends, &options, &Silent, &mut sink)
+        .await
+        .unwrap();
+    // One write per finished run here (one in flight), each row once.
+    assert_eq!(sink.appends, [vec!["a"], vec!["b"]]);
+    assert_eq!(sink.replaced, None);
+    assert_eq!(result.rows.len(), 2);
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "only the dataset: {files:?}");
+}
+
+#[tokio::test]
+async fn a_retried_error_replaces_its_row_in_the_sink() {
+    let dataset = [
+        item("ok", CHECKS, r#"[{"json": {"n": 1}}]"#),
+        item("broken", CHECKS, "[]"),
+    ]
+    .join("\n");
+    let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
+    let arena = Arc::new(Arena::load(dir.path()).unwrap());
+    let out = dir.path().join("r.jsonl");
+    let backends = Arc::new(MockBackends::default());
+    let first = run_arena(
+        arena.clone(),
+        backends.clone(),
+        &RunOptions::new(&out),
+        &Silent,
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.rows.len(), 2);
+    let mut sink = Recorder::default();
+    let retry = RunOptions::new(&out).with_mode(RunMode::RetryErrors);
+    run_arena_into(arena, backends, &retry, &Silent, &mut sink)
+        .await
+        .unwrap();
+    assert_eq!(sink.appends, [vec!["broken"]]);
+    // One row per key once the retry is in: the kept row and the new one.
+    let mut replaced = sink.replaced.unwrap();
+    replaced.sort();
+    assert_eq!(replaced, ["broken", "ok"]);
+}
+
+#[tokio::test]
+async fn a_memory_sink_keeps_what_an_in_memory_run_returns() {
+    let dir = arena_dir(&[(
+        "dataset.jsonl",
+        &item("a", CHECKS, r#"[{"json": {"n": 1}}]"#),
+    )]);
+    let arena = Arc::new(Arena::load(dir.path()).unwrap());
+    let mut sink = MemorySink::new();
+    let result = run_arena_into(
+        arena,
+        Arc::new(MockBackends::default()),
+        &RunOptions::in_memory(),
+        &Silent,
+        &mut sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(sink.rows(), result.rows.as_slice());
+    assert_eq!(sink.into_rows()[0].outcome, Outcome::Pass);
+}
+
+#[test]
+fn an_error_row_holds_its_code_and_no_answer_or_checks() {
+    let origin = RowOrigin::new("arena", ("item", 0, 0), "hash", ("mock", "mock"));
+    let mut report = RunReport::failed(ErrorCode::NoJson);
+    report.turns = 2;
+    let failed = Scored::Failed {
+        code: ErrorCode::NoJson,
+        backend_failure: None,
+    };
+    let row = ResultRow::from_run(origin.clone(), report, failed, None, None);
+    assert_eq!(row.outcome, Outcome::Error);
+    assert_eq!(row.error_code, Some(ErrorCode::NoJson));
+    assert!(row.answer.is_none() && row.checks.is_empty());
+    assert_eq!(row.turns, 2);
+    let answered = Scored::Answered {
+        answer: serde_json::json!({"n": 1}),
+        checks: Vec::new(),
+    };
+    let row = ResultRow::from_run(
+        origin,
+        RunReport::failed(ErrorCode::NoJson),
+        answered,
+        None,
+        None,
+    );
+    assert_eq!((row.outcome, row.error_code), (Outcome::Pass, None));
+    assert_eq!(row.answer, Some(serde_json::json!({"n": 1})));
+}
+
+#[test]
+fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
+    let structured = Arena::load(&arenas_dir().join("structured_output")).unwrap();
+    let mock = RunPlan::mock().backends(&structured).unwrap();
+    assert!(mock.is_mock());
+    // The shipped cassettes replay without a key or a server.
+    let code_review = Arena::load(&arenas_dir().join("code_review")).unwrap();
+    let replay = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+        .with_replay(Some(arenas_dir().join("code_review/cassettes")))
+        .backends(&code_review)
+        .unwrap();
+    assert!(replay.is_replay() && !replay.is_mock() && !replay.is_custom_endpoint());
+    assert_eq!((replay.name(), replay.model()), ("openai-chat", "qwen"));
+    // A rubric arena on a live model with a judge that has no model.
+    let mut rubric = Arena::load(&arenas_dir().join("rubric_judge")).unwrap();
+    rubric.judge.model = None;
+    // (A local server needs no key; nothing is sent.)
+    let live = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+        .with_base_url(Some("http://127.0.0.1:9/v1".into()));
+    let refused = live.backends(&rubric).map(|_| ());
+    assert!(
+        matches!(refused, Err(PlanError::NoJudgeModel { .. })),
+        "{refused:?}"
+    );
+    // The mock judge cannot grade a live run.
+    let mock_judge = live.clone().with_judge(JudgeRoute::Mock);
+    assert!(matches!(
+        mock_judge.backends(&rubric).map(|_| ()),
+        Err(PlanError::NoLiveJudge)
+    ));
+    // A live judge on a mock run grades the mock answers.
+    let graded = RunPlan::mock()
+        .with_judge(JudgeRoute::Live(BackendKind::OpenAiChat))
+        .with_judge_model(Some("qwen".into()))
+        .with_replay(Some(arenas_dir().join("rubric_judge/cassettes")));
+    assert!(graded.live_judge_on_mock(&rubric));
+    graded.apply_judge(&mut rubric);
+    let backends = graded.backends(&rubric).unwrap();
+    assert!(backends.is_mock());
+    assert_eq!(
+        backends.judge_name(),
+        Some(("openai-chat".to_string(), "qwen".to_string()))
+    );
+}
