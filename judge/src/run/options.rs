@@ -163,7 +163,7 @@ pub enum RunMode {
     RetryErrors,
     /// Like [`Fresh`](RunMode::Fresh), whatever the results file holds:
     /// `Fresh` refuses to empty a file holding another run's rows (another
-    /// arena or config hash, [`JudgeError::WouldReplace`]); `Replace` does.
+    /// arena or config hash, [`JudgeError::WouldReplace`](crate::JudgeError::WouldReplace)); `Replace` does.
     Replace,
 }
 
