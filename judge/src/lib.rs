@@ -49,56 +49,55 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
-pub mod arena;
-pub mod backends;
-pub mod batch;
-pub mod calibration;
-pub mod checks;
-pub mod compare;
-mod envelope;
+// The flow, one way: vocabulary (`error`, `problem`, `green_red`, `shard`)
+// ← `score` (checks, rubric judge) ← `rows` (results, transcripts) ←
+// `pricing` ← `arena` (load, lint) ← `run` (backends, runner, batch) ←
+// `report` (model, formats, HTML, compare, statistics); `verdict` (one
+// review) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
 mod error;
 mod green_red;
-pub mod hash;
-mod item;
-mod lint;
-pub mod mcp;
-pub mod pricing;
 mod problem;
-mod progress;
-pub mod report;
-pub mod results;
-pub mod rubric;
+mod shard;
+
+pub mod score;
+
+pub mod rows;
+
+pub mod pricing;
+
+pub mod arena;
+
 pub mod run;
 pub mod runner;
-pub mod settings;
-mod shard;
-pub mod shard_env;
+
+pub mod report;
+
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
-pub mod stats;
-pub mod summary;
-pub mod tokens;
-mod toolset;
-pub mod transcript;
-
-pub mod html;
 pub mod verdict;
 
+// The public paths of before the folders, kept.
+pub use arena::{mcp, settings};
+pub use report::{calibration, compare, html, stats, summary, tokens};
+pub use rows::{results, transcript};
+pub use run::{backends, batch, hash, shard_env};
+pub use score::{checks, rubric};
+
 pub use arena::Arena;
-pub use backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
-pub use calibration::{Calibration, calibrate};
-pub use checks::{Check, CheckKind, CheckResult, SequenceMode};
-pub use compare::Comparison;
+pub use arena::item::Item;
+pub use arena::lint::{lint, lint_for_mock};
 pub use error::JudgeError;
-pub use item::Item;
-pub use lint::{lint, lint_for_mock};
 pub use problem::{LintReport, Problem};
-pub use progress::{Console, Progress, Silent, write_stderr};
+pub use report::calibration::{Calibration, calibrate};
+pub use report::compare::Comparison;
+pub use report::summary::Summary;
 pub use report::{Report, ReportFormat};
-pub use results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
+pub use rows::results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
+pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
+pub use run::progress::{Console, Progress, Silent, write_stderr};
 pub use run::{
     JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
 };
+pub use score::checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use shard::Shard;
-pub use summary::Summary;
 pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

@@ -8,9 +8,9 @@
 //! unless the model is priced (a table may price the mock's `scripted`
 //! model, e.g. to test cost budgets).
 
-use crate::backends::is_mock;
 use crate::error::JudgeError;
-use crate::results::ResultRow;
+use crate::rows::is_mock;
+use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

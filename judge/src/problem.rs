@@ -1,7 +1,7 @@
 //! [`Problem`] and [`LintReport`]: what is wrong with an arena's files, each
 //! at its file and line. The vocabulary every part that reads an arena
 //! (`arena.toml` tables, tools, the review arena of `judge submit`) reports
-//! in; [`crate::lint`] is the command that collects them.
+//! in; [`crate::arena::lint`] is the command that collects them.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -5,8 +5,8 @@ pub use crate::pricing::BATCH_PRICE;
 pub use crate::run::{CostStop, RunMode, RunOptions, RunResult, run_arena};
 
 use crate::arena::Arena;
-use crate::item::Item;
-use crate::results::ResultRow;
+use crate::arena::item::Item;
+use crate::rows::results::ResultRow;
 use std::sync::Arc;
 
 /// Runs one item once and scores it by its checks (without the rubric

@@ -23,11 +23,11 @@
 //! answer, a verdict, a tool call or the usage changes.
 
 use crate::arena::Arena;
-use crate::backends::{BackendFactory, MockBackends, SharedBackend};
 use crate::error::JudgeError;
-use crate::hash::canonical;
-use crate::progress::Silent;
 use crate::report::Report;
+use crate::run::backends::{BackendFactory, MockBackends, SharedBackend};
+use crate::run::hash::canonical;
+use crate::run::progress::Silent;
 use crate::run::{RunOptions, run_arena};
 use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};

@@ -29,16 +29,50 @@ fn module_graph(src: &Path) -> Graph {
         }
     }
     let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    let reexports = root_reexports(src, &modules);
     for file in &files {
         let Some(from) = top(file) else { continue };
         let text = std::fs::read_to_string(file).unwrap();
         for to in crate_paths(&code_of(&text)) {
+            // `crate::Arena` is the module that `pub use arena::Arena`
+            // at the root names.
+            let to = match reexports.get(&to) {
+                Some(module) if !modules.contains(&to) => module.clone(),
+                _ => to,
+            };
             if to != from && modules.contains(&to) {
                 graph.get_mut(&from).unwrap().insert(to);
             }
         }
     }
     graph
+}
+
+/// The names the crate root re-exports (`pub use a::{B, c::D};` at the
+/// root), each with the top-level module it comes from: a `crate::B` path
+/// is an edge to `a`.
+fn root_reexports(src: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let Ok(root) = std::fs::read_to_string(src.join("lib.rs")) else {
+        return out;
+    };
+    let code = code_of(&root);
+    for (at, _) in code.match_indices("pub use ") {
+        let statement = code[at + "pub use ".len()..]
+            .split(';')
+            .next()
+            .unwrap_or("");
+        let mut words = statement
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty());
+        let Some(module) = words.next().filter(|m| modules.contains(*m)) else {
+            continue;
+        };
+        for name in words.filter(|w| !matches!(*w, "self" | "as" | "crate")) {
+            out.insert(name.to_string(), module.to_string());
+        }
+    }
+    out
 }
 
 fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -207,7 +241,7 @@ fn the_runtime_modules_import_one_way() {
 
 #[test]
 fn the_judge_modules_import_one_way() {
-    assert_one_way("judge", "runner", "arena");
+    assert_one_way("judge", "run", "arena");
 }
 
 #[test]
@@ -215,7 +249,13 @@ fn a_cycle_written_into_a_crate_is_found() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path();
     std::fs::create_dir(src.join("b")).unwrap();
-    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        "mod a;\nmod b;\nmod c;\nmod d;\npub use c::{X, W as V};\n",
+    )
+    .unwrap();
+    // Through the root's re-export: d -> c.
+    std::fs::write(src.join("d.rs"), "fn f(_: crate::X, _: crate::V) {}\n").unwrap();
     std::fs::write(
         src.join("a.rs"),
         "use crate::{c::X, b::{Y, Z}};\n// crate::nothing\n",
@@ -231,8 +271,48 @@ fn a_cycle_written_into_a_crate_is_found() {
     let graph = module_graph(src);
     assert_eq!(graph["a"], BTreeSet::from(["b".into(), "c".into()]));
     assert!(graph["c"].is_empty(), "doc links and tests are no edges");
+    assert_eq!(graph["d"], BTreeSet::from(["c".into()]));
     assert_eq!(
         cycles(&graph),
         vec![BTreeSet::from(["a".to_string(), "b".to_string()])]
+    );
+}
+
+/// The judge's folders follow its data: an arena is loaded, run, scored
+/// into rows, and reported. Each top-level module imports only modules of
+/// a lower layer (the vocabulary imports only itself).
+#[test]
+fn the_judge_imports_follow_its_flow() {
+    const LAYERS: &[&[&str]] = &[
+        &["problem", "green_red"],
+        &["error"],
+        &["shard"],
+        &["score"],
+        &["rows"],
+        &["pricing"],
+        &["arena"],
+        &["run"],
+        &["report", "runner"],
+        &["verdict"],
+        &["snapshot"],
+    ];
+    let layer = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
+    let graph = module_graph(&src("judge"));
+    let mut wrong = Vec::new();
+    for (from, to) in &graph {
+        let Some(from_layer) = layer(from) else {
+            wrong.push(format!("{from} is in no layer: place it"));
+            continue;
+        };
+        for t in to {
+            if layer(t).is_none_or(|l| l >= from_layer) {
+                wrong.push(format!("{from} -> {t}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the flow: {}",
+        wrong.join("; ")
     );
 }

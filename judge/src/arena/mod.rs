@@ -7,16 +7,20 @@
 //! budgets, lenient extraction, no tool required first, default backend
 //! settings.
 
+pub(crate) mod item;
+pub(crate) mod lint;
+pub mod mcp;
+pub mod settings;
+pub(crate) mod toolset;
 mod verdict_table;
 
-use crate::checks::{Check, ItemCheck};
+use crate::arena::item::{Item, RawItem, parse_line};
+use crate::arena::settings::{BackendSettings, BackendToml};
 use crate::error::JudgeError;
 use crate::green_red::Verdict;
-use crate::item::{Item, RawItem, parse_line};
 use crate::problem::{LintReport, Problem};
-use crate::rubric::JudgeSettings;
-use crate::settings::{BackendSettings, BackendToml};
-use crate::toolset;
+use crate::score::checks::{Check, ItemCheck};
+use crate::score::rubric::JudgeSettings;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -63,8 +67,8 @@ pub struct Arena {
     /// A digest of the tools' data (the corpus file), part of the config hash.
     pub tools_digest: String,
     /// The MCP servers of `[[mcp]]`, whose tools join `toolbox` when
-    /// [`start_servers`](crate::mcp::start_servers) starts them. Default: none.
-    pub mcp: Vec<crate::mcp::McpServerSpec>,
+    /// [`start_servers`](crate::arena::mcp::start_servers) starts them. Default: none.
+    pub mcp: Vec<crate::arena::mcp::McpServerSpec>,
     /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
     /// every item answers with the verdict envelope. Default: none.
     pub verdict: Option<VerdictArena>,
@@ -114,8 +118,8 @@ impl Arena {
     }
 
     /// The human labels of the items' `rubric` checks (`gold_rubric`),
-    /// keyed by [`crate::calibration::rubric_key`]: what
-    /// [`crate::calibration::calibrate_rubric`] scores the judge against.
+    /// keyed by [`crate::score::rubric::rubric_key`]: what
+    /// [`crate::report::calibration::calibrate_rubric`] scores the judge against.
     pub fn gold_rubric(&self) -> IndexMap<String, Verdict> {
         self.items
             .iter()
@@ -123,7 +127,7 @@ impl Arena {
                 item.gold_rubric
                     .iter()
                     .enumerate()
-                    .map(|(k, v)| (crate::calibration::rubric_key(&item.id, k), *v))
+                    .map(|(k, v)| (crate::score::rubric::rubric_key(&item.id, k), *v))
             })
             .collect()
     }
@@ -202,9 +206,9 @@ struct ArenaToml {
     verdict: Option<VerdictToml>,
     backend: Option<BackendToml>,
     pricing: Option<crate::pricing::Pricing>,
-    judge: Option<crate::rubric::JudgeToml>,
+    judge: Option<crate::score::rubric::JudgeToml>,
     /// `[[mcp]]`: MCP servers whose tools the runs offer.
-    mcp: Option<Vec<crate::mcp::McpServerSpec>>,
+    mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
     /// `backend`, checked (its problems are at their lines).
     #[serde(skip)]
     settings: BackendSettings,

@@ -18,10 +18,10 @@
 //! to it; the arena-wide tools are then not offered to that run.
 
 use super::{ARENA_TOML, DATASET};
-use crate::envelope::VerdictSchemas;
-use crate::item::Item;
+use crate::arena::item::Item;
+use crate::arena::toolset::file_tools;
 use crate::problem::Problem;
-use crate::toolset::file_tools;
+use crate::score::envelope::VerdictSchemas;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

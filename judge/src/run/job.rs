@@ -4,11 +4,11 @@
 
 use super::judging::judge_answer;
 use crate::arena::Arena;
-use crate::backends::BackendFactory;
-use crate::batch::{BatchTurns, Rounds};
-use crate::checks::score;
-use crate::item::Item;
-use crate::results::{ResultRow, RowOrigin, Scored};
+use crate::arena::item::Item;
+use crate::rows::results::{ResultRow, RowOrigin, Scored};
+use crate::run::backends::BackendFactory;
+use crate::run::batch::{BatchTurns, Rounds};
+use crate::score::checks::score;
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -99,7 +99,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
         *s += price.cost(&row.usage);
     }
-    if row.outcome != crate::results::Outcome::Pass {
+    if row.outcome != crate::rows::results::Outcome::Pass {
         context.failed.store(true, Ordering::Relaxed);
     }
     (row, run)

@@ -2,11 +2,11 @@
 //! item graded by the judge the backends supply.
 
 use crate::arena::Arena;
-use crate::backends::BackendFactory;
-use crate::checks::Check;
-use crate::item::Item;
-use crate::results::{JudgeRecord, Scored};
-use crate::rubric::{self, Judgement};
+use crate::arena::item::Item;
+use crate::rows::results::{JudgeRecord, Scored};
+use crate::run::backends::BackendFactory;
+use crate::score::checks::Check;
+use crate::score::rubric::{self, Judgement};
 use tribunal_runtime::ErrorCode;
 
 /// Grades `scored`'s answer on each of `item`'s `rubric` checks, replacing

@@ -10,11 +10,16 @@
 //! ([`RowSink`], sink.rs). [`RunPlan`] (plan.rs) assembles the backends a
 //! run is on.
 
+pub mod backends;
+pub mod batch;
+pub mod hash;
 mod job;
 mod judging;
 mod options;
 mod plan;
 mod prior;
+pub(crate) mod progress;
+pub mod shard_env;
 mod sink;
 mod terms;
 
@@ -23,13 +28,13 @@ pub use plan::{JudgeRoute, PlanError, RunPlan};
 pub use sink::{JsonlSink, MemorySink, RowSink};
 
 use crate::arena::Arena;
-use crate::backends::BackendFactory;
-use crate::batch::{Journal, Rounds, journal_path};
+use crate::arena::item::Item;
 use crate::error::JudgeError;
-use crate::item::Item;
-use crate::progress::Progress;
-use crate::results::{Outcome, ResultRow, latest};
-use crate::transcript::Transcript;
+use crate::rows::results::{Outcome, ResultRow, latest};
+use crate::rows::transcript::Transcript;
+use crate::run::backends::BackendFactory;
+use crate::run::batch::{Journal, Rounds, journal_path};
+use crate::run::progress::Progress;
 use futures::{FutureExt, StreamExt};
 use job::{Finished, JobContext, run_job};
 use prior::{BATCH_NEEDS_A_FILE, Prior, read_prior, results_file};
@@ -204,7 +209,7 @@ pub(crate) async fn run_one(
     backend: Arc<dyn tribunal_runtime::Backend>,
     config_hash: &str,
 ) -> ResultRow {
-    let origin = crate::results::RowOrigin::new(
+    let origin = crate::rows::results::RowOrigin::new(
         arena.name.as_str(),
         (item.id.as_str(), item.index, repeat),
         config_hash,
@@ -396,7 +401,7 @@ mod tests {
         };
         let context = Arc::new(JobContext {
             arena: arena.clone(),
-            backends: Arc::new(crate::backends::MockBackends::default()),
+            backends: Arc::new(crate::run::backends::MockBackends::default()),
             hash: Arc::from("hash"),
             budget: arena.budget,
             keep_run: false,

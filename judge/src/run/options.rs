@@ -1,8 +1,8 @@
 //! [`RunOptions`]: how [`run_arena`](super::run_arena) runs an arena, and
 //! [`RunMode`]: what it does with the rows already in the results file.
 
-use crate::batch::BatchSettings;
 use crate::pricing::Pricing;
+use crate::run::batch::BatchSettings;
 use crate::shard::Shard;
 use std::path::PathBuf;
 
@@ -35,7 +35,7 @@ pub struct RunOptions {
     /// What the run does with the rows already in `out`.
     pub mode: RunMode,
     /// Write each run's transcript (conversation, usage, timings) as one
-    /// file per item and repeat into this folder ([`crate::transcript::Transcript`]).
+    /// file per item and repeat into this folder ([`crate::rows::transcript::Transcript`]).
     /// `None`: no transcripts.
     pub transcripts: Option<PathBuf>,
     /// The prices the cost budgets are checked at (the arena's
@@ -49,7 +49,7 @@ pub struct RunOptions {
     /// `RunMode::Resume` runs the rest. Default: off.
     pub fail_fast: bool,
     /// Send the model requests through the provider's batch API, one round
-    /// of batches per turn ([`crate::batch`]); `backends` then names the
+    /// of batches per turn ([`crate::run::batch`]); `backends` then names the
     /// run (its backend, model and output plan must be the batch API's) and
     /// judges rubric checks. `None`: online.
     pub batch: Option<BatchSettings>,
@@ -139,7 +139,7 @@ impl RunOptions {
         self
     }
 
-    /// Through the provider's batch API ([`crate::batch`]).
+    /// Through the provider's batch API ([`crate::run::batch`]).
     pub fn with_batch(mut self, batch: Option<BatchSettings>) -> Self {
         self.batch = batch;
         self

@@ -4,9 +4,9 @@
 //! `tribunal run` does, so that an embedder runs an arena as the CLI does.
 
 use crate::arena::Arena;
-use crate::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
-use crate::batch::BatchSettings;
-use crate::mcp::{McpCassette, McpStartError, start_servers};
+use crate::arena::mcp::{McpCassette, McpStartError, start_servers};
+use crate::run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
+use crate::run::batch::BatchSettings;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 
 use super::options::{RunMode, RunOptions};
 use crate::error::JudgeError;
-use crate::results::{ResultRow, read_rows};
+use crate::rows::results::{ResultRow, read_rows};
 use std::path::Path;
 
 /// What the results file held before the run, as the run keeps it.

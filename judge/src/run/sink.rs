@@ -3,7 +3,7 @@
 //! embedder's own store.
 
 use crate::error::JudgeError;
-use crate::results::{ResultRow, ResultsWriter, rewrite};
+use crate::rows::results::{ResultRow, ResultsWriter, rewrite};
 use std::path::Path;
 
 /// Takes the rows of a run as runs finish.

@@ -3,11 +3,11 @@
 
 use super::options::RunOptions;
 use crate::arena::Arena;
-use crate::backends::BackendFactory;
-use crate::batch::BatchSettings;
 use crate::error::JudgeError;
-use crate::hash::{config_hash_of_mode, with_cost_price};
 use crate::pricing::BATCH_PRICE;
+use crate::run::backends::BackendFactory;
+use crate::run::batch::BatchSettings;
+use crate::run::hash::{config_hash_of_mode, with_cost_price};
 use tribunal_runtime::Budget;
 use tribunal_runtime::cost::{CostLimit, ModelPrice};
 

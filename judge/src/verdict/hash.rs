@@ -4,8 +4,8 @@
 //! produced it.
 
 use super::{Verdict, VerdictSchemas};
-use crate::hash::{budget_fields, canonical};
-use crate::toolset::hex;
+use crate::arena::toolset::hex;
+use crate::run::hash::{budget_fields, canonical};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tribunal_runtime::{AnswerPolicy, Budget, ToolSpec};

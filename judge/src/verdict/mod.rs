@@ -15,7 +15,7 @@ mod stored;
 mod submission;
 
 pub use crate::arena::{VerdictArena, VerdictToml};
-pub use crate::envelope::{
+pub use crate::score::envelope::{
     Envelope, FIELDS_KEY, FIELDS_MISMATCH, FORMAT_NAME, RESULT_KEY, VERDICT_KEY, VerdictSchemas,
 };
 pub use hash::review_hash;

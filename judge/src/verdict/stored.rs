@@ -14,7 +14,7 @@
 //! HTTP status, provider error type; never a message).
 
 use super::{VERDICT_KEY, Verdict};
-use crate::results::ResultRow;
+use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tribunal_runtime::conversation::Usage;

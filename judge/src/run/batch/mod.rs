@@ -22,7 +22,7 @@
 pub mod journal;
 mod rounds;
 
-pub use crate::progress::BatchRound;
+pub use crate::run::progress::BatchRound;
 pub use journal::{Journal, journal_path};
 pub use rounds::Rounds;
 

@@ -3,9 +3,9 @@
 //! tolerates a torn last line (a process killed mid-write: no newline) and
 //! refuses any other damage; merging combines shard files.
 
-use crate::checks::CheckResult;
 use crate::error::JudgeError;
 use crate::green_red::Verdict;
+use crate::score::checks::CheckResult;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -4,9 +4,9 @@
 //! and per PASS.
 
 use super::{ChangeKind, Comparison, Gate, VerdictChange};
+use crate::report::stats::PairedMethod;
+use crate::report::tokens::{TokenUse, figure, grouped, signed_count};
 use crate::report::{MOCK_BANNER, md_escape as md};
-use crate::stats::PairedMethod;
-use crate::tokens::{TokenUse, figure, grouped, signed_count};
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -4,8 +4,8 @@
 //! Fields other than these are ignored, so datasets of the public
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
-use crate::checks::{Check, CheckKind, ItemCheck};
 use crate::green_red::Verdict;
+use crate::score::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
@@ -44,7 +44,7 @@ impl Item {
     pub fn has_rubric(&self) -> bool {
         self.checks
             .iter()
-            .any(|c| matches!(c.check, crate::checks::Check::Rubric { .. }))
+            .any(|c| matches!(c.check, crate::score::checks::Check::Rubric { .. }))
     }
 }
 
@@ -211,7 +211,7 @@ fn parse_gold_rubric(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Ve
             Some(verdict) => out.push(verdict),
             None => problems.push(format!(
                 "gold_rubric[{i}]: expected \"GREEN\" or \"RED\", found {}",
-                crate::envelope::short(v)
+                crate::score::envelope::short(v)
             )),
         }
     }

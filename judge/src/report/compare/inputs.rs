@@ -6,7 +6,7 @@
 //! is counted. Pure: it reads rows and what reading the files found.
 
 use super::{Comparison, RunKey};
-use crate::results::ResultRow;
+use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;

@@ -2,8 +2,8 @@
 //! builds a [`ScriptedBackend`] per item from its `mock` turns; a live
 //! backend is one shared client.
 
-use crate::checks::ItemCheck;
-use crate::item::Item;
+use crate::arena::item::Item;
+use crate::score::checks::ItemCheck;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,17 +58,7 @@ pub trait BackendFactory: Send + Sync {
     }
 }
 
-/// The name mock rows carry as their backend.
-pub const MOCK_BACKEND: &str = "mock";
-
-/// Whether rows or a run of `backend` (its name as a row carries it) came
-/// from the mock backend: the one test of it, for reports, comparisons and
-/// prices alike.
-pub fn is_mock(backend: &str) -> bool {
-    backend == MOCK_BACKEND
-}
-/// The model name mock rows carry.
-pub const MOCK_MODEL: &str = "scripted";
+pub use crate::rows::{MOCK_BACKEND, MOCK_MODEL, is_mock};
 
 /// Mock mode: each item's `mock` turns, played by a fresh [`ScriptedBackend`].
 #[derive(Debug, Clone, Copy, Default)]

@@ -211,7 +211,7 @@ impl fmt::Display for CheckKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::Check;
+    use crate::score::checks::Check;
     use serde_json::{Value, json};
 
     /// The position of `kind` in [`CheckKind::ALL`]. A match without a

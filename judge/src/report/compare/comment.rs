@@ -179,7 +179,8 @@ impl Comparison {
             .delta_ci
             .map(|ci| format!(" (paired {})", ci.points()))
             .unwrap_or_default();
-        let figure = |x: Option<f64>| x.map_or_else(|| "none".to_string(), crate::tokens::figure);
+        let figure =
+            |x: Option<f64>| x.map_or_else(|| "none".to_string(), crate::report::tokens::figure);
         let share = |s: &Side| match s.tokens.cached_share {
             Some(x) => format!("{:.1}%", x * 100.0),
             None => "not reported".to_string(),

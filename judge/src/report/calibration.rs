@@ -10,7 +10,7 @@
 
 use crate::ResultRow;
 use crate::green_red::Verdict;
-use crate::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
+use crate::report::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -178,15 +178,7 @@ pub fn calibrate(gold: &IndexMap<String, Verdict>, rows: &[ResultRow]) -> Calibr
     calibrate_runs(Subject::Verdicts, gold, runs)
 }
 
-/// The key of an item's `k`-th rubric check in [`calibrate_rubric`]'s
-/// gold: the item id for the first, `id (rubric k+1)` for later ones.
-pub fn rubric_key(id: &str, k: usize) -> String {
-    if k == 0 {
-        id.to_string()
-    } else {
-        format!("{id} (rubric {})", k + 1)
-    }
-}
+pub use crate::score::rubric::rubric_key;
 
 /// Calibrates the rubric judge against human labels: `gold` maps
 /// [`rubric_key`]s to the labelled verdict, and each run's judge verdicts

@@ -8,7 +8,7 @@
 //! auth headers never appear: they are not part of the conversation.
 
 use crate::error::JudgeError;
-use crate::results::ResultRow;
+use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

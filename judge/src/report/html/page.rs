@@ -3,15 +3,15 @@
 //! and, when recorded, their transcripts. Pure: no I/O except through the
 //! transcript lookup the caller passes in.
 
-use crate::backends::is_mock;
-use crate::calibration::Calibration;
-use crate::html::charts::{Histogram, TokenBars};
 use crate::pricing::{CostSummary, Pricing};
 use crate::report::ReportItem;
-use crate::results::ResultRow;
-use crate::summary::{Summary, summarize};
-use crate::tokens::TokenUse;
-use crate::transcript::Transcript;
+use crate::report::calibration::Calibration;
+use crate::report::html::charts::{Histogram, TokenBars};
+use crate::report::summary::{Summary, summarize};
+use crate::report::tokens::TokenUse;
+use crate::rows::is_mock;
+use crate::rows::results::ResultRow;
+use crate::rows::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -75,7 +75,7 @@ pub struct PageItem {
 }
 
 impl ReportPage {
-    /// The page of `rows` (latest row per key, as [`crate::results::latest`] gives
+    /// The page of `rows` (latest row per key, as [`crate::rows::results::latest`] gives
     /// them), without transcripts.
     pub fn from_rows(rows: &[ResultRow]) -> ReportPage {
         Self::build(rows, |_| Ok(None))
@@ -139,7 +139,7 @@ impl ReportPage {
         ReportPage {
             arena: text(|r| &r.arena),
             mock: is_mock(&backend),
-            replayed: crate::results::all_replayed(rows),
+            replayed: crate::rows::results::all_replayed(rows),
             backend,
             model: text(|r| &r.model),
             date: rows

@@ -3,9 +3,9 @@
 //! waiting, the waiting requests go out as a round of batches.
 
 use super::journal::Journal;
+use crate::arena::toolset::hex;
 use crate::error::JudgeError;
-use crate::progress::{BatchRound, Progress};
-use crate::toolset::hex;
+use crate::run::progress::{BatchRound, Progress};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -464,7 +464,7 @@ mod tests {
 
     impl Progress for Seen {
         fn start(&self, _: &str, _: usize, _: usize, _: bool) {}
-        fn finished(&self, _: &crate::results::ResultRow) {}
+        fn finished(&self, _: &crate::rows::results::ResultRow) {}
         fn batch_round(&self, round: &BatchRound) {
             lock(&self.0).push(round.clone());
         }

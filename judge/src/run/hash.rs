@@ -4,7 +4,7 @@
 //! another's.
 
 use crate::arena::Arena;
-use crate::toolset::hex;
+use crate::arena::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tribunal_runtime::Budget;
@@ -18,7 +18,7 @@ const HASH_LAYOUT: u32 = 2;
 /// The config hash of running `arena` on `backend`/`model` with output
 /// `plan`: the first 16 hex digits of SHA-256 over the canonical config
 /// (which holds the arena's backend settings but `max_retries` and
-/// `prompt_cache`: see [`BackendSettings`](crate::settings::BackendSettings)).
+/// `prompt_cache`: see [`BackendSettings`](crate::arena::settings::BackendSettings)).
 pub fn config_hash(arena: &Arena, backend: &str, model: &str, plan: &OutputPlan) -> String {
     config_hash_of_mode(arena, backend, model, plan, false)
 }

@@ -2,9 +2,9 @@
 //! histogram and the tokens-per-item chart, plus the chart data
 //! ([`Histogram`], [`TokenBars`]) the page model carries.
 
-use crate::html::escape::escape_html;
-pub use crate::stats::percentile;
-use crate::summary::Summary;
+use crate::report::html::escape::escape_html;
+pub use crate::report::stats::percentile;
+use crate::report::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tribunal_runtime::conversation::Usage;

@@ -5,9 +5,9 @@
 //! never see the model's raw text. An ERROR run is not scored at all (its
 //! checks are recorded as skipped by the runner).
 
-use crate::envelope::short;
 use crate::green_red::Verdict;
-use crate::rubric::Judgement;
+use crate::score::envelope::short;
+use crate::score::rubric::Judgement;
 use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -224,7 +224,7 @@ pub enum Check {
         description: Option<String>,
     },
     /// A judge model reads the item's input and the answer against
-    /// `rubric` and returns GREEN or RED (see [`crate::rubric`]); the check
+    /// `rubric` and returns GREEN or RED (see [`crate::score::rubric`]); the check
     /// holds when the verdict is `pass_when`. A judge that fails makes the
     /// item ERROR.
     Rubric {

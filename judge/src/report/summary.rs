@@ -8,8 +8,8 @@
 //! again counts as not passed), averaged over the items with at least `k`
 //! runs.
 
-use crate::results::{Outcome, ResultRow};
-use crate::stats::{Interval, pass_at_k, pass_hat_k, wilson};
+use crate::report::stats::{Interval, pass_at_k, pass_hat_k, wilson};
+use crate::rows::results::{Outcome, ResultRow};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -8,15 +8,15 @@
 //! with `textContent` only — model, tool and dataset text never becomes
 //! markup.
 
-use crate::calibration::Calibration;
-use crate::html::charts::{
+use crate::report::calibration::Calibration;
+use crate::report::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
 };
-use crate::html::escape::{escape_html, script_safe};
-use crate::html::page::{PageItem, ReportPage};
+use crate::report::html::escape::{escape_html, script_safe};
+use crate::report::html::page::{PageItem, ReportPage};
+use crate::report::tokens::figure;
 use crate::report::{MOCK_BANNER, REPLAY_BANNER};
-use crate::results::error_text;
-use crate::tokens::figure;
+use crate::rows::results::error_text;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -111,8 +111,8 @@ pub fn render_page(page: &ReportPage) -> String {
 /// The calibration section: its summary lines and the disagreements.
 fn calibration(out: &mut String, c: &Calibration) {
     let id = match c.subject {
-        crate::calibration::Subject::Verdicts => "calibration",
-        crate::calibration::Subject::Rubric => "rubric-calibration",
+        crate::report::calibration::Subject::Verdicts => "calibration",
+        crate::report::calibration::Subject::Rubric => "rubric-calibration",
     };
     let _ = write!(
         out,

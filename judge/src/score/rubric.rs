@@ -8,8 +8,8 @@
 //! A judge that ends in an error makes the item ERROR, never FAIL: an
 //! unjudged answer is not a wrong one.
 
-use crate::envelope::VerdictSchemas;
 use crate::green_red::Verdict;
+use crate::score::envelope::VerdictSchemas;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
@@ -289,6 +289,17 @@ pub async fn judge(
         judgement,
         usage,
         wall_ms,
+    }
+}
+
+/// The key of an item's `k`-th rubric check in
+/// [`calibrate_rubric`](crate::report::calibration::calibrate_rubric)'s
+/// gold: the item id for the first, `id (rubric k+1)` for later ones.
+pub fn rubric_key(id: &str, k: usize) -> String {
+    if k == 0 {
+        id.to_string()
+    } else {
+        format!("{id} (rubric {})", k + 1)
     }
 }
 

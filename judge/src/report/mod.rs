@@ -4,14 +4,21 @@
 //! Every rendering of a mock-backend run says so: `"mock": true` in JSON, a
 //! banner elsewhere. Mock pass rates prove the plumbing, not a model.
 
-use crate::backends::is_mock;
-use crate::calibration::Calibration;
-use crate::checks::CheckResult;
+pub mod calibration;
+pub mod compare;
+pub mod html;
+pub mod stats;
+pub mod summary;
+pub mod tokens;
+
 use crate::error::JudgeError;
 use crate::pricing::{Cost, CostSummary, Pricing};
-use crate::results::{JudgeRecord, Outcome, ResultRow, error_text};
-use crate::summary::{Summary, summarize};
-use crate::tokens::TokenUse;
+use crate::report::calibration::Calibration;
+use crate::report::summary::{Summary, summarize};
+use crate::report::tokens::TokenUse;
+use crate::rows::is_mock;
+use crate::rows::results::{JudgeRecord, Outcome, ResultRow, error_text};
+use crate::score::checks::CheckResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -56,7 +63,7 @@ pub struct Report {
     /// What the runs cost under the pricing table.
     pub cost: CostSummary,
     /// The tokens the runs spent: per item run, per PASS, the cached share
-    /// (see [`crate::tokens`] for the definitions). Reports written before
+    /// (see [`crate::report::tokens`] for the definitions). Reports written before
     /// it read as no runs.
     #[serde(default)]
     pub tokens: TokenUse,
@@ -205,7 +212,7 @@ impl Report {
                 .map(|r| r.arena.clone())
                 .unwrap_or_else(|| arena.to_string()),
             mock: is_mock(&backend),
-            replayed: crate::results::all_replayed(rows),
+            replayed: crate::rows::results::all_replayed(rows),
             model: first.map(|r| r.model.clone()).unwrap_or_default(),
             backend,
             config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),

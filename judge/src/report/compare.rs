@@ -4,15 +4,15 @@
 //! and token and latency deltas; [`Gate`] decides whether CI should fail.
 //! Pure: it takes rows, not files.
 
-use crate::backends::is_mock;
-use crate::calibration::judged_verdict;
-use crate::checks::CheckKind;
 use crate::green_red::Verdict;
 use crate::report::cache_total;
-use crate::results::{Outcome, ResultRow};
-use crate::stats::percentile;
-use crate::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
-use crate::tokens::{TokenChange, TokenUse, run_tokens};
+use crate::report::calibration::judged_verdict;
+use crate::report::stats::percentile;
+use crate::report::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
+use crate::report::tokens::{TokenChange, TokenUse, run_tokens};
+use crate::rows::is_mock;
+use crate::rows::results::{Outcome, ResultRow};
+use crate::score::checks::CheckKind;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;

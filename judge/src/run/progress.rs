@@ -1,8 +1,8 @@
 //! [`Progress`]: what the runner reports while items finish — an indicatif
 //! bar when stderr is a terminal, plain lines otherwise (CI logs).
 
-use crate::results::ResultRow;
-use crate::results::error_text;
+use crate::rows::results::ResultRow;
+use crate::rows::results::error_text;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};

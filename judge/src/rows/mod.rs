@@ -1,0 +1,9 @@
+//! Rows: what a run leaves behind — one [`ResultRow`](results::ResultRow)
+//! per finished run in a JSON Lines results file, and opt-in transcripts.
+//! Below the runner (which writes them) and the reports (which read them).
+
+mod mock;
+pub mod results;
+pub mod transcript;
+
+pub use mock::{MOCK_BACKEND, MOCK_MODEL, is_mock};
