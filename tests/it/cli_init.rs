@@ -1,19 +1,15 @@
 //! `tribunal init`: a new arena that lints clean and passes 2/2 in mock
 //! mode, and never a file written over one of the user's.
 
+use crate::json_lines;
 use crate::stand_in::{stderr, stdout};
-use crate::{json_lines, tribunal_bin};
-use std::process::{Command, Output};
-
-fn tribunal(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(tribunal_bin()).args(args).output().unwrap()
-}
+use crate::tribunal_here;
 
 #[test]
 fn init_lint_run_passes_from_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let arena = dir.path().join("capitals");
-    let init = tribunal(&["init".as_ref(), arena.as_os_str()]);
+    let init = tribunal_here(&["init".as_ref(), arena.as_os_str()]);
     assert_eq!(init.status.code(), Some(0), "{}", stderr(&init));
     assert!(stdout(&init).contains("created arena \"capitals\""));
     for file in [
@@ -29,7 +25,7 @@ fn init_lint_run_passes_from_nothing() {
     assert!(toml.contains("name = \"capitals\""));
     assert!(!toml.contains("{{"), "every placeholder filled");
 
-    let lint = tribunal(&["lint".as_ref(), arena.as_os_str()]);
+    let lint = tribunal_here(&["lint".as_ref(), arena.as_os_str()]);
     assert_eq!(
         lint.status.code(),
         Some(0),
@@ -39,7 +35,7 @@ fn init_lint_run_passes_from_nothing() {
     );
 
     let out = dir.path().join("capitals.jsonl");
-    let run = tribunal(&[
+    let run = tribunal_here(&[
         "run".as_ref(),
         arena.as_os_str(),
         "--out".as_ref(),
@@ -58,7 +54,7 @@ fn init_refuses_a_folder_with_files_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mine = dir.path().join("arena.toml");
     std::fs::write(&mine, "name = \"mine\"\n").unwrap();
-    let init = tribunal(&[
+    let init = tribunal_here(&[
         "init".as_ref(),
         dir.path().as_os_str(),
         "--name".as_ref(),
@@ -76,7 +72,7 @@ fn init_refuses_a_folder_with_files_and_writes_nothing() {
 fn init_refuses_a_name_that_cannot_name_an_arena() {
     let dir = tempfile::tempdir().unwrap();
     let arena = dir.path().join("my arena");
-    let init = tribunal(&["init".as_ref(), arena.as_os_str()]);
+    let init = tribunal_here(&["init".as_ref(), arena.as_os_str()]);
     assert_eq!(init.status.code(), Some(2));
     assert!(
         stderr(&init).contains("\"my arena\" cannot name an arena"),
@@ -85,7 +81,7 @@ fn init_refuses_a_name_that_cannot_name_an_arena() {
     );
     assert!(stderr(&init).contains("pass --name NAME"));
     assert!(!arena.exists());
-    let named = tribunal(&[
+    let named = tribunal_here(&[
         "init".as_ref(),
         arena.as_os_str(),
         "--name".as_ref(),

@@ -1,10 +1,10 @@
 //! `tribunal judge submit` and `tribunal judge run`: output and exit codes
 //! (0 GREEN / 1 RED / 2 ERROR or invalid submission).
 
-use crate::tribunal_bin;
+use crate::tribunal;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/code_review")
@@ -285,20 +285,12 @@ fn calibration_arena(dir: &Path) -> PathBuf {
     a
 }
 
-fn tribunal_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(tribunal_bin())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn calibrate_reports_agreement_and_gates_on_min_kappa() {
     let dir = tempfile::tempdir().unwrap();
     let a = calibration_arena(dir.path());
     let a = a.to_str().unwrap();
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a]);
+    let o = tribunal(&["judge", "calibrate", a], dir.path());
     let out = String::from_utf8_lossy(&o.stdout);
     // A disagreeing judge FAILs an item, but calibrate gates on kappa alone.
     assert_eq!(o.status.code(), Some(0), "{out}");
@@ -310,7 +302,7 @@ fn calibrate_reports_agreement_and_gates_on_min_kappa() {
     assert!(out.contains("true-RED rate 50.0% (1/2"), "{out}");
     assert!(out.contains("\nb     RED    GREEN\n"), "{out}");
 
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", "0.5"]);
+    let o = tribunal(&["judge", "calibrate", a, "--min-kappa", "0.5"], dir.path());
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -318,14 +310,14 @@ fn calibrate_reports_agreement_and_gates_on_min_kappa() {
         "{err}"
     );
     assert!(err.contains("is below --min-kappa 0.5"), "{err}");
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", "0.4"]);
+    let o = tribunal(&["judge", "calibrate", a, "--min-kappa", "0.4"], dir.path());
     assert_eq!(o.status.code(), Some(0));
     // `run --calibrate` keeps the run's own gate: item b failed.
-    let o = tribunal_in(dir.path(), &["run", a, "--calibrate"]);
+    let o = tribunal(&["run", a, "--calibrate"], dir.path());
     assert_eq!(o.status.code(), Some(1));
-    let o = tribunal_in(
-        dir.path(),
+    let o = tribunal(
         &["run", a, "--min-kappa", "-0.5", "--min-pass-rate", "0.6"],
+        dir.path(),
     );
     assert_eq!(
         o.status.code(),
@@ -335,30 +327,30 @@ fn calibrate_reports_agreement_and_gates_on_min_kappa() {
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains("CALIBRATION"));
     for bad in ["1.5", "-2", "nan"] {
-        let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--min-kappa", bad]);
+        let o = tribunal(&["judge", "calibrate", a, "--min-kappa", bad], dir.path());
         assert_eq!(o.status.code(), Some(2), "{bad}");
     }
     // Every report format carries it.
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "json"]);
+    let o = tribunal(&["judge", "calibrate", a, "--report", "json"], dir.path());
     let json: Value = serde_json::from_slice(&o.stdout).unwrap();
     let k = json["calibration"]["kappa"]["value"].as_f64().unwrap();
     assert!((k - 0.4).abs() < 1e-12, "{k}");
     assert_eq!(json["calibration"]["disagreements"][0]["id"], "b");
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "junit"]);
+    let o = tribunal(&["judge", "calibrate", a, "--report", "junit"], dir.path());
     let xml = String::from_utf8_lossy(&o.stdout);
     assert!(
         xml.contains("<property name=\"calibration_kappa\" value=\"0.400000\"/>"),
         "{xml}"
     );
     assert!(xml.contains("<property name=\"calibration_disagreements\" value=\"1\"/>"));
-    let o = tribunal_in(
-        dir.path(),
+    let o = tribunal(
         &["judge", "calibrate", a, "--report", "markdown"],
+        dir.path(),
     );
     let md = String::from_utf8_lossy(&o.stdout);
     assert!(md.contains("## Calibration: judge vs gold"), "{md}");
     assert!(md.contains("| b | RED | GREEN |"), "{md}");
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a, "--report", "html"]);
+    let o = tribunal(&["judge", "calibrate", a, "--report", "html"], dir.path());
     let html = String::from_utf8_lossy(&o.stdout);
     assert!(html.contains(r#"<section class="calibration" id="calibration">"#));
     assert!(html.contains("<tr><td>b</td><td>RED</td><td>GREEN</td></tr>"));
@@ -369,7 +361,7 @@ fn calibrate_reports_agreement_and_gates_on_min_kappa() {
 fn calibrate_needs_gold_verdicts() {
     let dir = tempfile::tempdir().unwrap();
     let a = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
-    let o = tribunal_in(dir.path(), &["judge", "calibrate", a.to_str().unwrap()]);
+    let o = tribunal(&["judge", "calibrate", a.to_str().unwrap()], dir.path());
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no item has a gold verdict"), "{err}");

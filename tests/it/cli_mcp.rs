@@ -3,23 +3,14 @@
 //! `tribunal-mcp-fixture`), lint checks the tables, and a server that cannot
 //! give what the arena names stops the run before it starts (exit 2, coded).
 
+use crate::json_lines;
 use crate::stand_in::stderr;
-use crate::{json_lines, tribunal_bin};
+use crate::tribunal;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn fixture() -> &'static str {
     env!("CARGO_BIN_EXE_tribunal-mcp-fixture")
-}
-
-fn tribunal(args: &[&str], cwd: &Path) -> Output {
-    Command::new(tribunal_bin())
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("JOB_COMPLETION_INDEX")
-        .env_remove("TRIBUNAL_SHARD")
-        .output()
-        .unwrap()
 }
 
 /// An arena folder whose `[[mcp]]` table is `mcp` (TOML) and whose one

@@ -1,16 +1,12 @@
 //! `tribunal report`, `tribunal compare`, and `run --transcripts DIR
 //! --report html` through the binary, on the mock structured_output arena.
 
-use crate::{json_lines, tribunal_bin};
+use crate::json_lines;
+use crate::tribunal_here;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
-}
-
-fn tribunal(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(tribunal_bin()).args(args).output().unwrap()
 }
 
 fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
@@ -28,7 +24,7 @@ fn mock_run(dir: &Path) -> (PathBuf, PathBuf) {
     let results = dir.join("results.jsonl");
     let transcripts = dir.join("transcripts");
     let html = dir.join("run.html");
-    let out = tribunal(&[
+    let out = tribunal_here(&[
         os("run"),
         os(&arena()),
         os("--out"),
@@ -65,7 +61,7 @@ fn cli_run_writes_transcripts_and_report_renders_them() {
     assert!(t["report"]["usage"].is_object());
 
     let html = dir.path().join("out/report.html");
-    let out = tribunal(&[
+    let out = tribunal_here(&[
         os("report"),
         os(&results),
         os("--html"),
@@ -84,7 +80,7 @@ fn cli_run_writes_transcripts_and_report_renders_them() {
     assert_eq!(page.matches(r#""messages":"#).count(), 15);
 
     // Without --html: the terminal table.
-    let out = tribunal(&[os("report"), os(&results)]);
+    let out = tribunal_here(&[os("report"), os(&results)]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("MOCK RUN"));
 }
@@ -94,7 +90,7 @@ fn cli_compare_exits_1_on_regression_only() {
     let dir = tempfile::tempdir().unwrap();
     let (results, _) = mock_run(dir.path());
 
-    let same = tribunal(&[os("compare"), os(&results), os(&results)]);
+    let same = tribunal_here(&[os("compare"), os(&results), os(&results)]);
     assert_eq!(
         same.status.code(),
         Some(0),
@@ -110,7 +106,7 @@ fn cli_compare_exits_1_on_regression_only() {
     write_json_lines(&worse, &lines);
 
     let html = dir.path().join("compare.html");
-    let out = tribunal(&[
+    let out = tribunal_here(&[
         os("compare"),
         os(&results),
         os(&worse),
@@ -128,7 +124,7 @@ fn cli_compare_exits_1_on_regression_only() {
     );
 
     // The reverse is a fix: exit 0.
-    let back = tribunal(&[os("compare"), os(&worse), os(&results)]);
+    let back = tribunal_here(&[os("compare"), os(&worse), os(&results)]);
     assert_eq!(back.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&back.stdout).contains("1 fix(es)"));
 }
@@ -140,14 +136,14 @@ fn cli_report_and_compare_exit_2_on_unreadable_input() {
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "not json\n{\"also\": \"not a row\"}\n").unwrap();
     for input in [&missing, &bad] {
-        let out = tribunal(&[
+        let out = tribunal_here(&[
             os("report"),
             os(input),
             os("--html"),
             os(&dir.path().join("r.html")),
         ]);
         assert_eq!(out.status.code(), Some(2), "report {}", input.display());
-        let out = tribunal(&[os("compare"), os(input), os(input)]);
+        let out = tribunal_here(&[os("compare"), os(input), os(input)]);
         assert_eq!(out.status.code(), Some(2), "compare {}", input.display());
     }
 }
@@ -171,7 +167,7 @@ fn cli_report_and_compare_name_the_line_of_an_unknown_error_code() {
         vec![os("report"), os(&bad)],
         vec![os("compare"), os(&results), os(&bad)],
     ] {
-        let out = tribunal(&args);
+        let out = tribunal_here(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(&at_line), "{args:?}: {stderr}");
@@ -215,7 +211,7 @@ fn cli_compare_gates_live_results_on_significance_and_mock_on_any() {
         for args in [vec![], vec![os("--gate"), os("significant")]] {
             let mut all = vec![os("compare"), os(&base), os(&new)];
             all.extend(args);
-            let out = tribunal(&all);
+            let out = tribunal_here(&all);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(
                 out.status.code(),
@@ -235,7 +231,7 @@ fn cli_compare_gates_live_results_on_significance_and_mock_on_any() {
             );
             assert!(stdout.contains("McNemar exact"), "{stdout}");
         }
-        let any = tribunal(&[os("compare"), os(&base), os(&new), os("--gate"), os("any")]);
+        let any = tribunal_here(&[os("compare"), os(&base), os(&new), os("--gate"), os("any")]);
         assert_eq!(
             any.status.code(),
             Some(1),
@@ -249,10 +245,10 @@ fn cli_compare_gates_live_results_on_significance_and_mock_on_any() {
     // A looser alpha changes the verdict on a small regression: 5 of 20
     // flipped, p = 2·½⁵ = 0.0625.
     let (base, new) = live_pair(dir.path(), 5);
-    let strict = tribunal(&[os("compare"), os(&base), os(&new)]);
+    let strict = tribunal_here(&[os("compare"), os(&base), os(&new)]);
     assert_eq!(strict.status.code(), Some(0));
     let html = dir.path().join("loose.html");
-    let loose = tribunal(&[
+    let loose = tribunal_here(&[
         os("compare"),
         os(&base),
         os(&new),
@@ -278,11 +274,11 @@ fn cli_compare_gates_live_results_on_significance_and_mock_on_any() {
     lines[0]["checks"][0]["ok"] = false.into();
     let worse = dir.path().join("mock-worse.jsonl");
     write_json_lines(&worse, &lines);
-    let out = tribunal(&[os("compare"), os(&results), os(&worse)]);
+    let out = tribunal_here(&[os("compare"), os(&results), os(&worse)]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("gate any regression: FAIL"));
     // … unless the user asks for the significant gate.
-    let out = tribunal(&[
+    let out = tribunal_here(&[
         os("compare"),
         os(&results),
         os(&worse),
@@ -298,7 +294,7 @@ fn cli_compare_refuses_an_alpha_outside_zero_one() {
     let (base, new) = live_pair(dir.path(), 1);
     for alpha in ["0", "1", "-0.1", "1.5", "five"] {
         let flag = format!("--alpha={alpha}");
-        let out = tribunal(&[os("compare"), os(&base), os(&new), os(&flag)]);
+        let out = tribunal_here(&[os("compare"), os(&base), os(&new), os(&flag)]);
         assert_eq!(out.status.code(), Some(2), "--alpha {alpha}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -306,7 +302,7 @@ fn cli_compare_refuses_an_alpha_outside_zero_one() {
             "{stderr}"
         );
     }
-    let out = tribunal(&[
+    let out = tribunal_here(&[
         os("compare"),
         os(&base),
         os(&new),
@@ -335,7 +331,7 @@ fn cli_compare_reports_the_token_change_in_every_format() {
     let runs = lines.len();
 
     let html = dir.path().join("compare.html");
-    let text = tribunal(&[
+    let text = tribunal_here(&[
         os("compare"),
         os(&results),
         os(&new),
@@ -354,7 +350,7 @@ fn cli_compare_reports_the_token_change_in_every_format() {
         "{page}"
     );
 
-    let markdown = tribunal(&[
+    let markdown = tribunal_here(&[
         os("compare"),
         os(&results),
         os(&new),
@@ -371,7 +367,7 @@ fn cli_compare_reports_the_token_change_in_every_format() {
     );
     assert!(markdown.contains("MOCK RUN"), "{markdown}");
 
-    let json = tribunal(&[
+    let json = tribunal_here(&[
         os("compare"),
         os(&results),
         os(&new),
@@ -392,7 +388,7 @@ fn cli_compare_reports_the_token_change_in_every_format() {
     let worse = dir.path().join("worse.jsonl");
     write_json_lines(&worse, &lines);
     for format in ["terminal", "markdown", "json"] {
-        let out = tribunal(&[
+        let out = tribunal_here(&[
             os("compare"),
             os(&results),
             os(&worse),
@@ -409,7 +405,7 @@ fn a_missing_file_says_its_reason_once() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.jsonl");
     let html = dir.path().join("r.html");
-    let o = tribunal(&[
+    let o = tribunal_here(&[
         os("report"),
         missing.as_os_str(),
         os("--html"),
@@ -420,7 +416,7 @@ fn a_missing_file_says_its_reason_once() {
     assert!(err.contains("missing.jsonl"), "{err}");
     assert_eq!(err.matches("os error 2").count(), 1, "{err}");
     let pricing = dir.path().join("missing.toml");
-    let o = tribunal(&[
+    let o = tribunal_here(&[
         os("run"),
         arena().as_os_str(),
         os("--pricing"),
@@ -439,7 +435,7 @@ fn a_missing_file_says_its_reason_once() {
 fn report_renders_every_format_and_refuses_a_file_without_rows() {
     let dir = tempfile::tempdir().unwrap();
     let (results, _) = mock_run(dir.path());
-    let o = tribunal(&[os("report"), os(&results), os("--report"), os("json")]);
+    let o = tribunal_here(&[os("report"), os(&results), os("--report"), os("json")]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -449,7 +445,7 @@ fn report_renders_every_format_and_refuses_a_file_without_rows() {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(json["arena"], "structured_output");
     let junit = dir.path().join("junit.xml");
-    let o = tribunal(&[
+    let o = tribunal_here(&[
         os("report"),
         os(&results),
         os("--report"),
@@ -466,7 +462,7 @@ fn report_renders_every_format_and_refuses_a_file_without_rows() {
 
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
-    let o = tribunal(&[os("report"), os(&empty)]);
+    let o = tribunal_here(&[os("report"), os(&empty)]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("empty.jsonl: no result row"), "{err}");

@@ -2,18 +2,11 @@
 //! a killed run resumed, shards merged.
 
 use crate::stand_in::{arena, code, stderr, stdout};
+use crate::tribunal;
 use crate::{json_lines, tribunal_bin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn tribunal(args: &[&str], cwd: &Path) -> Output {
-    Command::new(tribunal_bin())
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
 
 #[test]
 fn mock_run_passes_and_says_mock_everywhere() {

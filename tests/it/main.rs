@@ -21,6 +21,39 @@ macro_rules! bind_snapshots {
 pub(crate) fn tribunal_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
 }
+
+/// The shard variables no test process inherits: a CI job's own shard
+/// would change which items a run runs.
+pub(crate) const SHARD_VARS: [&str; 3] =
+    ["TRIBUNAL_SHARD", "TRIBUNAL_SHARDS", "JOB_COMPLETION_INDEX"];
+
+/// The one launcher: `tribunal ARGS` in `cwd`, without the shard
+/// variables of the test's environment.
+pub(crate) fn tribunal_command<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    cwd: &std::path::Path,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(tribunal_bin());
+    command.args(args).current_dir(cwd);
+    for name in SHARD_VARS {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Runs `tribunal ARGS` in `cwd` to its end.
+pub(crate) fn tribunal<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    cwd: &std::path::Path,
+) -> std::process::Output {
+    tribunal_command(args, cwd).output().unwrap()
+}
+
+/// Runs `tribunal ARGS` in the package's folder (arguments name their
+/// files absolutely).
+pub(crate) fn tribunal_here<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    tribunal(args, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+}
 /// `value` with every timing (a `*_ms` field) replaced by 0.
 pub(crate) fn without_timings(mut value: serde_json::Value) -> serde_json::Value {
     fn walk(v: &mut serde_json::Value) {

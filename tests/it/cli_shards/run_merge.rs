@@ -3,26 +3,20 @@
 //! `tribunal merge FOLDER` gives the unsharded run's report.
 
 use crate::stand_in::{arena, code, dataset_ids, stderr, stdout};
-use crate::{json_lines, tribunal_bin, without_timings};
+use crate::{json_lines, without_timings};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
-
-/// Every variable that chooses a shard: cleared in each child, so the
-/// test's own environment (a CI runner inside an Indexed Job) cannot leak in.
-const SHARD_VARS: [&str; 3] = ["TRIBUNAL_SHARD", "TRIBUNAL_SHARDS", "JOB_COMPLETION_INDEX"];
 
 /// A process: its arguments, its shard variables, and what its stderr
 /// says (starts with, for an error).
 type Start<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
-/// `tribunal ARGS` in `cwd` with the shard variables `vars` (and no other).
+/// `tribunal ARGS` in `cwd` with the shard variables `vars` and no other
+/// (the launcher clears them: the test's own environment, a CI runner
+/// inside an Indexed Job, cannot leak in).
 fn tribunal(args: &[&str], vars: &[(&str, &str)], cwd: &Path) -> Command {
-    let mut command = Command::new(tribunal_bin());
-    command.args(args).current_dir(cwd);
-    for name in SHARD_VARS {
-        command.env_remove(name);
-    }
+    let mut command = crate::tribunal_command(args, cwd);
     command.envs(vars.iter().copied());
     command
 }
