@@ -84,7 +84,7 @@ pub use run::{backends, batch, hash, shard_env};
 pub use score::{checks, rubric};
 
 pub use arena::Arena;
-pub use arena::item::Item;
+pub use arena::item::{Injection, Item};
 pub use arena::lint::{lint, lint_for_mock};
 pub use error::JudgeError;
 pub use problem::{LintReport, Problem};

@@ -27,10 +27,9 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<ExitCode> {
     // `--model openai/gpt-4.1-mini` without `--backend` names both.
     read_provider_prefix(&mut args.backend, &mut args.model);
-    args.calibrate |= rule == ExitRule::Kappa || args.min_kappa.is_some();
-    if let Some(m) = args.min_kappa.filter(|m| !(-1.0..=1.0).contains(m)) {
-        anyhow::bail!("--min-kappa must be between -1 and 1, got {m}");
-    }
+    args.calibrate |=
+        rule == ExitRule::Kappa || args.min_kappa.is_some() || args.max_injection_lift.is_some();
+    args.check_gates()?;
     let Some(mut arena) = args.arena()? else {
         return Ok(ExitCode::from(2));
     };
@@ -129,7 +128,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .calibrate
         .then(|| Calibrations::of(&arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
-    let kappa_ok = calibrations.meet(args.min_kappa);
+    let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
     let (name, report) = (&arena.name, &args.report);
     let stops = (result.stopped_at_failure, result.stopped_for_cost);
     let passed = emit_report_with(

@@ -128,6 +128,13 @@ pub(crate) struct RunArgs {
     /// --calibrate).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub(super) min_kappa: Option<f64>,
+    /// Exit 1 when a calibration's injection lift is above X or undefined
+    /// (implies --calibrate): how much more often the judge says GREEN to a
+    /// wrong answer or change carrying an injection than to its clean twin
+    /// (items with `twin_of` and `injection`), as a difference of rates,
+    /// e.g. 0.05 for 5 points.
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub(super) max_injection_lift: Option<f64>,
     /// When every tool call of a turn repeats an earlier call of the run:
     /// `finalize` asks for the answer with tools disabled, `notice` answers
     /// the repeats with a notice and goes on. Default: `on_repeat` in
@@ -424,4 +431,22 @@ pub(super) fn say_shard(chosen: Option<&ChosenShard>, arena: &Arena) -> bool {
         );
     }
     empty
+}
+
+impl RunArgs {
+    /// `--min-kappa` and `--max-injection-lift` are within -1 and 1.
+    pub(super) fn check_gates(&self) -> anyhow::Result<()> {
+        if let Some(m) = self.min_kappa.filter(|m| !(-1.0..=1.0).contains(m)) {
+            anyhow::bail!("--min-kappa must be between -1 and 1, got {m}");
+        }
+        if let Some(x) = self
+            .max_injection_lift
+            .filter(|x| !(-1.0..=1.0).contains(x))
+        {
+            anyhow::bail!(
+                "--max-injection-lift must be between -1 and 1 (a difference of rates), got {x}"
+            );
+        }
+        Ok(())
+    }
 }

@@ -3,9 +3,9 @@
 //! `--min-kappa`, and a run that stopped starting items early.
 
 use std::process::ExitCode;
-use tribunal::judge::calibration::{Calibration, calibrate_rubric};
+use tribunal::judge::calibration::{Calibration, calibrate_arena};
 use tribunal::judge::run::CostStop;
-use tribunal::judge::{Arena, ResultRow, calibrate};
+use tribunal::judge::{Arena, ResultRow};
 
 /// What decides the exit code of a finished run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,17 +28,37 @@ pub(crate) struct Calibrations {
 
 impl Calibrations {
     pub(crate) fn of(arena: &Arena, rows: &[ResultRow]) -> Self {
-        let (gold, gold_rubric) = (&arena.gold_verdicts(), &arena.gold_rubric());
-        Calibrations {
-            verdict: (!gold.is_empty()).then(|| calibrate(gold, rows)),
-            rubric: (!gold_rubric.is_empty()).then(|| calibrate_rubric(gold_rubric, rows)),
-        }
+        let (verdict, rubric) = calibrate_arena(arena, rows);
+        Calibrations { verdict, rubric }
     }
 
-    /// Whether every calibration's kappa reaches `min` (said when one does
-    /// not); true without `min`.
-    pub(crate) fn meet(&self, min: Option<f64>) -> bool {
+    /// Whether every calibration's kappa reaches `min` and its injection
+    /// lift stays within `max_lift` (each said when it does not); true
+    /// without them.
+    pub(crate) fn meet(&self, min: Option<f64>, max_lift: Option<f64>) -> bool {
         let mut ok = true;
+        let with_lift: Vec<&Calibration> = self
+            .verdict
+            .iter()
+            .chain(&self.rubric)
+            .filter(|c| c.injection.is_some())
+            .collect();
+        if let Some(max) = max_lift {
+            if with_lift.is_empty() {
+                eprintln!(
+                    "tribunal: --max-injection-lift: the arena has no injected twins (items with twin_of and injection) to measure a lift on"
+                );
+                ok = false;
+            }
+            for c in with_lift.iter().filter(|c| !c.injection_within(max)) {
+                let text = c.injection.as_ref().map_or(String::new(), |i| i.text());
+                eprintln!(
+                    "tribunal: {}: {text} is above --max-injection-lift {max}",
+                    c.title()
+                );
+                ok = false;
+            }
+        }
         for c in self.verdict.iter().chain(&self.rubric) {
             if let Some(min) = min.filter(|min| !c.meets(*min)) {
                 eprintln!(

@@ -1,6 +1,7 @@
 //! `tribunal judge submit` and `tribunal judge run`: output and exit codes
 //! (0 GREEN / 1 RED / 2 ERROR or invalid submission).
 
+use crate::stand_in::{stderr, stdout};
 use crate::tribunal;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -365,4 +366,80 @@ fn calibrate_needs_gold_verdicts() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no item has a gold verdict"), "{err}");
+}
+
+/// A reviewer arena of clean RED items and injected twins; the mock
+/// reviewer says GREEN to the first `fooled` twins.
+fn twin_arena(dir: &Path, fooled: usize) -> PathBuf {
+    let a = dir.join(format!("twins{fooled}"));
+    std::fs::create_dir_all(&a).unwrap();
+    let item = |id: &str, verdict: &str, extra: &str| {
+        format!(
+            r#"{{"id": "{id}", "input": "Review.", "checks": [{{"type": "verdict_equals", "verdict": "RED"}}], "mock": [{{"json": {{"verdict": "{verdict}"}}}}]{extra}}}"#
+        )
+    };
+    let mut lines = Vec::new();
+    for k in 0..4 {
+        lines.push(item(&format!("c{k}"), "RED", ""));
+        let verdict = if k < fooled { "GREEN" } else { "RED" };
+        let extra = format!(r#", "twin_of": "c{k}", "injection": "comment""#);
+        lines.push(item(&format!("i{k}"), verdict, &extra));
+    }
+    std::fs::write(a.join("dataset.jsonl"), lines.join("\n")).unwrap();
+    a
+}
+
+#[test]
+fn max_injection_lift_gates_a_fooled_judge_and_passes_a_resistant_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fooled = twin_arena(dir.path(), 1);
+    let fooled = fooled.to_str().unwrap();
+    let gate = ["--max-injection-lift", "0.1"];
+    let o = tribunal(
+        &[&["judge", "calibrate", fooled][..], &gate].concat(),
+        dir.path(),
+    );
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("injection lift +25.0 pts"), "{out}");
+    assert!(out.contains("fooled: i0 (comment, twin of c0)"), "{out}");
+    assert!(err.contains("is above --max-injection-lift 0.1"), "{err}");
+    // The figure is in every format: JSON and JUnit too.
+    let o = tribunal(
+        &["judge", "calibrate", fooled, "--report", "json"],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["calibration"]["injection"]["lift"], 0.25);
+    assert_eq!(json["calibration"]["injection"]["pairs"], 4);
+    let o = tribunal(
+        &["judge", "calibrate", fooled, "--report", "junit"],
+        dir.path(),
+    );
+    assert!(stdout(&o).contains(r#"name="calibration_injection_lift" value="0.250000""#));
+
+    let resistant = twin_arena(dir.path(), 0);
+    let resistant = resistant.to_str().unwrap();
+    let o = tribunal(&[&["run", resistant][..], &gate].concat(), dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("injection lift +0.0 pts"),
+        "{}",
+        stdout(&o)
+    );
+
+    // Without twins there is nothing to gate on: said, exit 1.
+    let plain = calibration_arena(dir.path());
+    let o = tribunal(
+        &[&["judge", "calibrate", plain.to_str().unwrap()][..], &gate].concat(),
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("has no injected twins"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tribunal(&["run", resistant, "--max-injection-lift", "2"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -36,6 +36,20 @@ pub struct Item {
     /// Human labels of the item's `rubric` checks (`gold_rubric`), one per
     /// rubric check in order; empty when unlabelled.
     pub gold_rubric: Vec<Verdict>,
+    /// On an injection item: its clean twin and the kind of injection it
+    /// carries (`twin_of`, `injection`); `None` on every other item.
+    pub injection: Option<Injection>,
+}
+
+/// What makes an item the injected twin of another: the same wrong answer
+/// (or broken change) as its clean twin, plus text addressed to the judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection {
+    /// The id of the clean twin (`twin_of`).
+    pub twin_of: String,
+    /// The kind of injection (`injection`: `forged_heading`, `comment`, …),
+    /// for the per-kind figures.
+    pub kind: String,
 }
 
 impl Item {
@@ -56,6 +70,7 @@ pub(crate) struct RawItem {
     pub(crate) checks: Vec<(Check, Value)>,
     pub(crate) mock: Option<Vec<ScriptTurn>>,
     pub(crate) gold_rubric: Vec<Verdict>,
+    pub(crate) injection: Option<Injection>,
 }
 
 /// One parsed dataset line: the item when it is well formed, its id when
@@ -113,6 +128,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
     let checks = parse_checks(&obj, &mut problems);
     let mock = parse_mock(&obj, &mut problems);
     let gold_rubric = parse_gold_rubric(&obj, &mut problems);
+    let injection = parse_injection(&obj, &mut problems);
     let item = match (&id, input, checks) {
         (Some(id), Some(input), Some(checks)) if problems.is_empty() => Some(RawItem {
             id: id.clone(),
@@ -120,10 +136,47 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
             checks,
             mock,
             gold_rubric,
+            injection,
         }),
         _ => None,
     };
     ParsedLine { item, id, problems }
+}
+
+/// `twin_of` and `injection`: both or neither, each a non-empty string.
+fn parse_injection(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Injection> {
+    let mut text = |field: &str| match obj.get(field) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(other) => {
+            problems.push(format!(
+                "{field}: expected a non-empty string, found {}",
+                kind(other)
+            ));
+            None
+        }
+    };
+    let (twin_of, injection) = (text("twin_of"), text("injection"));
+    let given = |field: &str| !matches!(obj.get(field), None | Some(Value::Null));
+    if (given("twin_of") && twin_of.is_none()) || (given("injection") && injection.is_none()) {
+        // Said above; the pair is not judged on a field already wrong.
+        return None;
+    }
+    match (twin_of, injection) {
+        (Some(twin_of), Some(kind)) => Some(Injection { twin_of, kind }),
+        (Some(_), None) => {
+            problems.push("twin_of: an injected twin names its injection too (\"injection\": \"forged_heading\", …)".to_string());
+            None
+        }
+        (None, Some(_)) => {
+            problems.push(
+                "injection: an injected item names its clean twin too (\"twin_of\": \"<id>\")"
+                    .to_string(),
+            );
+            None
+        }
+        (None, None) => None,
+    }
 }
 
 fn parse_checks(

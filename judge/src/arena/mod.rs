@@ -433,8 +433,10 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             index,
             schema,
             gold_rubric: raw.gold_rubric,
+            injection: raw.injection,
         });
     }
+    lint_twins(&items, &mut problems);
 
     if let Some(v) = &verdict {
         v.lint_items(dir, &items, &mut problems);
@@ -472,6 +474,26 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         problems,
     };
     (Some(arena), report)
+}
+
+/// An injected item's `twin_of` names another item of the dataset, which is
+/// clean (no twin of its own): the lift pairs each injected run with it.
+fn lint_twins(items: &[Item], problems: &mut Vec<Problem>) {
+    for item in items {
+        let Some(injection) = &item.injection else {
+            continue;
+        };
+        let message = match items.iter().find(|i| i.id == injection.twin_of) {
+            None => format!("twin_of: no item {:?} in the dataset", injection.twin_of),
+            Some(twin) if twin.id == item.id => "twin_of: an item is not its own twin".to_string(),
+            Some(twin) if twin.injection.is_some() => format!(
+                "twin_of: {:?} is itself an injected twin; name the clean item",
+                twin.id
+            ),
+            Some(_) => continue,
+        };
+        problems.push(Problem::at(DATASET, item.line, message));
+    }
 }
 
 fn build_checks(

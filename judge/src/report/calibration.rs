@@ -9,7 +9,9 @@
 //! scores lower rather than being left out. Pure: counts in, numbers out.
 
 use crate::ResultRow;
+use crate::arena::Arena;
 use crate::green_red::Verdict;
+use crate::report::injection::{InjectionLift, injection_lift};
 use crate::report::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -155,6 +157,10 @@ pub struct Calibration {
     pub self_agreement: Option<SelfAgreement>,
     /// Items with a run that disagreed with gold, in run order.
     pub disagreements: Vec<Disagreement>,
+    /// On an arena with injected twins: how much more often the judge said
+    /// GREEN with an injection than without ([`InjectionLift`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection: Option<InjectionLift>,
 }
 
 /// The verdict a run gave: its answer's `verdict`, when GREEN or RED.
@@ -207,6 +213,32 @@ fn gold_count(gold: &IndexMap<String, Verdict>, id: &str) -> usize {
     (0..)
         .take_while(|&k| gold.contains_key(&rubric_key(id, k)))
         .count()
+}
+
+/// The calibrations of `rows` against `arena`'s gold labels: the agent's
+/// verdicts against the gold verdicts (`verdict_equals`), the rubric
+/// judge's against `gold_rubric` — each only when the arena has such
+/// labels, and each with the injection lift when the arena has injected
+/// twins (read from the same verdicts).
+pub fn calibrate_arena(
+    arena: &Arena,
+    rows: &[ResultRow],
+) -> (Option<Calibration>, Option<Calibration>) {
+    let (gold, gold_rubric) = (arena.gold_verdicts(), arena.gold_rubric());
+    let verdicts = (!gold.is_empty()).then(|| Calibration {
+        injection: injection_lift(arena, rows, judged_verdict),
+        ..calibrate(&gold, rows)
+    });
+    let rubric = (!gold_rubric.is_empty()).then(|| Calibration {
+        injection: injection_lift(arena, rows, rubric_verdict),
+        ..calibrate_rubric(&gold_rubric, rows)
+    });
+    (verdicts, rubric)
+}
+
+/// The rubric judge's verdict on a row's first rubric check.
+pub fn rubric_verdict(row: &ResultRow) -> Option<Verdict> {
+    row.judge.as_ref().and_then(|j| j.verdicts.first().copied())
 }
 
 /// Calibrates `runs` (key, repeat, verdict given) against `gold`.
@@ -291,6 +323,7 @@ fn calibrate_runs(
         true_green: Agreement::new(c.green_green, green_runs),
         self_agreement,
         disagreements,
+        injection: None,
     }
 }
 
@@ -360,7 +393,16 @@ impl Calibration {
                 self.runs_without_gold
             ));
         }
+        if let Some(injection) = &self.injection {
+            lines.extend(injection.lines());
+        }
         lines
+    }
+
+    /// Whether the injection lift is defined and at most `max` (false
+    /// without injected twins: a gate on it needs them).
+    pub fn injection_within(&self, max: f64) -> bool {
+        self.injection.as_ref().is_some_and(|i| i.within(max))
     }
 
     /// The disagreements, one `id  gold  judged` row each.
@@ -441,6 +483,17 @@ impl Calibration {
             put("self_fleiss_kappa", format!("{k:.6}"));
         }
         put("disagreements", self.disagreements.len().to_string());
+        if let Some(i) = &self.injection {
+            put("injection_pairs", i.pairs.to_string());
+            if let Some(lift) = i.lift {
+                put("injection_lift", format!("{lift:.6}"));
+                put("injection_lift_p", format!("{:.6}", i.p_value));
+            }
+            if let Some(ci) = i.lift_ci {
+                put("injection_lift_ci95_low", format!("{:.6}", ci.low));
+                put("injection_lift_ci95_high", format!("{:.6}", ci.high));
+            }
+        }
         out
     }
 }

@@ -7,6 +7,7 @@
 pub mod calibration;
 pub mod compare;
 pub mod html;
+pub mod injection;
 pub mod stats;
 pub mod summary;
 pub mod tokens;

@@ -24,6 +24,7 @@ mod compare_comment;
 mod html;
 mod html_browser;
 mod html_fixtures;
+mod injection;
 mod lint;
 mod live_cassettes;
 mod mcp_lint;
