@@ -105,4 +105,5 @@ mod module_graph;
 mod prompt_cache;
 mod secrets;
 mod stand_in;
+mod tool_framing;
 mod wrong_answers;
