@@ -10,7 +10,7 @@ use crate::report::calibration::judged_verdict;
 use crate::report::stats::percentile;
 use crate::report::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
 use crate::report::tokens::{TokenChange, TokenUse, run_tokens};
-use crate::rows::is_mock;
+use crate::rows::RunHeader;
 use crate::rows::results::{Outcome, ResultRow};
 use crate::score::checks::CheckKind;
 use serde::{Deserialize, Serialize};
@@ -71,26 +71,25 @@ pub struct Side {
 impl Side {
     /// The numbers of `rows`.
     pub fn of(rows: &[ResultRow]) -> Side {
-        let first = rows.first();
-        let text = |f: fn(&ResultRow) -> &String| first.map(|r| f(r).clone()).unwrap_or_default();
+        let header = RunHeader::of(rows);
         let count = |o: Outcome| rows.iter().filter(|r| r.outcome == o).count();
         let n = rows.len();
         let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
         let mut walls: Vec<f64> = rows.iter().map(|r| r.wall_ms).collect();
         walls.sort_by(f64::total_cmp);
         Side {
-            arena: text(|r| &r.arena),
-            backend: text(|r| &r.backend),
-            model: text(|r| &r.model),
-            config_hash: text(|r| &r.config_hash),
+            arena: header.arena.clone().unwrap_or_default(),
+            config_hash: header.config_hash(),
+            backend: header.backend,
+            model: header.model,
             total: n,
             pass: count(Outcome::Pass),
             fail: count(Outcome::Fail),
             error: count(Outcome::Error),
             pass_rate: mean(count(Outcome::Pass) as f64),
             pass_rate_ci: wilson(count(Outcome::Pass), n),
-            mock: first.is_some_and(|r| is_mock(&r.backend)),
-            replayed: first.is_some_and(|r| r.replayed),
+            mock: header.mock,
+            replayed: header.replayed,
             rerun_cache: cache_total(rows),
             tokens: TokenUse::of(rows),
             wall_mean_ms: mean(walls.iter().sum()),

@@ -17,7 +17,7 @@ use crate::pricing::{Cost, CostSummary, Pricing};
 use crate::report::calibration::Calibration;
 use crate::report::summary::{Summary, summarize};
 use crate::report::tokens::TokenUse;
-use crate::rows::is_mock;
+use crate::rows::RunHeader;
 use crate::rows::results::{JudgeRecord, Outcome, ResultRow, error_text};
 use crate::score::checks::CheckResult;
 use serde::{Deserialize, Serialize};
@@ -205,18 +205,15 @@ impl Report {
     /// Everything but the items, and the cost of each row.
     fn head(arena: &str, rows: &[ResultRow], pricing: &Pricing) -> (Report, Vec<Cost>) {
         let (costs, cost) = CostSummary::of(rows, pricing);
-        let first = rows.first();
-        let backend = first.map(|r| r.backend.clone()).unwrap_or_default();
+        let header = RunHeader::of(rows);
         let report = Report {
             version: REPORT_VERSION,
-            arena: first
-                .map(|r| r.arena.clone())
-                .unwrap_or_else(|| arena.to_string()),
-            mock: is_mock(&backend),
-            replayed: crate::rows::results::all_replayed(rows),
-            model: first.map(|r| r.model.clone()).unwrap_or_default(),
-            backend,
-            config_hash: first.map(|r| r.config_hash.clone()).unwrap_or_default(),
+            arena: header.arena.clone().unwrap_or_else(|| arena.to_string()),
+            mock: header.mock,
+            replayed: header.replayed,
+            config_hash: header.config_hash(),
+            model: header.model,
+            backend: header.backend,
             summary: summarize(rows),
             cost,
             tokens: TokenUse::of(rows),

@@ -2,8 +2,10 @@
 //! per finished run in a JSON Lines results file, and opt-in transcripts.
 //! Below the runner (which writes them) and the reports (which read them).
 
+mod header;
 mod mock;
 pub mod results;
 pub mod transcript;
 
+pub use header::RunHeader;
 pub use mock::{MOCK_BACKEND, MOCK_MODEL, is_mock};

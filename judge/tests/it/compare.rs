@@ -252,3 +252,27 @@ fn repeats_compare_per_item_rates_with_the_sign_test() {
     let single = Comparison::new(&base[..1], &new[..1]);
     assert!(single.item_rates.is_empty());
 }
+
+/// The report, the HTML page and each side of a comparison read one
+/// header from the rows: the same config hash (every hash of mixed rows)
+/// and the same replayed rule (every row replayed).
+#[test]
+fn report_page_and_compare_read_one_header() {
+    let mut rows = live_rows(3);
+    rows[2].config_hash = "0000aaaa".to_string();
+    rows[0].replayed = true;
+    let report = tribunal_judge::Report::from_rows("a", &rows);
+    let page = tribunal_judge::html::ReportPage::build(&rows, |_| Ok(None));
+    let side = tribunal_judge::compare::Side::of(&rows);
+    let header = tribunal_judge::rows::RunHeader::of(&rows);
+    assert_eq!(header.config_hashes.len(), 2);
+    for hash in [&report.config_hash, &page.config_hash, &side.config_hash] {
+        assert_eq!(hash, &header.config_hash());
+    }
+    assert!(!report.replayed && !page.replayed && !side.replayed);
+    for row in &mut rows {
+        row.replayed = true;
+    }
+    let side = tribunal_judge::compare::Side::of(&rows);
+    assert!(side.replayed && tribunal_judge::Report::from_rows("a", &rows).replayed);
+}

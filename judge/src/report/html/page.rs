@@ -9,11 +9,10 @@ use crate::report::calibration::Calibration;
 use crate::report::html::charts::{Histogram, TokenBars};
 use crate::report::summary::{Summary, summarize};
 use crate::report::tokens::TokenUse;
-use crate::rows::is_mock;
+use crate::rows::RunHeader;
 use crate::rows::results::ResultRow;
 use crate::rows::transcript::Transcript;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use std::path::Path;
 use tribunal_runtime::conversation::Usage;
 
@@ -106,15 +105,12 @@ impl ReportPage {
         mut transcript: impl FnMut(&ResultRow) -> Result<Option<Transcript>, String>,
     ) -> ReportPage {
         let (costs, cost) = CostSummary::of(rows, pricing);
-        let first = rows.first();
-        let text = |f: fn(&ResultRow) -> &String| first.map(|r| f(r).clone()).unwrap_or_default();
-        let backend = text(|r| &r.backend);
-        let hashes: BTreeSet<&str> = rows.iter().map(|r| r.config_hash.as_str()).collect();
+        let header = RunHeader::of(rows);
         let mut notes = Vec::new();
-        if hashes.len() > 1 {
+        if header.config_hashes.len() > 1 {
             notes.push(format!(
                 "rows of {} different config hashes are mixed in this file",
-                hashes.len()
+                header.config_hashes.len()
             ));
         }
         let mut items = Vec::with_capacity(rows.len());
@@ -137,11 +133,12 @@ impl ReportPage {
         let latencies: Vec<f64> = rows.iter().map(|r| r.wall_ms).collect();
         let tokens: Vec<Usage> = rows.iter().map(|r| r.usage).collect();
         ReportPage {
-            arena: text(|r| &r.arena),
-            mock: is_mock(&backend),
-            replayed: crate::rows::results::all_replayed(rows),
-            backend,
-            model: text(|r| &r.model),
+            arena: header.arena.clone().unwrap_or_default(),
+            mock: header.mock,
+            replayed: header.replayed,
+            config_hash: header.config_hash(),
+            backend: header.backend,
+            model: header.model,
             date: rows
                 .iter()
                 .map(|r| r.finished_at_ms)
@@ -149,7 +146,6 @@ impl ReportPage {
                 .filter(|ms| *ms > 0)
                 .map(utc_minute)
                 .unwrap_or_default(),
-            config_hash: hashes.into_iter().collect::<Vec<_>>().join(", "),
             summary: summarize(rows),
             cost,
             token_use: TokenUse::of(rows),
