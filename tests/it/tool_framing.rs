@@ -58,7 +58,6 @@ async fn a_passage_with_instructions_stays_inside_the_tool_result() {
                     }
                 }
             }
-            _ => {}
         }
     }
     assert_eq!(seen_in_results, 1);
