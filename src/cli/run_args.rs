@@ -117,6 +117,12 @@ pub(crate) struct RunArgs {
     /// DIR/<arena>.judge.jsonl beside the run's cassette.
     #[arg(long, value_name = "MODEL")]
     pub(super) judge_model: Option<String>,
+    /// The API root of the judge's server (default: --base-url when the
+    /// judge is on the run's provider, else OPENAI_BASE_URL or
+    /// ANTHROPIC_BASE_URL, else the provider's own); a mock run with a live
+    /// judge takes it too.
+    #[arg(long, value_name = "URL")]
+    pub(super) judge_base_url: Option<String>,
     /// Add the judge's calibration to the report: its verdicts against the
     /// items' gold verdicts (each item's `verdict_equals` check), and the
     /// rubric judge's against `gold_rubric` labels — accuracy, Cohen's
@@ -307,6 +313,12 @@ impl RunArgs {
             Some((kind, model)) => RunPlan::live(kind, model),
             None => RunPlan::mock(),
         };
+        let live_judge = !plan.is_mock() || judge_only;
+        if self.judge_base_url.is_some() && !(live_judge && arena.has_rubric()) {
+            anyhow::bail!(
+                "--judge-base-url needs a live judge: an arena with rubric checks on a live --backend, or --judge-backend on a mock run"
+            );
+        }
         Ok(plan
             .with_judge(judge)
             .with_judge_model(self.judge_model.clone())
@@ -314,7 +326,8 @@ impl RunArgs {
             .with_record(self.record.clone())
             .with_replay(self.replay.clone())
             .with_cache(self.cache.clone())
-            .with_base_url(self.backend_flags.base_url().map(str::to_string)))
+            .with_base_url(self.backend_flags.base_url().map(str::to_string))
+            .with_judge_base_url(self.judge_base_url.clone()))
     }
 }
 

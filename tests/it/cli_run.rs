@@ -1095,3 +1095,40 @@ fn fail_fast_stops_at_the_first_failure_and_quiet_prints_no_progress() {
     );
     assert_eq!(json_lines(&out).len(), 6, "the rest ran");
 }
+
+/// The rubric judge's server: `--judge-base-url`, else the run's own
+/// `--base-url` when the judge is on the run's provider.
+#[test]
+fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
+    use tribunal::judge::run::{JudgeRoute, RunPlan};
+    use tribunal::runtime::backend::BackendKind;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/rubric_judge");
+    let arena = tribunal::judge::Arena::load(&dir).unwrap();
+    let local = Some("http://127.0.0.1:9/v1".to_string());
+    // A mock run graded by a judge on a local server: nothing else needed.
+    let plan = RunPlan::mock()
+        .with_judge(JudgeRoute::Live(BackendKind::OpenAiChat))
+        .with_judge_model(Some("qwen".into()))
+        .with_judge_base_url(local.clone());
+    let backends = plan.backends(&arena).unwrap();
+    assert!(backends.is_mock() && backends.judge_on_custom_endpoint());
+    // A live run on a local server: its judge (same provider) is there too.
+    let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+        .with_judge_model(Some("qwen".into()))
+        .with_base_url(local);
+    let backends = plan.backends(&arena).unwrap();
+    assert!(backends.is_custom_endpoint() && backends.judge_on_custom_endpoint());
+
+    let out = tempfile::tempdir().unwrap();
+    let a = dir.to_str().unwrap();
+    let o = tribunal(
+        &["run", a, "--judge-base-url", "http://127.0.0.1:9/v1"],
+        out.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--judge-base-url needs a live judge"),
+        "{}",
+        stderr(&o)
+    );
+}

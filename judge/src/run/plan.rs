@@ -61,6 +61,10 @@ pub struct RunPlan {
     /// The model server's API root (default: the provider's variable, else
     /// its own host).
     pub base_url: Option<String>,
+    /// The judge's server's API root (default: [`base_url`](Self::base_url)
+    /// when the judge is on the model's provider, else the judge provider's
+    /// variable, else its own host).
+    pub judge_base_url: Option<String>,
     /// Mock mode: the scripted model waits this long per turn.
     pub mock_latency: Duration,
 }
@@ -149,6 +153,12 @@ impl RunPlan {
         self
     }
 
+    /// The judge's server's API root.
+    pub fn with_judge_base_url(mut self, url: Option<String>) -> Self {
+        self.judge_base_url = url;
+        self
+    }
+
     /// The mock's latency per turn.
     pub fn with_mock_latency(mut self, latency: Duration) -> Self {
         self.mock_latency = latency;
@@ -190,8 +200,8 @@ impl RunPlan {
                 return Ok(Arc::new(mock));
             }
             let (judge_kind, judge_model) = self.judge_target(arena)?;
-            let judge = self.connect_judge(arena, judge_kind, judge_model)?;
-            let custom = self.is_custom(judge_kind);
+            let judge = self.connect_judge(arena, judge_kind, &judge_model)?;
+            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind));
             return Ok(Arc::new(MockWithJudge::new(mock, judge, custom)));
         };
         // The judge is named before anything connects.
@@ -214,25 +224,27 @@ impl RunPlan {
         let backend = connect(*kind, model, &options)?;
         let mut shared = SharedBackend::new(backend)
             .replaying(self.replay.is_some())
-            .on_custom_endpoint(self.is_custom(*kind));
+            .on_custom_endpoint(self.is_custom(*kind, self.base_url.as_deref()));
         if let Some((judge_kind, judge_model)) = judge {
-            let judge = self.connect_judge(arena, judge_kind, judge_model)?;
-            shared = shared.with_judge(judge, self.is_custom(judge_kind));
+            let judge = self.connect_judge(arena, judge_kind, &judge_model)?;
+            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind));
+            shared = shared.with_judge(judge, custom);
         }
         Ok(Arc::new(shared))
     }
 
     /// The provider and model of `arena`'s rubric judge: the plan's route,
-    /// else `[judge]`, else the run's provider.
-    fn judge_target<'a>(&self, arena: &'a Arena) -> Result<(BackendKind, &'a str), PlanError> {
+    /// else `[judge]`, else the run's provider; the plan's judge model, else
+    /// `[judge]`'s.
+    fn judge_target(&self, arena: &Arena) -> Result<(BackendKind, String), PlanError> {
         let kind = match self.judge {
             JudgeRoute::Live(kind) => Some(kind),
             JudgeRoute::Mock => None,
             JudgeRoute::FromArena => arena.judge.backend.or(self.model.as_ref().map(|m| m.0)),
         };
         let kind = kind.ok_or(PlanError::NoLiveJudge)?;
-        match arena.judge.model.as_deref() {
-            Some(model) => Ok((kind, model)),
+        match self.judge_model.as_ref().or(arena.judge.model.as_ref()) {
+            Some(model) => Ok((kind, model.clone())),
             None => Err(PlanError::NoJudgeModel {
                 arena: arena.name.clone(),
             }),
@@ -253,6 +265,7 @@ impl RunPlan {
             create_parent(file)?;
         }
         let options = BackendOptions {
+            base_url: self.judge_url(kind).map(str::to_string),
             record,
             replay: self.replay.as_ref().map(cassette),
             cache: self.cache.clone(),
@@ -261,11 +274,24 @@ impl RunPlan {
         Ok(connect(kind, model, &options)?)
     }
 
-    /// Whether `kind` is reached off the provider's own hosts (never when
-    /// replaying: no server is reached).
-    fn is_custom(&self, kind: BackendKind) -> bool {
-        let url = match &self.base_url {
-            Some(url) => url.clone(),
+    /// The base URL the judge on `kind` is reached at: the judge's own, else
+    /// the model's when the judge is on the model's provider; `None`: the
+    /// provider's variable, else its own host.
+    fn judge_url(&self, kind: BackendKind) -> Option<&str> {
+        let same_provider = self.model.as_ref().is_some_and(|(k, _)| *k == kind);
+        match &self.judge_base_url {
+            Some(url) => Some(url),
+            None if same_provider => self.base_url.as_deref(),
+            None => None,
+        }
+    }
+
+    /// Whether `kind` at `url` (`None`: its variable, else its own host) is
+    /// off the provider's own hosts (never when replaying: no server is
+    /// reached).
+    fn is_custom(&self, kind: BackendKind, url: Option<&str>) -> bool {
+        let url = match url {
+            Some(url) => url.to_string(),
             None => base_url_from_env(kind, &|v| std::env::var(v).ok()),
         };
         self.replay.is_none() && !is_hosted(kind, &url)
