@@ -2,6 +2,7 @@
 //! [`Agent::run_stream`](crate::Agent::run_stream) reports it, and
 //! [`RunStream`], the stream of them.
 
+use crate::approval::{ApprovalRecord, PendingCall};
 use crate::backend::Delta;
 use crate::conversation::{ToolCall, ToolResult};
 use crate::report::RequestPurpose;
@@ -59,6 +60,12 @@ pub enum RunEvent {
         /// How long the call took.
         duration: Duration,
     },
+    /// A tool call waits for an approver's decision (the run's deadline
+    /// keeps running).
+    ApprovalRequested(PendingCall),
+    /// What approval did with a call: asked and decided, or a `deny` tool's
+    /// call refused without asking.
+    Approval(ApprovalRecord),
     /// The run is over: its report and conversation. Always the last event.
     Finished(Box<Run>),
 }
