@@ -14,7 +14,7 @@
 //! | `state` | where the run stopped: `"awaiting_approval"` (the only state a run pauses in) |
 //! | `conversation` | the system prompt and every message so far, as [`Conversation`] serialises; the last one is the assistant turn whose calls wait |
 //! | `calls` | that turn's calls, in order: `id`, `tool`, and `status` — `pending` (no decision yet), `run` (approved), `run_with` (approved with `arguments`), `not_run` (the `result` the model will read: rejected, denied, refused change), `repeat` (repeats an earlier call: answered with a pointer to it) |
-//! | `turns`, `usage`, `tool_calls_counted` | model turns taken, tokens used, tool calls counted against `max_tool_calls` (this turn's included) |
+//! | `turns`, `usage`, `tool_calls_counted` | model turns taken, tokens used, tool calls counted against `max_tool_calls` before this turn |
 //! | `tool_calls` | the report's tool-call records so far ([`ToolCallRecord`]) |
 //! | `approvals` | the approval records so far ([`ApprovalRecord`]), this turn's decided calls included |
 //! | `seen_calls` | the run's distinct calls so far, as `[message, call]` places in `conversation` (to answer a repeat) |

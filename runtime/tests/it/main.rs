@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod approval_trace;
 mod backend_cache;
 mod backend_loop;
 mod backend_prompt_cache;
