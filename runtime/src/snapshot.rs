@@ -274,6 +274,12 @@ impl RunSnapshot {
             .collect()
     }
 
+    /// The model turns the run took before the pause (a scripted model
+    /// resumes at its turn number `turns()`, counting from 0).
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+
     /// The approval records so far.
     pub fn approvals(&self) -> &[ApprovalRecord] {
         &self.approvals

@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod approval_resume;
 mod approval_trace;
 mod backend_cache;
 mod backend_loop;
