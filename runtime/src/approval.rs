@@ -19,6 +19,10 @@
 //! | terminate | nothing more runs | (every call gets a result) | `terminated`; the run ends with `approval_terminated` |
 //! | later | waits | — | none: a pausable run pauses; otherwise the run ends with `approval_pending` |
 //! | (a `deny` tool, never asked) | does not run | that the tool is not allowed | `denied` |
+//!
+//! Every call of a held turn counts toward `max_tool_calls` whatever its
+//! decision, as a repeated call does: the budget is checked when the turn
+//! arrives, before any call is held.
 
 use crate::conversation::ToolCall;
 use crate::output::SchemaTarget;

@@ -241,9 +241,13 @@ pub(crate) async fn drive_boxed(
                         machine.handle(Input::DeadlineExceeded, now);
                     }
                     Some(Decision::Later) if approvals.is_some_and(|a| a.can_pause) => {
-                        if let Some(snapshot) = machine.snapshot(now) {
-                            telemetry::record_paused(&span);
-                            return Driven::Paused(Box::new(snapshot));
+                        match machine.snapshot(now) {
+                            Some(snapshot) => {
+                                telemetry::record_paused(&span);
+                                return Driven::Paused(Box::new(snapshot));
+                            }
+                            // Not at an approval point after all: the machine decides.
+                            None => machine.handle_decision(pending.index, Decision::Later, now),
                         }
                     }
                     Some(decision) => machine.handle_decision(pending.index, decision, now),

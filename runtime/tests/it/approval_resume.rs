@@ -197,3 +197,35 @@ async fn a_run_that_cannot_pause_ends_with_approval_pending_and_the_call_never_r
     );
     assert!(run.report.tool_calls.is_empty());
 }
+
+#[tokio::test]
+async fn a_streamed_run_tells_each_ask_and_each_decision() {
+    use futures::StreamExt;
+    use tribunal_runtime::RunEvent;
+    let agent = agent(Arc::new(ScriptedBackend::from_turns(model())), decisions());
+    let events: Vec<RunEvent> = agent.run_stream("go").collect().await;
+    let told: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequested(p) => Some(format!("ask {}#{}", p.call.name, p.index)),
+            RunEvent::Approval(r) => Some(format!("{} {}", r.call_id, r.outcome.as_str())),
+            RunEvent::ToolCalls(calls) => Some(format!("run {}", calls.len())),
+            RunEvent::Finished(run) => Some(format!("finished ok={}", run.report.is_ok())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "ask write#0",
+            "c0 approved",
+            "ask write#2",
+            "c2 rejected",
+            "run 2",
+            "ask write#0",
+            "c0 modified",
+            "run 1",
+            "finished ok=true",
+        ]
+    );
+}

@@ -26,6 +26,7 @@ mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
 mod backend_support;
+mod example_approval;
 mod faults;
 mod loop_basic;
 mod loop_budget;
