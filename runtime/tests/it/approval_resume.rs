@@ -229,3 +229,76 @@ async fn a_streamed_run_tells_each_ask_and_each_decision() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_closure_approver_decides_from_the_call() {
+    use tribunal_runtime::approver::approver_fn;
+    let approver = approver_fn(|pending| async move {
+        if pending.call.arguments.contains("/etc") {
+            Decision::reject("not under /etc")
+        } else {
+            Decision::approve()
+        }
+    });
+    let end = Agent::new(
+        Arc::new(ScriptedBackend::from_turns(model())) as Arc<dyn Backend>,
+        Arc::new(landmark_schema()),
+    )
+    .unwrap()
+    .with_tools(toolbox())
+    .with_approval(policy(), Arc::new(approver))
+    .start("go")
+    .await
+    .finished()
+    .unwrap();
+    let outcomes: Vec<(&str, &str)> = end
+        .approvals
+        .iter()
+        .map(|a| (a.call_id.as_str(), a.outcome.as_str()))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [("c0", "approved"), ("c2", "rejected"), ("c0", "approved")]
+    );
+    assert_eq!(end.approvals[1].reason.as_deref(), Some("not under /etc"));
+}
+
+/// A custom driver's view: `drive` has no approver, so a call that asks
+/// ends the run with `approval_pending`; `drive_approved` pauses there.
+#[tokio::test]
+async fn the_public_drivers_end_or_pause_at_an_asking_call() {
+    use tribunal_runtime::approval::ArgumentCheck;
+    use tribunal_runtime::driver::{drive, drive_approved};
+    use tribunal_runtime::machine::{Machine, MachineConfig};
+    let tools = Arc::new(toolbox());
+    let backend = ScriptedBackend::from_turns(model());
+    let machine = || {
+        let config = MachineConfig {
+            budget: tribunal_runtime::Budget::default(),
+            answer: tribunal_runtime::AnswerPolicy::default(),
+            max_output_tokens: None,
+            plan: backend.output_plan(),
+            require_tool_first: false,
+        };
+        Machine::new(
+            config,
+            Arc::new(landmark_schema()),
+            tools.specs(),
+            tribunal_runtime::Conversation::new(None, "go"),
+            std::time::Instant::now(),
+        )
+        .unwrap()
+        .with_approval(policy(), tools.clone() as Arc<dyn ArgumentCheck>)
+    };
+    let (report, _) = drive(machine(), &backend, &tools).await;
+    assert_eq!(
+        report.outcome.error_code(),
+        Some(ErrorCode::ApprovalPending)
+    );
+    assert!(report.tool_calls.is_empty());
+    let backend = ScriptedBackend::from_turns(model());
+    let nobody = ScriptedApprover::new([]);
+    let end = drive_approved(machine(), &backend, &tools, &nobody, None).await;
+    let snapshot = end.paused().unwrap();
+    assert_eq!(snapshot.pending_calls().len(), 2);
+}
