@@ -34,6 +34,14 @@
 //! `on_repeat = finalize` (the default) goes to the finalize turn with
 //! [`ErrorCode::ToolCallsRepeated`]: a model in a loop answers from what it
 //! found instead of spending its tool budget on repeats.
+//!
+//! With [`Machine::with_approval`], a turn whose calls include an `ask` or a
+//! `deny` tool's stops at an approval point before any of them runs:
+//! [`poll`](Machine::poll) returns `None` while
+//! [`pending_approval`](Machine::pending_approval) names the call waiting,
+//! [`handle_decision`](Machine::handle_decision) takes each decision, and
+//! [`snapshot`](Machine::snapshot) / [`Machine::resume`] pause and continue
+//! the run there (`machine/approving.rs`).
 
 use crate::answer::{
     AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
