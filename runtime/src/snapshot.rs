@@ -26,6 +26,11 @@
 //! count: a resumed run gets the `deadline_left_ms` it paused with, and its
 //! report's `wall_ms` adds `elapsed_ms` to the time since the resume.
 //!
+//! **Trust.** A snapshot holds decisions already made (`run`, `run_with`):
+//! whoever can write it can approve a call, so keep it where only the
+//! approver can write. A resumed run checks `run_with` arguments against the
+//! tool's schema again (a change that no longer fits: `snapshot_invalid`).
+//!
 //! **Never in a snapshot:** an API key, a header, the backend's address or
 //! anything else of the backend (the resuming agent brings its own); the
 //! approver (likewise).

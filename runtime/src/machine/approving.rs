@@ -376,6 +376,26 @@ impl Machine {
             Some(Message::Assistant { tool_calls, .. }) => tool_calls.as_slice().into(),
             _ => return Err(SnapshotError::invalid("no turn waits")),
         };
+        // A change decided before the pause is checked again: the snapshot
+        // may have been edited, or written by another build.
+        for (call, state) in calls.iter().zip(&states) {
+            if let CallState::RunWith { arguments } = state {
+                let changed = ToolCall {
+                    arguments: arguments.clone(),
+                    ..call.clone()
+                };
+                if let Some(approving) = &machine.approval {
+                    approving
+                        .check
+                        .check(machine.config.target(), &changed)
+                        .map_err(|_| {
+                            SnapshotError::invalid(
+                                "a call's approved arguments do not fit its tool's schema",
+                            )
+                        })?;
+                }
+            }
+        }
         let flags: Vec<bool> = states
             .iter()
             .map(|s| matches!(s, CallState::Repeat))

@@ -658,6 +658,18 @@ fn an_unknown_version_or_a_broken_snapshot_is_refused_with_its_own_code() {
         .unwrap()
         .pop();
     assert_eq!(code(&value.to_string()), Err(ErrorCode::SnapshotInvalid));
+    // An approved change edited into one that does not fit the schema.
+    let mut value: Value = serde_json::from_str(&json).unwrap();
+    value["calls"][0] =
+        json!({"id": "c0", "tool": "write", "status": "run_with", "arguments": "{\"path\": 1}"});
+    let text = value.to_string();
+    assert_eq!(code(&text), Ok(()), "it reads");
+    assert_eq!(
+        resumed(&text, Budget::default(), Instant::now()).map(|_| ()),
+        Err(ErrorCode::SnapshotInvalid)
+    );
+    value["calls"][0]["arguments"] = json!("{\"path\": \"z\", \"text\": \"t\"}");
+    assert!(resumed(&value.to_string(), Budget::default(), Instant::now()).is_ok());
     // Snapshot states the machine does not know.
     let mut value: Value = serde_json::from_str(&json).unwrap();
     value["state"] = json!("running_tools");
