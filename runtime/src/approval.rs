@@ -20,6 +20,10 @@
 //! | later | waits | — | none: a pausable run pauses; otherwise the run ends with `approval_pending` |
 //! | (a `deny` tool, never asked) | does not run | that the tool is not allowed | `denied` |
 //!
+//! A call that repeats an earlier call of the run — approved, changed or
+//! refused — is answered as a repeat (pointing at the earlier result), not
+//! asked again.
+//!
 //! Every call of a held turn counts toward `max_tool_calls` whatever its
 //! decision, as a repeated call does: the budget is checked when the turn
 //! arrives, before any call is held.

@@ -310,6 +310,26 @@ fn traces() {
             r#"CallModel(tools=3), CallTools(read {"path":"a"}), CallModel(tools=3), Done(ok; [denied])"#,
         ),
         (
+            "a turn of denied calls only: nothing runs, the model is asked again",
+            b(),
+            vec![
+                Model(calls(&[("rm", json!({"path": "a"}))])),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=3), CallModel(tools=3), Done(ok; [denied])",
+        ),
+        (
+            "a rejected call made again is a repeat, not a second ask",
+            b(),
+            vec![
+                Model(calls(&[write("a")])),
+                Decide(Decision::reject("no")),
+                Model(calls(&[write("a")])),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=3), Ask(write#0), CallModel(tools=3), CallModel(tools=0), Done(ok; [rejected])",
+        ),
+        (
             "several pending calls of one turn: asked in order, each decided alone",
             b(),
             vec![
