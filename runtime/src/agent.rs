@@ -226,10 +226,11 @@ impl<T> Agent<T> {
         }
     }
 
-    /// Continues a paused run: `decisions` answer its pending calls in call
-    /// order ([`RunSnapshot::pending_calls`]); calls past them, and every
-    /// later ask, go to the agent's approver ([`with_approval`](Self::with_approval);
-    /// without one, the run pauses again at the next pending call).
+    /// Continues a paused run: `decisions` answer the asks that follow, in
+    /// order — first the snapshot's pending calls, in call order
+    /// ([`RunSnapshot::pending_calls`]), then any later turn's; once they
+    /// run out, the agent's approver answers ([`with_approval`](Self::with_approval);
+    /// without one, the run pauses again at the next ask).
     ///
     /// The agent must have the configuration the run paused with (tools and
     /// their schemas, answer schema and output plan, budgets: the snapshot's
