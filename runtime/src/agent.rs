@@ -219,11 +219,32 @@ impl<T> Agent<T> {
             match self.machine_for(conversation, now) {
                 Ok(machine) => {
                     let approver = Preset::new(Vec::new(), self.approver());
-                    self.drive_pausable(machine, &approver).await
+                    self.drive_pausable(machine, &approver, None).await
                 }
                 Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
             }
         }
+    }
+
+    /// [`start`](Self::start) as a stream of [`RunEvent`](crate::RunEvent)s
+    /// ([`run_stream`](Self::run_stream)'s, with each ask and decision): the
+    /// last event is [`RunEvent::Finished`](crate::RunEvent::Finished), or
+    /// [`RunEvent::Paused`](crate::RunEvent::Paused) with the snapshot when
+    /// the approver says later.
+    pub fn start_stream(&self, input: &str) -> RunStream<'_> {
+        let conversation = Conversation::new(self.system.clone(), input);
+        let (sink, events) = RunStream::channel();
+        let run = Box::pin(async move {
+            let now = tokio::time::Instant::now().into_std();
+            match self.machine_for(conversation, now) {
+                Ok(machine) => {
+                    let approver = Preset::new(Vec::new(), self.approver());
+                    self.drive_pausable(machine, &approver, Some(&sink)).await
+                }
+                Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
+            }
+        });
+        RunStream::pausable(run, events)
     }
 
     /// Continues a paused run: `decisions` answer the asks that follow, in
@@ -261,7 +282,9 @@ impl<T> Agent<T> {
             now,
         )?;
         let approver = Preset::new(decisions, self.approver());
-        Ok(self.drive_pausable(Box::new(machine), &approver).await)
+        Ok(self
+            .drive_pausable(Box::new(machine), &approver, None)
+            .await)
     }
 
     /// The agent's approver, if it has one.
@@ -270,14 +293,20 @@ impl<T> Agent<T> {
     }
 
     /// Drives a pausable run under its `invoke_agent` span.
-    async fn drive_pausable(&self, machine: Box<Machine>, approver: &dyn Approver) -> RunEnd {
+    async fn drive_pausable(
+        &self,
+        machine: Box<Machine>,
+        approver: &dyn Approver,
+        events: Option<EventSink<'_>>,
+    ) -> RunEnd {
         let span = crate::telemetry::agent_span(self.backend.name(), self.backend.model());
         let approvals = Approvals {
             approver,
             can_pause: true,
         };
         let backend = self.backend.as_ref();
-        let driven = drive_boxed(machine, backend, &self.tools, None, Some(approvals)).map(run_end);
+        let driven =
+            drive_boxed(machine, backend, &self.tools, events, Some(approvals)).map(run_end);
         let end = tracing::Instrument::instrument(driven, span.clone()).await;
         if let RunEnd::Finished(finished) = &end {
             crate::telemetry::record_run(&span, &finished.run.report);

@@ -135,6 +135,7 @@ pub enum Decision {
     /// End the run now with [`ErrorCode::ApprovalTerminated`](crate::ErrorCode::ApprovalTerminated).
     Terminate,
     /// Not now: a pausable run ([`Agent::start`](crate::Agent::start),
+    /// [`Agent::start_stream`](crate::Agent::start_stream),
     /// [`Agent::resume`](crate::Agent::resume)) pauses into a
     /// [`RunSnapshot`](crate::snapshot::RunSnapshot); any other run ends
     /// with [`ErrorCode::ApprovalPending`](crate::ErrorCode::ApprovalPending).

@@ -302,3 +302,33 @@ async fn the_public_drivers_end_or_pause_at_an_asking_call() {
     let snapshot = end.paused().unwrap();
     assert_eq!(snapshot.pending_calls().len(), 2);
 }
+
+#[tokio::test]
+async fn a_pausable_stream_ends_with_the_snapshot_when_nobody_decides() {
+    use futures::StreamExt;
+    use tribunal_runtime::RunEvent;
+    let agent = agent(
+        Arc::new(ScriptedBackend::from_turns(model())),
+        decisions()[..1].to_vec(),
+    );
+    let events: Vec<RunEvent> = agent.start_stream("go").collect().await;
+    let told: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ApprovalRequested(p) => Some(format!("ask {}#{}", p.call.name, p.index)),
+            RunEvent::Approval(r) => Some(format!("{} {}", r.call_id, r.outcome.as_str())),
+            RunEvent::Paused(s) => Some(format!("paused, {} waiting", s.pending_calls().len())),
+            RunEvent::Finished(_) => Some("finished".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "ask write#0",
+            "c0 approved",
+            "ask write#2",
+            "paused, 1 waiting"
+        ]
+    );
+}
