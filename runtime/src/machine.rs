@@ -425,18 +425,14 @@ impl Machine {
                     return Some(Action::CallTools(Arc::clone(&batch.fresh)));
                 }
                 State::Approval(held) => {
-                    let waits = held.waits();
+                    // Every call decided: the turn goes on (a cheap copy: shared calls).
+                    let decided = (!held.waits()).then(|| held.clone());
                     if self.past_deadline(now) {
                         return Some(self.finish(error(ErrorCode::DeadlineExceeded), now));
                     }
-                    if waits {
+                    let Some(held) = decided else {
                         // Waiting for decisions: `pending_approval` says for which call.
                         return None;
-                    }
-                    let State::Approval(held) =
-                        std::mem::replace(&mut self.state, State::Model(Phase::Agent, Step::Sent))
-                    else {
-                        continue;
                     };
                     self.release(held, now);
                 }
