@@ -61,7 +61,8 @@ impl ToolPolicy {
 
 /// The approval policy of an agent: a [`ToolPolicy`] per tool name, and one
 /// for every other tool. Serialisable (an arena's `[approval]` table can be
-/// read into it).
+/// read into it): `{"default": "auto", "tools": {"write_file": "ask",
+/// "shell": "deny"}}`, both fields optional.
 ///
 /// ```
 /// use tribunal_runtime::approval::{ApprovalPolicy, ToolPolicy};
@@ -307,4 +308,39 @@ pub(crate) enum CallState {
         /// The result.
         result: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_and_decisions_read_from_their_written_form() {
+        let policy: ApprovalPolicy = serde_json::from_str(
+            r#"{"default": "ask", "tools": {"search": "auto", "shell": "deny"}}"#,
+        )
+        .unwrap();
+        assert_eq!(policy.policy_for("write_file"), ToolPolicy::Ask);
+        assert_eq!(policy.policy_for("search"), ToolPolicy::Auto);
+        assert_eq!(policy.policy_for("shell"), ToolPolicy::Deny);
+        assert!(!policy.is_auto());
+        let auto: ApprovalPolicy = serde_json::from_str("{}").unwrap();
+        assert!(auto.is_auto());
+        let decisions: Vec<Decision> = serde_json::from_str(
+            r#"[{"decision": "approve"}, {"decision": "modify", "arguments": {"path": "a"}},
+                {"decision": "reject", "reason": "no"}, {"decision": "terminate"}, {"decision": "later"}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            decisions,
+            [
+                Decision::approve(),
+                Decision::modify(serde_json::json!({"path": "a"})),
+                Decision::reject("no"),
+                Decision::terminate(),
+                Decision::later(),
+            ]
+        );
+        assert!(serde_json::from_str::<Decision>(r#"{"decision": "maybe"}"#).is_err());
+    }
 }
