@@ -3,19 +3,23 @@
 //! An `Agent<T>` made by [`Agent::for_type`] answers with a `T`.
 
 use crate::answer::AnswerPolicy;
+use crate::approval::{ApprovalPolicy, ArgumentCheck, Decision};
+use crate::approver::{Approver, Preset};
 use crate::backend::{Backend, BackendError, ModelRequest, OutputFormat};
 use crate::budget::Budget;
 use crate::contract::AnswerContract;
 use crate::conversation::{Conversation, ModelTurn};
-use crate::driver::{drive, drive_with_events};
+use crate::driver::{Approvals, drive_boxed, run_end};
 use crate::error::{ErrorCode, SchemaError};
 use crate::event::{EventSink, RunStream};
 use crate::machine::{Machine, MachineConfig, answer_schema};
 use crate::output::ToolChoice;
 use crate::report::{RunOutcome, RunReport};
 use crate::schema::OutputSchema;
+use crate::snapshot::{FinishedRun, RunEnd, RunSnapshot, SnapshotError};
 use crate::tool::ToolBox;
 use crate::typed::TypedContract;
+use futures::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::future::Future;
@@ -34,7 +38,14 @@ pub struct Agent<T = Value> {
     answer: AnswerPolicy,
     max_output_tokens: Option<u32>,
     require_tool_first: bool,
+    approval: Option<Arc<AgentApproval>>,
     answer_type: PhantomData<fn() -> T>,
+}
+
+/// An agent's approval settings ([`Agent::with_approval`]).
+struct AgentApproval {
+    policy: ApprovalPolicy,
+    approver: Arc<dyn Approver>,
 }
 
 impl<T> Clone for Agent<T> {
@@ -48,6 +59,7 @@ impl<T> Clone for Agent<T> {
             answer: self.answer,
             max_output_tokens: self.max_output_tokens,
             require_tool_first: self.require_tool_first,
+            approval: self.approval.clone(),
             answer_type: PhantomData,
         }
     }
@@ -65,6 +77,7 @@ impl<T> std::fmt::Debug for Agent<T> {
             .field("answer", &self.answer)
             .field("max_output_tokens", &self.max_output_tokens)
             .field("require_tool_first", &self.require_tool_first)
+            .field("approval", &self.approval.as_ref().map(|a| &a.policy))
             .finish()
     }
 }
@@ -134,6 +147,7 @@ impl<T> Agent<T> {
             answer: AnswerPolicy::default(),
             max_output_tokens: None,
             require_tool_first: false,
+            approval: None,
             answer_type: PhantomData,
         })
     }
@@ -178,6 +192,167 @@ impl<T> Agent<T> {
         self
     }
 
+    /// Puts tool calls to `approver` under `policy` before they run: an
+    /// `ask` tool's calls wait for its [`Decision`] (within the run's
+    /// deadline), a `deny` tool's calls are refused without asking, `auto`
+    /// ones run at once. Every run of the agent follows it; in
+    /// [`run`](Self::run) and the other unpausable runs a
+    /// [`Decision::Later`] ends the run with
+    /// [`ErrorCode::ApprovalPending`], in [`start`](Self::start) and
+    /// [`resume`](Self::resume) it pauses the run. Default: none (every call
+    /// runs).
+    pub fn with_approval(mut self, policy: ApprovalPolicy, approver: Arc<dyn Approver>) -> Self {
+        self.approval = Some(Arc::new(AgentApproval { policy, approver }));
+        self
+    }
+
+    /// Runs the agent on one user input, pausably: when the approver answers
+    /// [`Decision::Later`] for a call, the run stops there and
+    /// [`RunEnd::Paused`] holds its [`RunSnapshot`], which
+    /// [`resume`](Self::resume) continues — in this process or another, with
+    /// an agent of the same configuration. Otherwise as [`run`](Self::run),
+    /// and [`RunEnd::Finished`] also holds the approval records.
+    pub fn start<'a>(&'a self, input: &str) -> impl Future<Output = RunEnd> + Send + use<'a, T> {
+        let conversation = Conversation::new(self.system.clone(), input);
+        async move {
+            let now = tokio::time::Instant::now().into_std();
+            match self.machine_for(conversation, now) {
+                Ok(machine) => {
+                    let approver = Preset::new(Vec::new(), self.approver());
+                    self.drive_pausable(machine, &approver, None).await
+                }
+                Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
+            }
+        }
+    }
+
+    /// [`start`](Self::start) as a stream of [`RunEvent`](crate::RunEvent)s
+    /// ([`run_stream`](Self::run_stream)'s, with each ask and decision): the
+    /// last event is [`RunEvent::Finished`](crate::RunEvent::Finished), or
+    /// [`RunEvent::Paused`](crate::RunEvent::Paused) with the snapshot when
+    /// the approver says later.
+    pub fn start_stream(&self, input: &str) -> RunStream<'_> {
+        let conversation = Conversation::new(self.system.clone(), input);
+        let (sink, events) = RunStream::channel();
+        let run = Box::pin(async move {
+            let now = tokio::time::Instant::now().into_std();
+            match self.machine_for(conversation, now) {
+                Ok(machine) => {
+                    let approver = Preset::new(Vec::new(), self.approver());
+                    self.drive_pausable(machine, &approver, Some(&sink)).await
+                }
+                Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
+            }
+        });
+        RunStream::pausable(run, events)
+    }
+
+    /// Continues a paused run: `decisions` answer the asks that follow, in
+    /// order — first the snapshot's pending calls, in call order
+    /// ([`RunSnapshot::pending_calls`]), then any later turn's; once they
+    /// run out, the agent's approver answers ([`with_approval`](Self::with_approval);
+    /// without one, the run pauses again at the next ask).
+    ///
+    /// The agent must have the configuration the run paused with (tools and
+    /// their schemas, answer schema and output plan, budgets: the snapshot's
+    /// [`ConfigDigest`](crate::snapshot::ConfigDigest)); a snapshot of
+    /// another is refused with [`SnapshotError::Mismatch`]
+    /// ([`ErrorCode::SnapshotMismatch`]). The deadline gets the time it had
+    /// left at the pause: paused time does not count.
+    pub async fn resume(
+        &self,
+        snapshot: RunSnapshot,
+        decisions: Vec<Decision>,
+    ) -> Result<RunEnd, SnapshotError> {
+        let config = self.machine_config();
+        let tools = self.tools.specs_for(config.plan.target);
+        let policy = self
+            .approval
+            .as_ref()
+            .map(|a| a.policy.clone())
+            .unwrap_or_default();
+        let check: Arc<dyn ArgumentCheck> = self.tools.clone();
+        let now = tokio::time::Instant::now().into_std();
+        let machine = Machine::resume(
+            config,
+            self.contract.clone(),
+            tools,
+            snapshot,
+            (policy, check),
+            now,
+        )?;
+        let approver = Preset::new(decisions, self.approver());
+        Ok(self
+            .drive_pausable(Box::new(machine), &approver, None)
+            .await)
+    }
+
+    /// The agent's approver, if it has one.
+    fn approver(&self) -> Option<&dyn Approver> {
+        self.approval.as_deref().map(|a| a.approver.as_ref())
+    }
+
+    /// Drives a pausable run under its `invoke_agent` span.
+    async fn drive_pausable(
+        &self,
+        machine: Box<Machine>,
+        approver: &dyn Approver,
+        events: Option<EventSink<'_>>,
+    ) -> RunEnd {
+        let span = crate::telemetry::agent_span(self.backend.name(), self.backend.model());
+        let approvals = Approvals {
+            approver,
+            can_pause: true,
+        };
+        let backend = self.backend.as_ref();
+        let driven =
+            drive_boxed(machine, backend, &self.tools, events, Some(approvals)).map(run_end);
+        let end = tracing::Instrument::instrument(driven, span.clone()).await;
+        if let RunEnd::Finished(finished) = &end {
+            crate::telemetry::record_run(&span, &finished.run.report);
+        }
+        end
+    }
+
+    /// The machine settings of this agent's runs.
+    fn machine_config(&self) -> MachineConfig {
+        MachineConfig {
+            budget: self.budget,
+            answer: self.answer,
+            max_output_tokens: self.max_output_tokens,
+            plan: self.backend.output_plan(),
+            require_tool_first: self.require_tool_first,
+        }
+    }
+
+    /// A machine for a run of `conversation` started at `now`, with the
+    /// agent's approval settings; or the failed run.
+    fn machine_for(
+        &self,
+        conversation: Conversation,
+        now: std::time::Instant,
+    ) -> Result<Box<Machine>, Box<Run>> {
+        let config = self.machine_config();
+        let tools = self.tools.specs_for(config.plan.target);
+        match Machine::new_or_back(config, self.contract.clone(), tools, conversation, now) {
+            Ok(m) => Ok(Box::new(match &self.approval {
+                Some(a) => {
+                    let check: Arc<dyn ArgumentCheck> = self.tools.clone();
+                    m.with_approval(a.policy.clone(), check)
+                }
+                None => m,
+            })),
+            // Checked in `Agent::new`; kept as data rather than a panic.
+            Err((e, conversation)) => {
+                tracing::error!("schema compile failed: {e}");
+                Err(Box::new(Run {
+                    report: RunReport::failed(ErrorCode::SchemaMismatch),
+                    conversation,
+                }))
+            }
+        }
+    }
+
     /// The backend.
     pub fn backend(&self) -> &Arc<dyn Backend> {
         &self.backend
@@ -220,38 +395,20 @@ impl<T> Agent<T> {
 
     async fn run_inner(&self, conversation: Conversation, events: Option<EventSink<'_>>) -> Run {
         let span = crate::telemetry::agent_span(self.backend.name(), self.backend.model());
-        let config = MachineConfig {
-            budget: self.budget,
-            answer: self.answer,
-            max_output_tokens: self.max_output_tokens,
-            plan: self.backend.output_plan(),
-            require_tool_first: self.require_tool_first,
-        };
         let now = tokio::time::Instant::now().into_std();
-        let tools = self.tools.specs_for(config.plan.target);
-        let machine =
-            match Machine::new_or_back(config, self.contract.clone(), tools, conversation, now) {
-                Ok(m) => m,
-                // Checked in `Agent::new`; kept as data rather than a panic.
-                Err((e, conversation)) => {
-                    tracing::error!("schema compile failed: {e}");
-                    return Run {
-                        report: RunReport::failed(ErrorCode::SchemaMismatch),
-                        conversation,
-                    };
-                }
-            };
-        let backend = self.backend.as_ref();
-        let (report, conversation) = match events {
-            Some(events) => {
-                let driven = drive_with_events(machine, backend, &self.tools, events);
-                tracing::Instrument::instrument(driven, span.clone()).await
-            }
-            None => {
-                let driven = drive(machine, backend, &self.tools);
-                tracing::Instrument::instrument(driven, span.clone()).await
-            }
+        let machine = match self.machine_for(conversation, now) {
+            Ok(m) => m,
+            Err(run) => return *run,
         };
+        let approvals = self.approver().map(|approver| Approvals {
+            approver,
+            can_pause: false,
+        });
+        let backend = self.backend.as_ref();
+        let driven = drive_boxed(machine, backend, &self.tools, events, approvals);
+        let (report, conversation) = tracing::Instrument::instrument(driven, span.clone())
+            .await
+            .into_finished();
         crate::telemetry::record_run(&span, &report);
         Run {
             report,

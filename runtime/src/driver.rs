@@ -1,13 +1,17 @@
 //! The async driver: performs what the [`Machine`] decides. The only code of
 //! the loop that awaits, reads the clock or calls a backend or a tool.
 
+use crate::approval::Decision;
+use crate::approver::Approver;
 use crate::backend::{Backend, BackendErrorKind, Delta};
 use crate::error::ErrorCode;
 use crate::event::{EventSink, RunEvent};
 use crate::machine::{Action, Input, Machine};
-use crate::report::RunReport;
+use crate::report::{Run, RunReport};
+use crate::snapshot::{FinishedRun, RunEnd, RunSnapshot};
 use crate::telemetry;
 use crate::tool::ToolBox;
+use futures::FutureExt;
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::task::Poll;
@@ -26,7 +30,7 @@ pub fn drive<'a>(
 ) -> impl Future<Output = (RunReport, crate::conversation::Conversation)> + Send + 'a {
     // The machine lives on the heap: an `async fn` would hold it twice (as
     // its argument and as the local it drives), in every run's task.
-    drive_boxed(Box::new(machine), backend, tools, None)
+    drive_boxed(Box::new(machine), backend, tools, None, None).map(Driven::into_finished)
 }
 
 /// [`drive`], sending what happens to `events` as it happens: each model
@@ -40,15 +44,87 @@ pub fn drive_with_events<'a>(
     tools: &'a ToolBox,
     events: EventSink<'a>,
 ) -> impl Future<Output = (RunReport, crate::conversation::Conversation)> + Send + 'a {
-    drive_boxed(Box::new(machine), backend, tools, Some(events))
+    drive_boxed(Box::new(machine), backend, tools, Some(events), None).map(Driven::into_finished)
 }
 
-async fn drive_boxed(
+/// [`drive`] for a machine with tool-call approval
+/// ([`Machine::with_approval`]): each pending call is put to `approver`, in
+/// call order, while the deadline runs; a [`Decision::Later`] pauses the run
+/// into a [`RunSnapshot`] ([`RunEnd::Paused`]). `events`, when given, also
+/// get each ask ([`RunEvent::ApprovalRequested`]) and each approval record
+/// ([`RunEvent::Approval`]).
+pub fn drive_approved<'a>(
+    machine: Machine,
+    backend: &'a dyn Backend,
+    tools: &'a ToolBox,
+    approver: &'a dyn Approver,
+    events: Option<EventSink<'a>>,
+) -> impl Future<Output = RunEnd> + Send + 'a {
+    let approvals = Approvals {
+        approver,
+        can_pause: true,
+    };
+    drive_boxed(Box::new(machine), backend, tools, events, Some(approvals)).map(run_end)
+}
+
+/// How a pausable run ended.
+pub(crate) fn run_end(driven: Driven) -> RunEnd {
+    match driven {
+        Driven::Finished(machine) => RunEnd::Finished(Box::new(finished_run(*machine))),
+        Driven::Paused(snapshot) => RunEnd::Paused(snapshot),
+    }
+}
+
+/// A finished machine's run and approval records.
+pub(crate) fn finished_run(mut machine: Machine) -> FinishedRun {
+    let approvals = machine.take_approvals();
+    let (report, conversation) = machine.into_parts();
+    FinishedRun::new(
+        Run {
+            report,
+            conversation,
+        },
+        approvals,
+    )
+}
+
+/// Who answers a driven run's pending calls, and whether a `later` pauses
+/// the run (else it ends it: `approval_pending`).
+#[derive(Clone, Copy)]
+pub(crate) struct Approvals<'a> {
+    pub(crate) approver: &'a dyn Approver,
+    pub(crate) can_pause: bool,
+}
+
+/// How [`drive_boxed`] stopped.
+pub(crate) enum Driven {
+    /// The run is over.
+    Finished(Box<Machine>),
+    /// The run paused at an approval point.
+    Paused(Box<RunSnapshot>),
+}
+
+impl Driven {
+    /// The report and conversation of a run that cannot pause.
+    pub(crate) fn into_finished(self) -> (RunReport, crate::conversation::Conversation) {
+        match self {
+            Driven::Finished(machine) => machine.into_parts(),
+            // Only a driver given `can_pause` pauses.
+            Driven::Paused(snapshot) => (
+                RunReport::failed(ErrorCode::InternalError),
+                snapshot.into_conversation(),
+            ),
+        }
+    }
+}
+
+pub(crate) async fn drive_boxed(
     mut machine: Box<Machine>,
     backend: &dyn Backend,
     tools: &ToolBox,
     events: Option<EventSink<'_>>,
-) -> (RunReport, crate::conversation::Conversation) {
+    approvals: Option<Approvals<'_>>,
+) -> Driven {
     // One timer for the whole run, raced with every await: registered once,
     // instead of a timer per model call and per tool batch.
     let mut deadline: Pin<&mut Option<Sleep>> = pin!(
@@ -58,6 +134,8 @@ async fn drive_boxed(
     );
     let target = machine.target();
     let mut turn = 0u32;
+    // Approval records already told to `events` and the spans.
+    let mut told = machine.approvals().len();
     loop {
         let now = Instant::now().into_std();
         match machine.poll(now) {
@@ -113,6 +191,8 @@ async fn drive_boxed(
                 // the machine grows it in place instead of copying it.
                 drop(request);
                 machine.handle(input, Instant::now().into_std());
+                // A turn's `deny` calls are refused at once.
+                tell_approvals(&machine, &mut told, events, None);
             }
             Some(Action::CallTools(calls)) => {
                 let span = tracing::debug_span!("tools", count = calls.len());
@@ -135,10 +215,72 @@ async fn drive_boxed(
                 }
                 machine.handle(input, Instant::now().into_std());
             }
-            Some(Action::Done) | None => break,
+            Some(Action::Done) => break,
+            None => {
+                let Some(pending) = machine.pending_approval() else {
+                    break;
+                };
+                let span = telemetry::approval_span(&pending.call);
+                if let Some(events) = events {
+                    events(RunEvent::ApprovalRequested(pending.clone()));
+                }
+                let decision = match approvals {
+                    Some(a) => {
+                        let asked = pin!(a.approver.decide(&pending));
+                        bounded(deadline.as_mut().as_pin_mut(), asked)
+                            .instrument(span.clone())
+                            .await
+                    }
+                    // Driven without an approver: nobody will decide.
+                    None => Some(Decision::Later),
+                };
+                let now = Instant::now().into_std();
+                match decision {
+                    None => {
+                        telemetry::record_failure(&span, ErrorCode::DeadlineExceeded.as_str());
+                        machine.handle(Input::DeadlineExceeded, now);
+                    }
+                    Some(Decision::Later) if approvals.is_some_and(|a| a.can_pause) => {
+                        match machine.snapshot(now) {
+                            Some(snapshot) => {
+                                telemetry::record_paused(&span);
+                                return Driven::Paused(Box::new(snapshot));
+                            }
+                            // Not at an approval point after all: the machine decides.
+                            None => machine.handle_decision(pending.index, Decision::Later, now),
+                        }
+                    }
+                    Some(decision) => machine.handle_decision(pending.index, decision, now),
+                }
+                tell_approvals(&machine, &mut told, events, Some(&span));
+            }
         }
     }
-    machine.into_parts()
+    Driven::Finished(machine)
+}
+
+/// Tells `events` and the spans of the approval records made since the
+/// last `told`: `asked` is the span of the call just decided (a `deny`
+/// call, never asked, gets a span of its own).
+fn tell_approvals(
+    machine: &Machine,
+    told: &mut usize,
+    events: Option<EventSink<'_>>,
+    asked: Option<&tracing::Span>,
+) {
+    let records = machine.approvals();
+    for record in records.get(*told..).unwrap_or_default() {
+        match asked {
+            Some(span) if record.outcome != crate::approval::ApprovalOutcome::Denied => {
+                telemetry::record_approval(span, record.outcome);
+            }
+            _ => telemetry::denied_span(record),
+        }
+        if let Some(events) = events {
+            events(RunEvent::Approval(record.clone()));
+        }
+    }
+    *told = records.len();
 }
 
 /// Runs `fut` until the run's deadline timer fires; `None` if it fired

@@ -55,6 +55,23 @@ pub enum ErrorCode {
     DeadlineExceeded,
     /// The backend failed (HTTP error, connection failure, exhausted script).
     BackendError,
+    /// An approver ended the run at a tool call ([`Decision::Terminate`](crate::approval::Decision::Terminate)).
+    ApprovalTerminated,
+    /// A tool call waited for a decision nobody made: an approver answered
+    /// [`Decision::Later`](crate::approval::Decision::Later) in a run that
+    /// cannot pause (`Agent::run`; `Agent::start` pauses instead), or the
+    /// machine was driven without an approver.
+    ApprovalPending,
+    /// A run snapshot was refused: taken by an agent with another
+    /// configuration (tools, their schemas, the answer schema, budgets).
+    /// Never a run's ending: the code of a refused `Agent::resume`.
+    SnapshotMismatch,
+    /// A run snapshot was refused: written in a format version this build
+    /// does not read. Never a run's ending.
+    SnapshotVersion,
+    /// A run snapshot was refused: not valid JSON, or not a run snapshot, or
+    /// one whose parts disagree. Never a run's ending.
+    SnapshotInvalid,
     /// A bug in tribunal, not in the model or the backend: the loop's driver
     /// fed the machine an input it had not asked for, or took the report of a
     /// run before its end. Please report it with the run's trace.
@@ -63,7 +80,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -79,6 +96,11 @@ impl ErrorCode {
         ErrorCode::NoProgress,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
+        ErrorCode::ApprovalTerminated,
+        ErrorCode::ApprovalPending,
+        ErrorCode::SnapshotMismatch,
+        ErrorCode::SnapshotVersion,
+        ErrorCode::SnapshotInvalid,
         ErrorCode::InternalError,
     ];
 
@@ -100,6 +122,11 @@ impl ErrorCode {
             ErrorCode::NoProgress => "no_progress",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",
+            ErrorCode::ApprovalTerminated => "approval_terminated",
+            ErrorCode::ApprovalPending => "approval_pending",
+            ErrorCode::SnapshotMismatch => "snapshot_mismatch",
+            ErrorCode::SnapshotVersion => "snapshot_version",
+            ErrorCode::SnapshotInvalid => "snapshot_invalid",
             ErrorCode::InternalError => "internal_error",
         }
     }

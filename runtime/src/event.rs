@@ -2,10 +2,12 @@
 //! [`Agent::run_stream`](crate::Agent::run_stream) reports it, and
 //! [`RunStream`], the stream of them.
 
+use crate::approval::{ApprovalRecord, PendingCall};
 use crate::backend::Delta;
 use crate::conversation::{ToolCall, ToolResult};
 use crate::report::RequestPurpose;
 use crate::report::Run;
+use crate::snapshot::{RunEnd, RunSnapshot};
 use futures::Stream;
 use futures::future::BoxFuture;
 use std::pin::Pin;
@@ -59,6 +61,17 @@ pub enum RunEvent {
         /// How long the call took.
         duration: Duration,
     },
+    /// A tool call waits for an approver's decision (the run's deadline
+    /// keeps running).
+    ApprovalRequested(PendingCall),
+    /// What approval did with a call: asked and decided, or a `deny` tool's
+    /// call refused without asking.
+    Approval(ApprovalRecord),
+    /// The run paused at an approval point (a pausable stream,
+    /// [`Agent::start_stream`](crate::Agent::start_stream)): the snapshot
+    /// [`Agent::resume`](crate::Agent::resume) continues. The last event of
+    /// a paused run, instead of `Finished`.
+    Paused(Box<RunSnapshot>),
     /// The run is over: its report and conversation. Always the last event.
     Finished(Box<Run>),
 }
@@ -88,9 +101,33 @@ pub type EventSink<'a> = &'a (dyn Fn(RunEvent) + Send + Sync);
 /// polled; dropping the stream cancels the run (and its tool calls).
 #[must_use = "a run stream does nothing unless polled"]
 pub struct RunStream<'a> {
-    run: Option<BoxFuture<'a, Run>>,
+    run: Option<Running<'a>>,
     events: Receiver<RunEvent>,
-    finished: Option<Run>,
+    finished: Option<RunEvent>,
+}
+
+/// The run a stream polls.
+enum Running<'a> {
+    /// A run that cannot pause.
+    Whole(BoxFuture<'a, Run>),
+    /// A run that may pause.
+    Pausable(BoxFuture<'a, RunEnd>),
+}
+
+impl Running<'_> {
+    /// Polls the run; when it is over, its last event.
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<RunEvent> {
+        match self {
+            Running::Whole(run) => run
+                .as_mut()
+                .poll(cx)
+                .map(|run| RunEvent::Finished(Box::new(run))),
+            Running::Pausable(run) => run.as_mut().poll(cx).map(|end| match end {
+                RunEnd::Finished(finished) => RunEvent::Finished(Box::new(finished.run)),
+                RunEnd::Paused(snapshot) => RunEvent::Paused(snapshot),
+            }),
+        }
+    }
 }
 
 impl<'a> RunStream<'a> {
@@ -98,7 +135,17 @@ impl<'a> RunStream<'a> {
     /// sender paired with `events`.
     pub(crate) fn new(run: BoxFuture<'a, Run>, events: Receiver<RunEvent>) -> Self {
         RunStream {
-            run: Some(run),
+            run: Some(Running::Whole(run)),
+            events,
+            finished: None,
+        }
+    }
+
+    /// A stream over `run`, a pausable run: its last event is
+    /// [`RunEvent::Paused`] when it pauses.
+    pub(crate) fn pausable(run: BoxFuture<'a, RunEnd>, events: Receiver<RunEvent>) -> Self {
+        RunStream {
+            run: Some(Running::Pausable(run)),
             events,
             finished: None,
         }
@@ -137,7 +184,7 @@ impl Stream for RunStream<'_> {
             return Poll::Ready(Some(event));
         }
         if let Some(run) = self.run.as_mut() {
-            match run.as_mut().poll(cx) {
+            match run.poll(cx) {
                 Poll::Ready(done) => {
                     self.run = None;
                     self.finished = Some(done);
@@ -153,10 +200,6 @@ impl Stream for RunStream<'_> {
         if let Ok(event) = self.events.try_recv() {
             return Poll::Ready(Some(event));
         }
-        Poll::Ready(
-            self.finished
-                .take()
-                .map(|run| RunEvent::Finished(Box::new(run))),
-        )
+        Poll::Ready(self.finished.take())
     }
 }

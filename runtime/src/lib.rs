@@ -24,6 +24,7 @@
 //! | [`event`] | a run's events as [`Agent::run_stream`] streams them |
 //! | [`telemetry`] | the spans of a run (OpenTelemetry GenAI names and attributes); `otel` (feature `otel`) exports them |
 //! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
+//! | [`approval`], [`approver`], [`snapshot`] | tool-call approval (per-tool policy, decisions, approvers) and runs paused at an approval point and resumed in another process |
 //! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
 //! # Features
@@ -62,6 +63,8 @@
 
 mod agent;
 pub mod answer;
+pub mod approval;
+pub mod approver;
 pub mod backend;
 mod budget;
 pub mod contract;
@@ -79,6 +82,7 @@ pub mod output;
 pub mod report;
 pub mod schema;
 mod seen_calls;
+pub mod snapshot;
 pub mod task;
 pub mod telemetry;
 pub mod text;
@@ -87,6 +91,8 @@ mod typed;
 
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::AnswerPolicy;
+pub use approval::{ApprovalPolicy, Decision, ToolPolicy};
+pub use approver::Approver;
 pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
 pub use budget::{Budget, OnBudget, OnRepeat};
 pub use contract::AnswerContract;
@@ -96,4 +102,5 @@ pub use event::{RunEvent, RunStream};
 pub use output::OutputChoice;
 pub use report::{RunOutcome, RunReport};
 pub use schema::OutputSchema;
+pub use snapshot::{RunEnd, RunSnapshot};
 pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec, TypedTool, tool_fn};

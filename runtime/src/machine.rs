@@ -34,10 +34,19 @@
 //! `on_repeat = finalize` (the default) goes to the finalize turn with
 //! [`ErrorCode::ToolCallsRepeated`]: a model in a loop answers from what it
 //! found instead of spending its tool budget on repeats.
+//!
+//! With [`Machine::with_approval`], a turn whose calls include an `ask` or a
+//! `deny` tool's stops at an approval point before any of them runs:
+//! [`poll`](Machine::poll) returns `None` while
+//! [`pending_approval`](Machine::pending_approval) names the call waiting,
+//! [`handle_decision`](Machine::handle_decision) takes each decision, and
+//! [`snapshot`](Machine::snapshot) / [`Machine::resume`] pause and continue
+//! the run there (`machine/approving.rs`).
 
 use crate::answer::{
     AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
 };
+use crate::approval::{CallState, modified_note};
 use crate::backend::{BackendError, ModelRequest, OutputFormat};
 use crate::budget::{Budget, OnBudget, OnRepeat};
 use crate::contract::AnswerContract;
@@ -53,6 +62,7 @@ use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStra
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::seen_calls::{Repeats, SeenCalls};
 use crate::tool::ToolExecution;
+use approving::{Approving, Held};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -110,6 +120,8 @@ pub enum Input {
 
 pub use crate::report::RequestPurpose;
 
+mod approving;
+
 /// Why a model request is being made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -153,6 +165,9 @@ enum State {
     Model(Phase, Step),
     /// One agent turn's tool calls.
     Tools(Batch, Step),
+    /// One agent turn's tool calls, held until each `ask` call has a
+    /// decision ([`Machine::handle_decision`]).
+    Approval(Held),
     /// The run is over.
     Done(Ending),
 }
@@ -163,7 +178,7 @@ impl State {
     fn history(&self) -> (bool, Option<ErrorCode>) {
         match self {
             State::Model(phase, _) => phase.history(),
-            State::Tools(..) => (false, None),
+            State::Tools(..) | State::Approval(_) => (false, None),
             State::Done(ending) => (ending.repair_used, ending.finalized_after),
         }
     }
@@ -205,6 +220,9 @@ struct Batch {
     calls: Arc<[ToolCall]>,
     fresh: Arc<[ToolCall]>,
     repeated: Repeats,
+    /// How approval settled each call, when the turn went through approval
+    /// (`None`, the usual case: every fresh call runs as made).
+    settled: Option<Arc<[crate::approval::CallState]>>,
 }
 
 /// The answer tool of the tool strategy and the tool lists it appears in.
@@ -256,6 +274,10 @@ pub struct Machine {
     tool_records: Vec<ToolCallRecord>,
     backend_failure: Option<BackendFailure>,
     ended_at: Option<Instant>,
+    /// Tool-call approval ([`Machine::with_approval`]); `None`: every call runs.
+    approval: Option<Box<Approving>>,
+    /// Running time before this machine's start (a resumed run's).
+    carried: Duration,
 }
 
 impl Machine {
@@ -277,10 +299,23 @@ impl Machine {
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
         tools: impl Into<Arc<[ToolSpec]>>,
-        mut conversation: Conversation,
+        conversation: Conversation,
         now: Instant,
     ) -> Result<Self, (SchemaError, Conversation)> {
-        let tools: Arc<[ToolSpec]> = tools.into();
+        Self::assemble(config, contract, tools.into(), conversation, now, true)
+    }
+
+    /// A machine at the start of a run; `fresh`: a new conversation (the
+    /// prompt strategy's instruction is added to its system prompt), not a
+    /// resumed one (which has it already).
+    fn assemble(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: Arc<[ToolSpec]>,
+        mut conversation: Conversation,
+        now: Instant,
+        fresh: bool,
+    ) -> Result<Self, (SchemaError, Conversation)> {
         let schema = match answer_schema(contract.as_ref(), &config.plan) {
             Ok(schema) => schema,
             Err(e) => return Err((e, conversation)),
@@ -310,7 +345,7 @@ impl Machine {
             }
             OutputStrategy::Native | OutputStrategy::Prompt => None,
         };
-        if config.plan.strategy == OutputStrategy::Prompt {
+        if fresh && config.plan.strategy == OutputStrategy::Prompt {
             let instruction = prompt_instruction(&schema);
             conversation.system = Some(match conversation.system.take() {
                 Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
@@ -340,6 +375,8 @@ impl Machine {
             tool_records: Vec::new(),
             backend_failure: None,
             ended_at: None,
+            approval: None,
+            carried: Duration::ZERO,
         })
     }
 
@@ -387,6 +424,18 @@ impl Machine {
                     *step = Step::Sent;
                     return Some(Action::CallTools(Arc::clone(&batch.fresh)));
                 }
+                State::Approval(held) => {
+                    // Every call decided: the turn goes on (a cheap copy: shared calls).
+                    let decided = (!held.waits()).then(|| held.clone());
+                    if self.past_deadline(now) {
+                        return Some(self.finish(error(ErrorCode::DeadlineExceeded), now));
+                    }
+                    let Some(held) = decided else {
+                        // Waiting for decisions: `pending_approval` says for which call.
+                        return None;
+                    };
+                    self.release(held, now);
+                }
                 State::Done(_) => return Some(Action::Done),
                 State::Model(_, Step::Sent) | State::Tools(_, Step::Sent) => return None,
             }
@@ -401,7 +450,7 @@ impl Machine {
             State::Model(Phase::Agent, _) => Some(RequestPurpose::Agent),
             State::Model(Phase::Finalize(code), _) => Some(RequestPurpose::Finalize(code)),
             State::Model(Phase::Repair { .. }, _) => Some(RequestPurpose::Repair),
-            State::Tools(..) | State::Done(_) => None,
+            State::Tools(..) | State::Approval(_) | State::Done(_) => None,
         }
     }
 
@@ -701,7 +750,14 @@ impl Machine {
             calls,
             fresh,
             repeated,
+            settled: None,
         };
+        if !batch.fresh.is_empty() {
+            if let Some(held) = self.hold_for_approval(&batch) {
+                self.state = State::Approval(held);
+                return;
+            }
+        }
         if batch.fresh.is_empty() {
             // Nothing to run: every call repeats an earlier one. Each still
             // gets its notice; then, under `on_repeat = finalize`, the loop is
@@ -723,6 +779,7 @@ impl Machine {
         let mut results = Vec::with_capacity(batch.calls.len());
         for (index, call) in batch.calls.iter().enumerate() {
             let repeated = batch.repeated.of(index);
+            let settled = batch.settled.as_ref().and_then(|s| s.get(index));
             let (result, ok, duration_ms) = if repeated {
                 let result = ToolResult {
                     id: call.id.clone(),
@@ -730,10 +787,20 @@ impl Machine {
                     is_error: true,
                 };
                 (result, false, 0.0)
+            } else if let Some(CallState::NotRun { result }) = settled {
+                let result = ToolResult {
+                    id: call.id.clone(),
+                    content: result.clone(),
+                    is_error: true,
+                };
+                (result, false, 0.0)
             } else {
                 match executions.next() {
-                    Some(e) => {
+                    Some(mut e) => {
                         let ok = !e.result.is_error;
+                        if let Some(CallState::RunWith { arguments }) = settled {
+                            e.result.content = modified_note(arguments, &e.result.content);
+                        }
                         (e.result, ok, e.duration.as_secs_f64() * 1000.0)
                     }
                     // A driver that returned fewer executions than calls:
@@ -748,9 +815,13 @@ impl Machine {
                     }
                 }
             };
+            let arguments = match settled {
+                Some(CallState::RunWith { arguments }) => arguments.clone(),
+                _ => call.arguments.clone(),
+            };
             self.tool_records.push(ToolCallRecord {
                 name: call.name.clone(),
-                arguments: call.arguments.clone(),
+                arguments,
                 ok,
                 duration_ms,
                 repeated,
@@ -837,10 +908,11 @@ impl Machine {
             State::Done(ending) => ending,
             unfinished => Ending::new(error(ErrorCode::InternalError), unfinished.history()),
         };
-        let wall = self
-            .ended_at
-            .map(|e| e.saturating_duration_since(self.started))
-            .unwrap_or(Duration::ZERO);
+        let wall = self.carried
+            + self
+                .ended_at
+                .map(|e| e.saturating_duration_since(self.started))
+                .unwrap_or(Duration::ZERO);
         let report = RunReport {
             outcome: ending.outcome,
             repair_used: ending.repair_used,

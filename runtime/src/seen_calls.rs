@@ -27,6 +27,14 @@ pub(crate) struct SeenCalls {
 pub(crate) struct Repeats(Option<Arc<[bool]>>);
 
 impl Repeats {
+    /// The repeats of a turn whose call at `i` repeats when `flags[i]`.
+    pub(crate) fn from_flags(flags: Vec<bool>) -> Self {
+        match flags.iter().any(|f| *f) {
+            true => Repeats(Some(flags.into())),
+            false => Repeats(None),
+        }
+    }
+
     /// Whether any call of the turn repeats an earlier one.
     pub(crate) fn any(&self) -> bool {
         self.0.is_some()
@@ -93,6 +101,32 @@ impl Arguments {
 }
 
 impl SeenCalls {
+    /// The places of the calls recorded, as `[message, call]` pairs (a
+    /// snapshot's `seen_calls`).
+    pub(crate) fn places(&self) -> Vec<[usize; 2]> {
+        self.calls
+            .iter()
+            .map(|s| [s.at.message, s.at.call])
+            .collect()
+    }
+
+    /// The record of calls at `places` (of the conversation they were taken
+    /// from; a place that holds no call is never a repeat).
+    pub(crate) fn from_places(places: &[[usize; 2]]) -> Self {
+        SeenCalls {
+            calls: places
+                .iter()
+                .map(|[message, call]| Seen {
+                    at: CallAt {
+                        message: *message,
+                        call: *call,
+                    },
+                    arguments: Arguments::Unparsed,
+                })
+                .collect(),
+        }
+    }
+
     /// Records the tool calls of the assistant message at `message` in
     /// `conversation`, in order, and returns which of them repeat a call
     /// recorded before (an earlier turn's, or an earlier one of this turn).

@@ -8,14 +8,17 @@
 //! | one run | `invoke_agent` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.usage.input_tokens` / `output_tokens` (the run's totals), `error.type` (the [`ErrorCode`]) on failure, `tribunal.turns`, `tribunal.repair_used` |
 //! | one model request | `chat {model}` (client) | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens` / `output_tokens`, `error.type` (the backend failure's kind, e.g. `http`, or `deadline_exceeded`), `tribunal.turn`, `tribunal.request.purpose` |
 //! | one tool call | `execute_tool {name}` | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type` = `tool_error` when the result is an error |
+//! | one call's approval (an `ask` call: the wait for its decision; a `deny` call: an instant) | `approve_tool {name}` | `gen_ai.operation.name` = `approve_tool` (ours: the conventions have none), `gen_ai.tool.name`, `gen_ai.tool.call.id`, `tribunal.approval.outcome` (`approved`, `modified`, `invalid_modification`, `rejected`, `denied`, `terminated`, or `paused`), `error.type` = `approval_rejected` when the call did not run, `deadline_exceeded` when the deadline passed while it waited |
 //!
-//! **Never** the prompt, the answer, tool arguments or results, or a key:
+//! **Never** the prompt, the answer, tool arguments or results, an
+//! approver's arguments or reason, or a key:
 //! only names, counts, codes and ids. (The conventions' opt-in content
 //! attributes, `gen_ai.input.messages` and the like, are not recorded.)
 //! The judge adds one `arena_item` span per run of an arena item.
 //!
 //! [`ErrorCode`]: crate::ErrorCode
 
+use crate::approval::{ApprovalOutcome, ApprovalRecord};
 use crate::conversation::{StopReason, ToolCall, Usage};
 use crate::report::RequestPurpose;
 use crate::report::RunReport;
@@ -129,6 +132,50 @@ pub fn record_tool_result(span: &Span, is_error: bool) {
         span.record("error.type", "tool_error");
         span.record("otel.status_code", "error");
     }
+}
+
+/// The `approve_tool {name}` span of one call waiting for a decision.
+pub fn approval_span(call: &ToolCall) -> Span {
+    approval_span_of(&call.name, &call.id)
+}
+
+fn approval_span_of(name: &str, id: &str) -> Span {
+    tracing::info_span!(
+        "approve_tool",
+        otel.name = format!("approve_tool {name}"),
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "approve_tool",
+        gen_ai.tool.name = name,
+        gen_ai.tool.call.id = id,
+        tribunal.approval.outcome = Empty,
+        error.type = Empty,
+    )
+}
+
+/// Records what approval did with a call on its span.
+pub fn record_approval(span: &Span, outcome: ApprovalOutcome) {
+    span.record("tribunal.approval.outcome", outcome.as_str());
+    match outcome {
+        ApprovalOutcome::Approved | ApprovalOutcome::Modified => {
+            span.record("otel.status_code", "ok");
+        }
+        _ => {
+            span.record("error.type", "approval_rejected");
+            span.record("otel.status_code", "error");
+        }
+    }
+}
+
+/// Records on a call's approval span that the run paused there.
+pub fn record_paused(span: &Span) {
+    span.record("tribunal.approval.outcome", "paused");
+}
+
+/// The span of a `deny` call, refused without asking: made and closed at once.
+pub fn denied_span(record: &ApprovalRecord) {
+    let span = approval_span_of(&record.tool, &record.call_id);
+    record_approval(&span, record.outcome);
 }
 
 fn record_usage(span: &Span, usage: &Usage) {

@@ -186,3 +186,89 @@ async fn a_failed_run_exports_its_error_code() {
         assert!(span.events.is_empty(), "{}: {:?}", span.name, span.events);
     }
 }
+
+/// A tool whose calls are checked and run against a `{"path": string}` schema.
+struct Files(&'static str);
+
+impl tribunal_runtime::Tool for Files {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "a file tool"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}, "additionalProperties": false})
+    }
+    fn call(
+        &self,
+        _args: serde_json::Value,
+    ) -> futures::future::BoxFuture<
+        '_,
+        Result<tribunal_runtime::ToolOutput, tribunal_runtime::ToolError>,
+    > {
+        Box::pin(async { Ok(tribunal_runtime::ToolOutput::Text("done".into())) })
+    }
+}
+
+#[tokio::test]
+async fn each_approval_is_a_span_with_its_outcome_and_nothing_of_the_call() {
+    use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
+    use tribunal_runtime::approver::ScriptedApprover;
+    let backend = support::script(vec![
+        support::calls(&[
+            ("write", json!({"path": "secret-path-1"})),
+            ("write", json!({"path": "secret-path-2"})),
+            ("rm", json!({"path": "secret-path-3"})),
+            ("write", json!({"path": "secret-path-4"})),
+        ]),
+        support::answer(&eiffel()),
+    ]);
+    let approver = ScriptedApprover::new([
+        Decision::approve(),
+        Decision::reject("secret-reason"),
+        Decision::modify(json!({"path": "secret-path-5"})),
+    ]);
+    let policy = ApprovalPolicy::new(ToolPolicy::Auto)
+        .with_tool("write", ToolPolicy::Ask)
+        .with_tool("rm", ToolPolicy::Deny);
+    let backend: Arc<dyn tribunal_runtime::Backend> = backend;
+    let agent = Agent::new(backend, Arc::new(landmark_schema()))
+        .unwrap()
+        .with_tools(ToolBox::new().with(Files("write")).with(Files("rm")))
+        .with_approval(policy, Arc::new(approver));
+    let (run, spans) = exported(&agent).await;
+    assert!(run.report.is_ok(), "{:?}", run.report);
+    let parent = named(&spans, "invoke_agent")[0].span_context.span_id();
+    let approvals: Vec<(String, String, bool)> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("approve_tool"))
+        .map(|s| {
+            assert_eq!(s.parent_span_id, parent);
+            let a = attributes(s);
+            assert_eq!(a["gen_ai.operation.name"], "approve_tool");
+            (
+                a["gen_ai.tool.call.id"].clone(),
+                a["tribunal.approval.outcome"].clone(),
+                matches!(s.status, Status::Error { .. }),
+            )
+        })
+        .collect();
+    let expected = [
+        ("c2", "denied", true),
+        ("c0", "approved", false),
+        ("c1", "rejected", true),
+        ("c3", "modified", false),
+    ];
+    let expected: Vec<(String, String, bool)> = expected
+        .iter()
+        .map(|(id, outcome, error)| (id.to_string(), outcome.to_string(), *error))
+        .collect();
+    assert_eq!(approvals, expected);
+    // The approved and the modified call ran.
+    assert_eq!(named(&spans, "execute_tool write").len(), 2);
+    for span in &spans {
+        let shown = format!("{:?}", span.attributes);
+        assert!(!shown.contains("secret"), "{}: {shown}", span.name);
+    }
+}

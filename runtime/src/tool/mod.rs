@@ -399,6 +399,14 @@ impl ToolBox {
     }
 }
 
+/// The checks a call's arguments get before its tool runs, without running
+/// it: how the machine validates an approver's modified arguments.
+impl crate::approval::ArgumentCheck for ToolBox {
+    fn check(&self, target: SchemaTarget, call: &ToolCall) -> Result<(), String> {
+        self.prepare(target, call).map(|_| ())
+    }
+}
+
 /// Checks arguments against a schema as written: every problem (up to five)
 /// becomes the error text. Valid or without a schema, they must still be a
 /// JSON object.

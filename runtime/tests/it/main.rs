@@ -18,12 +18,15 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod approval_resume;
+mod approval_trace;
 mod backend_cache;
 mod backend_loop;
 mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
 mod backend_support;
+mod example_approval;
 mod faults;
 mod loop_basic;
 mod loop_budget;
