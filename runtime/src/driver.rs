@@ -76,9 +76,9 @@ pub(crate) fn run_end(driven: Driven) -> RunEnd {
 }
 
 /// A finished machine's run and approval records.
-pub(crate) fn finished_run(mut machine: Machine) -> FinishedRun {
-    let approvals = machine.take_approvals();
+pub(crate) fn finished_run(machine: Machine) -> FinishedRun {
     let (report, conversation) = machine.into_parts();
+    let approvals = report.approvals.clone();
     FinishedRun::new(
         Run {
             report,

@@ -903,7 +903,8 @@ impl Machine {
     }
 
     /// The report and the final conversation.
-    pub fn into_parts(self) -> (RunReport, Conversation) {
+    pub fn into_parts(mut self) -> (RunReport, Conversation) {
+        let approvals = self.take_approvals();
         let ending = match self.state {
             State::Done(ending) => ending,
             unfinished => Ending::new(error(ErrorCode::InternalError), unfinished.history()),
@@ -923,6 +924,7 @@ impl Machine {
             wall_ms: wall.as_secs_f64() * 1000.0,
             finalized_after: ending.finalized_after,
             backend_failure: self.backend_failure,
+            approvals,
         };
         let conversation =
             Arc::try_unwrap(self.conversation).unwrap_or_else(|shared| (*shared).clone());

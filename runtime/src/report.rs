@@ -139,6 +139,10 @@ pub struct RunReport {
     /// status and provider error type (no message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_failure: Option<BackendFailure>,
+    /// With an approval policy: what approval did with each call it saw
+    /// (asked, denied, changed), in order. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<crate::approval::ApprovalRecord>,
 }
 
 impl RunReport {
@@ -154,6 +158,7 @@ impl RunReport {
             wall_ms: 0.0,
             finalized_after: None,
             backend_failure: None,
+            approvals: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! budgets, lenient extraction, no tool required first, default backend
 //! settings.
 
+pub mod approval_table;
 pub(crate) mod item;
 pub(crate) mod lint;
 pub mod mcp;
@@ -88,6 +89,9 @@ pub struct Arena {
     /// The `rubric` checks' judge (`[judge]`): its model and budgets;
     /// `--judge-backend` / `--judge-model` lay over it. Default: none set.
     pub judge: JudgeSettings,
+    /// `[approval]`: which tool calls wait for a decision, and the
+    /// scripted decisions each run gets. `None`: every call runs.
+    pub approval: Option<approval_table::ApprovalTable>,
 }
 
 impl Arena {
@@ -209,6 +213,8 @@ struct ArenaToml {
     judge: Option<crate::score::rubric::JudgeToml>,
     /// `[[mcp]]`: MCP servers whose tools the runs offer.
     mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
+    /// `[approval]`: tool calls that wait for a (scripted) decision.
+    approval: Option<approval_table::ApprovalTable>,
     /// `backend`, checked (its problems are at their lines).
     #[serde(skip)]
     settings: BackendSettings,
@@ -366,6 +372,9 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .verdict
         .as_ref()
         .and_then(|v| verdict_table::load_verdict(dir, v, &tools, &mut problems));
+    for message in config.approval.iter().flat_map(|a| a.problems(&offered)) {
+        problems.push(Problem::file(ARENA_TOML, message));
+    }
 
     let (judge, judge_problems) = config.judge.clone().unwrap_or_default().settings();
     for message in judge_problems {
@@ -464,6 +473,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         require_tool_first: config.require_tool_first.unwrap_or(false),
         pricing,
         judge,
+        approval: config.approval.clone(),
     };
     problems.sort_by(|a, b| {
         (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
@@ -562,6 +572,20 @@ fn build_checks(
                 )),
                 _ => {}
             },
+            Check::Approvals {
+                min: None,
+                max: None,
+                ..
+            } => at(format!(
+                "checks[{i}]: approvals: give `min`, `max` or both (without them it always holds)"
+            )),
+            Check::Approvals {
+                min: Some(lo),
+                max: Some(hi),
+                ..
+            } if lo > hi => at(format!(
+                "checks[{i}]: approvals: min {lo} is above max {hi}"
+            )),
             Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
                 "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
             )),

@@ -359,6 +359,7 @@ mod tests {
             cache: None,
             judge: None,
             shard: None,
+            approvals: Vec::new(),
         }
     }
 

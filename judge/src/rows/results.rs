@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::approval::ApprovalRecord;
 use tribunal_runtime::backend::CacheCounts;
 use tribunal_runtime::conversation::Usage;
 use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
@@ -124,6 +125,10 @@ pub struct ResultRow {
     /// `"I/N"` (what `merge` checks for a missing shard). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// With `[approval]`: what approval did with each call it saw (asked,
+    /// denied, changed), in order. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<ApprovalRecord>,
 }
 
 /// The rubric judge of a row: who judged, what it used, whether it failed.
@@ -264,6 +269,7 @@ impl ResultRow {
                 backend_failure,
             } => (Some(code), backend_failure, Vec::new(), None),
         };
+        let approvals = report.approvals;
         let mut tool_calls = report.tool_calls;
         tool_calls.shrink_to_fit();
         ResultRow {
@@ -293,6 +299,7 @@ impl ResultRow {
             cache,
             judge,
             shard: origin.shard,
+            approvals,
         }
     }
 

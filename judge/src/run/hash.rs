@@ -58,6 +58,11 @@ pub fn config_hash_of_mode(
         "backend": backend,
         "model": model,
     });
+    // Only with [approval]: its policy and scripted decisions decide which
+    // calls run, so other arenas' hashes stay as they were.
+    if let (Some(approval), Some(map)) = (&arena.approval, config.as_object_mut()) {
+        map.insert("approval".to_string(), json!(approval));
+    }
     // Only with rubric checks: the judge decides outcomes too.
     if arena.has_rubric()
         && let Some(map) = config.as_object_mut()

@@ -153,6 +153,9 @@ pub(super) async fn run_agent(
             if let Some(system) = &arena.system {
                 agent = agent.with_system(system.clone());
             }
+            if let Some(approval) = &arena.approval {
+                agent = agent.with_approval(approval.policy(), Arc::new(approval.approver()));
+            }
             let run = agent.run(&item.input).await;
             (run.report, Some(run.conversation))
         }

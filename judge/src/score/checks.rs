@@ -12,6 +12,7 @@ use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tribunal_runtime::approval::ApprovalOutcome;
 use tribunal_runtime::backend::ScriptTurn;
 use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
@@ -240,6 +241,27 @@ pub enum Check {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         description: Option<String>,
     },
+    /// The calls that approval (`[approval]` of arena.toml) treated as
+    /// `outcome` — of tool `tool` when given — number between `min` and
+    /// `max` (at least one bound given): `{"outcome": "denied", "max": 0}`
+    /// holds when the agent never asked for a denied tool.
+    Approvals {
+        /// `approved`, `modified`, `invalid_modification`, `rejected`,
+        /// `denied` or `terminated`.
+        outcome: ApprovalOutcome,
+        /// Only this tool's calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// The fewest such calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<u32>,
+        /// The most such calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u32>,
+        /// Free text for humans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+    },
 }
 
 /// How `tool_sequence` compares the tools called with the expected list.
@@ -283,6 +305,7 @@ impl Check {
             Check::ToolSequence { .. } => CheckKind::ToolSequence,
             Check::ToolArgsMatch { .. } => CheckKind::ToolArgsMatch,
             Check::Rubric { .. } => CheckKind::Rubric,
+            Check::Approvals { .. } => CheckKind::Approvals,
         }
     }
 }
@@ -378,6 +401,16 @@ fn score_one(c: &ItemCheck, answer: Option<&Value>, report: &RunReport) -> (bool
             },
             _,
         ) => trajectory::tool_args_match(calls, name, path, value, *tol),
+        (
+            Check::Approvals {
+                outcome,
+                tool,
+                min,
+                max,
+                ..
+            },
+            _,
+        ) => trajectory::approvals(&report.approvals, *outcome, tool.as_deref(), *min, *max),
         (_, None) => (false, "the run produced no answer".to_string()),
         (_, Some(answer)) => score_answer(c, answer),
     }
@@ -483,7 +516,8 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         | Check::MaxToolCalls { .. }
         | Check::CallCounts { .. }
         | Check::ToolSequence { .. }
-        | Check::ToolArgsMatch { .. } => (true, String::new()),
+        | Check::ToolArgsMatch { .. }
+        | Check::Approvals { .. } => (true, String::new()),
         // Scored from its judgement in `score_judged`.
         Check::Rubric { .. } => (false, "not judged".to_string()),
     }

@@ -80,6 +80,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         cache: None,
         judge: None,
         shard: None,
+        approvals: Vec::new(),
     }
 }
 
@@ -174,6 +175,7 @@ pub fn transcript(row: &ResultRow) -> Transcript {
         wall_ms: row.wall_ms,
         finalized_after: None,
         backend_failure: None,
+        approvals: Vec::new(),
     };
     Transcript::new(row, report, conversation)
 }

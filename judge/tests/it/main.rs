@@ -18,6 +18,7 @@ macro_rules! bind_snapshots {
     };
 }
 
+mod approval_arena;
 mod calibration;
 mod compare;
 mod compare_comment;

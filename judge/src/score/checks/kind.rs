@@ -50,11 +50,13 @@ pub enum CheckKind {
     ToolArgsMatch,
     /// `rubric`: a judge model grades the answer against a rubric.
     Rubric,
+    /// `approvals`: how many tool calls approval treated one way.
+    Approvals,
 }
 
 impl CheckKind {
     /// Every check type, in documentation order.
-    pub const ALL: [CheckKind; 20] = [
+    pub const ALL: [CheckKind; 21] = [
         CheckKind::JsonValid,
         CheckKind::JsonSchema,
         CheckKind::JsonPathEquals,
@@ -74,6 +76,7 @@ impl CheckKind {
         CheckKind::CallCounts,
         CheckKind::ToolSequence,
         CheckKind::ToolArgsMatch,
+        CheckKind::Approvals,
         CheckKind::Rubric,
     ];
 
@@ -100,6 +103,7 @@ impl CheckKind {
             CheckKind::ToolSequence => "tool_sequence",
             CheckKind::ToolArgsMatch => "tool_args_match",
             CheckKind::Rubric => "rubric",
+            CheckKind::Approvals => "approvals",
         }
     }
 
@@ -125,6 +129,7 @@ impl CheckKind {
             CheckKind::ToolSequence => "tools, [mode]",
             CheckKind::ToolArgsMatch => "name, path, value, [tol]",
             CheckKind::Rubric => "rubric, [pass_when], [mock]",
+            CheckKind::Approvals => "outcome, [tool], [min], [max]",
         }
     }
 
@@ -169,6 +174,9 @@ impl CheckKind {
             }
             CheckKind::ToolArgsMatch => {
                 "some call of `name` has arguments whose value at `path` equals `value` (the `json_path_equals` rules)"
+            }
+            CheckKind::Approvals => {
+                "the calls `[approval]` treated as `outcome` (`approved`, `modified`, `invalid_modification`, `rejected`, `denied`, `terminated`), of `tool` when given, number from `min` to `max`"
             }
             CheckKind::Rubric => {
                 "a judge model (`[judge]`) reads the input and the answer against `rubric` and says GREEN or RED; holds when that is `pass_when` (default GREEN); a failed judge makes the item ERROR; `mock`: the judge's turns in mock mode"
@@ -238,7 +246,8 @@ mod tests {
             CheckKind::CallCounts => 16,
             CheckKind::ToolSequence => 17,
             CheckKind::ToolArgsMatch => 18,
-            CheckKind::Rubric => 19,
+            CheckKind::Approvals => 19,
+            CheckKind::Rubric => 20,
         }
     }
 
@@ -280,6 +289,7 @@ mod tests {
             CheckKind::ToolSequence => json!({"tools": ["search"]}),
             CheckKind::ToolArgsMatch => json!({"name": "search", "path": "query", "value": "x"}),
             CheckKind::Rubric => json!({"rubric": "cites a source"}),
+            CheckKind::Approvals => json!({"outcome": "denied", "max": 0}),
         };
         let mut spec = json!({"type": kind.as_str()});
         if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {

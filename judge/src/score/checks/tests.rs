@@ -70,6 +70,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
         wall_ms: 0.0,
         finalized_after: None,
         backend_failure: None,
+        approvals: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
 use super::{SequenceMode, lookup, short, values_equal};
 use indexmap::IndexMap;
 use serde_json::Value;
+use tribunal_runtime::approval::{ApprovalOutcome, ApprovalRecord};
 use tribunal_runtime::report::ToolCallRecord;
 
 /// `tool_used`: at least `min` successful calls of `name`.
@@ -173,4 +174,33 @@ fn count<'a>(list: &[&'a str]) -> IndexMap<&'a str, usize> {
 fn names(calls: &[ToolCallRecord]) -> String {
     let names: Vec<&str> = calls.iter().map(|t| t.name.as_str()).collect();
     names.join(", ")
+}
+
+/// `approvals`: the calls approval treated as `outcome` (of `tool`, when
+/// given) number within `min` ..= `max`.
+pub(super) fn approvals(
+    records: &[ApprovalRecord],
+    outcome: ApprovalOutcome,
+    tool: Option<&str>,
+    min: Option<u32>,
+    max: Option<u32>,
+) -> (bool, String) {
+    let n = records
+        .iter()
+        .filter(|r| r.outcome == outcome && tool.is_none_or(|t| r.tool == t))
+        .count();
+    let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+    let ok = min.is_none_or(|m| n32 >= m) && max.is_none_or(|m| n32 <= m);
+    let of = tool.map_or(String::new(), |t| format!(" of {t}"));
+    let bounds = match (min, max) {
+        (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
+        (Some(lo), None) => format!("at least {lo}"),
+        (None, Some(hi)) => format!("at most {hi}"),
+        (None, None) => "any number".to_string(),
+    };
+    let outcome = serde_json::to_value(outcome)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    (ok, format!("{n} call(s){of} {outcome}, {bounds} required"))
 }
