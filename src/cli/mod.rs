@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file with
 //! its clap `Args` struct and a `run` function returning the exit code.
 
+mod approve;
 mod backend_choice;
 mod backend_flags;
 mod check;

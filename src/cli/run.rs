@@ -74,6 +74,12 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .with_max_total_usd(args.max_cost_usd)
         .with_fail_fast(args.fail_fast)
         .with_batch(args.batch(&plan, &arena)?);
+    let options = match args.approve {
+        Some(_) => super::approve::person_decides(options)?,
+        None => options,
+    };
+    // No bar under a person's questions.
+    args.quiet |= args.approve.is_some();
     let progress: Box<dyn Progress> = match args.quiet {
         true => Box::new(Silent),
         false => Box::new(Console::new()),

@@ -54,6 +54,11 @@ pub(crate) struct RunArgs {
     /// or ERROR); runs in flight finish, --resume runs the rest. Exit 1.
     #[arg(long)]
     pub(super) fail_fast: bool,
+    /// `ask`: a person at this terminal decides each tool call before it
+    /// runs (shown with its arguments; y / n / edit / quit), one run at a
+    /// time, over the arena's [approval]. Refused without a terminal.
+    #[arg(long, value_enum, value_name = "MODE", conflicts_with = "batch")]
+    pub(super) approve: Option<ApproveChoice>,
     /// No progress: neither the bar nor a line per item (the report and
     /// errors still print).
     #[arg(short, long)]
@@ -462,4 +467,11 @@ impl RunArgs {
         }
         Ok(())
     }
+}
+
+/// `--approve`: who decides tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum ApproveChoice {
+    /// A person at the terminal, every call.
+    Ask,
 }

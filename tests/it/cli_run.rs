@@ -1132,3 +1132,24 @@ fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
         stderr(&o)
     );
 }
+
+#[test]
+fn approve_ask_is_refused_without_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let o = tribunal(
+        &["run", a.to_str().unwrap(), "--approve", "ask"],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--approve ask needs a terminal"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tribunal(
+        &["run", a.to_str().unwrap(), "--approve", "ask", "--batch"],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+}

@@ -8,6 +8,7 @@ use crate::arena::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tribunal_runtime::Budget;
+use tribunal_runtime::approval::ApprovalPolicy;
 use tribunal_runtime::cost::ModelPrice;
 use tribunal_runtime::json::sorted_keys;
 use tribunal_runtime::output::OutputPlan;
@@ -112,6 +113,14 @@ pub fn config_hash_of_mode(
 /// budget is in force; without one the hash is [`config_hash_of_mode`]'s.
 pub fn with_cost_price(hash: &str, price: &ModelPrice) -> String {
     let config = json!({"config": hash, "max_cost_price": price});
+    hex(&Sha256::digest(canonical(&config).as_bytes()))[..16].to_string()
+}
+
+/// `hash` for runs whose tool calls a live approver decides under
+/// `policy` (a person, a UI): what they decide is not in the arena, so
+/// their rows never share a hash with unattended runs.
+pub fn with_live_approval(hash: &str, policy: &ApprovalPolicy) -> String {
+    let config = json!({"config": hash, "live_approval": policy});
     hex(&Sha256::digest(canonical(&config).as_bytes()))[..16].to_string()
 }
 

@@ -39,6 +39,8 @@ pub(super) struct JobContext {
     pub(super) failed: AtomicBool,
     /// The shard this run is of (`--shard`), written on every row.
     pub(super) shard: Option<Shard>,
+    /// A live approver over the arena's `[approval]`.
+    pub(super) approval: Option<super::options::RunApproval>,
 }
 
 impl JobContext {
@@ -72,7 +74,13 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     let origin = context.origin(item, repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
     let ((report, conversation), cache) = tracing::Instrument::instrument(
-        tribunal_runtime::backend::counted(run_agent(arena, item, backend, context.budget)),
+        tribunal_runtime::backend::counted(run_agent(
+            arena,
+            item,
+            backend,
+            context.budget,
+            context.approval.as_ref(),
+        )),
         span.clone(),
     )
     .await;
@@ -130,6 +138,7 @@ pub(super) async fn run_agent(
     item: &Item,
     backend: Arc<dyn Backend>,
     budget: Budget,
+    live_approval: Option<&super::options::RunApproval>,
 ) -> (RunReport, Option<Conversation>) {
     let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
         Some(verdict) => verdict.schemas.clone(),
@@ -153,7 +162,9 @@ pub(super) async fn run_agent(
             if let Some(system) = &arena.system {
                 agent = agent.with_system(system.clone());
             }
-            if let Some(approval) = &arena.approval {
+            if let Some(live) = live_approval {
+                agent = agent.with_approval(live.policy.clone(), live.approver.clone());
+            } else if let Some(approval) = &arena.approval {
                 agent = agent.with_approval(approval.policy(), Arc::new(approval.approver()));
             }
             let run = agent.run(&item.input).await;

@@ -23,7 +23,7 @@ pub mod shard_env;
 mod sink;
 mod terms;
 
-pub use options::{RunMode, RunOptions};
+pub use options::{RunApproval, RunMode, RunOptions};
 pub use plan::{JudgeRoute, PlanError, RunPlan};
 pub use sink::{JsonlSink, MemorySink, RowSink};
 
@@ -159,6 +159,7 @@ async fn run_on(
         failed: Default::default(),
         rounds,
         shard: options.shard,
+        approval: options.approval.clone(),
     });
     let fresh = drive(&context, jobs, options, progress, sink).await?;
     progress.done();
@@ -215,7 +216,7 @@ pub(crate) async fn run_one(
         config_hash,
         (backend.name(), backend.model()),
     );
-    let (report, _) = job::run_agent(arena, item, backend, arena.budget).await;
+    let (report, _) = job::run_agent(arena, item, backend, arena.budget, None).await;
     let scored = job::score_run(item, &report);
     ResultRow::from_run(origin, report, scored, None, None)
 }
@@ -411,6 +412,7 @@ mod tests {
             failed: Default::default(),
             rounds: None,
             shard: None,
+            approval: None,
         });
         let job = run_job(context, 0, 0);
         let size = std::mem::size_of_val(&job);

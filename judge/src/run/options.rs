@@ -5,6 +5,9 @@ use crate::pricing::Pricing;
 use crate::run::batch::BatchSettings;
 use crate::shard::Shard;
 use std::path::PathBuf;
+use std::sync::Arc;
+use tribunal_runtime::approval::ApprovalPolicy;
+use tribunal_runtime::approver::Approver;
 
 /// How to run an arena: [`RunOptions::new`] with the results file, then
 /// the `with_*` setters for what differs from the defaults (so that a new
@@ -53,6 +56,29 @@ pub struct RunOptions {
     /// run (its backend, model and output plan must be the batch API's) and
     /// judges rubric checks. `None`: online.
     pub batch: Option<BatchSettings>,
+    /// Every run's tool calls put to this approver under this policy,
+    /// over the arena's `[approval]` (a person at a terminal, a UI). Its
+    /// runs get their own config hash: decisions made live are not the
+    /// scripted ones. `None`: the arena's `[approval]`, if any.
+    pub approval: Option<RunApproval>,
+}
+
+/// An approval policy and the approver that decides its `ask` calls, for
+/// every run of [`RunOptions::with_approval`].
+#[derive(Clone)]
+pub struct RunApproval {
+    /// Which calls wait for a decision.
+    pub policy: ApprovalPolicy,
+    /// Who decides.
+    pub approver: Arc<dyn Approver>,
+}
+
+impl std::fmt::Debug for RunApproval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunApproval")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
 }
 
 /// [`RunOptions::in_memory`]: rows only returned, no results file.
@@ -78,6 +104,7 @@ impl RunOptions {
             max_total_usd: None,
             fail_fast: false,
             batch: None,
+            approval: None,
         }
     }
 
@@ -136,6 +163,12 @@ impl RunOptions {
     /// Stop starting runs after the first that does not pass.
     pub fn with_fail_fast(mut self, fail_fast: bool) -> Self {
         self.fail_fast = fail_fast;
+        self
+    }
+
+    /// Every run's tool calls under `policy`, decided by `approver`.
+    pub fn with_approval(mut self, policy: ApprovalPolicy, approver: Arc<dyn Approver>) -> Self {
+        self.approval = Some(RunApproval { policy, approver });
         self
     }
 

@@ -7,7 +7,7 @@ use crate::error::JudgeError;
 use crate::pricing::BATCH_PRICE;
 use crate::run::backends::BackendFactory;
 use crate::run::batch::BatchSettings;
-use crate::run::hash::{config_hash_of_mode, with_cost_price};
+use crate::run::hash::{config_hash_of_mode, with_cost_price, with_live_approval};
 use tribunal_runtime::Budget;
 use tribunal_runtime::cost::{CostLimit, ModelPrice};
 
@@ -52,6 +52,10 @@ pub(super) fn terms(
     let hash = match (arena.max_cost_usd, &price) {
         (Some(_), Some(price)) => with_cost_price(&hash, price),
         _ => hash,
+    };
+    let hash = match &options.approval {
+        Some(approval) => with_live_approval(&hash, &approval.policy),
+        None => hash,
     };
     let mut budget = arena.budget;
     if options.batch.is_some() {

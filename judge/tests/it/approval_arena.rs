@@ -119,3 +119,30 @@ fn approval_problems_are_linted() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_live_approver_decides_over_the_arena_and_gets_its_own_hash() {
+    use std::sync::Arc;
+    use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
+    use tribunal_runtime::approver::approver_fn;
+    let dir = arena_dir(&[
+        ("arena.toml", TOML),
+        ("corpus.json", CORPUS),
+        ("dataset.jsonl", &dataset((0, 0))),
+    ]);
+    let arena = Arena::load(dir.path()).unwrap();
+    let scripted = mock_run(&arena, &RunOptions::in_memory()).await;
+    let person = approver_fn(|_| async { Decision::approve() });
+    let options = RunOptions::in_memory()
+        .with_approval(ApprovalPolicy::new(ToolPolicy::Ask), Arc::new(person));
+    let live = mock_run(&arena, &options).await;
+    let row = &live.rows[0];
+    assert_eq!(row.outcome, Outcome::Pass, "{:?}", row.checks);
+    assert!(
+        row.approvals
+            .iter()
+            .all(|a| a.outcome == ApprovalOutcome::Approved)
+    );
+    assert_eq!(row.approvals.len(), 2);
+    assert_ne!(live.config_hash, scripted.config_hash);
+}
