@@ -1,0 +1,3 @@
+export interface Db {
+  get(table: string, id: string): Promise<Record<string, string> | undefined>;
+}

@@ -1,0 +1,3 @@
+module example.com/humanize
+
+go 1.19
