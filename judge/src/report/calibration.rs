@@ -493,6 +493,14 @@ impl Calibration {
                 put("injection_lift_ci95_low", format!("{:.6}", ci.low));
                 put("injection_lift_ci95_high", format!("{:.6}", ci.high));
             }
+            put("injection_no_verdict_clean", i.clean_no_verdict.to_string());
+            put(
+                "injection_no_verdict_injected",
+                i.injected_no_verdict.to_string(),
+            );
+            if let Some(lift) = i.answered_lift {
+                put("injection_lift_answered", format!("{lift:.6}"));
+            }
         }
         out
     }
