@@ -75,18 +75,28 @@ impl VerdictArena {
         Some(Arc::new(toolbox))
     }
 
-    /// Checks that every item's folder exists (lint).
+    /// Checks that every item's folder exists and lies inside the arena
+    /// folder (lint): neither `item_root` (`../other/{id}`) nor an item id
+    /// (`../../etc`) may point the file tools elsewhere.
     pub(crate) fn lint_items(&self, arena_dir: &Path, items: &[Item], problems: &mut Vec<Problem>) {
+        let arena = arena_dir.canonicalize();
         for item in items {
-            if let Some(dir) = self.item_dir(arena_dir, &item.id)
-                && let Err(e) = file_tools(&dir)
-            {
-                problems.push(Problem::at(
-                    DATASET,
-                    item.line,
-                    format!("verdict.item_root: item {:?}: {e}", item.id),
-                ));
-            }
+            let Some(dir) = self.item_dir(arena_dir, &item.id) else {
+                continue;
+            };
+            let message = match (file_tools(&dir), &arena, dir.canonicalize()) {
+                (Err(e), ..) => e.to_string(),
+                (Ok(_), Ok(arena), Ok(real)) if !real.starts_with(arena) => format!(
+                    "{} is outside the arena folder; the file tools may only read inside it",
+                    dir.display()
+                ),
+                _ => continue,
+            };
+            problems.push(Problem::at(
+                DATASET,
+                item.line,
+                format!("verdict.item_root: item {:?}: {message}", item.id),
+            ));
         }
     }
 }

@@ -454,6 +454,43 @@ fn a_missing_verdict_item_folder_is_a_problem_at_its_line() {
     assert!(lint(dir.path()).problems.is_empty());
 }
 
+/// Neither `item_root` nor an item id may root an item's file tools outside
+/// the arena folder: `../other/{id}` and an id `../../outside` are lint
+/// problems at the item's line.
+#[test]
+fn a_verdict_item_folder_outside_the_arena_is_a_problem() {
+    let green = r#"{"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"], "additionalProperties": false}"#;
+    let checks = r#"[{"type": "verdict_equals", "verdict": "GREEN"}]"#;
+    let mock =
+        r#"[{"json": {"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}}}]"#;
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outer.path().join("other/a")).unwrap();
+    std::fs::create_dir_all(outer.path().join("arena/items")).unwrap();
+    std::fs::create_dir_all(outer.path().join("outside")).unwrap();
+    let arena = outer.path().join("arena");
+    for (root, id) in [("../other/{id}", "a"), ("items/{id}", "../../outside")] {
+        let toml = format!(
+            "tools = [\"files\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"{root}\"\n"
+        );
+        std::fs::write(arena.join("arena.toml"), toml).unwrap();
+        std::fs::write(arena.join("green.json"), green).unwrap();
+        std::fs::write(
+            arena.join("dataset.jsonl"),
+            crate::support::item(id, checks, mock),
+        )
+        .unwrap();
+        let report = lint(&arena);
+        let lines: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("dataset.jsonl:1: verdict.item_root")
+                    && l.contains("is outside the arena folder")),
+            "{root} {id}: {lines:?}"
+        );
+    }
+}
+
 /// One mistake in `arena.toml` or the schema file is one problem: the
 /// items do not each add "no schema" (or an unoffered tool) because the
 /// file that would have given it could not be read.
