@@ -34,6 +34,19 @@ pub fn config_hash_of_mode(
     plan: &OutputPlan,
     batch: bool,
 ) -> String {
+    let config = config_value(arena, backend, model, plan, batch);
+    let digest = Sha256::digest(canonical(&config).as_bytes());
+    hex(&digest)[..16].to_string()
+}
+
+/// What [`config_hash_of_mode`] hashes.
+fn config_value(
+    arena: &Arena,
+    backend: &str,
+    model: &str,
+    plan: &OutputPlan,
+    batch: bool,
+) -> Value {
     let mut config = json!({
         "layout": HASH_LAYOUT,
         "system": arena.system,
@@ -69,6 +82,19 @@ pub fn config_hash_of_mode(
         && let Some(map) = config.as_object_mut()
     {
         map.insert("judge".to_string(), json!(arena.judge));
+        // What the judge is sent: its effective instructions and the
+        // prompt's shape (the template, rendered on placeholders), so rows
+        // judged under another prompt never resume into this run's.
+        let system = arena
+            .judge
+            .system
+            .as_deref()
+            .unwrap_or(crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
+        let template = crate::score::rubric::judge_prompt("RUBRIC", "TASK", &Value::from("ANSWER"));
+        map.insert(
+            "judge_prompt".to_string(),
+            json!({"system": system, "template": template}),
+        );
     }
     // Only with MCP servers (whose tools' listed schemas are in `tools`):
     // how each is started, so other arenas' hashes stay as they were.
@@ -102,8 +128,7 @@ pub fn config_hash_of_mode(
     if batch && let Some(map) = config.as_object_mut() {
         map.insert("batch".to_string(), json!(true));
     }
-    let digest = Sha256::digest(canonical(&config).as_bytes());
-    hex(&digest)[..16].to_string()
+    config
 }
 
 /// `hash` of a run whose per-run cost budget (`max_cost_usd`) is checked
@@ -143,4 +168,30 @@ pub(crate) fn budget_fields(budget: &Budget) -> Value {
 /// Compact JSON with object keys sorted at every level.
 pub fn canonical(value: &Value) -> String {
     sorted_keys(value).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rubric arena's hash covers what its judge is sent: the effective
+    /// instructions (the default when `[judge]` sets none) and the prompt's
+    /// shape, so a changed judge prompt is another configuration.
+    #[test]
+    fn the_judge_prompt_is_hashed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/rubric_judge");
+        let arena = match Arena::load(&dir) {
+            Ok(arena) => arena,
+            Err(e) => panic!("the arena loads: {e}"),
+        };
+        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let config = config_value(&arena, "openai-chat", "m", &plan, false);
+        let prompt = &config["judge_prompt"];
+        assert_eq!(prompt["system"], crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
+        let template = prompt["template"].as_str().unwrap_or_default();
+        assert!(
+            template.contains("<answer-") && template.contains("RUBRIC"),
+            "{template}"
+        );
+    }
 }
