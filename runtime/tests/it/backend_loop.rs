@@ -2,13 +2,13 @@
 //! request bodies (snapshots), provider-shaped answers mapped to outcomes.
 
 use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
+use crate::support::eiffel;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::output::ToolChoice;
-use tribunal_runtime::{Agent, BackendKind, ErrorCode, OutputChoice, ToolBox, connect_with_env};
+use tribunal_runtime::{Agent, BackendKind, ErrorCode, OutputChoice, connect_with_env};
 
 /// What `auto` picks on the hosted APIs: native, with the schema on tool
 /// turns too (the stand-in servers here run on localhost, where `auto`
@@ -22,10 +22,10 @@ fn hosted() -> BackendOptions {
 }
 
 fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
-    Agent::new(backend, Arc::new(landmark_schema()))
-        .unwrap()
-        .with_system("You answer questions about landmarks. Use the search tool.")
-        .with_tools(ToolBox::new().with(Search))
+    landmark_agent(
+        backend,
+        "You answer questions about landmarks. Use the search tool.",
+    )
 }
 
 /// Tool call, an invalid final answer, then a repair that fixes it: the

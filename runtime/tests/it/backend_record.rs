@@ -3,20 +3,17 @@
 //! no tracing output and no cassette.
 
 use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
+use crate::support::eiffel;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
-use tribunal_runtime::{Agent, Backend, BackendKind, Conversation, ToolBox, connect_with_env};
+use tribunal_runtime::{Agent, Backend, BackendKind, Conversation, connect_with_env};
 
-fn agent(backend: Arc<dyn Backend>) -> Agent {
-    Agent::new(backend, Arc::new(landmark_schema()))
-        .unwrap()
-        .with_system("You answer questions about landmarks.")
-        .with_tools(ToolBox::new().with(Search))
+fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
+    landmark_agent(backend, "You answer questions about landmarks.")
 }
 
 fn scenario(kind: BackendKind) -> Vec<wiremock::ResponseTemplate> {

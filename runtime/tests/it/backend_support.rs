@@ -284,6 +284,15 @@ pub fn error_turn(kind: BackendKind, status: u16, error_type: &str) -> ResponseT
     ResponseTemplate::new(status).set_body_json(body)
 }
 
+/// The landmark agent of the backend tests: the landmark schema, the
+/// [`Search`] tool and `system`.
+pub fn landmark_agent(backend: Arc<dyn Backend>, system: &str) -> tribunal_runtime::Agent {
+    tribunal_runtime::Agent::new(backend, Arc::new(crate::support::landmark_schema()))
+        .unwrap()
+        .with_system(system)
+        .with_tools(tribunal_runtime::ToolBox::new().with(Search))
+}
+
 /// Fixed search results for the landmark question.
 pub struct Search;
 

@@ -5,7 +5,7 @@
 //! first delta, the key never reaches a delta, and deadlines hold.
 
 use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
+use crate::support::eiffel;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use std::time::Duration;
 use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry};
 use tribunal_runtime::conversation::Message;
 use tribunal_runtime::{
-    Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport, ToolBox,
+    Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport,
 };
 use wiremock::ResponseTemplate;
 
@@ -25,11 +25,11 @@ fn hosted() -> BackendOptions {
     }
 }
 
-fn agent(backend: Arc<dyn Backend>) -> Agent {
-    Agent::new(backend, Arc::new(landmark_schema()))
-        .unwrap()
-        .with_system("You answer questions about landmarks. Use the search tool.")
-        .with_tools(ToolBox::new().with(Search))
+fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
+    landmark_agent(
+        backend,
+        "You answer questions about landmarks. Use the search tool.",
+    )
 }
 
 /// An SSE body of `events` (an optional `event:` name and the data).
