@@ -318,7 +318,11 @@ fn calibrate_runs(
         runs_without_gold,
         confusion,
         accuracy: Agreement::new(c.green_green + c.red_red, runs),
-        kappa: cohen_kappa(&c.table()),
+        // With one gold class, kappa is 0 whatever the judge does (chance
+        // agreement is the judge's own rate): undefined, not 0.
+        kappa: (red_runs > 0 && green_runs > 0)
+            .then(|| cohen_kappa(&c.table()))
+            .flatten(),
         true_red: Agreement::new(c.red_red, red_runs),
         true_green: Agreement::new(c.green_green, green_runs),
         self_agreement,
@@ -338,7 +342,22 @@ impl Calibration {
     /// `kappa 0.810 (95% CI 0.635–0.984)`, or why there is none.
     pub fn kappa_text(&self) -> String {
         match &self.kappa {
-            None => "kappa undefined (every verdict, gold and judged, is one class)".to_string(),
+            None => match (&self.true_red, &self.true_green) {
+                (None, None) => "kappa undefined (no runs)".to_string(),
+                (Some(_), None) | (None, Some(_)) => {
+                    let only = if self.true_red.is_some() {
+                        "RED"
+                    } else {
+                        "GREEN"
+                    };
+                    format!(
+                        "kappa undefined (every gold label is {only}: with one class kappa measures nothing; read the true-{only} rate)"
+                    )
+                }
+                (Some(_), Some(_)) => {
+                    "kappa undefined (every verdict, gold and judged, is one class)".to_string()
+                }
+            },
             Some(k) => {
                 let ci = match k.ci {
                     Some(c) => format!(" (95% CI {:.3}–{:.3})", c.low, c.high),

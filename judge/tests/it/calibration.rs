@@ -214,3 +214,24 @@ fn no_runs_and_one_class_leave_kappa_undefined() {
     assert!(one_class.kappa.is_none());
     assert!(one_class.kappa_text().starts_with("kappa undefined"));
 }
+
+/// With one gold class kappa is 0 whatever the judge does: it is reported
+/// undefined, naming the rate to read instead, and `--min-kappa` cannot
+/// pass on it.
+#[test]
+fn one_gold_class_leaves_kappa_undefined() {
+    let gold: indexmap::IndexMap<String, Verdict> = [("a", Verdict::Red), ("b", Verdict::Red)]
+        .into_iter()
+        .map(|(id, v)| (id.to_string(), v))
+        .collect();
+    let rows = [row("a", 0, Some("RED")), row("b", 0, Some("GREEN"))];
+    let c = calibrate(&gold, &rows);
+    assert!(c.kappa.is_none());
+    assert!(
+        c.kappa_text().contains("every gold label is RED") && c.kappa_text().contains("true-RED"),
+        "{}",
+        c.kappa_text()
+    );
+    assert!(!c.meets(-1.0));
+    assert_eq!(c.true_red.as_ref().map(|a| (a.agree, a.of)), Some((1, 2)));
+}
