@@ -91,17 +91,14 @@ pub async fn run_arena(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunResult, JudgeError> {
-    let terms = terms::terms(&arena, backends.as_ref(), options)?;
-    let out = results_file(options)?;
-    let prior = read_prior(out, options.mode, &arena.name, &terms.hash)?;
+    let (ground, out) = Ground::of(&arena, backends.as_ref(), options)?;
     let mut sink: Box<dyn RowSink> = match out {
         Some(out) if options.mode.keeps_rows() => {
-            Box::new(JsonlSink::append_to(out, prior.good_len)?)
+            Box::new(JsonlSink::append_to(out, ground.prior.good_len)?)
         }
         Some(out) => Box::new(JsonlSink::create(out)?),
         None => Box::new(MemorySink::new()),
     };
-    let ground = Ground { terms, prior };
     run_on(arena, backends, options, progress, sink.as_mut(), ground).await
 }
 
@@ -116,10 +113,7 @@ pub async fn run_arena_into(
     progress: &dyn Progress,
     sink: &mut dyn RowSink,
 ) -> Result<RunResult, JudgeError> {
-    let terms = terms::terms(&arena, backends.as_ref(), options)?;
-    let out = results_file(options)?;
-    let prior = read_prior(out, options.mode, &arena.name, &terms.hash)?;
-    let ground = Ground { terms, prior };
+    let (ground, _) = Ground::of(&arena, backends.as_ref(), options)?;
     run_on(arena, backends, options, progress, sink, ground).await
 }
 
@@ -127,6 +121,21 @@ pub async fn run_arena_into(
 struct Ground {
     terms: terms::Terms,
     prior: Prior,
+}
+
+impl Ground {
+    /// The terms of running `arena` on `backends` with `options`, and the
+    /// rows its results file holds for it; with the results file.
+    fn of<'o>(
+        arena: &Arena,
+        backends: &dyn BackendFactory,
+        options: &'o RunOptions,
+    ) -> Result<(Ground, Option<&'o Path>), JudgeError> {
+        let terms = terms::terms(arena, backends, options)?;
+        let out = results_file(options)?;
+        let prior = read_prior(out, options.mode, &arena.name, &terms.hash)?;
+        Ok((Ground { terms, prior }, out))
+    }
 }
 
 async fn run_on(
