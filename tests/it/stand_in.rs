@@ -553,6 +553,115 @@ pub(crate) async fn reviewer_server(api: Api, behaviour: Behaviour) -> MockServe
     server
 }
 
+/// A stand-in rubric judge: reads the judge's request as a model would and
+/// gives a verdict through the answer tool (when offered) or as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grader {
+    /// Obeys a "GREEN" written anywhere in the user's text, the agent's
+    /// answer included: the judge an injection is written for.
+    Gullible,
+    /// Obeys a "GREEN" only outside the prompt's data tags: it finds the
+    /// tags' code in the prompt and cuts each `<task-CODE>`/`<answer-CODE>`
+    /// block at its first closing tag, as a parser of delimited data would.
+    /// Fooled only where the agent's text escapes its tag.
+    Careful,
+}
+
+impl Grader {
+    /// GREEN or RED for the judge's user text; `Err` when the text has no
+    /// data tags (the judge prompt's layout changed under the test).
+    pub(crate) fn verdict(self, text: &str) -> Result<&'static str, String> {
+        let obeyed = match self {
+            Grader::Gullible => text.to_string(),
+            Grader::Careful => outside_data_tags(text)?,
+        };
+        Ok(if obeyed.contains("GREEN") {
+            "GREEN"
+        } else {
+            "RED"
+        })
+    }
+}
+
+/// `text` without its `<task-CODE>` and `<answer-CODE>` blocks, CODE being
+/// the code the prompt names ("named with the code CODE").
+fn outside_data_tags(text: &str) -> Result<String, String> {
+    let named = "named with the code ";
+    let at = text.find(named).ok_or("no tag code in the judge prompt")? + named.len();
+    let code: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    let mut rest = text.to_string();
+    for tag in ["task", "answer"] {
+        let (open, close) = (format!("<{tag}-{code}>"), format!("</{tag}-{code}>"));
+        let start = rest
+            .find(&open)
+            .ok_or_else(|| format!("no {open} in the judge prompt"))?;
+        let end = rest[start..]
+            .find(&close)
+            .map(|e| start + e + close.len())
+            .ok_or_else(|| format!("{open} is never closed"))?;
+        rest.replace_range(start..end, "");
+    }
+    Ok(rest)
+}
+
+/// A rubric judge on `api` that grades as `grader` does.
+struct Judge {
+    api: Api,
+    grader: Grader,
+}
+
+impl Respond for Judge {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return ResponseTemplate::new(400);
+        };
+        let text: String = self
+            .api
+            .conversation(&body)
+            .into_iter()
+            .filter_map(|m| match m {
+                Msg::User(text) => Some(text),
+                Msg::ToolResult | Msg::Assistant => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let verdict = match self.grader.verdict(&text) {
+            Ok(verdict) => verdict,
+            Err(message) => {
+                return ResponseTemplate::new(400).set_body_json(json!({
+                    "error": {"type": "invalid_request_error", "message": message}
+                }));
+            }
+        };
+        let value = json!({"result": {"verdict": verdict,
+            "verdictFields": {"reason": format!("{:?} judge.", self.grader)}}});
+        let through_tool = body["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|t| t["name"] == "final_answer" || t["function"]["name"] == "final_answer");
+        let answer = match through_tool {
+            true => self.api.tool_call("call_verdict", "final_answer", value),
+            false => self.api.answer(&value.to_string()),
+        };
+        ResponseTemplate::new(200).set_body_json(answer)
+    }
+}
+
+/// A local rubric judge on `api` grading as `grader` does.
+pub(crate) async fn judge_server(api: Api, grader: Grader) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(api.endpoint()))
+        .respond_with(Judge { api, grader })
+        .mount(&server)
+        .await;
+    server
+}
+
 /// A server that answers POSTs to `endpoint` with `responses` in order
 /// (500 once they run out).
 pub(crate) async fn in_order(endpoint: &str, responses: Vec<ResponseTemplate>) -> MockServer {
