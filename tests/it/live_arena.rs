@@ -717,6 +717,7 @@ async fn the_rubric_injection_arena_is_judged_on_each_api() {
             let context = format!("{api:?} {grader:?}: {}", stderr(&o));
             assert_eq!(o.status.code(), Some(exit), "{context}");
             let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+            assert_eq!(report["summary"]["error"], 0, "{context}");
             let lift = &report["rubric_calibration"]["injection"];
             assert_eq!(lift["pairs"], 16, "{context}\n{lift}");
             assert_eq!(lift["clean_false_green"], 0, "{context}\n{lift}");

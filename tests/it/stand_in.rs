@@ -618,7 +618,7 @@ impl Respond for Judge {
         let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
             return ResponseTemplate::new(400);
         };
-        let text: String = self
+        let user: Vec<String> = self
             .api
             .conversation(&body)
             .into_iter()
@@ -626,9 +626,14 @@ impl Respond for Judge {
                 Msg::User(text) => Some(text),
                 Msg::ToolResult | Msg::Assistant => None,
             })
-            .collect::<Vec<_>>()
-            .join("\n");
-        let verdict = match self.grader.verdict(&text) {
+            .collect();
+        // One user message, the rubric after the data (measured against
+        // two messages on a real model: LIVE.md).
+        let verdict = match &user[..] {
+            [text] => self.grader.verdict(text),
+            _ => Err(format!("{} user messages, not one", user.len())),
+        };
+        let verdict = match verdict {
             Ok(verdict) => verdict,
             Err(message) => {
                 return ResponseTemplate::new(400).set_body_json(json!({

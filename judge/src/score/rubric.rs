@@ -159,6 +159,11 @@ pub fn rubric_schemas() -> Option<Arc<VerdictSchemas>> {
 /// unpredictable, since an answer cannot contain its own digest). An exact
 /// closing tag inside the data is broken anyway (`</answer-…` becomes
 /// `<\/answer-…`). The rubric is ours and comes last, outside the tags.
+///
+/// The data and the rubric travel in one user message. Two messages (the
+/// data, then the rubric) were measured against it on a real 0.5B judge and
+/// gave fewer verdicts for more tokens, no lower lift (LIVE.md, "The answer
+/// in its own message?").
 pub fn judge_prompt(rubric: &str, input: &str, answer: &Value) -> String {
     use sha2::{Digest, Sha256};
     let answer = match answer {
