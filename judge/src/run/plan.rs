@@ -209,19 +209,8 @@ impl RunPlan {
             true => Some(self.judge_target(arena)?),
             false => None,
         };
-        let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
-        let record = self.record.as_ref().map(cassette);
-        if let Some(file) = &record {
-            create_parent(file)?;
-        }
-        let options = BackendOptions {
-            base_url: self.base_url.clone(),
-            record,
-            replay: self.replay.as_ref().map(cassette),
-            cache: self.cache.clone(),
-            ..arena.backend.options()
-        };
-        let backend = connect(*kind, model, &options)?;
+        let cassette = format!("{}.jsonl", arena.name);
+        let backend = self.connect(arena, *kind, model, self.base_url.as_deref(), &cassette)?;
         let mut shared = SharedBackend::new(backend)
             .replaying(self.replay.is_some())
             .on_custom_endpoint(self.is_custom(*kind, self.base_url.as_deref()));
@@ -259,15 +248,29 @@ impl RunPlan {
         kind: BackendKind,
         model: &str,
     ) -> Result<Arc<dyn Backend>, PlanError> {
-        let cassette = |dir: &PathBuf| dir.join(format!("{}.judge.jsonl", arena.name));
-        let record = self.record.as_ref().map(cassette);
+        let cassette = format!("{}.judge.jsonl", arena.name);
+        self.connect(arena, kind, model, self.judge_url(kind), &cassette)
+    }
+
+    /// `kind` / `model` at `url` with `arena`'s request settings, recording
+    /// into (its folder created) or replaying from the plan's `cassette`
+    /// file, through the plan's cache.
+    fn connect(
+        &self,
+        arena: &Arena,
+        kind: BackendKind,
+        model: &str,
+        url: Option<&str>,
+        cassette: &str,
+    ) -> Result<Arc<dyn Backend>, PlanError> {
+        let record = self.record.as_ref().map(|dir| dir.join(cassette));
         if let Some(file) = &record {
             create_parent(file)?;
         }
         let options = BackendOptions {
-            base_url: self.judge_url(kind).map(str::to_string),
+            base_url: url.map(str::to_string),
             record,
-            replay: self.replay.as_ref().map(cassette),
+            replay: self.replay.as_ref().map(|dir| dir.join(cassette)),
             cache: self.cache.clone(),
             ..arena.backend.options()
         };
