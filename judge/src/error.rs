@@ -4,7 +4,7 @@
 //! Model misbehaviour is never an error here: it is an ERROR or FAIL row.
 
 use crate::problem::LintReport;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why the judge could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -85,5 +85,20 @@ impl JudgeError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Creates the folder `file` goes into, when it names one; `error` makes
+/// the caller's error of the folder and why (the results file's
+/// [`JudgeError::Io`], a plan's `PlanError::Io`).
+pub(crate) fn create_parent<E>(
+    file: &Path,
+    error: impl FnOnce(PathBuf, std::io::Error) -> E,
+) -> Result<(), E> {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|source| error(dir.to_path_buf(), source))
+        }
+        _ => Ok(()),
     }
 }

@@ -6,9 +6,8 @@ use super::backend_flags::BackendFlags;
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal::judge::settings::BackendSettings;
 use tribunal::runtime::Backend;
-use tribunal::runtime::backend::{BackendKind, BackendOptions, connect};
+use tribunal::runtime::backend::{BackendKind, BackendOptions, BackendSettings, connect};
 
 /// The accepted values of `--backend`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

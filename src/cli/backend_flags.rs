@@ -3,8 +3,8 @@
 
 use anyhow::Context;
 use serde_json::Value;
-use tribunal::judge::settings::{BackendSettings, extra_body_problem, temperature_problem};
 use tribunal::runtime::OutputChoice;
+use tribunal::runtime::backend::BackendSettings;
 
 #[derive(Debug, Default, clap::Args)]
 pub(crate) struct BackendFlags {
@@ -67,13 +67,7 @@ impl BackendFlags {
                 }
             }
         };
-        if let Some(problem) = extra_body_problem(&extra_body) {
-            anyhow::bail!("--{problem}");
-        }
-        if let Some(problem) = self.temperature.and_then(temperature_problem) {
-            anyhow::bail!("--{problem}");
-        }
-        Ok(BackendSettings {
+        let settings = BackendSettings {
             output: self.output.unwrap_or_default(),
             schema_on_tool_turns: self.schema_on_tool_turns,
             max_retries: self.max_retries,
@@ -84,7 +78,16 @@ impl BackendFlags {
             extra_body,
             prompt_cache: self.prompt_cache(),
             cut_runaway: self.cut_runaway,
-        })
+        };
+        match settings.problems().first() {
+            // Named as the flag that set it.
+            Some(problem) => anyhow::bail!(
+                "--{} {}",
+                problem.field().replace('_', "-"),
+                problem.reason()
+            ),
+            None => Ok(settings),
+        }
     }
 
     /// `--prompt-cache`, or false with `--no-prompt-cache`.
@@ -113,5 +116,42 @@ impl BackendFlags {
             || self.prompt_cache().is_some()
             || self.cut_runaway.is_some()
             || self.base_url.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_that_cannot_be_used_is_named_as_its_flag() {
+        let refused = |flags: BackendFlags| flags.settings().err().map(|e| e.to_string());
+        let streamed = refused(BackendFlags {
+            extra_body: Some(r#"{"stream": false, "top_k": 2}"#.into()),
+            temperature: Some(7.0),
+            ..BackendFlags::default()
+        });
+        assert_eq!(
+            streamed.as_deref(),
+            Some(
+                "--extra-body sets stream, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)"
+            )
+        );
+        let hot = refused(BackendFlags {
+            temperature: Some(7.0),
+            ..BackendFlags::default()
+        });
+        assert_eq!(
+            hot.as_deref(),
+            Some("--temperature must be between 0 and 2, not 7")
+        );
+        let fine = BackendFlags {
+            seed: Some(3),
+            no_prompt_cache: true,
+            ..BackendFlags::default()
+        };
+        let settings = fine.settings().ok();
+        assert_eq!(settings.as_ref().and_then(|s| s.seed), Some(3));
+        assert_eq!(settings.and_then(|s| s.prompt_cache), Some(false));
     }
 }

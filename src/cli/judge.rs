@@ -19,9 +19,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::backends::MOCK_MODEL;
-use tribunal::judge::settings::BackendSettings;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
-use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};
 use tribunal::runtime::{Backend, Budget};
 use tribunal::tools::FileTools;
 

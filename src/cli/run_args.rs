@@ -302,8 +302,7 @@ impl RunArgs {
         };
         // Mock answers graded by a live judge: --record, --replay and
         // --cache are the judge's.
-        let judge_only = self.backend.live().is_none()
-            && RunPlan::mock().with_judge(judge).live_judge_on_mock(arena);
+        let judge_only = self.backend.live().is_none() && judge.live_judge_on_mock(arena);
         let own = |dir: &Option<PathBuf>| dir.clone().filter(|_| !judge_only);
         let model = BackendRequest {
             choice: self.backend,

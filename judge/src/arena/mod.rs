@@ -16,7 +16,7 @@ pub(crate) mod toolset;
 mod verdict_table;
 
 use crate::arena::item::{Item, RawItem, parse_line};
-use crate::arena::settings::{BackendSettings, BackendToml};
+use crate::arena::settings::BackendSettings;
 use crate::error::JudgeError;
 use crate::green_red::Verdict;
 use crate::problem::{LintReport, Problem};
@@ -208,16 +208,15 @@ struct ArenaToml {
     require_tool_first: Option<bool>,
     budget: Option<BudgetToml>,
     verdict: Option<VerdictToml>,
-    backend: Option<BackendToml>,
+    /// Checked by [`settings::checked`] after parsing (its problems at
+    /// their lines).
+    backend: Option<BackendSettings>,
     pricing: Option<crate::pricing::Pricing>,
     judge: Option<crate::score::rubric::JudgeToml>,
     /// `[[mcp]]`: MCP servers whose tools the runs offer.
     mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
     /// `[approval]`: tool calls that wait for a (scripted) decision.
     approval: Option<approval_table::ApprovalTable>,
-    /// `backend`, checked (its problems are at their lines).
-    #[serde(skip)]
-    settings: BackendSettings,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -469,7 +468,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         mcp,
         tools_digest,
         verdict,
-        backend: config.settings,
+        backend: config.backend.unwrap_or_default(),
         require_tool_first: config.require_tool_first.unwrap_or(false),
         pricing,
         judge,
@@ -678,9 +677,10 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
                     ),
                 ));
             }
-            if let Some(table) = c.backend.take() {
-                c.settings = table.settings(ARENA_TOML, &line_at, problems);
-            }
+            c.backend = c
+                .backend
+                .take()
+                .map(|table| settings::checked(table, ARENA_TOML, &text, &line_at, problems));
             Some(c)
         }
         Err(e) => {

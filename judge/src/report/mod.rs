@@ -674,25 +674,29 @@ impl FromStr for ReportFormat {
 }
 
 fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            // Characters XML 1.0 cannot carry.
-            c if (c as u32) < 0x20 && c != '\t' && c != '\r' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
+    html::escape_markup(s, |c, out| match c {
+        '\'' => out.push_str("&apos;"),
+        '\n' => out.push_str("&#10;"),
+        // Characters XML 1.0 cannot carry.
+        c if (c as u32) < 0x20 && c != '\t' && c != '\r' => out.push('\u{FFFD}'),
+        c => out.push(c),
+    })
 }
 
 /// Text made safe in a Markdown table cell or line: `|` escaped, newlines
 /// as spaces.
 pub(crate) fn md_escape(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn xml_escapes_markup_quotes_and_line_breaks_and_replaces_what_it_cannot_carry() {
+        assert_eq!(
+            super::xml("a<b>&\"c\" 'd'\nx\u{1}\ty\r"),
+            "a&lt;b&gt;&amp;&quot;c&quot; &apos;d&apos;&#10;x\u{FFFD}\ty\r"
+        );
+        assert_eq!(super::html::escape_html("'\n"), "&#39;\n");
+    }
 }

@@ -3,7 +3,7 @@
 //! tolerates a torn last line (a process killed mid-write: no newline) and
 //! refuses any other damage; merging combines shard files.
 
-use crate::error::JudgeError;
+use crate::error::{JudgeError, create_parent};
 use crate::green_red::Verdict;
 use crate::score::checks::CheckResult;
 use crate::shard::Shard;
@@ -458,7 +458,7 @@ pub struct ResultsWriter {
 impl ResultsWriter {
     /// Creates (or empties) the file at `path`, creating its folder.
     pub fn create(path: &Path) -> Result<Self, JudgeError> {
-        create_parent(path)?;
+        create_parent(path, JudgeError::io)?;
         let file = File::create(path).map_err(|e| JudgeError::io(path, e))?;
         Ok(ResultsWriter {
             path: path.to_path_buf(),
@@ -469,7 +469,7 @@ impl ResultsWriter {
     /// Opens `path` for appending after its first `good_len` bytes (a torn
     /// tail beyond them is cut off first).
     pub fn append(path: &Path, good_len: u64) -> Result<Self, JudgeError> {
-        create_parent(path)?;
+        create_parent(path, JudgeError::io)?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -532,15 +532,6 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-fn create_parent(path: &Path) -> Result<(), JudgeError> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => {
-            std::fs::create_dir_all(dir).map_err(|e| JudgeError::io(dir, e))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// Whether `rows` were all replayed from a cassette (none: no).

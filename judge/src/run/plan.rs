@@ -5,9 +5,10 @@
 
 use crate::arena::Arena;
 use crate::arena::mcp::{McpCassette, McpStartError, start_servers};
+use crate::error::create_parent;
 use crate::run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 use crate::run::batch::BatchSettings;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
@@ -30,6 +31,16 @@ pub enum JudgeRoute {
     /// graded by a live judge, and the cassettes and cache are the judge's
     /// (how a judge is calibrated against `gold_rubric`).
     Live(BackendKind),
+}
+
+impl JudgeRoute {
+    /// Whether, on a mock run of `arena`, this route grades the mock answers
+    /// with a live judge: a [`Live`](JudgeRoute::Live) route and rubric
+    /// checks to judge (what [`RunPlan::live_judge_on_mock`] asks of a mock
+    /// plan; a caller that has no plan yet asks the route).
+    pub fn live_judge_on_mock(self, arena: &Arena) -> bool {
+        arena.has_rubric() && matches!(self, JudgeRoute::Live(_))
+    }
 }
 
 /// The model an arena runs against and where its turns come from.
@@ -185,7 +196,7 @@ impl RunPlan {
     /// arena with rubric checks and a live [`JudgeRoute`]): the cassettes
     /// and the cache are then the judge's.
     pub fn live_judge_on_mock(&self, arena: &Arena) -> bool {
-        self.is_mock() && arena.has_rubric() && matches!(self.judge, JudgeRoute::Live(_))
+        self.is_mock() && self.judge.live_judge_on_mock(arena)
     }
 
     /// The backends of a run of `arena`: the mock, the mock with a live
@@ -209,19 +220,8 @@ impl RunPlan {
             true => Some(self.judge_target(arena)?),
             false => None,
         };
-        let cassette = |dir: &PathBuf| dir.join(format!("{}.jsonl", arena.name));
-        let record = self.record.as_ref().map(cassette);
-        if let Some(file) = &record {
-            create_parent(file)?;
-        }
-        let options = BackendOptions {
-            base_url: self.base_url.clone(),
-            record,
-            replay: self.replay.as_ref().map(cassette),
-            cache: self.cache.clone(),
-            ..arena.backend.options()
-        };
-        let backend = connect(*kind, model, &options)?;
+        let cassette = format!("{}.jsonl", arena.name);
+        let backend = self.connect(arena, *kind, model, self.base_url.as_deref(), &cassette)?;
         let mut shared = SharedBackend::new(backend)
             .replaying(self.replay.is_some())
             .on_custom_endpoint(self.is_custom(*kind, self.base_url.as_deref()));
@@ -259,15 +259,29 @@ impl RunPlan {
         kind: BackendKind,
         model: &str,
     ) -> Result<Arc<dyn Backend>, PlanError> {
-        let cassette = |dir: &PathBuf| dir.join(format!("{}.judge.jsonl", arena.name));
-        let record = self.record.as_ref().map(cassette);
+        let cassette = format!("{}.judge.jsonl", arena.name);
+        self.connect(arena, kind, model, self.judge_url(kind), &cassette)
+    }
+
+    /// `kind` / `model` at `url` with `arena`'s request settings, recording
+    /// into (its folder created) or replaying from the plan's `cassette`
+    /// file, through the plan's cache.
+    fn connect(
+        &self,
+        arena: &Arena,
+        kind: BackendKind,
+        model: &str,
+        url: Option<&str>,
+        cassette: &str,
+    ) -> Result<Arc<dyn Backend>, PlanError> {
+        let record = self.record.as_ref().map(|dir| dir.join(cassette));
         if let Some(file) = &record {
-            create_parent(file)?;
+            create_parent(file, |path, source| PlanError::Io { path, source })?;
         }
         let options = BackendOptions {
-            base_url: self.judge_url(kind).map(str::to_string),
+            base_url: url.map(str::to_string),
             record,
-            replay: self.replay.as_ref().map(cassette),
+            replay: self.replay.as_ref().map(|dir| dir.join(cassette)),
             cache: self.cache.clone(),
             ..arena.backend.options()
         };
@@ -330,17 +344,5 @@ impl RunPlan {
         };
         let service = connect_batch(*kind, model, &options, &|k| std::env::var(k).ok())?;
         Ok(BatchSettings { service, poll })
-    }
-}
-
-fn create_parent(file: &Path) -> Result<(), PlanError> {
-    match file.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => {
-            std::fs::create_dir_all(dir).map_err(|source| PlanError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })
-        }
-        _ => Ok(()),
     }
 }

@@ -174,6 +174,14 @@ fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
         .with_judge_model(Some("qwen".into()))
         .with_replay(Some(arenas_dir().join("rubric_judge/cassettes")));
     assert!(graded.live_judge_on_mock(&rubric));
+    // The route answers the same before a plan exists (the CLI asks it so).
+    assert!(JudgeRoute::Live(BackendKind::OpenAiChat).live_judge_on_mock(&rubric));
+    assert!(!JudgeRoute::Mock.live_judge_on_mock(&rubric));
+    assert!(!JudgeRoute::FromArena.live_judge_on_mock(&rubric));
+    assert!(
+        !live.live_judge_on_mock(&rubric),
+        "a live run is no mock run"
+    );
     graded.apply_judge(&mut rubric);
     let backends = graded.backends(&rubric).unwrap();
     assert!(backends.is_mock());

@@ -36,6 +36,8 @@ use super::openai_responses::OpenAiResponses;
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
+use super::settings::BackendSettings;
+pub use super::settings::{RESERVED_BODY_FIELDS, extra_body_problem};
 use super::{Backend, BackendError, BackendErrorKind};
 use crate::output::{OutputChoice, OutputPlan, OutputStrategy};
 use serde_json::{Map, Value};
@@ -143,7 +145,10 @@ impl FromStr for BackendKind {
 }
 
 /// How [`connect`] builds a backend: the output strategy and the request
-/// settings a user may change (`[backend]` in `arena.toml`, `run` flags).
+/// settings a user may change, resolved (built from the layerable
+/// [`BackendSettings`] by [`BackendSettings::options`]: `[backend]` in
+/// `arena.toml`, `run` flags), and where the run reaches its model (base
+/// URL, cassettes, cache).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BackendOptions {
     /// The output strategy. Default: `auto` — see [`resolve_plan`].
@@ -152,7 +157,8 @@ pub struct BackendOptions {
     /// requests that offer tools. Default (`None`): yes on the hosted OpenAI
     /// and Anthropic APIs, no on any other base URL (see [`resolve_plan`]).
     pub schema_on_tool_turns: Option<bool>,
-    /// Retries per request after the first attempt. Default: 2.
+    /// Retries per request after the first attempt. Default:
+    /// [`DEFAULT_MAX_RETRIES`](super::settings::DEFAULT_MAX_RETRIES).
     pub max_retries: u32,
     /// Sampling temperature. Default: the provider's.
     pub temperature: Option<f64>,
@@ -197,23 +203,10 @@ pub struct BackendOptions {
     pub cache: Option<PathBuf>,
 }
 
+/// Every setting at its default: [`BackendSettings::options`] of no settings.
 impl Default for BackendOptions {
     fn default() -> Self {
-        BackendOptions {
-            output: OutputChoice::Auto,
-            schema_on_tool_turns: None,
-            max_retries: 2,
-            temperature: None,
-            seed: None,
-            parallel_tool_calls: None,
-            extra_body: Map::new(),
-            prompt_cache: true,
-            cut_runaway: true,
-            base_url: None,
-            record: None,
-            replay: None,
-            cache: None,
-        }
+        BackendSettings::default().options()
     }
 }
 
@@ -436,33 +429,6 @@ impl ProviderConfig {
     }
 }
 
-/// Top-level body fields the backends own; `extra_body` may not set them
-/// (the backend's value would win, or, for `stream`, the answer would not
-/// parse).
-pub const RESERVED_BODY_FIELDS: [&str; 6] = [
-    "model",
-    "messages",
-    "input",
-    "tools",
-    "tool_choice",
-    "stream",
-];
-
-/// Why an `extra_body` cannot be used, if it cannot: a key the backends own.
-pub fn extra_body_problem(extra: &Map<String, Value>) -> Option<String> {
-    let owned: Vec<&str> = RESERVED_BODY_FIELDS
-        .into_iter()
-        .filter(|k| extra.contains_key(*k))
-        .collect();
-    (!owned.is_empty()).then(|| {
-        format!(
-            "extra_body sets {}, which the backend itself sends (reserved: {})",
-            owned.join(", "),
-            RESERVED_BODY_FIELDS.join(", ")
-        )
-    })
-}
-
 /// Refuses settings `kind` cannot send, rather than dropping them: a
 /// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1), a
 /// seed on the Responses or Anthropic APIs, which have none, and an extra
@@ -506,15 +472,21 @@ pub fn connect(
 /// wrappers in the order given in the [module docs](self).
 ///
 /// With [`BackendOptions::replay`] set the result is a [`Replay`] of that
-/// cassette (no key needed; its backend and model must match). Errors: a
-/// missing key variable, an unreadable cassette, a cassette of another
-/// backend or model.
+/// cassette (no key needed; its backend and model must match). Errors: an
+/// extra body setting a field the backend sends itself
+/// ([`RESERVED_BODY_FIELDS`]; replayed or not), a missing key variable, an
+/// unreadable cassette, a cassette of another backend or model.
 pub fn connect_with_env(
     kind: BackendKind,
     model: &str,
     options: &BackendOptions,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Arc<dyn Backend>, BackendError> {
+    // Before the replay too: a body no live connect would send is no
+    // body to replay either.
+    if let Some(problem) = extra_body_problem(&options.extra_body) {
+        return Err(BackendError::new(BackendErrorKind::Config, problem));
+    }
     if options.replay.is_some() && options.cache.is_some() {
         return Err(BackendError::new(
             BackendErrorKind::Config,
@@ -752,6 +724,44 @@ mod tests {
             "{}",
             owned.message
         );
+    }
+
+    #[test]
+    fn connect_refuses_an_extra_body_setting_a_reserved_field_for_every_caller() {
+        let env = |k: &str| (k.ends_with("_API_KEY")).then(|| "sk-test".to_string());
+        let cassette = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/cassettes/embed.qwen.jsonl"
+        );
+        let messages = BackendOptions {
+            extra_body: serde_json::json!({"messages": [], "top_k": 20})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            ..BackendOptions::default()
+        };
+        let replayed = BackendOptions {
+            replay: Some(cassette.into()),
+            ..messages.clone()
+        };
+        for kind in BackendKind::ALL {
+            for options in [&messages, &replayed] {
+                let err = connect_with_env(kind, "qwen", options, &env)
+                    .err()
+                    .map(|e| (e.kind, e.message));
+                let (code, message) = err.unwrap_or_else(|| panic!("{kind}: connected"));
+                assert_eq!(code, BackendErrorKind::Config);
+                assert!(
+                    message.starts_with("extra_body sets messages, which the backend itself sends"),
+                    "{kind}: {message}"
+                );
+            }
+        }
+        // The same body without the reserved field connects.
+        let mut fine = messages.clone();
+        fine.extra_body.remove("messages");
+        let chat = connect_with_env(BackendKind::OpenAiChat, "qwen", &fine, &env);
+        assert_eq!(chat.is_ok(), built(BackendKind::OpenAiChat));
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub mod replay;
 pub mod retry;
 pub mod runaway;
 pub mod scripted;
+pub mod settings;
 pub mod stream;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
@@ -55,6 +56,7 @@ pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
+pub use settings::{BackendSettings, SettingProblem};
 
 use crate::conversation::ToolSpec;
 use crate::conversation::{Conversation, ModelTurn};

@@ -9,6 +9,17 @@ use serde::Serialize;
 /// Escapes `s` for HTML text and for a double- or single-quoted attribute
 /// value: `&`, `<`, `>`, `"` and `'`.
 pub fn escape_html(s: &str) -> String {
+    escape_markup(s, |c, out| match c {
+        '\'' => out.push_str("&#39;"),
+        c => out.push(c),
+    })
+}
+
+/// `s` with the characters HTML and XML escape alike (`&`, `<`, `>`, `"`)
+/// as their entities; every other character is `other`'s to write (the
+/// two languages differ on `'`, and XML on line breaks and control
+/// characters: the JUnit report).
+pub(crate) fn escape_markup(s: &str, other: impl Fn(char, &mut String)) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     for c in s.chars() {
         match c {
@@ -16,8 +27,7 @@ pub fn escape_html(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            c => other(c, &mut out),
         }
     }
     out

@@ -32,6 +32,7 @@ pub use charts::{
     token_chart,
 };
 pub use compare_page::render_compare;
+pub(crate) use escape::escape_markup;
 pub use escape::{escape_html, json_for_script, script_safe};
 pub use page::{PageItem, ReportPage, utc_minute};
 pub use render::{data_json, render_page};

@@ -1,0 +1,382 @@
+//! [`BackendSettings`]: the request settings of a live backend in the form
+//! people write them — every value optional, so that a configuration file's
+//! table and command-line flags lay over each other
+//! ([`BackendSettings::overlaid`]) — with their checks
+//! ([`BackendSettings::problems`]) and the one conversion into the resolved
+//! [`BackendOptions`] that [`connect`](super::connect) takes
+//! ([`BackendSettings::options`]).
+//!
+//! Deserialised (unknown fields refused) it reads the `[backend]` table of
+//! tribunal's `arena.toml`:
+//!
+//! ```
+//! # use tribunal_runtime::backend::BackendSettings;
+//! let table: BackendSettings = serde_json::from_value(serde_json::json!({
+//!     "output": "tool",
+//!     "temperature": 0,
+//!     "extra_body": {"top_k": 20},
+//! }))
+//! .unwrap();
+//! let flags = BackendSettings {
+//!     temperature: Some(0.7),
+//!     ..BackendSettings::default()
+//! };
+//! let both = table.overlaid(&flags);
+//! assert!(both.problems().is_empty());
+//! let options = both.options();
+//! assert_eq!(options.temperature, Some(0.7));
+//! assert_eq!(options.max_retries, 2, "unset: the default");
+//! ```
+
+use super::config::BackendOptions;
+use crate::output::OutputChoice;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// Top-level body fields the backends own; `extra_body` may not set them
+/// (the backend's value would win, or, for `stream`, the answer would not
+/// parse).
+pub const RESERVED_BODY_FIELDS: [&str; 6] = [
+    "model",
+    "messages",
+    "input",
+    "tools",
+    "tool_choice",
+    "stream",
+];
+
+/// Retries per request after the first attempt when none is set.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
+/// The request settings of live backends, each optional (see the
+/// [module docs](self)). `Default` sets none of them.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackendSettings {
+    /// The output strategy. Default: auto.
+    pub output: OutputChoice,
+    /// Native strategy: the schema also on requests that offer tools.
+    /// Default: per base URL.
+    pub schema_on_tool_turns: Option<bool>,
+    /// Retries per request. Default: [`DEFAULT_MAX_RETRIES`].
+    pub max_retries: Option<u32>,
+    /// Per-request output-token ceiling (the agent's, not the connection's:
+    /// see [`Agent::with_max_output_tokens`](crate::Agent::with_max_output_tokens)).
+    /// Default: the provider's.
+    pub max_output_tokens: Option<u32>,
+    /// Sampling temperature. Default: the provider's.
+    pub temperature: Option<f64>,
+    /// Sampling seed. Default: none.
+    pub seed: Option<i64>,
+    /// Parallel tool calls. Default: off on OpenAI, the provider's on Anthropic.
+    pub parallel_tool_calls: Option<bool>,
+    /// Extra top-level request-body fields. Default: none.
+    pub extra_body: Map<String, Value>,
+    /// Prompt-cache breakpoints. Default: on.
+    pub prompt_cache: Option<bool>,
+    /// Streamed answers, a runaway turn cut. Default: on.
+    pub cut_runaway: Option<bool>,
+}
+
+/// A setting that cannot be used. Its text (`Display`) names the setting
+/// first: `temperature must be between 0 and 2, not 3.5`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SettingProblem {
+    /// `extra_body` sets fields the backend sends itself
+    /// ([`RESERVED_BODY_FIELDS`]), named here in that list's order.
+    ReservedBodyFields(Vec<&'static str>),
+    /// A temperature outside 0 to 2 (the widest provider range; connecting
+    /// checks the provider's own).
+    Temperature(f64),
+    /// `max_output_tokens` is 0.
+    NoOutputTokens,
+}
+
+impl SettingProblem {
+    /// The setting's field name (`extra_body`, `temperature`,
+    /// `max_output_tokens`).
+    pub fn field(&self) -> &'static str {
+        match self {
+            SettingProblem::ReservedBodyFields(_) => "extra_body",
+            SettingProblem::Temperature(_) => "temperature",
+            SettingProblem::NoOutputTokens => "max_output_tokens",
+        }
+    }
+
+    /// What is wrong with it, after its name.
+    pub fn reason(&self) -> String {
+        match self {
+            SettingProblem::ReservedBodyFields(owned) => format!(
+                "sets {}, which the backend itself sends (reserved: {})",
+                owned.join(", "),
+                RESERVED_BODY_FIELDS.join(", ")
+            ),
+            SettingProblem::Temperature(t) => format!("must be between 0 and 2, not {t}"),
+            SettingProblem::NoOutputTokens => "must be at least 1".to_string(),
+        }
+    }
+
+    /// The reserved fields `extra` sets, if any.
+    fn of_extra_body(extra: &Map<String, Value>) -> Option<SettingProblem> {
+        let owned: Vec<&'static str> = RESERVED_BODY_FIELDS
+            .into_iter()
+            .filter(|k| extra.contains_key(*k))
+            .collect();
+        (!owned.is_empty()).then_some(SettingProblem::ReservedBodyFields(owned))
+    }
+
+    /// `t`, if it is no temperature.
+    fn of_temperature(t: f64) -> Option<SettingProblem> {
+        (!(t.is_finite() && (0.0..=2.0).contains(&t))).then_some(SettingProblem::Temperature(t))
+    }
+}
+
+impl std::fmt::Display for SettingProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.field(), self.reason())
+    }
+}
+
+impl std::error::Error for SettingProblem {}
+
+/// Why an `extra_body` cannot be used, if it cannot: a key the backends own.
+pub fn extra_body_problem(extra: &Map<String, Value>) -> Option<String> {
+    SettingProblem::of_extra_body(extra).map(|p| p.to_string())
+}
+
+/// Why a temperature cannot be used, if it cannot: outside 0 to 2 (the widest
+/// provider range; connecting checks the provider's own).
+pub fn temperature_problem(t: f64) -> Option<String> {
+    SettingProblem::of_temperature(t).map(|p| p.to_string())
+}
+
+impl BackendSettings {
+    /// Every setting that cannot be used, in this order: `extra_body`,
+    /// `temperature`, `max_output_tokens`. Empty: all can.
+    pub fn problems(&self) -> Vec<SettingProblem> {
+        let no_tokens =
+            (self.max_output_tokens == Some(0)).then_some(SettingProblem::NoOutputTokens);
+        [
+            SettingProblem::of_extra_body(&self.extra_body),
+            self.temperature.and_then(SettingProblem::of_temperature),
+            no_tokens,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// These settings without the ones that cannot be used (unset: an
+    /// `extra_body` with a problem is dropped whole), and why each cannot.
+    pub fn checked(mut self) -> (BackendSettings, Vec<SettingProblem>) {
+        let problems = self.problems();
+        for problem in &problems {
+            match problem {
+                SettingProblem::ReservedBodyFields(_) => self.extra_body = Map::new(),
+                SettingProblem::Temperature(_) => self.temperature = None,
+                SettingProblem::NoOutputTokens => self.max_output_tokens = None,
+            }
+        }
+        (self, problems)
+    }
+
+    /// The options [`connect`](super::connect) takes, each unset setting
+    /// at its default (no base URL, cassette or cache set: those are the
+    /// caller's). The one place settings become options:
+    /// `BackendOptions::default()` is `BackendSettings::default().options()`.
+    pub fn options(&self) -> BackendOptions {
+        BackendOptions {
+            output: self.output,
+            schema_on_tool_turns: self.schema_on_tool_turns,
+            max_retries: self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+            temperature: self.temperature,
+            seed: self.seed,
+            parallel_tool_calls: self.parallel_tool_calls,
+            extra_body: self.extra_body.clone(),
+            prompt_cache: self.prompt_cache.unwrap_or(true),
+            cut_runaway: self.cut_runaway.unwrap_or(true),
+            base_url: None,
+            record: None,
+            replay: None,
+            cache: None,
+        }
+    }
+
+    /// The settings with every value `over` sets replacing this one's
+    /// (command-line flags over a configuration file); `extra_body` objects
+    /// merge key by key, `over` winning; an `auto` output sets nothing.
+    pub fn overlaid(&self, over: &BackendSettings) -> BackendSettings {
+        let mut extra_body = self.extra_body.clone();
+        extra_body.extend(over.extra_body.clone());
+        BackendSettings {
+            output: if over.output == OutputChoice::Auto {
+                self.output
+            } else {
+                over.output
+            },
+            schema_on_tool_turns: over.schema_on_tool_turns.or(self.schema_on_tool_turns),
+            max_retries: over.max_retries.or(self.max_retries),
+            max_output_tokens: over.max_output_tokens.or(self.max_output_tokens),
+            temperature: over.temperature.or(self.temperature),
+            seed: over.seed.or(self.seed),
+            parallel_tool_calls: over.parallel_tool_calls.or(self.parallel_tool_calls),
+            extra_body,
+            prompt_cache: over.prompt_cache.or(self.prompt_cache),
+            cut_runaway: over.cut_runaway.or(self.cut_runaway),
+        }
+    }
+
+    /// The settings that change what a model is asked, as JSON (what
+    /// tribunal's config hash holds): every setting but `max_retries`
+    /// (how hard a request is tried) and `prompt_cache` (what it is billed);
+    /// `cut_runaway` only when set, so that identities taken before it
+    /// existed stay as they were.
+    pub fn hashed(&self) -> Value {
+        let mut hashed = json!({
+            "output": self.output.as_str(),
+            "schema_on_tool_turns": self.schema_on_tool_turns,
+            "max_output_tokens": self.max_output_tokens,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "parallel_tool_calls": self.parallel_tool_calls,
+            "extra_body": self.extra_body,
+        });
+        if let (Some(cut), Value::Object(map)) = (self.cut_runaway, &mut hashed) {
+            map.insert("cut_runaway".into(), json!(cut));
+        }
+        hashed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn flags_lay_over_the_table_and_extra_bodies_merge() {
+        let table = BackendSettings {
+            output: OutputChoice::Native,
+            temperature: Some(0.0),
+            max_retries: Some(1),
+            extra_body: object(json!({"top_k": 20, "min_p": 0.1})),
+            ..BackendSettings::default()
+        };
+        let flags = BackendSettings {
+            temperature: Some(0.7),
+            extra_body: object(json!({"top_k": 5})),
+            ..BackendSettings::default()
+        };
+        let both = table.overlaid(&flags);
+        assert_eq!(both.output, OutputChoice::Native, "auto leaves the table's");
+        assert_eq!(both.temperature, Some(0.7));
+        assert_eq!(both.max_retries, Some(1));
+        assert_eq!(
+            Value::Object(both.extra_body.clone()),
+            json!({"top_k": 5, "min_p": 0.1})
+        );
+        let options = both.options();
+        assert_eq!(options.max_retries, 1);
+        assert_eq!(options.temperature, Some(0.7));
+        // The hash sees the temperature but not the retries, nor caching.
+        let mut retried = both.clone();
+        retried.max_retries = Some(9);
+        assert_eq!(both.hashed(), retried.hashed());
+        let uncached = both.overlaid(&BackendSettings {
+            prompt_cache: Some(false),
+            ..BackendSettings::default()
+        });
+        assert!(!uncached.options().prompt_cache);
+        assert!(both.options().prompt_cache, "on by default");
+        assert_eq!(both.hashed(), uncached.hashed());
+        assert_ne!(both.hashed(), table.hashed());
+        // Cutting runaway turns is on by default and, set, changes the hash.
+        assert!(both.options().cut_runaway);
+        let uncut = both.overlaid(&BackendSettings {
+            cut_runaway: Some(false),
+            ..BackendSettings::default()
+        });
+        assert!(!uncut.options().cut_runaway);
+        assert_ne!(both.hashed(), uncut.hashed());
+    }
+
+    #[test]
+    fn unset_settings_are_the_default_options() {
+        assert_eq!(
+            BackendSettings::default().options(),
+            BackendOptions::default()
+        );
+        assert_eq!(BackendOptions::default().max_retries, DEFAULT_MAX_RETRIES);
+    }
+
+    #[test]
+    fn extra_body_may_not_set_what_the_backend_sends() {
+        assert_eq!(extra_body_problem(&object(json!({"top_k": 20}))), None);
+        let bad = object(json!({"stream": true, "model": "x"}));
+        let problem = extra_body_problem(&bad).unwrap();
+        assert!(
+            problem.starts_with("extra_body sets model, stream"),
+            "{problem}"
+        );
+    }
+
+    #[test]
+    fn every_problem_is_found_and_its_setting_dropped() {
+        let settings = BackendSettings {
+            max_output_tokens: Some(0),
+            temperature: Some(3.5),
+            seed: Some(7),
+            extra_body: object(json!({"messages": [], "top_k": 1})),
+            ..BackendSettings::default()
+        };
+        let (kept, problems) = settings.checked();
+        let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "extra_body sets messages, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)",
+                "temperature must be between 0 and 2, not 3.5",
+                "max_output_tokens must be at least 1",
+            ]
+        );
+        assert_eq!(
+            problems
+                .iter()
+                .map(SettingProblem::field)
+                .collect::<Vec<_>>(),
+            ["extra_body", "temperature", "max_output_tokens"]
+        );
+        assert_eq!(
+            kept,
+            BackendSettings {
+                seed: Some(7),
+                ..BackendSettings::default()
+            }
+        );
+        assert!(temperature_problem(f64::NAN).is_some());
+        assert_eq!(temperature_problem(2.0), None);
+    }
+
+    #[test]
+    fn unknown_settings_are_refused_when_read() {
+        let read = serde_json::from_value::<BackendSettings>(json!({"temprature": 0.5}));
+        let err = read.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("unknown field `temprature`"), "{err}");
+        let read = serde_json::from_value::<BackendSettings>(json!({"seed": 7, "output": "tool"}));
+        assert_eq!(
+            read.ok(),
+            Some(BackendSettings {
+                seed: Some(7),
+                output: OutputChoice::Tool,
+                ..BackendSettings::default()
+            })
+        );
+    }
+}
