@@ -1,7 +1,7 @@
 //! Shared fixtures of the fuzz targets.
 #![allow(dead_code)]
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tribunal_runtime::backend::{Codec, ProviderConfig};
 use tribunal_runtime::json::{ParseLimits, parse_strict};
 use tribunal_runtime::Conversation;
@@ -16,19 +16,12 @@ pub const TARGETS: [SchemaTarget; 3] = [
     SchemaTarget::Anthropic,
 ];
 
-/// The landmark schema of the structured_output arena.
+/// The landmark schema of the structured_output arena (its own file).
 pub fn landmark() -> Value {
-    json!({
-        "type": "object",
-        "required": ["name", "year", "height_m", "sources"],
-        "properties": {
-            "name": {"type": "string"},
-            "year": {"type": "integer"},
-            "height_m": {"type": "number"},
-            "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
-        },
-        "additionalProperties": false
-    })
+    serde_json::from_str(include_str!(
+        "../../arenas/structured_output/schema.json"
+    ))
+    .expect("schema.json")
 }
 
 /// The code_review arena's GREEN and RED owner schemas.

@@ -10,19 +10,15 @@
     clippy::unwrap_used,
     clippy::expect_used,
     missing_docs,
-    unreachable_pub,
-    dead_code
+    unreachable_pub
 )]
 
-#[path = "it/support.rs"]
-mod support;
-
-use crate::support::{mock_run, options};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use std::collections::BTreeMap;
 use tracing_subscriber::layer::SubscriberExt;
 use tribunal_judge::Arena;
 use tribunal_runtime::otel::opentelemetry::trace::TracerProvider as _;
+use tribunal_testkit::arenas::{mock_run, options};
 
 #[tokio::test]
 async fn each_arena_item_is_a_span_with_its_id_and_outcome() {

@@ -4,66 +4,24 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::ScriptedBackend;
-use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
-use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
-
-struct Echo;
-
-impl Tool for Echo {
-    fn name(&self) -> &str {
-        "search"
-    }
-    fn description(&self) -> &str {
-        "echoes"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
-    }
-    fn call(&self, _args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        Box::pin(async { Ok(ToolOutput::Text("[1] Eiffel Tower: 1889, 330 m".into())) })
-    }
-}
+use tribunal_runtime::conversation::ModelTurn;
+use tribunal_runtime::{Agent, Backend, OutputSchema, ToolBox};
+use tribunal_testkit::agents::{answer, calls, eiffel, landmark_schema};
+use tribunal_testkit::wire::Search;
 
 fn schema() -> Arc<OutputSchema> {
-    Arc::new(
-        OutputSchema::new(
-            "landmark",
-            json!({
-                "type": "object",
-                "required": ["name", "year", "height_m", "sources"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "year": {"type": "integer"},
-                    "height_m": {"type": "number"},
-                    "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
-                },
-                "additionalProperties": false
-            }),
-        )
-        .unwrap(),
-    )
+    Arc::new(landmark_schema())
 }
 
+/// One search, then the record.
 fn turns() -> Vec<ModelTurn> {
     vec![
-        ModelTurn {
-            tool_calls: vec![ToolCall {
-                id: "c1".into(),
-                name: "search".into(),
-                arguments: r#"{"query":"Eiffel Tower"}"#.into(),
-            }],
-            stop: StopReason::ToolUse,
-            ..Default::default()
-        },
-        ModelTurn {
-            text: r#"{"name":"Eiffel Tower","year":1889,"height_m":330,"sources":["1"]}"#.into(),
-            ..Default::default()
-        },
+        calls(&[("search", json!({"query": "Eiffel Tower"}))]),
+        answer(&eiffel()),
     ]
 }
 
@@ -73,7 +31,7 @@ fn one_run(c: &mut Criterion) {
         .build()
         .unwrap();
     let schema = schema();
-    let tools = Arc::new(ToolBox::new().with(Echo));
+    let tools = Arc::new(ToolBox::new().with(Search));
     c.bench_function("loop/one_scripted_run", |b| {
         b.to_async(&rt).iter(|| {
             let backend: Arc<dyn Backend> =
@@ -95,7 +53,7 @@ fn ten_thousand_in_flight(c: &mut Criterion) {
         .build()
         .unwrap();
     let schema = schema();
-    let tools = Arc::new(ToolBox::new().with(Echo));
+    let tools = Arc::new(ToolBox::new().with(Search));
     let mut group = c.benchmark_group("loop");
     group.sample_size(10);
     group.bench_function("10k_runs_50ms_latency", |b| {

@@ -3,7 +3,7 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use serde_json::{Value, json};
+
 use std::hint::black_box;
 use tribunal_runtime::answer::evaluate_answer;
 use tribunal_runtime::backend::SchemaTarget;
@@ -11,20 +11,7 @@ use tribunal_runtime::conversation::StopReason;
 use tribunal_runtime::json::{ExtractionMode, ParseLimits, extract};
 use tribunal_runtime::schema::compile;
 use tribunal_runtime::{AnswerPolicy, OutputSchema};
-
-fn landmark() -> Value {
-    json!({
-        "type": "object",
-        "required": ["name", "year", "height_m", "sources"],
-        "properties": {
-            "name": {"type": "string"},
-            "year": {"type": "integer"},
-            "height_m": {"type": "number"},
-            "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
-        },
-        "additionalProperties": false
-    })
-}
+use tribunal_testkit::agents::landmark_json as landmark;
 
 const ANSWER: &str =
     r#"{"name":"Eiffel Tower","year":1889,"height_m":330,"sources":["p03","p11"]}"#;

@@ -11,17 +11,9 @@
     clippy::unwrap_used,
     clippy::expect_used,
     missing_docs,
-    unreachable_pub,
-    dead_code
+    unreachable_pub
 )]
 
-#[path = "it/backend_support.rs"]
-mod backend_support;
-#[path = "it/support.rs"]
-mod support;
-
-use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -30,6 +22,8 @@ use tracing_subscriber::layer::SubscriberExt;
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::otel::opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use tribunal_runtime::{Agent, BackendKind, Budget, ErrorCode, OutputChoice, ToolBox};
+use tribunal_testkit::agents::{eiffel, landmark_schema};
+use tribunal_testkit::wire::*;
 
 const INPUT: &str = "Give me the landmark record of the Eiffel Tower.";
 
@@ -215,14 +209,14 @@ impl tribunal_runtime::Tool for Files {
 async fn each_approval_is_a_span_with_its_outcome_and_nothing_of_the_call() {
     use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
     use tribunal_runtime::approver::ScriptedApprover;
-    let backend = support::script(vec![
-        support::calls(&[
+    let backend = tribunal_testkit::agents::script(vec![
+        tribunal_testkit::agents::calls(&[
             ("write", json!({"path": "secret-path-1"})),
             ("write", json!({"path": "secret-path-2"})),
             ("rm", json!({"path": "secret-path-3"})),
             ("write", json!({"path": "secret-path-4"})),
         ]),
-        support::answer(&eiffel()),
+        tribunal_testkit::agents::answer(&eiffel()),
     ]);
     let approver = ScriptedApprover::new([
         Decision::approve(),

@@ -1,15 +1,15 @@
 //! `tribunal run --batch` against a local fake of the providers' batch APIs
-//! (`batch_fake`): the same report as the online run on the same fake, one
+//! (`tribunal_testkit::batch`): the same report as the online run on the same fake, one
 //! batch per round, no lost rows, a killed run resumed without paying twice,
 //! and failures inside a batch as their items' `backend_error`s.
 
-use crate::batch_fake::{Fake, Player, Script};
 use crate::stand_in::{self, ALL, Api, FAKE_KEY, REPAIRED_ID, arena, live_env, stderr, stdout};
 use crate::{json_lines, without_timings};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use tribunal_testkit::batch::{Fake, Player, Script};
 
 /// Runs `tribunal run ARENA --backend API --model test-model ARGS` against
 /// `fake`, with the report as JSON on stdout.

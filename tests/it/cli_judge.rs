@@ -93,7 +93,7 @@ fn submit_valid_red_from_a_file() {
 
 #[test]
 fn submit_invalid_names_each_field_problem_not_the_repair_prompt_and_exits_2() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("cli");
     let fields = r#"{"summary": "Off by one.", "findings": [{"file": "a.py", "line": 3, "problem": "x"}], "covered": "R1"}"#;
     let out = judge("submit", &strs(&["--verdict", "RED", "--fields", fields]));
     assert_eq!(out.status.code(), Some(2));

@@ -7,6 +7,7 @@ use crate::{json_lines, tribunal_bin};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use tribunal_testkit::launch::assert_exit_says;
 
 #[test]
 fn mock_run_passes_and_says_mock_everywhere() {
@@ -91,8 +92,7 @@ fn exit_codes() {
         2
     );
     let o = tribunal(&["run", f, "--backend", "anthropic"], dir.path());
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("--model"), "{}", stderr(&o));
+    assert_exit_says(&o, 2, "--model");
     // A lint problem: reported with file:line, exit 2, for run and lint.
     std::fs::write(
         failing.join("dataset.jsonl"),
@@ -100,12 +100,7 @@ fn exit_codes() {
     )
     .unwrap();
     let o = tribunal(&["run", f], dir.path());
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("dataset.jsonl:1: checks[0]: unknown check type"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "dataset.jsonl:1: checks[0]: unknown check type");
     let o = tribunal(&["lint", f], dir.path());
     assert_eq!(code(&o), 2);
     assert!(stdout(&o).contains("dataset.jsonl:1:"), "{}", stdout(&o));
@@ -211,12 +206,7 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
         ],
         dir.path(),
     );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains(&format!("{before} already finished")),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 0, &format!("{before} already finished"));
     let mut ids: Vec<String> = json_lines(&out)
         .iter()
         .map(|row| row["id"].as_str().unwrap().to_string())
@@ -407,8 +397,7 @@ fn a_bad_pricing_table_fails_before_anything_runs() {
         ],
         dir.path(),
     );
-    assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(stderr(&o).contains("nope.toml"), "{}", stderr(&o));
+    assert_exit_says(&o, 2, "nope.toml");
     assert!(!out.exists(), "no item ran");
 
     // An arena's own [pricing] table is checked like the rest of arena.toml.
@@ -482,12 +471,7 @@ fn max_cost_usd_stops_the_run_and_says_so() {
         stdout(&o)
     );
     let o = run(&["--max-cost-usd=-1"]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("not an amount of USD"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "not an amount of USD");
 }
 
 #[test]
@@ -503,11 +487,10 @@ fn cache_needs_a_live_backend_and_no_replay() {
         ],
         dir.path(),
     );
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("--record, --replay and --cache need a live --backend"),
-        "{}",
-        stderr(&o)
+    assert_exit_says(
+        &o,
+        2,
+        "--record, --replay and --cache need a live --backend",
     );
     let cassettes =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output/cassettes");
@@ -526,12 +509,7 @@ fn cache_needs_a_live_backend_and_no_replay() {
         ],
         dir.path(),
     );
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("--cache has nothing to do with --replay"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "--cache has nothing to do with --replay");
     assert!(!cache.exists());
 }
 
@@ -632,11 +610,10 @@ fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
         &["run", f, "--backend", "openai-chat", "--model", "m"],
         dir.path(),
     );
-    assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("has rubric checks: name their judge with --judge-model"),
-        "{}",
-        stderr(&o)
+    assert_exit_says(
+        &o,
+        2,
+        "has rubric checks: name their judge with --judge-model",
     );
     let o = offline_live(
         &[
@@ -653,12 +630,7 @@ fn rubric_checks_run_on_the_mock_judge_and_need_a_judge_model_live() {
         ],
         dir.path(),
     );
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("need a live judge backend"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "need a live judge backend");
 }
 
 /// The rubric_judge arena's real-model cassette (LIVE.md): the mock agent's
@@ -1125,12 +1097,7 @@ fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
         &["run", a, "--judge-base-url", "http://127.0.0.1:9/v1"],
         out.path(),
     );
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("--judge-base-url needs a live judge"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "--judge-base-url needs a live judge");
 }
 
 #[test]
@@ -1141,12 +1108,7 @@ fn approve_ask_is_refused_without_a_terminal() {
         &["run", a.to_str().unwrap(), "--approve", "ask"],
         dir.path(),
     );
-    assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--approve ask needs a terminal"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "--approve ask needs a terminal");
     let o = tribunal(
         &["run", a.to_str().unwrap(), "--approve", "ask", "--batch"],
         dir.path(),

@@ -42,7 +42,7 @@ fn one_line_stderr(out: &Output) -> String {
 
 #[test]
 fn schema_compile_prints_wire_plan_fallback_notes() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("cli");
     let landmark = fixture("20_landmark");
     for target in ["openai", "anthropic"] {
         let out = run(

@@ -6,39 +6,18 @@
     unreachable_pub
 )]
 
-/// Points insta at the workspace's `snapshots/cli/` folder for the rest of
-/// the enclosing scope.
-macro_rules! bind_snapshots {
-    () => {
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots/cli"));
-        settings.set_prepend_module_to_snapshot(false);
-        let _snapshot_guard = settings.bind_to_scope();
-    };
-}
-
 /// The path of the built `tribunal` binary.
-pub(crate) fn tribunal_bin() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_BIN_EXE_tribunal"))
+pub(crate) fn tribunal_bin() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_BIN_EXE_tribunal"))
 }
 
-/// The shard variables no test process inherits: a CI job's own shard
-/// would change which items a run runs.
-pub(crate) const SHARD_VARS: [&str; 3] =
-    ["TRIBUNAL_SHARD", "TRIBUNAL_SHARDS", "JOB_COMPLETION_INDEX"];
-
-/// The one launcher: `tribunal ARGS` in `cwd`, without the shard
-/// variables of the test's environment.
+/// `tribunal ARGS` in `cwd`, in a clean environment
+/// ([`tribunal_testkit::launch::command`]).
 pub(crate) fn tribunal_command<S: AsRef<std::ffi::OsStr>>(
     args: &[S],
     cwd: &std::path::Path,
 ) -> std::process::Command {
-    let mut command = std::process::Command::new(tribunal_bin());
-    command.args(args).current_dir(cwd);
-    for name in SHARD_VARS {
-        command.env_remove(name);
-    }
-    command
+    tribunal_testkit::launch::command(tribunal_bin(), args, cwd)
 }
 
 /// Runs `tribunal ARGS` in `cwd` to its end.
@@ -54,39 +33,10 @@ pub(crate) fn tribunal<S: AsRef<std::ffi::OsStr>>(
 pub(crate) fn tribunal_here<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
     tribunal(args, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
 }
-/// `value` with every timing (a `*_ms` field) replaced by 0.
-pub(crate) fn without_timings(mut value: serde_json::Value) -> serde_json::Value {
-    fn walk(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(map) => {
-                for (key, v) in map.iter_mut() {
-                    if key.ends_with("_ms") {
-                        *v = serde_json::Value::from(0);
-                    } else {
-                        walk(v);
-                    }
-                }
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
-        }
-    }
-    walk(&mut value);
-    value
-}
 
-/// Every line of a JSON Lines file (a results file, a cassette) as JSON.
-pub(crate) fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+pub(crate) use tribunal_testkit::json::{json_lines, without_timings};
 
 mod action_gate;
-mod batch_fake;
 mod cli_batch;
 mod cli_compare_inputs;
 mod cli_init;

@@ -8,7 +8,7 @@
 //! file and in `compare`, whether the mock backend or a stand-in server over
 //! HTTP plays the script.
 
-use crate::stand_in::{ALL, Api, MODEL, Msg, live_env, stderr, stdout, text_of, tribunal};
+use crate::stand_in::{ALL, Api, Msg, live_env, run_args_for, stderr, stdout, text_of, tribunal};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -452,16 +452,8 @@ async fn a_stand_in_server_playing_the_wrong_answers_scores_the_same() {
                 .mount(&server)
                 .await;
             let results = dir.path().join(format!("{name}-{}.jsonl", api.cli_name()));
-            let args = [
-                "run",
-                arena.to_str().unwrap(),
-                "--backend",
-                api.cli_name(),
-                "--model",
-                MODEL,
-                "--out",
-                results.to_str().unwrap(),
-            ];
+            let args = run_args_for(&arena, api, &results, &[]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
             let label = format!("{name} on {api:?}");
             assert_eq!(o.status.code(), Some(1), "{label}: {}", stderr(&o));

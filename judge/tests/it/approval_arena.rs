@@ -1,10 +1,10 @@
 //! `[approval]` in an arena: scripted decisions for the `ask` calls, the
 //! `approvals` check, the records on the row, the config hash.
 
-use crate::support::{arena_dir, mock_run};
 use tribunal_judge::{Arena, CheckKind, Outcome, RunOptions};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::approval::ApprovalOutcome;
+use tribunal_testkit::arenas::{arena_dir, mock_run};
 
 const CORPUS: &str =
     r#"[{"id": "paris", "title": "Paris", "text": "Paris is the capital of France."}]"#;

@@ -2,11 +2,11 @@
 //! arena (a faithful scripted judge, and one that flips four items) and on
 //! hand-built rows (repeats, ERROR runs, items without gold).
 
-use crate::support::{arenas_dir, mock_run, options};
 use serde_json::{Value, json};
 use tribunal_judge::verdict::Verdict;
 use tribunal_judge::{Arena, Outcome, ResultRow, calibrate};
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_testkit::arenas::{arenas_dir, mock_run, options};
 
 fn code_review() -> Arena {
     Arena::load(&arenas_dir().join("code_review")).unwrap()

@@ -91,7 +91,7 @@ fn compare_matches_repeats_separately() {
 
 #[test]
 fn compare_snapshot() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let base = small_rows();
     let mut new = small_rows();
     new[0] = row("eiffel-tower", 0, 0, Outcome::Fail);

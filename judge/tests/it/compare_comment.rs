@@ -57,7 +57,7 @@ fn comment_capped(base: &[ResultRow], new: &[ResultRow], gate: Gate, cap: usize)
 
 #[test]
 fn no_change() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let rows = live_rows(20);
     let body = comment(&rows, &rows, SIGNIFICANT);
     assert!(body.starts_with("### ✅ tribunal: `structured_output` passes the gate"));
@@ -66,7 +66,7 @@ fn no_change() {
 
 #[test]
 fn a_significant_regression() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let base = live_rows(20);
     let body = comment(&base, &flipped(&base, 12), SIGNIFICANT);
     assert!(body.starts_with("### ❌ tribunal: `structured_output` regressed"));
@@ -77,7 +77,7 @@ fn a_significant_regression() {
 
 #[test]
 fn a_flip_that_is_not_significant_passes_and_still_shows() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let base = live_rows(20);
     let body = comment(&base, &flipped(&base, 1), SIGNIFICANT);
     assert!(body.starts_with("### ✅"));
@@ -87,7 +87,7 @@ fn a_flip_that_is_not_significant_passes_and_still_shows() {
 
 #[test]
 fn a_changed_verdict() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let verdict = |rows: &mut Vec<ResultRow>, id: usize, v: &str| {
         rows[id].answer = Some(json!({"verdict": v, "summary": "…"}));
     };
@@ -119,7 +119,7 @@ fn a_changed_verdict() {
 
 #[test]
 fn a_cost_increase() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let base = live_rows(10);
     let mut new = base.clone();
     for r in &mut new {
@@ -137,7 +137,7 @@ fn a_cost_increase() {
 
 #[test]
 fn a_mock_baseline() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let mut base = live_rows(5);
     for r in &mut base {
         r.backend = "mock".to_string();

@@ -17,14 +17,14 @@ fn embedded_data(html: &str) -> Value {
 
 #[test]
 fn html_page_model_snapshot() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let page = ReportPage::from_rows(&small_rows());
     insta::assert_json_snapshot!("html_page_small", page);
 }
 
 #[test]
 fn html_page_model_repeated_snapshot() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let page = ReportPage::from_rows(&repeated_rows());
     assert_eq!(page.summary.repeats, 2);
     assert_eq!(page.summary.unstable, vec!["golden-gate".to_string()]);

@@ -1,10 +1,10 @@
 //! Injection twins: lint of `twin_of` / `injection`, and the injection
 //! lift of a judge that a mock plays resistant or fooled.
 
-use crate::support::{arena_dir, mock_run};
 use tribunal_judge::calibration::calibrate_arena;
 use tribunal_judge::report::injection::InjectionLift;
 use tribunal_judge::{Arena, ResultRow, RunOptions};
+use tribunal_testkit::arenas::{arena_dir, mock_run};
 
 /// An item whose mock agent answers `verdict`, gold RED; `extra` adds
 /// fields (`"twin_of": …`).

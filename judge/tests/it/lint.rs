@@ -1,12 +1,12 @@
 //! Lint: every shipped arena is clean (one snapshot per arena), and each
 //! kind of problem is reported with file:line.
 
-use crate::support::{arena_dir, arenas_dir};
 use tribunal_judge::{JudgeError, lint};
+use tribunal_testkit::arenas::{arena_dir, arenas_dir};
 
 #[test]
 fn every_arena_lints_clean() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     insta::glob!(arenas_dir(), "*/dataset.jsonl", |path| {
         let dir = path.parent().unwrap();
         let report = lint(dir);
@@ -32,7 +32,7 @@ const OK_CHECKS: &str = r#"[{"type": "json_valid"}]"#;
 
 #[test]
 fn a_clean_minimal_arena_has_no_problem() {
-    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     assert_eq!(problems(&[("dataset.jsonl", &line)]), Vec::<String>::new());
 }
 
@@ -124,9 +124,9 @@ fn the_agentic_arena_checks_are_linted_at_their_line() {
 #[test]
 fn mock_mode_needs_mock_turns_on_every_item() {
     let dataset = [
-        crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#),
+        tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#),
         r#"{"id": "b", "input": "x", "checks": [{"type": "json_valid"}]}"#.to_string(),
-        crate::support::item("c", OK_CHECKS, "[]"),
+        tribunal_testkit::arenas::item("c", OK_CHECKS, "[]"),
     ]
     .join("\n");
     let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
@@ -157,7 +157,7 @@ fn mock_mode_needs_mock_turns_on_every_item() {
 
 #[test]
 fn arena_toml_and_corpus_problems_have_lines() {
-    let line = crate::support::item("a", OK_CHECKS, "[]");
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, "[]");
     let found = problems(&[
         ("dataset.jsonl", &line),
         ("arena.toml", "name = \"x\"\n\n[budget]\nmax_turn = 3\n"),
@@ -241,7 +241,7 @@ fn a_missing_dataset_is_a_problem_and_load_refuses() {
 async fn a_harness_folder_runs_with_defaults() {
     // Only dataset.jsonl and corpus.json: the schema comes from the item's
     // json_schema check and `search` is offered because a corpus exists.
-    let line = crate::support::item(
+    let line = tribunal_testkit::arenas::item(
         "a",
         r#"[{"type": "json_schema", "schema": {"type": "object", "required": ["n"]}}, {"type": "tool_used", "name": "search"}]"#,
         r#"[{"tool_calls": [{"name": "search", "arguments": {"query": "n"}}]}, {"json": {"n": 1}}]"#,
@@ -264,7 +264,8 @@ async fn a_harness_folder_runs_with_defaults() {
     assert!(arena.system.is_none() && !arena.require_tool_first);
     // And it runs: the scripted search goes to the corpus, the answer passes.
     let out = dir.path().join("r.jsonl");
-    let result = crate::support::mock_run(&arena, &crate::support::options(&out)).await;
+    let result =
+        tribunal_testkit::arenas::mock_run(&arena, &tribunal_testkit::arenas::options(&out)).await;
     assert_eq!(result.rows.len(), 1);
     let row = &result.rows[0];
     assert_eq!(row.outcome, tribunal_judge::Outcome::Pass, "{row:?}");
@@ -277,7 +278,7 @@ async fn a_harness_folder_runs_with_defaults() {
 
 #[test]
 fn backend_settings_are_checked_at_their_line() {
-    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let bad = ["[backend]", "output = \"grammar\""].join("\n");
     let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &bad)]);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -318,7 +319,7 @@ fn backend_settings_are_checked_at_their_line() {
 
 #[test]
 fn backend_settings_load_into_the_arena() {
-    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let toml = [
         "require_tool_first = true",
         "[backend]",
@@ -362,7 +363,7 @@ fn backend_settings_load_into_the_arena() {
 fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     use tribunal_runtime::backend::SchemaTarget;
     use tribunal_runtime::output::OutputPlan;
-    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let dir = arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
@@ -402,7 +403,7 @@ fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
 #[cfg(unix)]
 #[test]
 fn a_files_root_symlinked_out_of_the_arena_is_a_problem() {
-    let line = crate::support::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
+    let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let toml = "tools = [\"files\"]\nfiles_root = \"code\"\n";
     let dir = arena_dir(&[("dataset.jsonl", &line), ("arena.toml", toml)]);
     let outside = tempfile::tempdir().unwrap();
@@ -433,8 +434,8 @@ fn a_missing_verdict_item_folder_is_a_problem_at_its_line() {
         r#"[{"json": {"result": {"verdict": "GREEN", "verdictFields": {"summary": "ok"}}}}]"#;
     let dataset = format!(
         "{}\n{}\n",
-        crate::support::item("here", checks, mock),
-        crate::support::item("gone", checks, mock)
+        tribunal_testkit::arenas::item("here", checks, mock),
+        tribunal_testkit::arenas::item("gone", checks, mock)
     );
     let dir = arena_dir(&[
         ("dataset.jsonl", &dataset),
@@ -476,7 +477,7 @@ fn a_verdict_item_folder_outside_the_arena_is_a_problem() {
         std::fs::write(arena.join("green.json"), green).unwrap();
         std::fs::write(
             arena.join("dataset.jsonl"),
-            crate::support::item(id, checks, mock),
+            tribunal_testkit::arenas::item(id, checks, mock),
         )
         .unwrap();
         let report = lint(&arena);
@@ -497,7 +498,7 @@ fn a_verdict_item_folder_outside_the_arena_is_a_problem() {
 #[test]
 fn an_unreadable_arena_toml_or_schema_is_the_one_problem() {
     let item = |id: &str| {
-        crate::support::item(
+        tribunal_testkit::arenas::item(
             id,
             r#"[{"type": "json_schema"}]"#,
             r#"[{"tool_calls": [{"name": "search", "arguments": {"query": "q"}}]}, {"json": {"x": 1}}]"#,
@@ -545,12 +546,12 @@ fn an_unreadable_arena_toml_or_schema_is_the_one_problem() {
 /// left out of the calibration.
 #[test]
 fn a_misspelt_gold_verdict_is_a_problem_at_its_line() {
-    let good = crate::support::item(
+    let good = tribunal_testkit::arenas::item(
         "a",
         r#"[{"type": "verdict_equals", "verdict": "GREEN"}]"#,
         r#"[{"json": {"verdict": "GREEN"}}]"#,
     );
-    let bad = crate::support::item(
+    let bad = tribunal_testkit::arenas::item(
         "b",
         r#"[{"type": "verdict_equals", "verdict": "green"}]"#,
         r#"[{"json": {"verdict": "GREEN"}}]"#,

@@ -39,7 +39,7 @@ fn the_cassettes_come_from_the_real_server_under_auto() {
 
 #[test]
 fn structured_output_replayed_from_a_real_small_model() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     tribunal_judge::assert_arena_snapshot!(
         "live_structured_output_qwen05b",
         arena("structured_output").to_str().unwrap(),
@@ -53,7 +53,7 @@ fn structured_output_replayed_from_a_real_small_model() {
 /// repeats — every outcome as it happened live.
 #[test]
 fn code_review_replayed_from_a_real_small_model() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     tribunal_judge::assert_arena_snapshot!(
         "live_code_review_qwen05b",
         arena("code_review").to_str().unwrap(),
@@ -73,7 +73,7 @@ fn replay_of_a_changed_cassette() {
     let Ok(cassette) = std::env::var(CHANGED_CASSETTE) else {
         return;
     };
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     tribunal_judge::assert_arena_snapshot!(
         "live_structured_output_qwen05b",
         arena("structured_output").to_str().unwrap(),

@@ -111,12 +111,12 @@ fn header_values_are_variable_names_and_a_value_written_instead_is_not_echoed() 
 fn the_config_hash_holds_the_url_and_variable_names() {
     use tribunal_runtime::backend::SchemaTarget;
     use tribunal_runtime::output::OutputPlan;
-    let line = crate::support::item(
+    let line = tribunal_testkit::arenas::item(
         "a",
         r#"[{"type": "json_valid"}]"#,
         r#"[{"json": {"x": 1}}]"#,
     );
-    let dir = crate::support::arena_dir(&[("dataset.jsonl", &line)]);
+    let dir = tribunal_testkit::arenas::arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
     let hash = |table: &str| {

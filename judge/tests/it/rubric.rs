@@ -2,13 +2,13 @@
 //! fail and break; a broken judge makes the item ERROR; the judge's usage
 //! and cost are in the row and the report.
 
-use crate::support::{arena_dir, mock_run, options};
 use serde_json::json;
 use std::sync::Arc;
 use tribunal_judge::pricing::Pricing;
 use tribunal_judge::{Arena, Outcome, Report, SharedBackend, lint_for_mock, run_arena};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_testkit::arenas::{arena_dir, mock_run, options};
 
 /// A judge turn answering `verdict` with `reason`.
 fn verdict_turn(verdict: &str, reason: &str) -> serde_json::Value {
@@ -242,7 +242,8 @@ fn the_judge_enters_the_config_hash_only_with_rubric_checks() {
         tribunal_judge::hash::config_hash(&arena, "openai-chat", "m", &plan)
     };
     let rubric = item("a", json!({}));
-    let plain = crate::support::item("a", r#"[{"type": "json_valid"}]"#, r#"[{"json": 1}]"#);
+    let plain =
+        tribunal_testkit::arenas::item("a", r#"[{"type": "json_valid"}]"#, r#"[{"json": 1}]"#);
     assert_ne!(
         hash(&rubric, "[judge]\nmodel = \"one\"\n"),
         hash(&rubric, "[judge]\nmodel = \"two\"\n")

@@ -1,7 +1,6 @@
 //! The embedder's runner: rows into any [`RowSink`], rows made once from a
 //! [`Scored`] run, and [`RunPlan`] assembling backends as `tribunal run` does.
 
-use crate::support::{arena_dir, arenas_dir, item};
 use std::sync::Arc;
 use tribunal_judge::run::{JudgeRoute, PlanError, RunPlan};
 use tribunal_judge::{
@@ -10,6 +9,7 @@ use tribunal_judge::{
 };
 use tribunal_runtime::backend::BackendKind;
 use tribunal_runtime::{ErrorCode, RunReport};
+use tribunal_testkit::arenas::{arena_dir, arenas_dir, item};
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
 

@@ -2,7 +2,6 @@
 //! torn write, retry of ERROR rows, a fresh run over an old file, refusing
 //! a changed config.
 
-use crate::support::{arena_dir, item, mock_run, options, structured_output, try_mock_run};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tribunal_judge::results::merge_files;
@@ -11,6 +10,9 @@ use tribunal_judge::{
 };
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_testkit::arenas::{
+    arena_dir, item, mock_run, options, structured_output, try_mock_run,
+};
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
 
@@ -265,7 +267,7 @@ async fn a_fresh_run_empties_the_results_file_and_runs_everything() {
 
 #[tokio::test]
 async fn junit_marks_fail_as_failure_and_error_as_error() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let dir = mixed_arena();
     let arena = Arena::load(dir.path()).unwrap();
     let result = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;

@@ -1,14 +1,14 @@
 //! The structured_output arena in mock mode: 15/15 PASS, the scored JSON
 //! report snapshot, and gold values that equal the corpus passages.
 
-use crate::support::{arenas_dir, mock_run, options, structured_output};
 use serde_json::Value;
 use tribunal_judge::{Check, Report, ReportFormat};
 use tribunal_runtime::backend::ScriptStep;
+use tribunal_testkit::arenas::{arenas_dir, mock_run, options, structured_output};
 
 #[tokio::test]
 async fn mock_run_passes_every_item_and_matches_the_snapshot() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let arena = structured_output();
     assert_eq!(arena.items.len(), 15);
     let dir = tempfile::tempdir().unwrap();

@@ -56,7 +56,7 @@ fn token_line(text: &str) -> &str {
 
 #[test]
 fn every_report_format_gives_tokens_per_item_per_pass_and_the_cached_share() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let report = Report::from_rows("structured_output", &live_rows());
     let t = &report.tokens;
     // 5 runs: 16,000 input, 2,000 output; the judge's 600 + 34 on top.
@@ -91,7 +91,7 @@ fn every_report_format_gives_tokens_per_item_per_pass_and_the_cached_share() {
 
 #[test]
 fn the_html_header_shows_the_token_figures() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let page = ReportPage::from_rows(&live_rows());
     let html = render_page(&page);
     let start = html.find(r#"<div class="stat"><span class="n" id="tokens-per-item">"#);
@@ -168,7 +168,7 @@ fn an_old_results_file_loads_and_its_cache_share_is_not_reported() {
 
 #[test]
 fn compare_puts_the_token_change_beside_the_pass_rate_change_in_every_format() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let c = Comparison::new(&live_rows(), &cheaper_rows());
     assert_eq!(c.pass_rate_delta, 0.0);
     let relative = c.tokens_per_item.relative.unwrap();

@@ -37,7 +37,7 @@ fn red_fields() -> Value {
 
 #[test]
 fn wire_schema_per_target() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let schemas = code_review();
     for target in [SchemaTarget::OpenAi, SchemaTarget::Anthropic] {
         let wire = schemas.wire_schema(target).unwrap();
@@ -227,7 +227,7 @@ fn owner_schemas_are_checked_when_loaded() {
 
 #[test]
 fn submission_error_text() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let schemas = code_review();
     let mut fields = red_fields();
     fields["covered"] = json!("R1");

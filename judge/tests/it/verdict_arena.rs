@@ -14,12 +14,12 @@ fn arena(name: &str) -> PathBuf {
 
 #[tokio::test]
 async fn code_review_mock_run_stored_verdicts() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let arena = Arena::load(&arena("code_review")).unwrap();
     assert!(arena.items.len() >= 12);
     let dir = tempfile::tempdir().unwrap();
     let options = RunOptions::new(dir.path().join("rows.jsonl")).with_concurrency(4);
-    let result = crate::support::mock_run(&arena, &options).await;
+    let result = tribunal_testkit::arenas::mock_run(&arena, &options).await;
     assert!(
         result.rows.iter().all(|r| r.outcome == Outcome::Pass),
         "{:#?}",
@@ -53,7 +53,7 @@ async fn code_review_mock_run_stored_verdicts() {
 
 #[test]
 fn snapshot_api_structured_output() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     tribunal_judge::assert_arena_snapshot!(
         "arena_structured_output",
         arena("structured_output").to_str().unwrap()
@@ -62,7 +62,7 @@ fn snapshot_api_structured_output() {
 
 #[test]
 fn snapshot_api_code_review() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
     tribunal_judge::assert_arena_snapshot!(
         "arena_code_review",
         arena("code_review").to_str().unwrap()

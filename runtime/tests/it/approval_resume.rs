@@ -5,7 +5,6 @@
 //! replay one cassette, recorded from the uninterrupted run.
 
 use crate::approval_trace::{policy, toolbox};
-use crate::support::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use tribunal_runtime::approver::ScriptedApprover;
 use tribunal_runtime::backend::{Recording, Replay, ScriptedBackend};
 use tribunal_runtime::snapshot::{FinishedRun, RunEnd, RunSnapshot};
 use tribunal_runtime::{Agent, Backend, ErrorCode};
+use tribunal_testkit::agents::*;
 
 /// The variable that turns [`resume_in_child`] from a no-op into the
 /// child's side of the test: the folder holding the cassette and snapshot.

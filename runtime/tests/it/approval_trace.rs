@@ -4,7 +4,6 @@
 //! A pause goes all the way through JSON: the machine is dropped and a new
 //! one is resumed from the text.
 
-use crate::support::*;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -18,6 +17,7 @@ use tribunal_runtime::tool::ToolExecution;
 use tribunal_runtime::{
     AnswerPolicy, Budget, Conversation, ErrorCode, Tool, ToolBox, ToolError, ToolOutput,
 };
+use tribunal_testkit::agents::*;
 
 /// A tool with a given schema that is never run here (the machine only
 /// reads its spec and checks arguments against it).
@@ -699,7 +699,7 @@ fn an_unknown_version_or_a_broken_snapshot_is_refused_with_its_own_code() {
 
 #[test]
 fn the_snapshot_format() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let value: Value = serde_json::from_str(&paused_json()).unwrap();
     insta::assert_json_snapshot!("run_snapshot_v1", value, {
         ".elapsed_ms" => "[ms]",

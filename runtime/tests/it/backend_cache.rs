@@ -3,11 +3,11 @@
 //! the deadline are never cached;
 //! a file of another model is refused; each run counts its own hits.
 
-use crate::support::{answer, eiffel, landmark_schema};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::{BackendErrorKind, CacheCounts, Cached, ScriptedBackend, counted};
 use tribunal_runtime::{Agent, Backend};
+use tribunal_testkit::agents::{answer, eiffel, landmark_schema};
 
 fn named(name: &str) -> Value {
     let mut v = eiffel();
@@ -182,10 +182,10 @@ async fn a_torn_last_line_is_cut_off_and_the_rest_kept() {
 /// the model again; a cache file holding a cut entry reads without error.
 #[tokio::test(start_paused = true)]
 async fn a_call_cut_by_the_deadline_is_not_cached() {
-    use crate::support::SlowOnCall;
     use std::time::Duration;
     use tribunal_runtime::backend::Recording;
     use tribunal_runtime::{Budget, ErrorCode};
+    use tribunal_testkit::agents::SlowOnCall;
 
     let dir = tempfile::tempdir().unwrap();
     let (file, cassette) = (dir.path().join("cache.jsonl"), dir.path().join("run.jsonl"));

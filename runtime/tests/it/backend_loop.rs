@@ -1,14 +1,14 @@
 //! The agent loop against a wiremock "model" on each live backend: exact
 //! request bodies (snapshots), provider-shaped answers mapped to outcomes.
 
-use crate::backend_support::*;
-use crate::support::eiffel;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::output::ToolChoice;
 use tribunal_runtime::{Agent, BackendKind, ErrorCode, OutputChoice, connect_with_env};
+use tribunal_testkit::agents::eiffel;
+use tribunal_testkit::wire::*;
 
 /// What `auto` picks on the hosted APIs: native, with the schema on tool
 /// turns too (the stand-in servers here run on localhost, where `auto`
@@ -62,7 +62,7 @@ async fn tool_then_repair(kind: BackendKind, options: &BackendOptions) -> Vec<Va
 
 #[tokio::test]
 async fn openai_chat_tool_call_then_repair() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let bodies = tool_then_repair(BackendKind::OpenAiChat, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
@@ -73,7 +73,7 @@ async fn openai_chat_tool_call_then_repair() {
 
 #[tokio::test]
 async fn openai_responses_tool_call_then_repair() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let bodies = tool_then_repair(BackendKind::OpenAiResponses, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
@@ -84,7 +84,7 @@ async fn openai_responses_tool_call_then_repair() {
 
 #[tokio::test]
 async fn anthropic_tool_call_then_repair() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let bodies = tool_then_repair(BackendKind::Anthropic, &hosted()).await;
     assert!(
         bodies[2].get("tools").is_none(),
@@ -96,7 +96,7 @@ async fn anthropic_tool_call_then_repair() {
 
 #[tokio::test]
 async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let options = BackendOptions {
         output: OutputChoice::Prompt,
         ..BackendOptions::default()
@@ -350,7 +350,7 @@ async fn eiffel_run(
 /// structured-output field.
 #[tokio::test]
 async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let invalid =
         json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});
     for kind in ALL {
@@ -465,7 +465,7 @@ async fn auto_on_a_compatible_server_sends_no_schema_beside_tools() {
 /// output: both tell the model what to do.
 #[tokio::test]
 async fn finalize_and_repair_requests_say_what_to_do() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let kind = BackendKind::OpenAiChat;
     let invalid =
         json!({"name": "Eiffel Tower", "year": "1889", "height_m": 330, "sources": ["1"]});

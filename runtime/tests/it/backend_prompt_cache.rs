@@ -5,8 +5,6 @@
 //! prefix, where the previous request ended and on the latest message — never
 //! more than four, none below the model's minimum, none when turned off.
 
-use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tribunal_runtime::backend::anthropic::AnthropicCodec;
@@ -17,6 +15,8 @@ use tribunal_runtime::backend::{
 use tribunal_runtime::conversation::{Message, ModelTurn, ToolCall, ToolResult};
 use tribunal_runtime::output::ToolChoice;
 use tribunal_runtime::{Agent, BackendKind, Conversation, OutputChoice, ToolBox, connect_with_env};
+use tribunal_testkit::agents::{eiffel, landmark_schema};
+use tribunal_testkit::wire::*;
 
 /// A system prompt long enough to cache on any model with the default
 /// minimum (1,024 tokens at 2 bytes a token), made of one sentence.
@@ -131,7 +131,7 @@ async fn consecutive_agent_requests_share_a_byte_identical_prefix_on_every_api()
 
 #[tokio::test]
 async fn anthropic_requests_mark_the_stable_prefix_the_previous_end_and_the_latest_message() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let options = &strategies()[0];
     let bodies = research_run(BackendKind::Anthropic, options, &long_system()).await;
     let marked: Vec<Vec<String>> = bodies.iter().map(breakpoints).collect();

@@ -2,8 +2,6 @@
 //! keys or network; unknown requests fail clearly; and the API key appears in
 //! no tracing output and no cassette.
 
-use crate::backend_support::*;
-use crate::support::eiffel;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +9,8 @@ use std::sync::{Arc, Mutex};
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::{Agent, Backend, BackendKind, Conversation, connect_with_env};
+use tribunal_testkit::agents::eiffel;
+use tribunal_testkit::wire::*;
 
 fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
     landmark_agent(backend, "You answer questions about landmarks.")
@@ -235,10 +235,10 @@ async fn a_fixture_cassette_replays_through_the_loop() {
 /// ended — not as a request the cassette has no answer for.
 #[tokio::test(start_paused = true)]
 async fn a_call_cut_by_the_deadline_replays_as_deadline_exceeded() {
-    use crate::support::{SlowOnCall, script, text};
     use std::time::Duration;
     use tribunal_runtime::backend::{Recording, Replay};
     use tribunal_runtime::{Budget, ErrorCode};
+    use tribunal_testkit::agents::{SlowOnCall, script, text};
 
     let with_deadline = |backend: Arc<dyn Backend>| {
         agent(backend).with_budget(Budget {

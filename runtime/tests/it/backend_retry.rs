@@ -2,13 +2,13 @@
 //! exhausted retries, statuses that are not retried, and a stalled answer
 //! that ends at the run deadline.
 
-use crate::backend_support::*;
-use crate::support::{eiffel, landmark_schema};
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::{Agent, BackendKind, Budget, Conversation, ErrorCode, connect_with_env};
+use tribunal_testkit::agents::{eiffel, landmark_schema};
+use tribunal_testkit::wire::*;
 
 fn request() -> ModelRequest {
     ModelRequest {

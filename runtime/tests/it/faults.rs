@@ -10,8 +10,6 @@
 //! (`cargo test -- faults --nocapture`), and the bound asserted is a
 //! generous deadline + 2 s.
 
-use crate::backend_support::*;
-use crate::support::{Counter, eiffel, landmark_schema};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +20,8 @@ use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, RunReport, ToolBox, connect_with_env,
 };
+use tribunal_testkit::agents::{Counter, eiffel, landmark_schema};
+use tribunal_testkit::wire::*;
 use wiremock::ResponseTemplate;
 
 const DEADLINE: Duration = Duration::from_secs(3);

@@ -1,7 +1,6 @@
 //! The loop's main paths: tool call then answer, concurrency of one turn's
 //! calls, tool failures contained, refusal, follow-up, typed output.
 
-use crate::support::*;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -12,6 +11,7 @@ use tribunal_runtime::conversation::{Message, ModelTurn, StopReason};
 use tribunal_runtime::{
     Agent, Backend, ErrorCode, RunOutcome, Tool, ToolBox, ToolError, ToolOutput,
 };
+use tribunal_testkit::agents::*;
 
 #[tokio::test]
 async fn tool_call_then_answer() {

@@ -1,12 +1,12 @@
 //! Client-side budgets: tool calls at their exact boundary, tokens at their
 //! boundary, turns, the deadline (paused clock), and the finalize policy.
 
-use crate::support::*;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, OnBudget, ToolBox};
+use tribunal_testkit::agents::*;
 
 fn budget() -> Budget {
     Budget::default()

@@ -1,12 +1,12 @@
 //! The single repair: tools disabled, exact message format, path and length
 //! caps, and an error outcome that keeps only the code.
 
-use crate::support::*;
 use serde_json::json;
 use std::sync::Arc;
 use tribunal_runtime::answer::repair_message;
 use tribunal_runtime::conversation::Message;
 use tribunal_runtime::{Agent, Backend, ErrorCode, OutputSchema, RunOutcome, ToolBox};
+use tribunal_testkit::agents::*;
 
 fn last_user_text(request: &tribunal_runtime::backend::ModelRequest) -> String {
     match request.conversation.messages.last() {

@@ -2,7 +2,6 @@
 //! repeated identical calls, and the messages of the finalize and repair
 //! turns — against the scripted backend, so every request is inspected.
 
-use crate::support::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -12,6 +11,7 @@ use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
 use tribunal_runtime::machine::REPEATED_CALL_RESULT;
 use tribunal_runtime::output::{ANSWER_TOOL, OutputPlan, ToolChoice};
 use tribunal_runtime::{Backend, Budget, ErrorCode, OnBudget, OnRepeat, ToolBox};
+use tribunal_testkit::agents::*;
 
 fn scripted(plan: OutputPlan, turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
     Arc::new(ScriptedBackend::from_turns(turns).with_output_plan(plan))

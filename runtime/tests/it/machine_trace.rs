@@ -1,7 +1,6 @@
 //! The state machine on its own: no runtime, no clock, no I/O. Each case
 //! plays a transcript of inputs and compares the trace of actions.
 
-use crate::support::*;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,6 +9,7 @@ use tribunal_runtime::conversation::{ModelTurn, ToolResult};
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::tool::ToolExecution;
 use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnRepeat};
+use tribunal_testkit::agents::*;
 
 enum Step {
     Model(ModelTurn),

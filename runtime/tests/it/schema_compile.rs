@@ -43,7 +43,7 @@ fn shown(result: &Result<CompiledSchema, tribunal_runtime::SchemaError>) -> Valu
 
 #[test]
 fn snapshots_per_target() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let fixtures = fixtures();
     assert!(fixtures.len() >= 30, "at least 30 owner schemas");
     for (name, owner) in &fixtures {

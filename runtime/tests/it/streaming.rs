@@ -4,8 +4,6 @@
 //! events come in order and add up to the answers, retries stop at the
 //! first delta, the key never reaches a delta, and deadlines hold.
 
-use crate::backend_support::*;
-use crate::support::eiffel;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -15,6 +13,8 @@ use tribunal_runtime::conversation::Message;
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport,
 };
+use tribunal_testkit::agents::eiffel;
+use tribunal_testkit::wire::*;
 use wiremock::ResponseTemplate;
 
 fn hosted() -> BackendOptions {

@@ -2,8 +2,6 @@
 //! compiled per provider (strict on every target), calls decoded from the
 //! wire form and deserialised, outputs and errors as the model reads them.
 
-use crate::backend_support::*;
-use crate::support::{Even, eiffel, landmark_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -13,6 +11,8 @@ use tribunal_runtime::backend::{BackendOptions, SchemaTarget};
 use tribunal_runtime::conversation::ToolCall;
 use tribunal_runtime::tool::{TypedTool, tool_fn};
 use tribunal_runtime::{Agent, OutputChoice, ToolBox, ToolError, connect_with_env};
+use tribunal_testkit::agents::{Even, eiffel, landmark_schema};
+use tribunal_testkit::wire::*;
 
 /// The arguments of `lookup`.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
@@ -60,7 +60,7 @@ fn call(name: &str, arguments: Value) -> ToolCall {
 
 #[test]
 fn the_derived_schema_is_kept_as_written_and_compiled_for_each_provider() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let tools = ToolBox::new().with(lookup(Arc::default()));
     let owner = &tools.specs()[0].parameters;
     assert_eq!(
@@ -235,7 +235,7 @@ async fn a_typed_tool_keeps_its_own_time_limit() {
 /// and the model's wire-form call reaches the function decoded.
 #[tokio::test]
 async fn each_backend_offers_a_typed_tool_strict_and_decodes_its_call() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     for kind in ALL {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let wire_args = json!({"name": "Eiffel Tower", "since": null, "labels": "{}"});

@@ -7,6 +7,7 @@ use crate::{json_lines, without_timings};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
+use tribunal_testkit::launch::assert_exit_says;
 
 /// A process: its arguments, its shard variables, and what its stderr
 /// says (starts with, for an error).
@@ -148,20 +149,10 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
     }
     let cut = dir.path().join("cut.jsonl");
     let o = merge_into(&partial, &cut, &[], dir.path());
-    assert_eq!(code(&o), 8, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("missing_shards: no row of shard(s) 2/3"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 8, "missing_shards: no row of shard(s) 2/3");
     assert!(!cut.exists(), "a merge missing a shard writes nothing");
     let o = merge_into(&partial, &cut, &["--allow-missing"], dir.path());
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("(allowed by --allow-missing)"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 0, "(allowed by --allow-missing)");
     assert_eq!(
         json_lines(&cut).len(),
         15 - json_lines(&results.join(&names[1])).len()
@@ -216,8 +207,7 @@ fn a_shard_error_from_the_environment_exits_2_naming_the_variable() {
     }
     // clap refuses a zero count itself.
     let o = output(tribunal(&["run", a, "--shards", "0"], &[], dir.path()));
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("--shards"), "{}", stderr(&o));
+    assert_exit_says(&o, 2, "--shards");
     assert!(!dir.path().join("runs").exists(), "nothing ran");
 }
 
@@ -351,12 +341,7 @@ fn a_merge_written_into_its_folder_is_not_read_back() {
     // The merged file alone is no shard to merge.
     std::fs::remove_file(folder.join("structured_output.shard-1-of-1.jsonl")).unwrap();
     let o = merge_into(&folder, &all, &[], dir.path());
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("holds no *.jsonl result files"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_says(&o, 2, "holds no *.jsonl result files");
 }
 
 /// More shards than items: the empty shards still succeed and write their

@@ -6,18 +6,6 @@
     unreachable_pub
 )]
 
-/// Points insta at the workspace's `snapshots/tools/` folder for the rest of
-/// the enclosing scope.
-#[allow(unused_macros)]
-macro_rules! bind_snapshots {
-    () => {
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/tools"));
-        settings.set_prepend_module_to_snapshot(false);
-        let _snapshot_guard = settings.bind_to_scope();
-    };
-}
-
 mod adversarial;
 mod file_tools;
 mod landmarks;

@@ -138,6 +138,6 @@ fn empty_or_unmatched_queries_give_an_empty_list() {
 
 #[test]
 fn hits_as_json() {
-    bind_snapshots!();
+    let _snapshots = tribunal_testkit::bind_snapshots("tools");
     insta::assert_json_snapshot!("ranking_apple_pie", small().search("apple pie", 3));
 }

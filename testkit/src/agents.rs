@@ -1,4 +1,5 @@
-//! Shared helpers for the loop tests: schemas, scripted turns, counting tools.
+//! The runtime's loop tests and benches: the landmark schema, scripted
+//! turns and agents, tools that count or sleep, a backend that is slow once.
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
@@ -9,11 +10,10 @@ use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall, Usage};
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolError, ToolOutput};
 
-/// The landmark record schema of the structured_output arena.
-pub fn landmark_schema() -> OutputSchema {
-    OutputSchema::new(
-        "landmark",
-        json!({
+/// The landmark record schema of the structured_output arena, as JSON
+/// (the arena's own `schema.json` also caps `sources` at 5).
+pub fn landmark_json() -> Value {
+    json!({
             "type": "object",
             "required": ["name", "year", "height_m", "sources"],
             "properties": {
@@ -23,15 +23,20 @@ pub fn landmark_schema() -> OutputSchema {
                 "sources": {"type": "array", "items": {"type": "string"}, "minItems": 1}
             },
             "additionalProperties": false
-        }),
-    )
-    .unwrap()
+    })
 }
 
+/// [`landmark_json`] as the output schema `landmark`.
+pub fn landmark_schema() -> OutputSchema {
+    OutputSchema::new("landmark", landmark_json()).unwrap()
+}
+
+/// A valid landmark record: the Eiffel Tower.
 pub fn eiffel() -> Value {
     json!({"name": "Eiffel Tower", "year": 1889, "height_m": 330, "sources": ["1"]})
 }
 
+/// A turn answering `t` as text.
 pub fn text(t: &str) -> ModelTurn {
     ModelTurn {
         text: t.to_string(),
@@ -39,15 +44,18 @@ pub fn text(t: &str) -> ModelTurn {
     }
 }
 
+/// A turn answering `v` as JSON text.
 pub fn answer(v: &Value) -> ModelTurn {
     text(&v.to_string())
 }
 
+/// `turn` reporting `input` and `output` tokens.
 pub fn with_usage(mut turn: ModelTurn, input: u64, output: u64) -> ModelTurn {
     turn.usage = Usage::new(input, output);
     turn
 }
 
+/// A turn calling the tools `calls` (name, arguments), ids `c0`, `c1`, ….
 pub fn calls(calls: &[(&str, Value)]) -> ModelTurn {
     ModelTurn {
         text: String::new(),
@@ -66,27 +74,33 @@ pub fn calls(calls: &[(&str, Value)]) -> ModelTurn {
     }
 }
 
+/// A scripted backend playing `turns` in order.
 pub fn script(turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
     Arc::new(ScriptedBackend::from_turns(turns))
 }
 
+/// The landmark agent (no tools) on `backend`.
 pub fn agent(backend: Arc<ScriptedBackend>) -> Agent {
     Agent::new(backend as Arc<dyn Backend>, Arc::new(landmark_schema())).unwrap()
 }
 
-#[allow(dead_code)]
+/// A script turn from its JSON form (`{"text": …}`, `{"json": …}`, …).
 pub fn script_turn(v: Value) -> ScriptTurn {
     serde_json::from_value(v).unwrap()
 }
 
 /// A tool that counts its executions, optionally sleeping first.
 pub struct Counter {
+    /// The tool's name.
     pub name: &'static str,
+    /// Executions so far.
     pub count: Arc<AtomicUsize>,
+    /// How long each execution sleeps first.
     pub sleep: Duration,
 }
 
 impl Counter {
+    /// A counter named `name` that does not sleep, and its count.
     pub fn new(name: &'static str) -> (Self, Arc<AtomicUsize>) {
         let count = Arc::new(AtomicUsize::new(0));
         (
@@ -125,6 +139,7 @@ impl Tool for Counter {
 /// odd `n`), like a custom or `try_from` deserialiser would.
 #[derive(Debug, schemars::JsonSchema, PartialEq)]
 pub struct Even {
+    /// Must be even.
     pub n: u32,
 }
 
@@ -153,6 +168,7 @@ pub struct SlowOnCall {
 }
 
 impl SlowOnCall {
+    /// `inner`, whose call number `slow_call` (1-based) first sleeps `slow`.
     pub fn new(inner: Arc<ScriptedBackend>, slow_call: usize, slow: Duration) -> Self {
         SlowOnCall {
             inner,
@@ -163,6 +179,7 @@ impl SlowOnCall {
     }
 
     /// How many calls it was asked.
+    /// A turn calling the tools `calls` (name, arguments), ids `c0`, `c1`, ….
     pub fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
     }

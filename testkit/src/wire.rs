@@ -6,14 +6,15 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use tribunal_runtime::backend::{Anthropic, OpenAiChat, OpenAiResponses};
-use tribunal_runtime::backend::{BackendOptions, ProviderConfig};
+use tribunal_runtime::backend::{BackendOptions, connect_with_env};
 use tribunal_runtime::{Backend, BackendKind, Tool, ToolError, ToolOutput};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+/// The API key every live test puts in the environment.
 pub const FAKE_KEY: &str = "sk-test-SECRET-123";
 
+/// Every live backend kind.
 pub const ALL: [BackendKind; 3] = [
     BackendKind::OpenAiChat,
     BackendKind::OpenAiResponses,
@@ -24,6 +25,7 @@ pub const ALL: [BackendKind; 3] = [
 pub struct Sequence(Mutex<VecDeque<ResponseTemplate>>);
 
 impl Sequence {
+    /// Plays `responses` in order.
     pub fn new(responses: Vec<ResponseTemplate>) -> Self {
         Sequence(Mutex::new(responses.into()))
     }
@@ -83,6 +85,7 @@ impl Respond for Sequence {
     }
 }
 
+/// The path `kind`'s backend POSTs to.
 pub fn endpoint_path(kind: BackendKind) -> &'static str {
     match kind {
         BackendKind::OpenAiChat => "/v1/chat/completions",
@@ -120,19 +123,29 @@ pub fn env_for(kind: BackendKind, server: &MockServer) -> impl Fn(&str) -> Optio
     }
 }
 
-/// A bare provider backend (no retry wrapper) against `server`.
+/// The provider backend of `kind` against `server`, connected as
+/// [`connect_with_env`] connects it but without retries (a retry wrapper
+/// with none left passes every call and answer through as it is) and
+/// without recording, caching or replay: the tests that want those wrap
+/// it themselves.
+///
+/// Through `connect_with_env` rather than the provider types, so this
+/// crate builds against a runtime without its live backends; a test that
+/// calls it needs the runtime's `openai` and `anthropic` features.
 pub fn provider(
     kind: BackendKind,
     server: &MockServer,
     options: &BackendOptions,
 ) -> Arc<dyn Backend> {
-    let env = env_for(kind, server);
-    let config = ProviderConfig::from_env(kind, "test-model", options, &env).unwrap();
-    match kind {
-        BackendKind::OpenAiChat => Arc::new(OpenAiChat::new(config).unwrap()),
-        BackendKind::OpenAiResponses => Arc::new(OpenAiResponses::new(config).unwrap()),
-        BackendKind::Anthropic => Arc::new(Anthropic::new(config).unwrap()),
-    }
+    assert!(
+        options.record.is_none() && options.replay.is_none() && options.cache.is_none(),
+        "wire::provider connects a bare provider: wrap it to record, replay or cache"
+    );
+    let options = BackendOptions {
+        max_retries: 0,
+        ..options.clone()
+    };
+    connect_with_env(kind, "test-model", &options, &env_for(kind, server)).unwrap()
 }
 
 /// The JSON bodies the server received, in order.
@@ -287,7 +300,7 @@ pub fn error_turn(kind: BackendKind, status: u16, error_type: &str) -> ResponseT
 /// The landmark agent of the backend tests: the landmark schema, the
 /// [`Search`] tool and `system`.
 pub fn landmark_agent(backend: Arc<dyn Backend>, system: &str) -> tribunal_runtime::Agent {
-    tribunal_runtime::Agent::new(backend, Arc::new(crate::support::landmark_schema()))
+    tribunal_runtime::Agent::new(backend, Arc::new(crate::agents::landmark_schema()))
         .unwrap()
         .with_system(system)
         .with_tools(tribunal_runtime::ToolBox::new().with(Search))

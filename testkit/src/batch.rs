@@ -25,27 +25,27 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// What the fake is told to do with batches.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Script {
+pub struct Script {
     /// A batch expires after answering this many of its requests.
-    pub(crate) expire_after: Option<usize>,
+    pub expire_after: Option<usize>,
     /// The requests for this landmark (named in the user message) fail
     /// inside the batch (`invalid_request_error`).
-    pub(crate) refuse: Option<String>,
+    pub refuse: Option<String>,
 }
 
 /// A model answering one request body (the online answer).
-pub(crate) type Player = Arc<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
+pub type Player = Arc<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
 
 /// The fake's record of what it was sent.
 #[derive(Debug, Default)]
-pub(crate) struct Ledger {
+pub struct Ledger {
     /// Every `custom_id` of every batch created, in order (a request paid
     /// twice shows up twice).
-    pub(crate) submitted: Vec<String>,
+    pub submitted: Vec<String>,
     /// The batches created, by id, with their request count.
-    pub(crate) batches: Vec<(String, usize)>,
+    pub batches: Vec<(String, usize)>,
     /// Online requests answered.
-    pub(crate) online: usize,
+    pub online: usize,
 }
 
 struct Batch {
@@ -72,16 +72,18 @@ struct State {
 }
 
 /// The fake: a wiremock server and handles on it.
-pub(crate) struct Fake {
-    pub(crate) server: MockServer,
-    pub(crate) ledger: Arc<Mutex<Ledger>>,
+pub struct Fake {
+    /// The server, answering every path.
+    pub server: MockServer,
+    /// What it was sent.
+    pub ledger: Arc<Mutex<Ledger>>,
     /// Batches numbered this or more (from 1) stay in progress; 0: none.
     held: Arc<AtomicUsize>,
 }
 
 impl Fake {
     /// A fake of `api` answering with `player`, following `script`.
-    pub(crate) async fn start(api: Api, player: Player, script: Script) -> Fake {
+    pub async fn start(api: Api, player: Player, script: Script) -> Fake {
         let server = MockServer::start().await;
         let ledger = Arc::new(Mutex::new(Ledger::default()));
         let held = Arc::new(AtomicUsize::new(0));
@@ -104,7 +106,7 @@ impl Fake {
     }
 
     /// A fake of `api` playing the structured_output arena honestly.
-    pub(crate) async fn landmarks(api: Api, script: Script) -> Fake {
+    pub async fn landmarks(api: Api, script: Script) -> Fake {
         let model = Model::honest(api);
         let player: Player = Arc::new(move |body| model.reply_to(body, true, FAKE_KEY));
         Fake::start(api, player, script).await
@@ -112,16 +114,17 @@ impl Fake {
 
     /// Keeps the `n`-th batch (from 1) and every later one `in_progress`
     /// until [`release`](Self::release).
-    pub(crate) fn hold_from(&self, n: usize) {
+    pub fn hold_from(&self, n: usize) {
         self.held.store(n, Ordering::SeqCst);
     }
 
     /// Lets batches end.
-    pub(crate) fn release(&self) {
+    pub fn release(&self) {
         self.held.store(0, Ordering::SeqCst);
     }
 
-    pub(crate) fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+    /// What it was sent so far (locked).
+    pub fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap()
     }
 }
