@@ -5,8 +5,21 @@ use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, OnBudget, ToolBox};
+use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, OnBudget, Run, ToolBox};
 use tribunal_testkit::agents::*;
+
+/// Runs the landmark agent on `backend` with one `count` tool within
+/// `budget`: the run, and how many times the tool ran.
+async fn run_counted(backend: Arc<ScriptedBackend>, budget: Budget) -> (Run, usize) {
+    let (tool, count) = Counter::new("count");
+    let run = agent(backend)
+        .with_tools(ToolBox::new().with(tool))
+        .with_budget(budget)
+        .run("go")
+        .await;
+    (run, count.load(Ordering::SeqCst))
+}
 
 fn budget() -> Budget {
     Budget::default()
@@ -18,17 +31,16 @@ async fn max_tool_calls_exact_boundary_runs_the_batch() {
         calls(&[("count", json!({"q": "a"})), ("count", json!({"q": "b"}))]),
         answer(&eiffel()),
     ]);
-    let (tool, count) = Counter::new("count");
-    let run = agent(backend)
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(Budget {
+    let (run, count) = run_counted(
+        backend,
+        Budget {
             max_tool_calls: Some(2),
             ..budget()
-        })
-        .run("go")
-        .await;
+        },
+    )
+    .await;
     assert!(run.report.is_ok());
-    assert_eq!(count.load(Ordering::SeqCst), 2);
+    assert_eq!(count, 2);
 }
 
 #[tokio::test]
@@ -38,24 +50,19 @@ async fn max_tool_calls_over_by_one_runs_none_of_the_batch() {
         calls(&[("count", json!({})), ("count", json!({}))]),
         answer(&eiffel()),
     ]);
-    let (tool, count) = Counter::new("count");
-    let run = agent(backend.clone())
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(Budget {
+    let (run, count) = run_counted(
+        backend.clone(),
+        Budget {
             max_tool_calls: Some(2),
             ..budget()
-        })
-        .run("go")
-        .await;
+        },
+    )
+    .await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxToolCallsExceeded)
     );
-    assert_eq!(
-        count.load(Ordering::SeqCst),
-        1,
-        "the refused batch never ran"
-    );
+    assert_eq!(count, 1, "the refused batch never ran");
     assert_eq!(backend.requests().len(), 2);
 }
 
@@ -69,22 +76,21 @@ async fn finalize_policy_asks_once_without_tools() {
         ]),
         answer(&eiffel()),
     ]);
-    let (tool, count) = Counter::new("count");
-    let run = agent(backend.clone())
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(Budget {
+    let (run, count) = run_counted(
+        backend.clone(),
+        Budget {
             max_tool_calls: Some(2),
             on_budget: OnBudget::Finalize,
             ..budget()
-        })
-        .run("go")
-        .await;
+        },
+    )
+    .await;
     assert!(run.report.is_ok(), "{:?}", run.report.outcome);
     assert_eq!(
         run.report.finalized_after,
         Some(ErrorCode::MaxToolCallsExceeded)
     );
-    assert_eq!(count.load(Ordering::SeqCst), 0);
+    assert_eq!(count, 0);
     let requests = backend.requests();
     assert!(requests[1].tools.is_empty());
 }
@@ -107,28 +113,23 @@ async fn max_tokens_boundary() {
     assert!(run.report.is_ok());
     assert_eq!(run.report.usage.total(), 100);
 
-    let (tool, count) = Counter::new("count");
     let over = script(vec![
         with_usage(calls(&[("count", json!({}))]), 90, 11),
         answer(&eiffel()),
     ]);
-    let run = agent(over.clone())
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(Budget {
+    let (run, count) = run_counted(
+        over.clone(),
+        Budget {
             max_tokens: Some(100),
             ..budget()
-        })
-        .run("go")
-        .await;
+        },
+    )
+    .await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxTokensExceeded)
     );
-    assert_eq!(
-        count.load(Ordering::SeqCst),
-        0,
-        "no tool runs after the budget is exceeded"
-    );
+    assert_eq!(count, 0, "no tool runs after the budget is exceeded");
     assert_eq!(over.requests().len(), 1);
     assert_eq!(run.report.usage.total(), 101);
 }
@@ -160,15 +161,14 @@ async fn max_turns() {
         calls(&[("count", json!({"n": 2}))]),
         answer(&eiffel()),
     ]);
-    let (tool, _) = Counter::new("count");
-    let run = agent(backend)
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(Budget {
+    let (run, _) = run_counted(
+        backend,
+        Budget {
             max_turns: 2,
             ..budget()
-        })
-        .run("go")
-        .await;
+        },
+    )
+    .await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxTurnsExceeded)
@@ -254,35 +254,21 @@ async fn max_cost_at_its_boundary_runs_on_and_over_it_stops_before_the_tools() {
             with_usage(answer(&eiffel()), 100, 10),
         ])
     };
-    let (tool, count) = Counter::new("count");
-    let run = agent(turns())
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(cost_limit(400e-6))
-        .run("go")
-        .await;
+    let (run, count) = run_counted(turns(), cost_limit(400e-6)).await;
     assert!(
         run.report.is_ok(),
         "exactly at the limit: {:?}",
         run.report.outcome
     );
-    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(count, 1);
 
-    let (tool, count) = Counter::new("count");
     let backend = turns();
-    let run = agent(backend.clone())
-        .with_tools(ToolBox::new().with(tool))
-        .with_budget(cost_limit(199e-6))
-        .run("go")
-        .await;
+    let (run, count) = run_counted(backend.clone(), cost_limit(199e-6)).await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxCostExceeded)
     );
-    assert_eq!(
-        count.load(Ordering::SeqCst),
-        0,
-        "no tool after the budget is spent"
-    );
+    assert_eq!(count, 0, "no tool after the budget is spent");
     assert_eq!(
         backend.requests().len(),
         1,
