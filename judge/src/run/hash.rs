@@ -82,42 +82,14 @@ fn config_value(
         && let Some(map) = config.as_object_mut()
     {
         map.insert("judge".to_string(), json!(arena.judge));
-        // What the judge is sent: its effective instructions and the
-        // prompt's shape (the template, rendered on placeholders), so rows
-        // judged under another prompt never resume into this run's.
-        let system = arena
-            .judge
-            .system
-            .as_deref()
-            .unwrap_or(crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
-        let template = crate::score::rubric::judge_prompt("RUBRIC", "TASK", &Value::from("ANSWER"));
-        map.insert(
-            "judge_prompt".to_string(),
-            json!({"system": system, "template": template}),
-        );
+        map.insert("judge_prompt".to_string(), judge_prompt_fields(arena));
     }
     // Only with MCP servers (whose tools' listed schemas are in `tools`):
     // how each is started, so other arenas' hashes stay as they were.
     if !arena.mcp.is_empty()
         && let Some(map) = config.as_object_mut()
     {
-        let servers: Vec<Value> = arena
-            .mcp
-            .iter()
-            .map(|m| {
-                let mut server = json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools});
-                // Only for a server at a url, so the hashes of command
-                // servers stay as they were: where it is and which
-                // variables its headers come from (never their values).
-                if let (Some(url), Some(map)) = (&m.url, server.as_object_mut()) {
-                    map.insert("url".to_string(), json!(url));
-                    map.insert("bearer_env".to_string(), json!(m.bearer_env));
-                    map.insert("header_env".to_string(), json!(m.header_env));
-                }
-                server
-            })
-            .collect();
-        map.insert("mcp".to_string(), Value::Array(servers));
+        map.insert("mcp".to_string(), mcp_fields(arena));
     }
     // Only when set, so the hashes of arenas without a cost budget stay as
     // they were.
@@ -129,6 +101,40 @@ fn config_value(
         map.insert("batch".to_string(), json!(true));
     }
     config
+}
+
+/// What the judge is sent: its effective instructions and the prompt's
+/// shape (the template, rendered on placeholders), so rows judged under
+/// another prompt never resume into this run's.
+fn judge_prompt_fields(arena: &Arena) -> Value {
+    let system = arena
+        .judge
+        .system
+        .as_deref()
+        .unwrap_or(crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
+    let template = crate::score::rubric::judge_prompt("RUBRIC", "TASK", &Value::from("ANSWER"));
+    json!({"system": system, "template": template})
+}
+
+/// How each MCP server is started.
+fn mcp_fields(arena: &Arena) -> Value {
+    let servers = arena
+        .mcp
+        .iter()
+        .map(|m| {
+            let mut server = json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools});
+            // Only for a server at a url, so the hashes of command servers
+            // stay as they were: where it is and which variables its
+            // headers come from (never their values).
+            if let (Some(url), Some(map)) = (&m.url, server.as_object_mut()) {
+                map.insert("url".to_string(), json!(url));
+                map.insert("bearer_env".to_string(), json!(m.bearer_env));
+                map.insert("header_env".to_string(), json!(m.header_env));
+            }
+            server
+        })
+        .collect();
+    Value::Array(servers)
 }
 
 /// `hash` of a run whose per-run cost budget (`max_cost_usd`) is checked

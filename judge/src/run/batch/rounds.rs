@@ -169,20 +169,7 @@ impl Rounds {
     async fn round(&self, mut asks: Vec<Ask>) -> Result<BatchRound, JudgeError> {
         asks.sort_unstable_by_key(|a| a.order);
         let number = lock(&self.journal).next_round();
-        let mut waits: Vec<(String, Vec<Ask>)> = Vec::new();
-        let mut fresh = Vec::new();
-        {
-            let journal = lock(&self.journal);
-            for ask in asks {
-                match journal.in_flight(&ask.id, &ask.key) {
-                    Some(batch) => match waits.iter_mut().find(|(b, _)| b == batch) {
-                        Some((_, group)) => group.push(ask),
-                        None => waits.push((batch.to_string(), vec![ask])),
-                    },
-                    None => fresh.push(ask),
-                }
-            }
-        }
+        let (mut waits, fresh) = self.split_in_flight(asks);
         let resumed = waits.iter().map(|(_, g)| g.len()).sum();
         let submitted = fresh.len();
         let mut failed = 0;
@@ -256,6 +243,24 @@ impl Rounds {
             failed,
             waited: started.elapsed(),
         })
+    }
+
+    /// `asks` split into those an earlier process already submitted,
+    /// grouped by their batch (in the journal), and the fresh ones.
+    fn split_in_flight(&self, asks: Vec<Ask>) -> (Vec<(String, Vec<Ask>)>, Vec<Ask>) {
+        let mut waits: Vec<(String, Vec<Ask>)> = Vec::new();
+        let mut fresh = Vec::new();
+        let journal = lock(&self.journal);
+        for ask in asks {
+            match journal.in_flight(&ask.id, &ask.key) {
+                Some(batch) => match waits.iter_mut().find(|(b, _)| b == batch) {
+                    Some((_, group)) => group.push(ask),
+                    None => waits.push((batch.to_string(), vec![ask])),
+                },
+                None => fresh.push(ask),
+            }
+        }
+        (waits, fresh)
     }
 
     /// `asks` cut into batches within the provider's limits.
