@@ -81,7 +81,7 @@ async fn a_run_exports_genai_spans_and_nothing_of_its_content() {
         Arc::new(landmark_schema()),
     )
     .unwrap()
-    .with_system("You answer questions about landmarks. Use the search tool.")
+    .with_system(SEARCH_SYSTEM)
     .with_tools(ToolBox::new().with(Search))
     .with_max_output_tokens(512);
     let (run, spans) = exported(&agent).await;

@@ -306,6 +306,25 @@ pub fn landmark_agent(backend: Arc<dyn Backend>, system: &str) -> tribunal_runti
         .with_tools(tribunal_runtime::ToolBox::new().with(Search))
 }
 
+/// The system prompt of [`search_agent`].
+pub const SEARCH_SYSTEM: &str = "You answer questions about landmarks. Use the search tool.";
+
+/// [`landmark_agent`] told to use the search tool.
+pub fn search_agent(backend: Arc<dyn Backend>) -> tribunal_runtime::Agent {
+    landmark_agent(backend, SEARCH_SYSTEM)
+}
+
+/// What `auto` picks on the hosted APIs: native, with the schema on tool
+/// turns too (the stand-in servers run on localhost, where `auto` would
+/// pick the tool strategy for the OpenAI APIs).
+pub fn hosted() -> BackendOptions {
+    BackendOptions {
+        output: tribunal_runtime::OutputChoice::Native,
+        schema_on_tool_turns: Some(true),
+        ..BackendOptions::default()
+    }
+}
+
 /// Fixed search results for the landmark question.
 pub struct Search;
 

@@ -2,31 +2,12 @@
 //! request bodies (snapshots), provider-shaped answers mapped to outcomes.
 
 use serde_json::{Value, json};
-use std::sync::Arc;
 use tribunal_runtime::backend::BackendOptions;
 use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::output::ToolChoice;
-use tribunal_runtime::{Agent, BackendKind, ErrorCode, OutputChoice, connect_with_env};
+use tribunal_runtime::{BackendKind, ErrorCode, OutputChoice, connect_with_env};
 use tribunal_testkit::agents::eiffel;
 use tribunal_testkit::wire::*;
-
-/// What `auto` picks on the hosted APIs: native, with the schema on tool
-/// turns too (the stand-in servers here run on localhost, where `auto`
-/// would pick the tool strategy for the OpenAI APIs).
-fn hosted() -> BackendOptions {
-    BackendOptions {
-        output: OutputChoice::Native,
-        schema_on_tool_turns: Some(true),
-        ..BackendOptions::default()
-    }
-}
-
-fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
-    landmark_agent(
-        backend,
-        "You answer questions about landmarks. Use the search tool.",
-    )
-}
 
 /// Tool call, an invalid final answer, then a repair that fixes it: the
 /// structured_output scenario end to end on one backend.
@@ -43,7 +24,7 @@ async fn tool_then_repair(kind: BackendKind, options: &BackendOptions) -> Vec<Va
     .await;
     let env = env_for(kind, &server);
     let backend = connect_with_env(kind, "test-model", options, &env).unwrap();
-    let run = agent(backend)
+    let run = search_agent(backend)
         .run("Give me the landmark record of the Eiffel Tower.")
         .await;
     assert_eq!(
@@ -154,7 +135,9 @@ async fn one_turn_outcome(
     let server = model_server(kind, vec![answer]).await;
     let env = env_for(kind, &server);
     let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
-    let run = agent(backend).run("Give me the landmark record.").await;
+    let run = search_agent(backend)
+        .run("Give me the landmark record.")
+        .await;
     run.report.outcome.error_code()
 }
 
@@ -216,7 +199,7 @@ async fn error_bodies_become_backend_errors_with_status_and_type() {
 async fn a_run_ended_by_a_provider_error_reports_status_and_type_not_the_message() {
     for kind in ALL {
         let server = model_server(kind, vec![error_turn(kind, 404, "not_found_error")]).await;
-        let run = agent(provider(kind, &server, &BackendOptions::default()))
+        let run = search_agent(provider(kind, &server, &BackendOptions::default()))
             .run("hi")
             .await;
         assert_eq!(
@@ -234,7 +217,7 @@ async fn a_run_ended_by_a_provider_error_reports_status_and_type_not_the_message
         // A provider "type" that is not a plain identifier is not stored.
         let odd = "<script>alert(1)</script> with the model's words";
         let server = model_server(kind, vec![error_turn(kind, 400, odd)]).await;
-        let run = agent(provider(kind, &server, &BackendOptions::default()))
+        let run = search_agent(provider(kind, &server, &BackendOptions::default()))
             .run("hi")
             .await;
         let failure = run.report.backend_failure.clone().unwrap();
@@ -258,7 +241,7 @@ async fn compatible_server_quirks_are_tolerated() {
     let server = model_server(kind, vec![quirky, text_turn(kind, &eiffel().to_string())]).await;
     let env = env_for(kind, &server);
     let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
-    let run = agent(backend).run("Eiffel Tower?").await;
+    let run = search_agent(backend).run("Eiffel Tower?").await;
     assert_eq!(run.report.outcome.value(), Some(&eiffel()));
     let bodies = bodies(&server).await;
     // The tool-call turn goes back with null content and its call.
@@ -283,7 +266,7 @@ async fn anthropic_thinking_blocks_go_back_unmodified_before_the_tool_call() {
     }));
     let server = model_server(kind, vec![first, text_turn(kind, &eiffel().to_string())]).await;
     let backend = provider(kind, &server, &BackendOptions::default());
-    let run = agent(backend).run("Eiffel Tower?").await;
+    let run = search_agent(backend).run("Eiffel Tower?").await;
     assert_eq!(run.report.outcome.value(), Some(&eiffel()));
     let bodies = bodies(&server).await;
     let assistant = &bodies[1]["messages"][1];
@@ -338,7 +321,7 @@ async fn eiffel_run(
     budget: tribunal_runtime::Budget,
 ) -> tribunal_runtime::Run {
     let backend = connect_with_env(kind, "test-model", options, &env_for(kind, server)).unwrap();
-    agent(backend)
+    search_agent(backend)
         .with_budget(budget)
         .run("Give me the landmark record of the Eiffel Tower.")
         .await
@@ -450,7 +433,7 @@ async fn auto_on_a_compatible_server_sends_no_schema_beside_tools() {
             &env_for(kind, &server),
         )
         .unwrap();
-        let run = agent(backend).run("Eiffel Tower?").await;
+        let run = search_agent(backend).run("Eiffel Tower?").await;
         assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind}");
         let first = &bodies(&server).await[0];
         for field in ["response_format", "text", "output_config"] {

@@ -17,21 +17,6 @@ use tribunal_testkit::agents::eiffel;
 use tribunal_testkit::wire::*;
 use wiremock::ResponseTemplate;
 
-fn hosted() -> BackendOptions {
-    BackendOptions {
-        output: OutputChoice::Native,
-        schema_on_tool_turns: Some(true),
-        ..BackendOptions::default()
-    }
-}
-
-fn agent(backend: Arc<dyn tribunal_runtime::Backend>) -> Agent {
-    landmark_agent(
-        backend,
-        "You answer questions about landmarks. Use the search tool.",
-    )
-}
-
 /// An SSE body of `events` (an optional `event:` name and the data).
 fn sse(events: &[(Option<&str>, String)]) -> ResponseTemplate {
     let mut body = String::new();
@@ -352,8 +337,11 @@ async fn streamed_equals_whole(kind: BackendKind) {
         cut_runaway: false,
         ..hosted()
     };
-    let plain = agent(provider(kind, &whole, &unwatched)).run(input).await;
-    let (events, run) = stream_to_end(&agent(provider(kind, &streamed, &hosted())), input).await;
+    let plain = search_agent(provider(kind, &whole, &unwatched))
+        .run(input)
+        .await;
+    let (events, run) =
+        stream_to_end(&search_agent(provider(kind, &streamed, &hosted())), input).await;
 
     assert_eq!(
         run.report.outcome.value(),
@@ -432,8 +420,11 @@ async fn a_truncated_stream_is_truncated_like_a_whole_answer() {
             BackendKind::Anthropic => "max_tokens",
         };
         let streamed = model_server(kind, vec![sse_text_with(kind, text, stop)]).await;
-        let plain = agent(provider(kind, &whole, &hosted())).run("q").await;
-        let (_, run) = stream_to_end(&agent(provider(kind, &streamed, &hosted())), "q").await;
+        let plain = search_agent(provider(kind, &whole, &hosted()))
+            .run("q")
+            .await;
+        let (_, run) =
+            stream_to_end(&search_agent(provider(kind, &streamed, &hosted())), "q").await;
         assert_eq!(
             run.report.outcome.error_code(),
             Some(ErrorCode::Truncated),
@@ -461,7 +452,7 @@ async fn under_the_tool_strategy_the_answer_streams_as_answer_tool_arguments() {
         )],
     )
     .await;
-    let (events, run) = stream_to_end(&agent(provider(kind, &server, &options)), "q").await;
+    let (events, run) = stream_to_end(&search_agent(provider(kind, &server, &options)), "q").await;
     assert_eq!(
         run.report.outcome.value(),
         Some(&answer),
@@ -516,7 +507,7 @@ async fn a_stream_that_breaks_off_is_a_backend_error_and_is_not_retried() {
         .await;
         let backend = Retry::new(provider(kind, &server, &hosted()), 3)
             .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
-        let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        let (events, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
         assert_eq!(
             run.report.outcome.error_code(),
             Some(ErrorCode::BackendError),
@@ -573,7 +564,7 @@ async fn an_error_event_mid_stream_keeps_the_providers_error_type() {
         let server = model_server(kind, vec![error]).await;
         let backend = Retry::new(provider(kind, &server, &hosted()), 3)
             .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
-        let (_, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        let (_, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
         let failure = run.report.backend_failure.as_ref().unwrap();
         assert_eq!(failure.provider_type.as_deref(), Some(expected), "{kind:?}");
         // Nothing had been passed on, but the status had arrived: not
@@ -593,7 +584,7 @@ async fn failures_before_the_first_byte_are_retried() {
         .await;
         let backend = Retry::new(provider(kind, &server, &hosted()), 2)
             .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
-        let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+        let (events, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
         assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind:?}");
         assert_eq!(bodies(&server).await.len(), 2);
         assert_eq!(
@@ -609,7 +600,8 @@ async fn a_key_split_across_deltas_never_reaches_an_event() {
         // The key echoed in a text whose 7-character pieces cut through it.
         let text = format!("{{\"note\": \"x{FAKE_KEY}y\"}}");
         let server = model_server(kind, vec![sse_text(kind, &text)]).await;
-        let (events, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        let (events, run) =
+            stream_to_end(&search_agent(provider(kind, &server, &hosted())), "q").await;
         let shown = format!("{events:?} {:?}", run.conversation);
         assert!(!shown.contains(FAKE_KEY), "{kind:?}: {shown}");
         assert_eq!(
@@ -625,7 +617,8 @@ async fn a_server_that_answers_whole_is_read_whole() {
     for kind in ALL {
         let good = eiffel().to_string();
         let server = model_server(kind, vec![text_turn(kind, &good)]).await;
-        let (events, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        let (events, run) =
+            stream_to_end(&search_agent(provider(kind, &server, &hosted())), "q").await;
         assert_eq!(run.report.outcome.value(), Some(&eiffel()), "{kind:?}");
         assert_eq!(
             trace(&events),
@@ -639,7 +632,7 @@ async fn a_slow_stream_ends_at_the_deadline() {
     let kind = BackendKind::OpenAiChat;
     let slow = sse_text(kind, &eiffel().to_string()).set_delay(Duration::from_secs(5));
     let server = model_server(kind, vec![slow]).await;
-    let agent = agent(provider(kind, &server, &hosted())).with_budget(Budget {
+    let agent = search_agent(provider(kind, &server, &hosted())).with_budget(Budget {
         deadline: Some(Duration::from_millis(200)),
         ..Budget::default()
     });
@@ -665,9 +658,9 @@ async fn a_streamed_recording_replays_as_the_same_run() {
     let dir = tempfile::tempdir().unwrap();
     let cassette = dir.path().join("streamed.jsonl");
     let recording = Recording::new(provider(kind, &server, &hosted()), &cassette).unwrap();
-    let (_, streamed) = stream_to_end(&agent(Arc::new(recording)), "q").await;
+    let (_, streamed) = stream_to_end(&search_agent(Arc::new(recording)), "q").await;
     let replay = Replay::from_file(&cassette).unwrap();
-    let replayed = agent(Arc::new(replay)).run("q").await;
+    let replayed = search_agent(Arc::new(replay)).run("q").await;
     assert_eq!(replayed.report.outcome.value(), Some(&eiffel()));
     assert_eq!(timeless(&replayed.report), timeless(&streamed.report));
 }
@@ -682,7 +675,7 @@ async fn a_scripted_run_streams_each_turn_whole() {
     ]))
     .unwrap();
     let backend = Arc::new(ScriptedBackend::from_script(&turns));
-    let (events, run) = stream_to_end(&agent(backend), "q").await;
+    let (events, run) = stream_to_end(&search_agent(backend), "q").await;
     assert_eq!(run.report.outcome.value(), Some(&eiffel()));
     let trace = trace(&events);
     assert_eq!(trace[0], "call 1 Agent");
@@ -748,7 +741,7 @@ async fn a_retryable_failure_after_a_delta_is_not_retried() {
     let inner = Arc::new(FailsAfterADelta(Default::default()));
     let backend = Retry::new(inner.clone(), 3)
         .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
-    let (events, run) = stream_to_end(&agent(Arc::new(backend)), "q").await;
+    let (events, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
     assert_eq!(
         run.report.outcome.error_code(),
         Some(ErrorCode::BackendError)
@@ -783,7 +776,7 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
             ]
         };
         let server = model_server(kind, script()).await;
-        let (_, run) = stream_to_end(&agent(provider(kind, &server, &hosted())), "q").await;
+        let (_, run) = stream_to_end(&search_agent(provider(kind, &server, &hosted())), "q").await;
         assert_eq!(
             run.report.outcome.value(),
             Some(&eiffel()),
@@ -829,7 +822,7 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
             cut_runaway: false,
             ..hosted()
         };
-        let (_, run) = stream_to_end(&agent(provider(kind, &server, &unwatched)), "q").await;
+        let (_, run) = stream_to_end(&search_agent(provider(kind, &server, &unwatched)), "q").await;
         assert!(run.report.repair_used, "{kind:?}");
         assert!(run.conversation.messages.iter().any(|m| matches!(
             m,
@@ -857,7 +850,9 @@ async fn an_answer_that_runs_away_twice_ends_the_run_as_runaway() {
         ],
     )
     .await;
-    let run = agent(provider(kind, &server, &options)).run("q").await;
+    let run = search_agent(provider(kind, &server, &options))
+        .run("q")
+        .await;
     assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::Runaway));
     assert!(run.report.repair_used);
     // The cut turns' usage is estimated: every request's input, one output
