@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall, Usage};
+use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall, ToolResult, Usage};
+use tribunal_runtime::tool::ToolExecution;
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolError, ToolOutput};
 
 /// The landmark record schema of the structured_output arena, as JSON
@@ -87,6 +88,22 @@ pub fn agent(backend: Arc<ScriptedBackend>) -> Agent {
 /// A script turn from its JSON form (`{"text": …}`, `{"json": …}`, …).
 pub fn script_turn(v: Value) -> ScriptTurn {
     serde_json::from_value(v).unwrap()
+}
+
+/// Each of `calls` executed without error in 1 ms, its result
+/// "NAME ran": what a driver hands the state machine after a tool turn.
+pub fn executed(calls: &[ToolCall]) -> Vec<ToolExecution> {
+    calls
+        .iter()
+        .map(|c| ToolExecution {
+            result: ToolResult {
+                id: c.id.clone(),
+                content: format!("{} ran", c.name),
+                is_error: false,
+            },
+            duration: Duration::from_millis(1),
+        })
+        .collect()
 }
 
 /// A tool that counts its executions, optionally sleeping first.

@@ -10,10 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tribunal_runtime::approval::{ApprovalPolicy, ArgumentCheck, Decision, ToolPolicy};
 use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::{Message, ModelTurn, ToolResult};
+use tribunal_runtime::conversation::{Message, ModelTurn};
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::snapshot::RunSnapshot;
-use tribunal_runtime::tool::ToolExecution;
 use tribunal_runtime::{
     AnswerPolicy, Budget, Conversation, ErrorCode, Tool, ToolBox, ToolError, ToolOutput,
 };
@@ -113,20 +112,6 @@ enum Step {
     Pause(Duration),
 }
 
-fn executions(calls: &[tribunal_runtime::conversation::ToolCall]) -> Vec<ToolExecution> {
-    calls
-        .iter()
-        .map(|c| ToolExecution {
-            result: ToolResult {
-                id: c.id.clone(),
-                content: format!("{} ran", c.name),
-                is_error: false,
-            },
-            duration: Duration::from_millis(1),
-        })
-        .collect()
-}
-
 /// What a played run shows: the trace, the results the model read, and
 /// the report.
 struct Played {
@@ -165,7 +150,7 @@ fn play(budget: Budget, steps: Vec<Step>) -> Played {
                     .map(|c| format!("{} {}", c.name, c.arguments))
                     .collect();
                 trace.push(format!("CallTools({})", shown.join(", ")));
-                m.handle(Input::ToolsDone(executions(&calls)), now);
+                m.handle(Input::ToolsDone(executed(&calls)), now);
             }
             Some(Action::Done) => break,
             None => {

@@ -5,9 +5,8 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::{ModelTurn, ToolResult};
+use tribunal_runtime::conversation::ModelTurn;
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
-use tribunal_runtime::tool::ToolExecution;
 use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnRepeat};
 use tribunal_testkit::agents::*;
 
@@ -15,20 +14,6 @@ enum Step {
     Model(ModelTurn),
     Tools,
     Wait(Duration),
-}
-
-fn executions(calls: &[tribunal_runtime::conversation::ToolCall]) -> Vec<ToolExecution> {
-    calls
-        .iter()
-        .map(|c| ToolExecution {
-            result: ToolResult {
-                id: c.id.clone(),
-                content: "ok".into(),
-                is_error: false,
-            },
-            duration: Duration::from_millis(1),
-        })
-        .collect()
 }
 
 /// Plays `steps` against a fresh machine and returns the action trace plus
@@ -67,7 +52,7 @@ fn check(budget: Budget, steps: Vec<Step>) -> String {
                 if let Some(Step::Wait(d)) = steps.next() {
                     now += d;
                 }
-                machine.handle(Input::ToolsDone(executions(&calls)), now);
+                machine.handle(Input::ToolsDone(executed(&calls)), now);
             }
             Some(Action::Done) => break,
             None => {
@@ -170,7 +155,7 @@ fn the_report_keeps_tool_and_wall_times_in_milliseconds_and_the_conversation() {
     let Some(Action::CallTools(batch)) = m.poll(start) else {
         panic!("expected the tool call");
     };
-    let mut done = executions(&batch);
+    let mut done = executed(&batch);
     done[0].duration = Duration::from_millis(250);
     m.handle(Input::ToolsDone(done), start + Duration::from_millis(300));
     assert!(matches!(
