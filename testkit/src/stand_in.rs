@@ -1,8 +1,10 @@
 //! A stand-in model for the live backends, shared by the end-to-end tests:
 //! a wiremock responder that speaks OpenAI Chat Completions, OpenAI
 //! Responses or Anthropic Messages, plays the structured_output arena
-//! (search first, then the landmark's record; one item needs a repair), and
-//! the helpers that run the real `tribunal` binary against it.
+//! (search first, then the landmark's record; one item needs a repair); a
+//! code reviewer and a rubric judge; the arguments and environment of a
+//! run against them. The binary itself is launched by the root package's
+//! tests ([`crate::launch`]), which alone know its path.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;

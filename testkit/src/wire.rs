@@ -1,6 +1,6 @@
-//! Shared helpers for the live-backend tests: a wiremock "model" that plays
+//! The runtime's backend tests: a wiremock "model" that plays
 //! provider-shaped answers in order, provider answer builders per API, a fake
-//! environment, and a search tool.
+//! environment, a provider backend against the server, and a search tool.
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
