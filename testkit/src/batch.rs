@@ -12,7 +12,7 @@
 //!   so an online run and a batch run can be compared on one fake.
 //!
 //! A batch is answered when it is created; until [`Fake::release`] it can
-//! be held `in_progress` ([`Fake::hold`]). It can also expire after its
+//! be held `in_progress` ([`Fake::hold_from`]). It can also expire after its
 //! first N requests, and refuse the requests of one landmark.
 
 use crate::stand_in::{Api, FAKE_KEY, Model, Msg, landmark_of};

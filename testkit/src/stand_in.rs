@@ -153,7 +153,7 @@ pub fn gold_records() -> HashMap<String, Value> {
     out
 }
 
-/// `<landmark>` of "Return the record for <landmark>.".
+/// `LANDMARK` of "Return the record for LANDMARK.".
 pub fn landmark_of(text: &str) -> Option<String> {
     let rest = text.split("Return the record for ").nth(1)?;
     let end = rest.find('.')?;
