@@ -6,13 +6,14 @@
 //! run against them. The binary itself is launched by the root package's
 //! tests ([`crate::launch`]), which alone know its path.
 
+use crate::wire::serve;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tribunal_runtime::BackendKind;
 use tribunal_runtime::backend::prompt_cache::without_breakpoints;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{MockServer, Request, Respond, ResponseTemplate};
 
 pub use crate::wire::FAKE_KEY;
 /// The model every stand-in run names.
@@ -37,47 +38,38 @@ pub enum Api {
 pub const ALL: [Api; 3] = [Api::Chat, Api::Responses, Api::Anthropic];
 
 impl Api {
+    /// The runtime's name for this API.
+    pub fn kind(self) -> BackendKind {
+        match self {
+            Api::Chat => BackendKind::OpenAiChat,
+            Api::Responses => BackendKind::OpenAiResponses,
+            Api::Anthropic => BackendKind::Anthropic,
+        }
+    }
+
     /// The API's `--backend` value.
     pub fn cli_name(self) -> &'static str {
-        match self {
-            Api::Chat => "openai-chat",
-            Api::Responses => "openai-responses",
-            Api::Anthropic => "anthropic",
-        }
+        self.kind().as_str()
     }
 
     /// The path the backend POSTs to, given the base URL [`Api::base_url`].
     pub fn endpoint(self) -> &'static str {
-        match self {
-            Api::Chat => "/v1/chat/completions",
-            Api::Responses => "/v1/responses",
-            Api::Anthropic => "/v1/messages",
-        }
+        crate::wire::endpoint_path(self.kind())
     }
 
     /// The variable holding the API's key.
     pub fn key_var(self) -> &'static str {
-        match self {
-            Api::Chat | Api::Responses => "OPENAI_API_KEY",
-            Api::Anthropic => "ANTHROPIC_API_KEY",
-        }
+        self.kind().key_var()
     }
 
     /// The variable holding the API's base URL.
     pub fn base_url_var(self) -> &'static str {
-        match self {
-            Api::Chat | Api::Responses => "OPENAI_BASE_URL",
-            Api::Anthropic => "ANTHROPIC_BASE_URL",
-        }
+        self.kind().base_url_var()
     }
 
-    /// OpenAI base URLs include `/v1` (`https://api.openai.com/v1`);
-    /// Anthropic's does not (`https://api.anthropic.com`).
+    /// The API's base URL on `server` ([`crate::wire::base_url`]).
     pub fn base_url(self, server: &MockServer) -> String {
-        match self {
-            Api::Anthropic => server.uri(),
-            Api::Chat | Api::Responses => format!("{}/v1", server.uri()),
-        }
+        crate::wire::base_url(self.kind(), server)
     }
 }
 
@@ -509,19 +501,14 @@ pub async fn model_server_with(
     api: Api,
     behaviour: Behaviour,
 ) -> (MockServer, Arc<Mutex<Vec<Seen>>>) {
-    let server = MockServer::start().await;
     let seen = Arc::new(Mutex::new(Vec::new()));
-    Mock::given(method("POST"))
-        .and(path(api.endpoint()))
-        .respond_with(Model {
-            api,
-            records: gold_records(),
-            seen: Arc::clone(&seen),
-            behaviour,
-        })
-        .mount(&server)
-        .await;
-    (server, seen)
+    let model = Model {
+        api,
+        records: gold_records(),
+        seen: Arc::clone(&seen),
+        behaviour,
+    };
+    (serve(api.endpoint(), model).await, seen)
 }
 
 /// A stand-in code reviewer for `tribunal judge run`: reads `CHANGE.diff`
@@ -563,13 +550,7 @@ impl Respond for Reviewer {
 
 /// A local server reviewing code on `api` as [`Reviewer`] does.
 pub async fn reviewer_server(api: Api, behaviour: Behaviour) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(api.endpoint()))
-        .respond_with(Reviewer { api, behaviour })
-        .mount(&server)
-        .await;
-    server
+    serve(api.endpoint(), Reviewer { api, behaviour }).await
 }
 
 /// A stand-in rubric judge: reads the judge's request as a model would and
@@ -677,13 +658,7 @@ impl Respond for Judge {
 
 /// A local rubric judge on `api` grading as `grader` does.
 pub async fn judge_server(api: Api, grader: Grader) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(api.endpoint()))
-        .respond_with(Judge { api, grader })
-        .mount(&server)
-        .await;
-    server
+    serve(api.endpoint(), Judge { api, grader }).await
 }
 
 /// A server that answers POSTs to `endpoint` with `responses` in order
@@ -696,13 +671,7 @@ pub async fn in_order(endpoint: &str, responses: Vec<ResponseTemplate>) -> MockS
             next.unwrap_or_else(|| ResponseTemplate::new(500))
         }
     }
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(endpoint))
-        .respond_with(InOrder(Mutex::new(responses.into())))
-        .mount(&server)
-        .await;
-    server
+    serve(endpoint, InOrder(Mutex::new(responses.into()))).await
 }
 
 /// The environment of a live run against `server`: the fake key and the

@@ -15,11 +15,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 pub const FAKE_KEY: &str = "sk-test-SECRET-123";
 
 /// Every live backend kind.
-pub const ALL: [BackendKind; 3] = [
-    BackendKind::OpenAiChat,
-    BackendKind::OpenAiResponses,
-    BackendKind::Anthropic,
-];
+pub const ALL: [BackendKind; 3] = BackendKind::ALL;
 
 /// Answers requests with the given responses in order; the last one repeats.
 pub struct Sequence(Mutex<VecDeque<ResponseTemplate>>);
@@ -101,21 +97,35 @@ pub async fn model_server(kind: BackendKind, responses: Vec<ResponseTemplate>) -
 
 /// A mock server answering `kind`'s endpoint with `responder`.
 pub async fn model_server_with(kind: BackendKind, responder: impl Respond + 'static) -> MockServer {
+    serve(endpoint_path(kind), responder).await
+}
+
+/// A mock server answering POSTs to `endpoint` with `responder`: every
+/// stand-in server of this crate but the batch fake (which answers every
+/// path) is one of these.
+pub async fn serve(endpoint: &str, responder: impl Respond + 'static) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(path(endpoint_path(kind)))
+        .and(path(endpoint))
         .respond_with(responder)
         .mount(&server)
         .await;
     server
 }
 
+/// `kind`'s base URL on `server`: OpenAI's include `/v1`
+/// (`https://api.openai.com/v1`), Anthropic's does not
+/// (`https://api.anthropic.com`).
+pub fn base_url(kind: BackendKind, server: &MockServer) -> String {
+    match kind {
+        BackendKind::Anthropic => server.uri(),
+        BackendKind::OpenAiChat | BackendKind::OpenAiResponses => format!("{}/v1", server.uri()),
+    }
+}
+
 /// An environment holding the fake key and the mock server's base URL.
 pub fn env_for(kind: BackendKind, server: &MockServer) -> impl Fn(&str) -> Option<String> {
-    let base = match kind {
-        BackendKind::Anthropic => server.uri(),
-        _ => format!("{}/v1", server.uri()),
-    };
+    let base = base_url(kind, server);
     move |name: &str| match name {
         "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" => Some(FAKE_KEY.to_string()),
         "OPENAI_BASE_URL" | "ANTHROPIC_BASE_URL" => Some(base.clone()),
