@@ -39,7 +39,12 @@ pub fn command<S: AsRef<OsStr>>(bin: &Path, args: &[S], cwd: &Path) -> std::proc
 /// Runs `bin ARGS` in `cwd` to its end with `env` set (and nothing of
 /// [`INHERITED_VARS_REMOVED`] inherited), without blocking the runtime that
 /// serves the stand-in model.
-pub async fn run_with_env(bin: &Path, args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Output {
+pub async fn run_with_env<S: AsRef<OsStr>>(
+    bin: &Path,
+    args: &[S],
+    cwd: &Path,
+    env: &[(&str, String)],
+) -> Output {
     let mut command = tokio::process::Command::from(command(bin, args, cwd));
     for (name, value) in env {
         command.env(name, value);

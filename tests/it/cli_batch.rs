@@ -21,7 +21,6 @@ async fn run(
     args: &[&str],
 ) -> std::process::Output {
     let all = stand_in::run_args_for(arena, api, out, args);
-    let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let dir = out.parent().unwrap();
     stand_in::tribunal(&all, dir, &live_env(api, &fake.server)).await
 }

@@ -250,7 +250,6 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
     let tapes = dir.path().join("tapes");
     let recorded_out = dir.path().join("recorded.jsonl");
     let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut env = live_env(api, &model);
     env.extend(calc_env());
     let o = tribunal(&args, dir.path(), &env).await;
@@ -274,7 +273,6 @@ async fn a_run_uses_an_mcp_server_over_http_and_replays_without_it() {
     drop(server);
     let replayed_out = dir.path().join("replayed.jsonl");
     let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let replayed = json_lines(&replayed_out);
@@ -311,7 +309,6 @@ async fn a_replayed_run_starts_no_mcp_server() {
     let tapes = dir.path().join("tapes");
     let recorded_out = dir.path().join("recorded.jsonl");
     let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
     assert_eq!(
         o.status.code(),
@@ -339,7 +336,6 @@ async fn a_replayed_run_starts_no_mcp_server() {
 
     let replayed_out = dir.path().join("replayed.jsonl");
     let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(
         o.status.code(),

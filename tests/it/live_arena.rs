@@ -15,8 +15,7 @@ use std::path::Path;
 use std::process::Output;
 
 async fn run(api: Api, cwd: &Path, args: &[String], env: &[(&str, String)]) -> Output {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = tribunal(&args, cwd, env).await;
+    let o = tribunal(args, cwd, env).await;
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -345,7 +344,6 @@ async fn missing_key_exits_2_naming_the_variable() {
     for api in ALL {
         let out = dir.path().join("results.jsonl");
         let args = run_args(api, &out, &[]);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = tribunal(&args, dir.path(), &[]).await;
         assert_eq!(o.status.code(), Some(2), "{api:?}: {}", stderr(&o));
         let err = stderr(&o);
@@ -445,7 +443,6 @@ async fn a_local_server_needs_no_key_and_gets_no_auth_header() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("results.jsonl");
         let args = run_args(api, &out, &["--min-pass-rate", "0"]);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let env = [(api.base_url_var(), api.base_url(&server))];
         let o = tribunal(&args, dir.path(), &env).await;
         assert_eq!(o.status.code(), Some(0), "{api:?}: {}", stderr(&o));
@@ -468,13 +465,11 @@ async fn base_url_flag_reaches_the_server_and_a_bad_one_stops_once() {
     let out = dir.path().join("results.jsonl");
     let url = api.base_url(&server);
     let args = run_args(api, &out, &["--min-pass-rate", "0", "--base-url", &url]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!server.received_requests().await.unwrap().is_empty());
 
     let args = run_args(api, &out, &["--base-url", "not-a-url", "--force"]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = tribunal(&args, dir.path(), &[]).await;
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -542,7 +537,6 @@ async fn a_server_that_is_not_there_or_refuses_the_key_stops_the_run_before_any_
                 out.to_str().unwrap().into(),
                 "--force".into(),
             ];
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
             tribunal(&args, &dir, &[]).await
         }
     };

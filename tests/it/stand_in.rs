@@ -7,8 +7,8 @@ pub(crate) use tribunal_testkit::stand_in::*;
 /// Runs `tribunal` in `cwd` with `env` set and nothing of the test's own
 /// provider, proxy, log or shard variables
 /// ([`tribunal_testkit::launch::run_with_env`]).
-pub(crate) async fn tribunal(
-    args: &[&str],
+pub(crate) async fn tribunal<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
     cwd: &std::path::Path,
     env: &[(&str, String)],
 ) -> std::process::Output {

@@ -453,7 +453,6 @@ async fn a_stand_in_server_playing_the_wrong_answers_scores_the_same() {
                 .await;
             let results = dir.path().join(format!("{name}-{}.jsonl", api.cli_name()));
             let args = run_args_for(&arena, api, &results, &[]);
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
             let label = format!("{name} on {api:?}");
             assert_eq!(o.status.code(), Some(1), "{label}: {}", stderr(&o));
