@@ -13,17 +13,17 @@ use tribunal::runtime::approval::{ApprovalPolicy, Decision, PendingCall, ToolPol
 use tribunal::runtime::approver::Approver;
 
 /// `options` with every tool call put to a person at this terminal, one
-/// run at a time; refused without a terminal.
-pub(crate) fn person_decides(options: RunOptions) -> anyhow::Result<RunOptions> {
-    require_terminal()?;
+/// run at a time ([`require_terminal`] first).
+pub(crate) fn person_decides(options: RunOptions) -> RunOptions {
     let policy = ApprovalPolicy::new(ToolPolicy::Ask);
-    Ok(options
+    options
         .with_concurrency(1)
-        .with_approval(policy, Arc::new(TerminalApprover::default())))
+        .with_approval(policy, Arc::new(TerminalApprover::default()))
 }
 
-/// Refuses `--approve ask` without a terminal to ask on.
-fn require_terminal() -> anyhow::Result<()> {
+/// Refuses `--approve ask` without a terminal to ask on: checked before
+/// any backend is connected or folder written.
+pub(crate) fn require_terminal() -> anyhow::Result<()> {
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         Ok(())
     } else {

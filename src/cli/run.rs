@@ -56,6 +56,9 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     args.report.check()?;
     // Read before anything runs: a bad --pricing file fails fast.
     let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
+    if args.approve.is_some() {
+        super::approve::require_terminal()?;
+    }
     let plan = args.plan(&arena)?;
     plan.apply_judge(&mut arena);
     let backends = plan.backends(&arena).map_err(plan_error)?;
@@ -75,7 +78,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .with_fail_fast(args.fail_fast)
         .with_batch(args.batch(&plan, &arena)?);
     let options = match args.approve {
-        Some(_) => super::approve::person_decides(options)?,
+        Some(_) => super::approve::person_decides(options),
         None => options,
     };
     // No bar under a person's questions.

@@ -1100,6 +1100,8 @@ fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
     assert_exit_says(&o, 2, "--judge-base-url needs a live judge");
 }
 
+/// Refused before anything is connected or written: a `--record` folder
+/// is never made.
 #[test]
 fn approve_ask_is_refused_without_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
@@ -1109,6 +1111,26 @@ fn approve_ask_is_refused_without_a_terminal() {
         dir.path(),
     );
     assert_exit_says(&o, 2, "--approve ask needs a terminal");
+    let cassettes = dir.path().join("cassettes");
+    let o = tribunal(
+        &[
+            "run",
+            a.to_str().unwrap(),
+            "--approve",
+            "ask",
+            "--backend",
+            "openai-chat",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--record",
+            cassettes.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_exit_says(&o, 2, "--approve ask needs a terminal");
+    assert!(!cassettes.exists(), "nothing connected before the refusal");
     let o = tribunal(
         &["run", a.to_str().unwrap(), "--approve", "ask", "--batch"],
         dir.path(),
