@@ -214,16 +214,7 @@ impl<T> Agent<T> {
     /// and [`RunEnd::Finished`] also holds the approval records.
     pub fn start<'a>(&'a self, input: &str) -> impl Future<Output = RunEnd> + Send + use<'a, T> {
         let conversation = Conversation::new(self.system.clone(), input);
-        async move {
-            let now = tokio::time::Instant::now().into_std();
-            match self.machine_for(conversation, now) {
-                Ok(machine) => {
-                    let approver = Preset::new(Vec::new(), self.approver());
-                    self.drive_pausable(machine, &approver, None).await
-                }
-                Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
-            }
-        }
+        self.start_inner(conversation, None)
     }
 
     /// [`start`](Self::start) as a stream of [`RunEvent`](crate::RunEvent)s
@@ -234,17 +225,25 @@ impl<T> Agent<T> {
     pub fn start_stream(&self, input: &str) -> RunStream<'_> {
         let conversation = Conversation::new(self.system.clone(), input);
         let (sink, events) = RunStream::channel();
-        let run = Box::pin(async move {
-            let now = tokio::time::Instant::now().into_std();
-            match self.machine_for(conversation, now) {
-                Ok(machine) => {
-                    let approver = Preset::new(Vec::new(), self.approver());
-                    self.drive_pausable(machine, &approver, Some(&sink)).await
-                }
-                Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
-            }
-        });
+        let run = Box::pin(async move { self.start_inner(conversation, Some(&sink)).await });
         RunStream::pausable(run, events)
+    }
+
+    /// [`start`](Self::start) and [`start_stream`](Self::start_stream):
+    /// a fresh pausable run of `conversation`, with `events` told of it.
+    async fn start_inner(
+        &self,
+        conversation: Conversation,
+        events: Option<EventSink<'_>>,
+    ) -> RunEnd {
+        let now = tokio::time::Instant::now().into_std();
+        match self.machine_for(conversation, now) {
+            Ok(machine) => {
+                let approver = Preset::new(Vec::new(), self.approver());
+                self.drive_pausable(machine, &approver, events).await
+            }
+            Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
+        }
     }
 
     /// Continues a paused run: `decisions` answer the asks that follow, in

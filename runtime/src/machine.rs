@@ -425,7 +425,8 @@ impl Machine {
                     return Some(Action::CallTools(Arc::clone(&batch.fresh)));
                 }
                 State::Approval(held) => {
-                    // Every call decided: the turn goes on (a cheap copy: shared calls).
+                    // Every call decided: the turn goes on (the calls are shared;
+                    // their decided states are copied, once per turn).
                     let decided = (!held.waits()).then(|| held.clone());
                     if self.past_deadline(now) {
                         return Some(self.finish(error(ErrorCode::DeadlineExceeded), now));

@@ -150,10 +150,7 @@ impl Machine {
             }
             Decision::Modify { arguments } => {
                 let arguments = arguments.to_string();
-                let changed = ToolCall {
-                    arguments: arguments.clone(),
-                    ..call.clone()
-                };
+                let changed = with_arguments(call, &arguments);
                 let outcome = match approving.check.check(target, &changed) {
                     Ok(()) => {
                         *state = CallState::RunWith {
@@ -266,10 +263,7 @@ impl Machine {
             .zip(&states)
             .filter_map(|(call, state)| match state {
                 CallState::Run => Some(call.clone()),
-                CallState::RunWith { arguments } => Some(ToolCall {
-                    arguments: arguments.clone(),
-                    ..call.clone()
-                }),
+                CallState::RunWith { arguments } => Some(with_arguments(call, arguments)),
                 CallState::Repeat | CallState::Pending | CallState::NotRun { .. } => None,
             })
             .collect();
@@ -368,7 +362,8 @@ impl Machine {
         let conversation = snapshot.into_conversation();
         let machine = Machine::assemble(config, contract, tools.into(), conversation, now, false)
             .map_err(|_| SnapshotError::Mismatch { part: "answer" })?;
-        let mut machine = machine.with_approval(approval.0, approval.1);
+        let (policy, check) = approval;
+        let mut machine = machine.with_approval(policy, Arc::clone(&check));
         if let Some(part) = machine.config_digest().first_difference(&expected) {
             return Err(SnapshotError::Mismatch { part });
         }
@@ -380,20 +375,13 @@ impl Machine {
         // may have been edited, or written by another build.
         for (call, state) in calls.iter().zip(&states) {
             if let CallState::RunWith { arguments } = state {
-                let changed = ToolCall {
-                    arguments: arguments.clone(),
-                    ..call.clone()
-                };
-                if let Some(approving) = &machine.approval {
-                    approving
-                        .check
-                        .check(machine.config.target(), &changed)
-                        .map_err(|_| {
-                            SnapshotError::invalid(
-                                "a call's approved arguments do not fit its tool's schema",
-                            )
-                        })?;
-                }
+                check
+                    .check(machine.config.target(), &with_arguments(call, arguments))
+                    .map_err(|_| {
+                        SnapshotError::invalid(
+                            "a call's approved arguments do not fit its tool's schema",
+                        )
+                    })?;
             }
         }
         let flags: Vec<bool> = states
@@ -423,5 +411,14 @@ impl Machine {
         };
         machine.state = State::Approval(Held { batch, states });
         Ok(machine)
+    }
+}
+
+/// `call` with `arguments` in place of its own: a call as changed by its
+/// approver.
+fn with_arguments(call: &ToolCall, arguments: &str) -> ToolCall {
+    ToolCall {
+        arguments: arguments.to_string(),
+        ..call.clone()
     }
 }
