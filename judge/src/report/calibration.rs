@@ -13,6 +13,7 @@ use crate::arena::Arena;
 use crate::green_red::Verdict;
 use crate::report::injection::{InjectionLift, injection_lift};
 use crate::report::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
+use crate::rows::results::JudgeRecord;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -193,16 +194,10 @@ pub use crate::score::rubric::rubric_key;
 /// failed counts as "no verdict".
 pub fn calibrate_rubric(gold: &IndexMap<String, Verdict>, rows: &[ResultRow]) -> Calibration {
     let runs = rows.iter().flat_map(|r| {
-        let judge = r.judge.as_ref();
         let count = gold_count(gold, &r.id);
         (0..count).filter_map(move |k| {
-            let judge = judge?;
-            let verdict = if judge.failed {
-                None
-            } else {
-                judge.verdicts.get(k).copied()
-            };
-            Some((rubric_key(&r.id, k), r.repeat, verdict))
+            let judge = r.judge.as_ref()?;
+            Some((rubric_key(&r.id, k), r.repeat, judged_rubric(judge, k)))
         })
     });
     calibrate_runs(Subject::Rubric, gold, runs)
@@ -236,9 +231,20 @@ pub fn calibrate_arena(
     (verdicts, rubric)
 }
 
-/// The rubric judge's verdict on a row's first rubric check.
+/// The rubric judge's verdict on a row's first rubric check; none when a
+/// judgement of the row failed (the row is then ERROR), as in
+/// [`calibrate_rubric`].
 pub fn rubric_verdict(row: &ResultRow) -> Option<Verdict> {
-    row.judge.as_ref().and_then(|j| j.verdicts.first().copied())
+    row.judge.as_ref().and_then(|j| judged_rubric(j, 0))
+}
+
+/// The verdict `judge` gave on the row's `k`-th rubric check: none when a
+/// judgement of the row failed.
+fn judged_rubric(judge: &JudgeRecord, k: usize) -> Option<Verdict> {
+    match judge.failed {
+        true => None,
+        false => judge.verdicts.get(k).copied(),
+    }
 }
 
 /// Calibrates `runs` (key, repeat, verdict given) against `gold`.

@@ -148,3 +148,32 @@ async fn an_injection_that_ends_in_an_error_is_counted_apart() {
     // The gate holds both figures: 0.6 passes the lift, not the answered one.
     assert!(!lift.within(0.6) && lift.within(1.0));
 }
+
+/// A row whose rubric judgement failed (the row is ERROR) gave no verdict,
+/// whatever verdicts its judge record holds from the checks before: the
+/// lift reads it as the rubric calibration does, never as GREEN.
+#[tokio::test]
+async fn a_failed_judgement_is_no_rubric_verdict() {
+    use tribunal_judge::calibration::rubric_verdict;
+    use tribunal_judge::results::JudgeRecord;
+    use tribunal_judge::verdict::Verdict;
+    let dir = arena(0);
+    let loaded = Arena::load(dir.path()).unwrap();
+    let mut row = mock_run(&loaded, &RunOptions::in_memory())
+        .await
+        .rows
+        .remove(0);
+    let judged = |failed| JudgeRecord {
+        backend: "openai-chat".into(),
+        model: "m".into(),
+        usage: Default::default(),
+        verdicts: vec![Verdict::Green],
+        wall_ms: 0.0,
+        failed,
+        custom_endpoint: false,
+    };
+    row.judge = Some(judged(false));
+    assert_eq!(rubric_verdict(&row), Some(Verdict::Green));
+    row.judge = Some(judged(true));
+    assert_eq!(rubric_verdict(&row), None);
+}
