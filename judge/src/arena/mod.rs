@@ -562,29 +562,19 @@ fn build_checks(
                     )),
                 }
             }
-            Check::SentenceCount { min, max, .. } => match (min, max) {
-                (None, None) => at(format!(
-                    "checks[{i}]: sentence_count: give `min`, `max` or both (without them it always holds)"
-                )),
-                (Some(lo), Some(hi)) if lo > hi => at(format!(
-                    "checks[{i}]: sentence_count: min {lo} is above max {hi}"
-                )),
-                _ => {}
-            },
-            Check::Approvals {
-                min: None,
-                max: None,
-                ..
-            } => at(format!(
-                "checks[{i}]: approvals: give `min`, `max` or both (without them it always holds)"
-            )),
-            Check::Approvals {
-                min: Some(lo),
-                max: Some(hi),
-                ..
-            } if lo > hi => at(format!(
-                "checks[{i}]: approvals: min {lo} is above max {hi}"
-            )),
+            Check::SentenceCount { min, max, .. } | Check::Approvals { min, max, .. } => {
+                match (min, max) {
+                    (None, None) => at(format!(
+                        "checks[{i}]: {}: give `min`, `max` or both (without them it always holds)",
+                        check.kind()
+                    )),
+                    (Some(lo), Some(hi)) if lo > hi => at(format!(
+                        "checks[{i}]: {}: min {lo} is above max {hi}",
+                        check.kind()
+                    )),
+                    _ => {}
+                }
+            }
             Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
                 "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
             )),

@@ -487,13 +487,7 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
         }
         Check::SentenceCount { min, max, .. } => {
             let n = text::sentence_count(answer);
-            let ok = min.is_none_or(|m| n >= m as usize) && max.is_none_or(|m| n <= m as usize);
-            let bounds = match (min, max) {
-                (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
-                (Some(lo), None) => format!("at least {lo}"),
-                (None, Some(hi)) => format!("at most {hi}"),
-                (None, None) => "any number".to_string(),
-            };
+            let (ok, bounds) = count_within(n, *min, *max);
             (ok, format!("{n} sentence(s), {bounds} required"))
         }
         Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
@@ -583,6 +577,19 @@ fn contains_ci(haystack: &str, needle: &str) -> bool {
 
 fn found_word(found: bool) -> &'static str {
     if found { "found" } else { "not found" }
+}
+
+/// Whether a count `n` lies within `min ..= max` (either bound optional),
+/// and the bounds as a report says them ("2 to 4", "at least 1", …).
+fn count_within(n: usize, min: Option<u32>, max: Option<u32>) -> (bool, String) {
+    let ok = min.is_none_or(|m| n >= m as usize) && max.is_none_or(|m| n <= m as usize);
+    let bounds = match (min, max) {
+        (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
+        (Some(lo), None) => format!("at least {lo}"),
+        (None, Some(hi)) => format!("at most {hi}"),
+        (None, None) => "any number".to_string(),
+    };
+    (ok, bounds)
 }
 
 #[cfg(test)]

@@ -189,18 +189,8 @@ pub(super) fn approvals(
         .iter()
         .filter(|r| r.outcome == outcome && tool.is_none_or(|t| r.tool == t))
         .count();
-    let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-    let ok = min.is_none_or(|m| n32 >= m) && max.is_none_or(|m| n32 <= m);
+    let (ok, bounds) = super::count_within(n, min, max);
     let of = tool.map_or(String::new(), |t| format!(" of {t}"));
-    let bounds = match (min, max) {
-        (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
-        (Some(lo), None) => format!("at least {lo}"),
-        (None, Some(hi)) => format!("at most {hi}"),
-        (None, None) => "any number".to_string(),
-    };
-    let outcome = serde_json::to_value(outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let outcome = outcome.as_str();
     (ok, format!("{n} call(s){of} {outcome}, {bounds} required"))
 }
