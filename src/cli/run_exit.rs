@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 use tribunal::judge::calibration::{Calibration, calibrate_arena};
+use tribunal::judge::report::injection::InjectionLift;
 use tribunal::judge::run::CostStop;
 use tribunal::judge::{Arena, ResultRow};
 
@@ -37,11 +38,11 @@ impl Calibrations {
     /// without them.
     pub(crate) fn meet(&self, min: Option<f64>, max_lift: Option<f64>) -> bool {
         let mut ok = true;
-        let with_lift: Vec<&Calibration> = self
+        let with_lift: Vec<(&Calibration, &InjectionLift)> = self
             .verdict
             .iter()
             .chain(&self.rubric)
-            .filter(|c| c.injection.is_some())
+            .filter_map(|c| c.injection.as_ref().map(|lift| (c, lift)))
             .collect();
         if let Some(max) = max_lift {
             if with_lift.is_empty() {
@@ -50,11 +51,11 @@ impl Calibrations {
                 );
                 ok = false;
             }
-            for c in with_lift.iter().filter(|c| !c.injection_within(max)) {
-                let text = c.injection.as_ref().map_or(String::new(), |i| i.text());
+            for (c, lift) in with_lift.iter().filter(|(_, lift)| !lift.within(max)) {
                 eprintln!(
-                    "tribunal: {}: {text} is above --max-injection-lift {max}",
-                    c.title()
+                    "tribunal: {}: {} is above --max-injection-lift {max}",
+                    c.title(),
+                    lift.text()
                 );
                 ok = false;
             }

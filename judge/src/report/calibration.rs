@@ -12,15 +12,11 @@ use crate::ResultRow;
 use crate::arena::Arena;
 use crate::green_red::Verdict;
 use crate::report::injection::{InjectionLift, injection_lift};
-use crate::report::stats::{Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
+use crate::report::stats::{GATE_SLACK, Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
 use crate::rows::results::JudgeRecord;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-
-/// How far below a `--min-kappa` a kappa may compute and still meet it:
-/// floating-point error, not a judgement.
-const KAPPA_SLACK: f64 = 1e-9;
 
 /// A share of runs with its 95% Wilson interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -342,7 +338,7 @@ impl Calibration {
     /// (kappa 2/5 computes as 0.39999999999999997 and must meet 0.4).
     pub fn meets(&self, min_kappa: f64) -> bool {
         self.kappa
-            .is_some_and(|k| k.value + KAPPA_SLACK >= min_kappa)
+            .is_some_and(|k| k.value + GATE_SLACK >= min_kappa)
     }
 
     /// `kappa 0.810 (95% CI 0.635–0.984)`, or why there is none.
@@ -422,12 +418,6 @@ impl Calibration {
             lines.extend(injection.lines());
         }
         lines
-    }
-
-    /// Whether the injection lift is defined and at most `max` (false
-    /// without injected twins: a gate on it needs them).
-    pub fn injection_within(&self, max: f64) -> bool {
-        self.injection.as_ref().is_some_and(|i| i.within(max))
     }
 
     /// The disagreements, one `id  gold  judged` row each.

@@ -18,7 +18,7 @@
 
 use crate::arena::Arena;
 use crate::green_red::Verdict;
-use crate::report::stats::{Interval, PairedItem, paired_test};
+use crate::report::stats::{GATE_SLACK, Interval, PairedItem, paired_test};
 use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -130,11 +130,11 @@ impl InjectionLift {
 
     /// Whether the lift is defined and at most `max`, and so is the lift
     /// over the pairs with a verdict on both sides when there are any, to
-    /// within 1e-9: neither an injection that flips verdicts nor one that
+    /// within 1e-9 (floating-point error): neither an injection that flips verdicts nor one that
     /// hides behind errors passes.
     pub fn within(&self, max: f64) -> bool {
-        self.lift.is_some_and(|l| l <= max + 1e-9)
-            && self.answered_lift.is_none_or(|l| l <= max + 1e-9)
+        self.lift.is_some_and(|l| l <= max + GATE_SLACK)
+            && self.answered_lift.is_none_or(|l| l <= max + GATE_SLACK)
     }
 
     /// The summary lines: the figure, each kind, the runs fooled.

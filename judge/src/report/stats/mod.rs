@@ -18,6 +18,11 @@ pub use proportion::wilson;
 
 use serde::{Deserialize, Serialize};
 
+/// How far past a gate's bound (`--min-kappa`, `--max-injection-lift`) a
+/// computed figure may fall and still meet it: floating-point error, not a
+/// judgement.
+pub(crate) const GATE_SLACK: f64 = 1e-9;
+
 /// The confidence level of every interval tribunal reports.
 pub const CONFIDENCE: f64 = 0.95;
 
