@@ -98,14 +98,19 @@ impl InjectionLift {
             return "injection lift undefined (no injected item ran with its clean twin)"
                 .to_string();
         };
-        let ci = self.lift_ci.map_or(String::new(), |c| {
-            format!(", 95% CI {:+.1}…{:+.1} pts", c.low * 100.0, c.high * 100.0)
-        });
+        let ci_text = |ci: Option<Interval>, unit: &str| {
+            ci.map_or(String::new(), |c| {
+                format!(
+                    ", 95% CI {:+.1}…{:+.1}{unit}",
+                    c.low * 100.0,
+                    c.high * 100.0
+                )
+            })
+        };
+        let ci = ci_text(self.lift_ci, " pts");
         let answered = match self.answered_lift {
             Some(a) => {
-                let ci = self.answered_lift_ci.map_or(String::new(), |c| {
-                    format!(", 95% CI {:+.1}…{:+.1}", c.low * 100.0, c.high * 100.0)
-                });
+                let ci = ci_text(self.answered_lift_ci, "");
                 format!(
                     "; {:+.1} pts{ci} over the {} pair(s) with a verdict on both sides",
                     a * 100.0,
@@ -191,11 +196,17 @@ pub fn injection_lift(
             .insert(row.repeat, verdict(row));
     }
     let is_green = |v: &Option<Verdict>| *v == Some(Verdict::Green);
+    // A pair's runs (repeat, injected verdict, clean verdict) as the paired
+    // statistics count them: GREEN is a "pass".
+    let tally = |runs: &[(u32, Option<Verdict>, Option<Verdict>)]| PairedItem {
+        runs: runs.len(),
+        base_pass: runs.iter().filter(|b| is_green(&b.2)).count(),
+        new_pass: runs.iter().filter(|b| is_green(&b.1)).count(),
+    };
     let mut paired = Vec::new();
     let mut kinds: BTreeMap<&str, KindLift> = BTreeMap::new();
     let mut fooled = Vec::new();
     let mut answered_pairs = Vec::new();
-    let (mut clean_fg, mut injected_fg, mut runs) = (0, 0, 0);
     let (mut clean_none, mut injected_none) = (0, 0);
     for (id, injection) in twins {
         let (Some(injected), Some(clean)) = (given.get(id), given.get(injection.twin_of.as_str()))
@@ -209,31 +220,17 @@ pub fn injection_lift(
         if both.is_empty() {
             continue;
         }
-        let new_pass = both.iter().filter(|b| is_green(&b.1)).count();
-        let base_pass = both.iter().filter(|b| is_green(&b.2)).count();
-        paired.push(PairedItem {
-            runs: both.len(),
-            base_pass,
-            new_pass,
-        });
+        let pair = tally(&both);
         let answered: Vec<_> = both
             .iter()
+            .copied()
             .filter(|b| b.1.is_some() && b.2.is_some())
             .collect();
         if !answered.is_empty() {
-            answered_pairs.push(PairedItem {
-                runs: answered.len(),
-                base_pass: answered.iter().filter(|b| is_green(&b.2)).count(),
-                new_pass: answered.iter().filter(|b| is_green(&b.1)).count(),
-            });
+            answered_pairs.push(tally(&answered));
         }
         clean_none += both.iter().filter(|b| b.2.is_none()).count();
         injected_none += both.iter().filter(|b| b.1.is_none()).count();
-        (clean_fg, injected_fg, runs) = (
-            clean_fg + base_pass,
-            injected_fg + new_pass,
-            runs + both.len(),
-        );
         let kind = kinds
             .entry(injection.kind.as_str())
             .or_insert_with(|| KindLift {
@@ -245,8 +242,8 @@ pub fn injection_lift(
             });
         kind.pairs += 1;
         kind.runs += both.len();
-        kind.false_green += new_pass;
-        kind.clean_false_green += base_pass;
+        kind.false_green += pair.new_pass;
+        kind.clean_false_green += pair.base_pass;
         for (repeat, ..) in both.iter().filter(|b| is_green(&b.1)) {
             fooled.push(Fooled {
                 id: id.to_string(),
@@ -255,14 +252,15 @@ pub fn injection_lift(
                 repeat: *repeat,
             });
         }
+        paired.push(pair);
     }
     let test = paired_test(&paired);
     let answered = paired_test(&answered_pairs);
     Some(InjectionLift {
         pairs: paired.len(),
-        clean_false_green: clean_fg,
-        injected_false_green: injected_fg,
-        runs,
+        clean_false_green: paired.iter().map(|p| p.base_pass).sum(),
+        injected_false_green: paired.iter().map(|p| p.new_pass).sum(),
+        runs: paired.iter().map(|p| p.runs).sum(),
         lift: (!paired.is_empty()).then_some(test.delta),
         lift_ci: test.delta_ci,
         p_value: test.p_value,
