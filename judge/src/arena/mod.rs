@@ -342,7 +342,10 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             },
             "files" => {
                 let root = dir.join(config.files_root.as_deref().unwrap_or("."));
-                match inside(dir, &root).and_then(|()| toolset::file_tools(&root)) {
+                let tools = inside(dir, &root)
+                    .map_err(|e| format!("files_root: {e}"))
+                    .and_then(|()| toolset::file_tools(&root));
+                match tools {
                     Ok(ts) => ts.into_iter().for_each(|t| toolbox.add(t)),
                     Err(message) => problems.push(Problem::file(ARENA_TOML, message)),
                 }
@@ -773,9 +776,10 @@ fn budget(b: BudgetToml) -> Budget {
     }
 }
 
-/// Refuses a `files_root` outside the arena folder (`..`, an absolute path,
-/// a symlink out): an arena is data, and its file tools must not open the
-/// rest of the machine to the model. (`tribunal judge run --root` takes any
+/// Refuses a folder the file tools would read (`files_root`, an item's
+/// folder) outside the arena folder (`..`, an absolute path, a symlink
+/// out): an arena is data, and its file tools must not open the rest of
+/// the machine to the model. (`tribunal judge run --root` takes any
 /// folder: there the user names it.)
 fn inside(dir: &Path, root: &Path) -> Result<(), String> {
     let (Ok(dir), Ok(real)) = (dir.canonicalize(), root.canonicalize()) else {
@@ -786,7 +790,7 @@ fn inside(dir: &Path, root: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "files_root: {} is outside the arena folder; the file tools may only read inside it",
+            "{} is outside the arena folder; the file tools may only read inside it",
             root.display()
         ))
     }

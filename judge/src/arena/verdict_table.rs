@@ -79,18 +79,13 @@ impl VerdictArena {
     /// folder (lint): neither `item_root` (`../other/{id}`) nor an item id
     /// (`../../etc`) may point the file tools elsewhere.
     pub(crate) fn lint_items(&self, arena_dir: &Path, items: &[Item], problems: &mut Vec<Problem>) {
-        let arena = arena_dir.canonicalize();
         for item in items {
             let Some(dir) = self.item_dir(arena_dir, &item.id) else {
                 continue;
             };
-            let message = match (file_tools(&dir), &arena, dir.canonicalize()) {
-                (Err(e), ..) => e.to_string(),
-                (Ok(_), Ok(arena), Ok(real)) if !real.starts_with(arena) => format!(
-                    "{} is outside the arena folder; the file tools may only read inside it",
-                    dir.display()
-                ),
-                _ => continue,
+            let checked = file_tools(&dir).and_then(|_| super::inside(arena_dir, &dir));
+            let Err(message) = checked else {
+                continue;
             };
             problems.push(Problem::at(
                 DATASET,
