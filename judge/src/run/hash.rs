@@ -34,9 +34,13 @@ pub fn config_hash_of_mode(
     plan: &OutputPlan,
     batch: bool,
 ) -> String {
-    let config = config_value(arena, backend, model, plan, batch);
-    let digest = Sha256::digest(canonical(&config).as_bytes());
-    hex(&digest)[..16].to_string()
+    short_digest(&config_value(arena, backend, model, plan, batch))
+}
+
+/// The first 16 hex digits of the SHA-256 of `config`'s canonical JSON:
+/// every config hash.
+fn short_digest(config: &Value) -> String {
+    hex(&Sha256::digest(canonical(config).as_bytes()))[..16].to_string()
 }
 
 /// What [`config_hash_of_mode`] hashes.
@@ -143,16 +147,14 @@ fn mcp_fields(arena: &Arena) -> Value {
 /// nor mixed with, the old price's). The runner applies it only when that
 /// budget is in force; without one the hash is [`config_hash_of_mode`]'s.
 pub fn with_cost_price(hash: &str, price: &ModelPrice) -> String {
-    let config = json!({"config": hash, "max_cost_price": price});
-    hex(&Sha256::digest(canonical(&config).as_bytes()))[..16].to_string()
+    short_digest(&json!({"config": hash, "max_cost_price": price}))
 }
 
 /// `hash` for runs whose tool calls a live approver decides under
 /// `policy` (a person, a UI): what they decide is not in the arena, so
 /// their rows never share a hash with unattended runs.
 pub fn with_live_approval(hash: &str, policy: &ApprovalPolicy) -> String {
-    let config = json!({"config": hash, "live_approval": policy});
-    hex(&Sha256::digest(canonical(&config).as_bytes()))[..16].to_string()
+    short_digest(&json!({"config": hash, "live_approval": policy}))
 }
 
 /// The budget fields a config hash covers (the cost budget is added apart,
