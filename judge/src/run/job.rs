@@ -84,19 +84,22 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         span.clone(),
     )
     .await;
-    let mut scored = score_run(item, &report);
-    let mut judge = None;
-    if item.has_rubric() && matches!(scored, Scored::Answered { .. }) {
-        // Boxed: a judgement's future is larger than the run's, and every
-        // run in flight would otherwise carry room for it.
-        let judged = Box::pin(judge_answer(arena, item, scored, backends.as_ref()));
-        let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
-        (scored, judge) = (graded, Some(record));
-    }
-    // The report is kept (cloned) only for a transcript.
+    // The report is kept (cloned) only for a transcript, before scoring
+    // takes the answer out of it.
     let run = match (context.keep_run, conversation) {
         (true, Some(conversation)) => Some((report.clone(), conversation)),
         _ => None,
+    };
+    let mut report = report;
+    let (scored, judge) = match score_run(item, &mut report) {
+        Scored::Answered { answer, checks } if item.has_rubric() => {
+            // Boxed: a judgement's future is larger than the run's, and
+            // every run in flight would otherwise carry room for it.
+            let judged = Box::pin(judge_answer(arena, item, answer, checks, backends.as_ref()));
+            let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
+            (graded, Some(record))
+        }
+        scored => (scored, None),
     };
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let row = ResultRow::from_run(origin, report, scored, judge, cache);
@@ -178,16 +181,21 @@ pub(super) async fn run_agent(
 }
 
 /// What the item's checks make of a run: its answer with every check's
-/// result, or its error code (checks are skipped).
-pub(super) fn score_run(item: &Item, report: &RunReport) -> Scored {
-    match &report.outcome {
-        RunOutcome::Ok { value } => Scored::Answered {
-            checks: score(&item.checks, Some(value), report),
-            answer: value.clone(),
-        },
+/// result, or its error code (checks are skipped). The answer and the
+/// backend failure move out of `report` into the result (the report's
+/// answer is left `null`), the answer without the parser's spare capacity:
+/// a row keeps it until the report.
+pub(super) fn score_run(item: &Item, report: &mut RunReport) -> Scored {
+    match &mut report.outcome {
+        RunOutcome::Ok { value } => {
+            let mut answer = std::mem::take(value);
+            let checks = score(&item.checks, Some(&answer), report);
+            tribunal_runtime::json::shrink_to_fit(&mut answer);
+            Scored::Answered { checks, answer }
+        }
         RunOutcome::Error { code } => Scored::Failed {
             code: *code,
-            backend_failure: report.backend_failure.clone(),
+            backend_failure: report.backend_failure.take(),
         },
     }
 }

@@ -5,18 +5,20 @@ use crate::arena::Arena;
 use crate::arena::item::Item;
 use crate::rows::results::{JudgeRecord, Scored};
 use crate::run::backends::BackendFactory;
-use crate::score::checks::Check;
+use crate::score::checks::{Check, CheckResult};
 use crate::score::rubric::{self, Judgement};
+use serde_json::Value;
 use tribunal_runtime::ErrorCode;
 
-/// Grades `scored`'s answer on each of `item`'s `rubric` checks, replacing
-/// those checks' results. A judgement that fails makes the run ERROR with
-/// the judge's code (no answer, no checks), and the record says so. A run
-/// that already failed is returned as it is.
+/// Grades an answered run's `answer` on each of `item`'s `rubric` checks,
+/// replacing those checks' results in `checks`. A judgement that fails
+/// makes the run ERROR with the judge's code (no answer, no checks), and
+/// the record says so.
 pub(super) async fn judge_answer(
     arena: &Arena,
     item: &Item,
-    scored: Scored,
+    answer: Value,
+    mut checks: Vec<CheckResult>,
     backends: &dyn BackendFactory,
 ) -> (Scored, JudgeRecord) {
     let (backend, model) = backends
@@ -30,9 +32,6 @@ pub(super) async fn judge_answer(
         wall_ms: 0.0,
         failed: false,
         custom_endpoint: backends.judge_on_custom_endpoint(),
-    };
-    let Scored::Answered { answer, mut checks } = scored else {
-        return (scored, record);
     };
     let failed = |mut record: JudgeRecord, code| {
         record.failed = true;

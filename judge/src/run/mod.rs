@@ -97,7 +97,8 @@ pub async fn run_arena(
             Box::new(JsonlSink::append_to(out, ground.prior.good_len)?)
         }
         Some(out) => Box::new(JsonlSink::create(out)?),
-        None => Box::new(MemorySink::new()),
+        // The rows come back in the result: nothing else keeps them.
+        None => Box::new(sink::Nowhere),
     };
     run_on(arena, backends, options, progress, sink.as_mut(), ground).await
 }
@@ -190,7 +191,7 @@ async fn run_on(
     let replaced = fresh
         .iter()
         .any(|r| done.contains_key(&(r.id.as_str(), r.repeat)));
-    let all = latest(prior.rows.iter().cloned().chain(fresh));
+    let all = latest(prior.rows.into_iter().chain(fresh));
     if replaced {
         // Retried ERROR rows were appended; keep one row per key.
         sink.replace_all(&all)?;
@@ -225,8 +226,8 @@ pub(crate) async fn run_one(
         config_hash,
         (backend.name(), backend.model()),
     );
-    let (report, _) = job::run_agent(arena, item, backend, arena.budget, None).await;
-    let scored = job::score_run(item, &report);
+    let (mut report, _) = job::run_agent(arena, item, backend, arena.budget, None).await;
+    let scored = job::score_run(item, &mut report);
     ResultRow::from_run(origin, report, scored, None, None)
 }
 

@@ -55,6 +55,20 @@ impl RowSink for MemorySink {
     }
 }
 
+/// Keeps nothing: for a run whose rows are wanted only in its
+/// [`RunResult`](super::RunResult) (no results file).
+pub(crate) struct Nowhere;
+
+impl RowSink for Nowhere {
+    fn append(&mut self, _: &[ResultRow]) -> Result<(), JudgeError> {
+        Ok(())
+    }
+
+    fn replace_all(&mut self, _: &[ResultRow]) -> Result<(), JudgeError> {
+        Ok(())
+    }
+}
+
 /// A JSON Lines results file: each [`append`](RowSink::append) is one
 /// write, flushed ([`ResultsWriter`]); [`replace_all`](RowSink::replace_all)
 /// writes a sibling file and renames it over.

@@ -608,3 +608,31 @@ async fn an_in_memory_run_returns_the_rows_and_writes_nothing() {
         assert!(err.to_string().contains("results file"), "{err}");
     }
 }
+
+/// A row keeps its answer until the report: without the spare capacity
+/// the parser grew its arrays and strings with (every run of a large arena
+/// in memory at once).
+#[tokio::test]
+async fn rows_keep_answers_without_spare_capacity() {
+    fn spare(value: &serde_json::Value) -> usize {
+        match value {
+            serde_json::Value::String(s) => s.capacity() - s.len(),
+            serde_json::Value::Array(items) => {
+                items.capacity() - items.len() + items.iter().map(spare).sum::<usize>()
+            }
+            serde_json::Value::Object(map) => map.values().map(spare).sum(),
+            _ => 0,
+        }
+    }
+    let arena = structured_output();
+    let result = mock_run(&arena, &tribunal_judge::RunOptions::in_memory()).await;
+    let answers: Vec<_> = result
+        .rows
+        .iter()
+        .filter_map(|r| r.answer.as_ref())
+        .collect();
+    assert!(!answers.is_empty());
+    for answer in answers {
+        assert_eq!(spare(answer), 0, "{answer}");
+    }
+}
