@@ -43,6 +43,11 @@ impl Usage {
         }
     }
 
+    /// Whether no token is counted at all.
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+
     /// Input plus output tokens.
     pub fn total(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)

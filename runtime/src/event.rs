@@ -49,6 +49,12 @@ pub enum RunEvent {
         /// The next characters of the arguments' JSON text.
         fragment: String,
     },
+    /// The answer streaming in broke off or stalled and is asked for again
+    /// (within the backend's retries): the `TextDelta` and
+    /// `ToolArgumentsDelta` events since the last `ModelCall` are void, and
+    /// those that follow start the answer anew. The turn the loop acts on
+    /// is only ever the complete answer.
+    Restart,
     /// The model's turn asked for these tool calls and they run now (calls
     /// that repeat an earlier call of the run are answered without running
     /// and are not in it; a batch over `max_tool_calls` never runs).
@@ -89,6 +95,7 @@ impl From<Delta> for RunEvent {
                 name,
                 fragment,
             },
+            Delta::Restart => RunEvent::Restart,
         }
     }
 }

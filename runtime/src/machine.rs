@@ -464,6 +464,8 @@ impl Machine {
                 self.finish(error(ErrorCode::DeadlineExceeded), now);
             }
             (State::Model(_, Step::Sent), Input::BackendFailed(e)) => {
+                // Tokens reported before it failed were spent.
+                self.usage.add(e.spent);
                 self.backend_failure = Some(BackendFailure::of(&e));
                 self.finish(error(ErrorCode::BackendError), now);
             }

@@ -3,7 +3,7 @@
 //! Invariant: a report never holds the model's text for a failed answer — an
 //! error outcome is only its [`ErrorCode`].
 
-use crate::backend::{BackendError, BackendErrorKind};
+use crate::backend::{BackendError, BackendErrorKind, Stage};
 use crate::conversation::{Conversation, Usage};
 use crate::error::ErrorCode;
 use crate::json::ExtractedFrom;
@@ -45,9 +45,10 @@ impl RunOutcome {
 }
 
 /// What is known of the backend failure that ended a run with
-/// `backend_error`, beyond the code: its kind, HTTP status and the
-/// provider's error type. Never a message — provider messages can quote the
-/// request.
+/// `backend_error`, beyond the code: its kind, HTTP status, the provider's
+/// error type, the stage it failed at and a short detail written by
+/// tribunal. Never the provider's message — provider messages can quote
+/// the request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackendFailure {
     /// What kind of failure it was.
@@ -60,30 +61,42 @@ pub struct BackendFailure {
     /// dropped rather than stored).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_type: Option<String>,
+    /// Where in the request it failed (`first_byte`, `stream_idle`, …),
+    /// when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<Stage>,
+    /// What a person reads first: tribunal's own words on what it saw (the
+    /// stage, status, URL, what the body was), at most
+    /// [`MAX_DETAIL_CHARS`] characters ([`BackendError::detail`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
-/// The longest provider error type kept in a [`BackendFailure`].
-const MAX_PROVIDER_TYPE: usize = 64;
+/// The longest [`BackendFailure::detail`], in characters.
+pub const MAX_DETAIL_CHARS: usize = 200;
 
 impl BackendFailure {
     /// The storable part of `error`.
     pub fn of(error: &BackendError) -> Self {
-        let identifier = |t: &&String| {
-            !t.is_empty()
-                && t.len() <= MAX_PROVIDER_TYPE
-                && t.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        };
         BackendFailure {
             kind: error.kind,
             status: error.status,
-            provider_type: error.provider_type.as_ref().filter(identifier).cloned(),
+            provider_type: error
+                .provider_type
+                .as_deref()
+                .filter(|t| crate::text::is_identifier(t))
+                .map(str::to_string),
+            stage: error.stage,
+            detail: error.detail.as_deref().map(|d| {
+                crate::text::clip(d, crate::text::Limit::Chars(MAX_DETAIL_CHARS)).to_string()
+            }),
         }
     }
 }
 
 impl std::fmt::Display for BackendFailure {
-    /// `HTTP 401 invalid_api_key`, `transport`, `HTTP 503`, …
+    /// `HTTP 401 invalid_api_key`, `transport`, `HTTP 503`, then the
+    /// detail when there is one: `transport: no byte for 90 s from …`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.status {
             Some(status) => write!(f, "HTTP {status}")?,
@@ -91,6 +104,9 @@ impl std::fmt::Display for BackendFailure {
         }
         if let Some(t) = &self.provider_type {
             write!(f, " {t}")?;
+        }
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
         }
         Ok(())
     }

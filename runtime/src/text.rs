@@ -68,6 +68,16 @@ pub fn push_joined_lines(out: &mut String, s: &str) {
     }
 }
 
+/// Whether `text` is a plain identifier, as a provider's error type must be
+/// to be stored (`rate_limit_error`): 1 to 64 of `[A-Za-z0-9_.-]`.
+pub fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,21 @@ pub(crate) struct BackendFlags {
     /// limit (default: yes).
     #[arg(long, value_name = "BOOL")]
     cut_runaway: Option<bool>,
+    /// Seconds to open a connection to the model's server (default 10).
+    #[arg(long, value_name = "S")]
+    connect_secs: Option<f64>,
+    /// Seconds for the whole check before the first item, `GET /models`
+    /// (default 15).
+    #[arg(long, value_name = "S")]
+    preflight_secs: Option<f64>,
+    /// Seconds from sending a request to the first byte of its answer: a
+    /// local server reads the whole prompt first (default 180).
+    #[arg(long, value_name = "S")]
+    first_byte_secs: Option<f64>,
+    /// Seconds an answer may go without a byte once it started before it
+    /// is cut and asked again (default 90).
+    #[arg(long, value_name = "S")]
+    stream_idle_secs: Option<f64>,
     /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1
     /// (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's
     /// own). A server off the provider's hosts needs no key.
@@ -78,6 +93,10 @@ impl BackendFlags {
             extra_body,
             prompt_cache: self.prompt_cache(),
             cut_runaway: self.cut_runaway,
+            connect_secs: self.connect_secs,
+            preflight_secs: self.preflight_secs,
+            first_byte_secs: self.first_byte_secs,
+            stream_idle_secs: self.stream_idle_secs,
         };
         match settings.problems().first() {
             // Named as the flag that set it.
@@ -115,6 +134,10 @@ impl BackendFlags {
             || self.extra_body.is_some()
             || self.prompt_cache().is_some()
             || self.cut_runaway.is_some()
+            || self.connect_secs.is_some()
+            || self.preflight_secs.is_some()
+            || self.first_byte_secs.is_some()
+            || self.stream_idle_secs.is_some()
             || self.base_url.is_some()
     }
 }

@@ -12,6 +12,7 @@
 //!   `--min-kappa`.
 
 use super::backend_choice::{BackendChoice, BackendRequest, Chosen, read_provider_prefix};
+use super::preflight::{Checked, before_first_item};
 use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -191,7 +192,27 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
         "request": settings.hashed(),
         "plan": backend.output_plan(),
     }));
-    let (stored, _run) = super::tokio_runtime()?.block_on(run_review(&review, backend))?;
+    let runtime = super::tokio_runtime()?;
+    // As `run`: a server that is not there, never answers, is no API or
+    // refuses the key is one line and exit 2 before the review.
+    if let Checked::Interrupted(code) = before_first_item(&runtime, backend.preflight())? {
+        return Ok(code);
+    }
+    let reviewed = runtime.block_on(async {
+        tokio::select! {
+            reviewed = run_review(&review, backend) => Some(reviewed),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let Some(reviewed) = reviewed else {
+        eprintln!("\ntribunal: interrupted during the review: no verdict was given or stored");
+        return Ok(ExitCode::from(130));
+    };
+    let (stored, _run) = reviewed?;
+    if let Some(failure) = &stored.backend_failure {
+        // The stored verdict keeps the code; a person reads why here too.
+        eprintln!("tribunal: the review ended without a verdict: backend_error: {failure}");
+    }
     println!("{}", stored.to_json_pretty());
     Ok(ExitCode::from(stored.outcome.exit_code()))
 }

@@ -12,6 +12,7 @@ mod init;
 mod judge;
 mod lint;
 mod merge;
+mod preflight;
 mod report;
 mod report_opts;
 mod run;

@@ -7,6 +7,7 @@
 //! judge's (`RunPlan`, `run_arena`).
 
 use super::backend_choice::read_provider_prefix;
+use super::preflight::{Checked, before_first_item};
 use super::report_opts::emit_report_with;
 pub(crate) use super::run_args::RunArgs;
 use super::run_args::{out_path, plan_error, say_shard};
@@ -90,19 +91,29 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     let runtime = super::tokio_runtime()?;
     // A wrong base URL or key is one error before any item, not one per
     // item: the live backends are asked `GET /models` (no tokens) first.
-    if let Err(e) = runtime.block_on(backends.preflight()) {
-        anyhow::bail!(
-            "{e}; no item ran (checked before the run: a server that is not running, a wrong --base-url, or a key the server refuses)"
-        );
+    if let Checked::Interrupted(code) = before_first_item(&runtime, backends.preflight())? {
+        return Ok(code);
     }
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the arena is dropped.
     let env = |name: &str| std::env::var_os(name);
-    let arena = match runtime.block_on(plan.start_tools(arena, &env)) {
-        Ok(arena) => Arc::new(arena),
-        Err(e) => {
+    let started = runtime.block_on(async {
+        tokio::select! {
+            started = plan.start_tools(arena, &env) => Some(started),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let arena = match started {
+        Some(Ok(arena)) => Arc::new(arena),
+        Some(Err(e)) => {
             eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());
             return Ok(ExitCode::from(2));
+        }
+        None => {
+            eprintln!(
+                "\ntribunal: interrupted while starting the arena's [[mcp]] servers: no item ran, nothing was written"
+            );
+            return Ok(ExitCode::from(130));
         }
     };
     // Ctrl-C stops the run; the rows finished so far are in the results

@@ -16,11 +16,15 @@
 //! extra_body = { top_k = 20 }   # merged into every request body
 //! prompt_cache = false          # default on: Anthropic cache breakpoints
 //! cut_runaway = false           # default on: stream, cut a turn that loops
+//! connect_secs = 10             # timeouts per stage of a request (the
+//! preflight_secs = 15           #   defaults shown; the runtime's
+//! first_byte_secs = 180         #   `backend::timeouts` says why)
+//! stream_idle_secs = 90
 //! ```
 //!
-//! Everything but `max_retries` and `prompt_cache` enters the config hash
-//! (with the output plan the backend resolved): retrying harder changes how
-//! hard we try, not what is asked, so `--retry-errors --max-retries 5` may
+//! Everything but `max_retries`, the timeouts and `prompt_cache` enters the
+//! config hash (with the output plan the backend resolved): retrying harder
+//! or waiting longer changes how hard we try, not what is asked, so `--retry-errors --max-retries 5` may
 //! continue a results file; prompt-cache breakpoints change what a request
 //! is billed, not what the model is asked or answers, so runs with caching
 //! on and off are one configuration (and `compare` sets their costs side

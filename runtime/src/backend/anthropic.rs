@@ -93,6 +93,10 @@ impl Codec for AnthropicCodec {
 
     type Stream = super::stream::anthropic::MessagesStream;
 
+    fn usage(usage: Value) -> Usage {
+        serde_json::from_value(usage).map_or_else(|_| Usage::default(), anthropic_usage)
+    }
+
     fn stream_body(body: &mut Value) -> bool {
         wire::set_stream(body, None)
     }
@@ -192,24 +196,7 @@ impl Codec for AnthropicCodec {
 
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
         let response: MessagesResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
-        let u = response.usage.unwrap_or_default();
-        // Anthropic's `input_tokens` excludes the cached parts; ours counts
-        // every input token.
-        let (read, write) = (
-            u.cache_read_input_tokens.unwrap_or(0),
-            u.cache_creation_input_tokens.unwrap_or(0),
-        );
-        let usage = Usage {
-            input_tokens: u
-                .input_tokens
-                .unwrap_or(0)
-                .saturating_add(write)
-                .saturating_add(read),
-            output_tokens: u.output_tokens.unwrap_or(0),
-            cache_read_tokens: read,
-            cache_write_tokens: write,
-            reasoning_tokens: 0,
-        };
+        let usage = anthropic_usage(response.usage.unwrap_or_default());
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
@@ -284,6 +271,26 @@ struct MessagesResponse {
     stop_reason: Option<String>,
     #[serde(default)]
     usage: Option<AnthropicUsage>,
+}
+
+/// Anthropic's usage as ours: its `input_tokens` excludes the cached parts;
+/// ours counts every input token.
+fn anthropic_usage(u: AnthropicUsage) -> Usage {
+    let (read, write) = (
+        u.cache_read_input_tokens.unwrap_or(0),
+        u.cache_creation_input_tokens.unwrap_or(0),
+    );
+    Usage {
+        input_tokens: u
+            .input_tokens
+            .unwrap_or(0)
+            .saturating_add(write)
+            .saturating_add(read),
+        output_tokens: u.output_tokens.unwrap_or(0),
+        cache_read_tokens: read,
+        cache_write_tokens: write,
+        reasoning_tokens: 0,
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -11,7 +11,7 @@
 use super::config::ProviderConfig;
 use super::stream::StreamFold;
 use super::{BackendError, ModelRequest, SchemaTarget};
-use crate::conversation::ModelTurn;
+use crate::conversation::{ModelTurn, Usage};
 use serde_json::Value;
 
 /// How a provider API takes the key.
@@ -45,6 +45,12 @@ pub struct Provider {
     pub name: &'static str,
     /// The endpoint path joined to the base URL (`/chat/completions`).
     pub path: &'static str,
+    /// The path, below the base URL, that lists the models
+    /// (`/models`): what the check before the first item asks.
+    pub models_path: &'static str,
+    /// What the API is called in a message that says a server is not one
+    /// (`an OpenAI-compatible API`).
+    pub api: &'static str,
     /// How the key travels.
     pub auth: Auth,
     /// Headers with fixed values that every request carries.
@@ -68,6 +74,8 @@ impl Provider {
     pub const ANTHROPIC: Provider = Provider {
         name: "anthropic",
         path: "/v1/messages",
+        models_path: "/v1/models",
+        api: "an Anthropic Messages API",
         auth: Auth::Header("x-api-key"),
         headers: &[("anthropic-version", ANTHROPIC_VERSION)],
         target: SchemaTarget::Anthropic,
@@ -80,6 +88,8 @@ impl Provider {
         Provider {
             name,
             path,
+            models_path: "/models",
+            api: "an OpenAI-compatible API",
             auth: Auth::Bearer,
             headers: &[],
             target: SchemaTarget::OpenAi,
@@ -108,6 +118,11 @@ pub trait Codec: Send + Sync + 'static {
     /// the key). Errors: a body that is not this API's answer, or one that
     /// reports a failure in place of a turn (`Protocol`, never a panic).
     fn decode(answer: Value) -> Result<ModelTurn, BackendError>;
+
+    /// The tokens an answer body's `usage` field counts (what a stream that
+    /// broke off had reported, [`StreamFold::usage_so_far`]); nothing for a
+    /// field that is not this API's usage.
+    fn usage(usage: Value) -> Usage;
 
     /// How this API's answer streams: the fold of its server-sent events
     /// back into the body [`decode`](Codec::decode) reads

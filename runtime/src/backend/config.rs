@@ -38,6 +38,7 @@ use super::replay::Replay;
 use super::retry::Retry;
 use super::settings::BackendSettings;
 pub use super::settings::{RESERVED_BODY_FIELDS, extra_body_problem};
+use super::timeouts::Timeouts;
 use super::{Backend, BackendError, BackendErrorKind};
 use crate::output::{OutputChoice, OutputPlan, OutputStrategy};
 use serde_json::{Map, Value};
@@ -186,6 +187,10 @@ pub struct BackendOptions {
     /// with [`StopReason::Runaway`](crate::conversation::StopReason::Runaway)
     /// and its usage is an estimate. Default: on.
     pub cut_runaway: bool,
+    /// How long a request waits at each stage (connect, the check before
+    /// the first item, first byte, stream idle) before it gives the stage
+    /// up. Default: [`Timeouts::default`].
+    pub timeouts: Timeouts,
     /// The API root to reach, e.g. `http://127.0.0.1:8080/v1`; wins over
     /// the base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`).
     /// Default: the variable, else the provider's own.
@@ -343,6 +348,8 @@ pub struct ProviderConfig {
     pub prompt_cache: bool,
     /// Runaway turns cut (see [`BackendOptions::cut_runaway`]).
     pub cut_runaway: bool,
+    /// Per-stage timeouts (see [`BackendOptions::timeouts`]).
+    pub timeouts: Timeouts,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -358,6 +365,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("extra_body", &self.extra_body)
             .field("prompt_cache", &self.prompt_cache)
             .field("cut_runaway", &self.cut_runaway)
+            .field("timeouts", &self.timeouts)
             .finish()
     }
 }
@@ -425,6 +433,7 @@ impl ProviderConfig {
             extra_body: options.extra_body.clone(),
             prompt_cache: options.prompt_cache,
             cut_runaway: options.cut_runaway,
+            timeouts: options.timeouts,
         })
     }
 }

@@ -22,6 +22,10 @@ pub enum Delta {
         /// The next characters of the arguments' JSON text.
         fragment: String,
     },
+    /// The answer broke off or stalled and is asked for again
+    /// ([`Retry`](super::Retry)): every delta sent since the request went
+    /// out is void, and the deltas that follow start the answer anew.
+    Restart,
 }
 
 /// Where a streaming call sends its deltas: called in order, on the task

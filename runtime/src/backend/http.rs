@@ -8,8 +8,9 @@ use super::config::ProviderConfig;
 use super::delta::{Delta, DeltaSink, send_whole};
 use super::runaway::RunawayGuard;
 use super::stream::{Flow, StreamFold};
+use super::timeouts::{Stage, Timeouts, secs_text};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
-use crate::conversation::ModelTurn;
+use crate::conversation::{ModelTurn, Usage};
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -17,6 +18,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use std::marker::PhantomData;
 use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
 
 /// Longest provider error message kept in a [`BackendError`], in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 300;
@@ -57,7 +59,12 @@ impl<C: Codec> HttpBackend<C> {
     /// A backend for `config`. Errors (`Config`): the key cannot travel in a
     /// header, or the HTTP client cannot be built.
     pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(&C::PROVIDER, &config.base_url, &config.api_key)?;
+        let endpoint = Endpoint::new(
+            &C::PROVIDER,
+            &config.base_url,
+            &config.api_key,
+            config.timeouts,
+        )?;
         Ok(HttpBackend {
             config,
             endpoint,
@@ -125,9 +132,17 @@ impl<C: Codec> Backend for HttpBackend<C> {
             let mut body = C::encode(request, &self.config)?;
             let guard = self.config.cut_runaway.then(RunawayGuard::new);
             let answer = if C::stream_body(&mut body) {
-                self.endpoint
+                match self
+                    .endpoint
                     .post_stream::<C::Stream>(&body, sink, guard)
-                    .await?
+                    .await
+                {
+                    Ok(answer) => answer,
+                    Err((mut error, usage)) => {
+                        error.spent = usage.map_or_else(Usage::default, spent::<C>);
+                        return Err(error);
+                    }
+                }
             } else {
                 Answer::Whole(self.endpoint.post_json(&body).await?)
             };
@@ -148,22 +163,61 @@ impl<C: Codec> Backend for HttpBackend<C> {
         })
     }
 
-    /// `GET {base URL}/models` with the key: any answer but a refused key
-    /// (401, 403) passes — a server that lists no models there is still a
-    /// server. Errors: the server cannot be reached (`Transport`, its
-    /// message names the URL), or it refused the key (`Http`).
+    /// `GET {base URL}/models` with the key (`/v1/models` on Anthropic),
+    /// within [`Timeouts::preflight`]. A JSON answer passes whatever its
+    /// status — a real API server without that path answers a JSON error —
+    /// but a refused key (401, 403). Errors, each at [`Stage::Preflight`]:
+    /// the server cannot be reached or does not answer in time
+    /// (`Transport`), it refused the key (`Http`), or what answered is no
+    /// API at all — an HTML page, plain text, an empty body (`Protocol`,
+    /// "not an OpenAI-compatible API at URL").
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(async move {
-            let request = self.endpoint.request(reqwest::Method::GET, "/models");
-            match self.endpoint.body(request, MAX_OBJECT_BYTES).await {
-                Ok(_) => Ok(()),
-                // A refused key, or no server at all (no status; the
-                // message names the URL).
-                Err(e) if e.status.is_none() || matches!(e.status, Some(401 | 403)) => Err(e),
-                Err(_) => Ok(()),
-            }
+            let endpoint = &self.endpoint;
+            let url = endpoint.url(C::PROVIDER.models_path);
+            let shown = shown_url(&url);
+            let probe = endpoint.probe(&url);
+            let result = match within_for(endpoint.timeouts.preflight, probe).await {
+                None => Err(endpoint.timed_out(Stage::Preflight, &shown, None)),
+                Some(Err(e)) => Err(e),
+                Some(Ok((status, _, body))) if matches!(status, 401 | 403) => {
+                    Err(endpoint.http_error(status, &body, &shown))
+                }
+                Some(Ok((status, content_type, body))) => {
+                    if serde_json::from_slice::<Value>(&body).is_ok() {
+                        Ok(())
+                    } else {
+                        let what = body_kind(content_type.as_deref(), &body);
+                        let hint = match status {
+                            404 if C::PROVIDER.models_path == "/models"
+                                && !endpoint.base.ends_with("/v1") =>
+                            {
+                                " (does the base URL need /v1 at its end?)"
+                            }
+                            _ => "",
+                        };
+                        let detail = format!(
+                            "not {} at {}: GET {shown} answered HTTP {status} with {what}{hint}",
+                            C::PROVIDER.api,
+                            shown_url(&endpoint.base)
+                        );
+                        let mut e = BackendError::new(
+                            BackendErrorKind::Protocol,
+                            endpoint.scrub(&format!("{}: {detail}", endpoint.backend)),
+                        );
+                        e.status = Some(status);
+                        Err(e.with_detail(endpoint.scrub(&detail)))
+                    }
+                }
+            };
+            result.map_err(|e| e.at(Stage::Preflight))
         })
     }
+}
+
+/// The usage of an answer body's `usage` field, as codec `C` reads it.
+fn spent<C: Codec>(usage: Value) -> Usage {
+    C::usage(usage)
 }
 
 /// The sink of a call that streams only to watch for a runaway turn.
@@ -171,7 +225,8 @@ fn ignore_delta(_: Delta) {}
 
 /// Why the byte stream under an event stream stopped early.
 enum StreamFail {
-    Transport(reqwest::Error),
+    /// It broke off or timed out (the error says which, and where).
+    Failed(BackendError),
     TooLarge,
     EventTooLarge,
 }
@@ -179,11 +234,65 @@ enum StreamFail {
 impl std::fmt::Display for StreamFail {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            StreamFail::Transport(e) => e.fmt(f),
+            StreamFail::Failed(e) => f.write_str(&e.message),
             StreamFail::TooLarge => f.write_str("the answer is too large"),
             StreamFail::EventTooLarge => f.write_str("a stream event is too large"),
         }
     }
+}
+
+/// When the next byte of an answer is due: the first within
+/// [`Timeouts::first_byte`] of sending the request, each later one within
+/// [`Timeouts::stream_idle`] of the one before.
+/// A wait too long to add to the clock ([`Timeouts::unbounded`]) is no
+/// timeout at all.
+#[derive(Debug, Clone, Copy)]
+struct Due {
+    first_by: Option<Instant>,
+    started: bool,
+}
+
+impl Due {
+    fn from_now(timeouts: &Timeouts) -> Due {
+        Due {
+            first_by: Instant::now().checked_add(timeouts.first_byte),
+            started: false,
+        }
+    }
+
+    /// The instant the next byte is due by (`None`: no timeout), and the
+    /// stage that waits for it.
+    fn next(&self, timeouts: &Timeouts) -> (Option<Instant>, Stage) {
+        match self.started {
+            false => (self.first_by, Stage::FirstByte),
+            true => (
+                Instant::now().checked_add(timeouts.stream_idle),
+                Stage::StreamIdle,
+            ),
+        }
+    }
+}
+
+/// `future`, or `Err(Elapsed)`-like `None` if `by` comes first (no `by`:
+/// no timer at all, so a paused test clock never jumps to one).
+async fn within<F: std::future::Future>(by: Option<Instant>, future: F) -> Option<F::Output> {
+    match by {
+        Some(by) => tokio::time::timeout_at(by, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// `future` within `wait` from now, as [`within`].
+async fn within_for<F: std::future::Future>(wait: Duration, future: F) -> Option<F::Output> {
+    within(Instant::now().checked_add(wait), future).await
+}
+
+/// A response whose success status arrived: its status, the response and
+/// when its next byte is due.
+pub(crate) struct Reply {
+    status: u16,
+    response: reqwest::Response,
+    due: Due,
 }
 
 /// A success answer to a streaming request.
@@ -227,6 +336,10 @@ impl<'s> DeltaScrubber<'s> {
                 name,
                 fragment,
             } => (Some(index), name, fragment),
+            other => {
+                sink(other);
+                return;
+            }
         };
         let slot = match self.held.iter().position(|(c, ..)| *c == channel) {
             Some(i) => i,
@@ -286,6 +399,7 @@ pub(crate) struct Endpoint {
     headers: HeaderMap,
     secret: String,
     backend: &'static str,
+    timeouts: Timeouts,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -306,6 +420,7 @@ impl Endpoint {
         provider: &Provider,
         base_url: &str,
         key: &str,
+        timeouts: Timeouts,
     ) -> Result<Self, BackendError> {
         let backend = provider.name;
         let config = |message: String| BackendError::new(BackendErrorKind::Config, message);
@@ -334,10 +449,15 @@ impl Endpoint {
             let value = header_value(value, format!("the {backend} header `{name}`"))?;
             headers.insert(header_name(name)?, value);
         }
-        // No timeouts here: the run deadline bounds every call (the driver),
-        // and a per-request timeout belongs in a wrapper. No retries either:
-        // plain reqwest has none, and the `Retry` wrapper owns the count.
-        let client = reqwest::Client::builder()
+        // Only the connect timeout lives in the client: the others are per
+        // stage of a request (`Due`, `preflight`), and the run deadline
+        // bounds every call (the driver). No retries: plain reqwest has
+        // none, and the `Retry` wrapper owns the count.
+        let mut client = reqwest::Client::builder();
+        if Instant::now().checked_add(timeouts.connect).is_some() {
+            client = client.connect_timeout(timeouts.connect);
+        }
+        let client = client
             .build()
             .map_err(|e| config(format!("cannot build the HTTP client: {e}")))?;
         Ok(Endpoint {
@@ -347,6 +467,7 @@ impl Endpoint {
             headers,
             secret: key.to_string(),
             backend,
+            timeouts,
         })
     }
 
@@ -358,8 +479,8 @@ impl Endpoint {
     /// the status arrived is `Transport` *with* the status (not retryable: part
     /// of the response was received); an unreadable body is `Protocol`.
     async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
-        let (status, response) = self.send(body).await?;
-        let bytes = self.read_all(status, response).await?;
+        let reply = self.send(body).await?;
+        let bytes = self.read_all(reply).await?;
         self.parse_answer(&bytes)
     }
 
@@ -373,33 +494,66 @@ impl Endpoint {
     /// (the response dropped, so the connection closes) as soon as it says
     /// the turn ran away: `Answer::RanAway`.
     ///
-    /// Errors as `post_json`'s; besides, a stream that breaks off or ends
-    /// with an error event is `Transport` with the status (never retried),
-    /// and an event over [`MAX_EVENT_BYTES`] or that is not SSE is `Protocol`.
+    /// Errors as `post_json`'s; besides, a stream that breaks off or goes
+    /// quiet for [`Timeouts::stream_idle`] is `Transport` with the status
+    /// (at [`Stage::Stream`] or [`Stage::StreamIdle`]; retried), one that
+    /// ends with the provider's error event is `Transport` at
+    /// [`Stage::ErrorEvent`] (not retried), and an event over
+    /// [`MAX_EVENT_BYTES`] or that is not SSE is `Protocol`. Each comes with
+    /// the usage the events had reported so far, in the provider's form
+    /// ([`StreamFold::usage_so_far`]).
     async fn post_stream<F: StreamFold>(
         &self,
         body: &Value,
         sink: DeltaSink<'_>,
-        mut guard: Option<RunawayGuard>,
-    ) -> Result<Answer, BackendError> {
-        let (status, response) = self.send(body).await?;
-        let is_stream = response
+        guard: Option<RunawayGuard>,
+    ) -> Result<Answer, (BackendError, Option<Value>)> {
+        let reply = self.send(body).await.map_err(|e| (e, None))?;
+        let is_stream = reply
+            .response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
         if !is_stream {
-            let bytes = self.read_all(status, response).await?;
-            return self.parse_answer(&bytes).map(Answer::Whole);
+            let bytes = self.read_all(reply).await.map_err(|e| (e, None))?;
+            return self
+                .parse_answer(&bytes)
+                .map(Answer::Whole)
+                .map_err(|e| (e, None));
         }
+        let mut fold = F::default();
+        match self.fold_events(reply, &mut fold, sink, guard).await {
+            Ok(Some(guard)) => Ok(Answer::RanAway(guard)),
+            Ok(None) => {
+                let usage = fold.usage_so_far();
+                let mut answer = fold.finish().map_err(|e| (self.with_url(e), usage))?;
+                self.scrub_answer(&mut answer);
+                Ok(Answer::Streamed(answer))
+            }
+            Err(e) => Err((e, fold.usage_so_far())),
+        }
+    }
+
+    /// Reads the events of a streamed `reply` into `fold`, until the
+    /// provider marks the end (`Ok(None)`) or the `guard` says the turn ran
+    /// away (`Ok(Some(guard))`, reading stopped).
+    async fn fold_events<F: StreamFold>(
+        &self,
+        reply: Reply,
+        fold: &mut F,
+        sink: DeltaSink<'_>,
+        mut guard: Option<RunawayGuard>,
+    ) -> Result<Option<RunawayGuard>, BackendError> {
+        let status = reply.status;
         // Bytes read since the last event came out of the parser, and in
         // all: the parser holds an unfinished event in memory.
         let since_event = std::sync::atomic::AtomicUsize::new(0);
         let total = std::sync::atomic::AtomicUsize::new(0);
         let (since_event, total) = (&since_event, &total);
-        let chunks = futures::stream::unfold(Some(response), |response| async move {
-            let mut response = response?;
-            match response.chunk().await {
+        let chunks = futures::stream::unfold(Some(reply), |reply| async move {
+            let mut reply = reply?;
+            match self.next_chunk(&mut reply).await {
                 Ok(Some(chunk)) => {
                     use std::sync::atomic::Ordering::Relaxed;
                     let pending = since_event.fetch_add(chunk.len(), Relaxed) + chunk.len();
@@ -409,24 +563,21 @@ impl Endpoint {
                     } else if pending > MAX_EVENT_BYTES {
                         Some((Err(StreamFail::EventTooLarge), None))
                     } else {
-                        Some((Ok(chunk), Some(response)))
+                        Some((Ok(chunk), Some(reply)))
                     }
                 }
                 Ok(None) => None,
-                Err(e) => Some((Err(StreamFail::Transport(e)), None)),
+                Err(e) => Some((Err(StreamFail::Failed(e)), None)),
             }
         });
         let mut events = std::pin::pin!(chunks.eventsource());
-        let mut fold = F::default();
         let mut deltas = Vec::new();
         let mut scrubber = DeltaScrubber::new(self.can_scrub().then_some(self.secret.as_str()));
         while let Some(event) = events.next().await {
             since_event.store(0, std::sync::atomic::Ordering::Relaxed);
             let event = match event {
                 Ok(event) => event,
-                Err(EventStreamError::Transport(StreamFail::Transport(e))) => {
-                    return Err(self.transport(Some(status), &e));
-                }
+                Err(EventStreamError::Transport(StreamFail::Failed(e))) => return Err(e),
                 Err(EventStreamError::Transport(StreamFail::TooLarge)) => {
                     return Err(self.too_large(status));
                 }
@@ -458,9 +609,9 @@ impl Endpoint {
                     bytes = total.load(std::sync::atomic::Ordering::Relaxed),
                     "the answer ran away; stopped reading"
                 );
-                return Ok(Answer::RanAway(guard));
+                return Ok(Some(guard));
             }
-            if flow? == Flow::End {
+            if flow.map_err(|e| self.with_url(e))? == Flow::End {
                 break;
             }
         }
@@ -471,15 +622,13 @@ impl Endpoint {
             bytes = total.load(std::sync::atomic::Ordering::Relaxed),
             "streamed response"
         );
-        let mut answer = fold.finish()?;
-        self.scrub_answer(&mut answer);
-        Ok(Answer::Streamed(answer))
+        Ok(None)
     }
 
     /// Sends `body` and returns the response once its status is a success.
     /// An error status reads the body for the provider's error (see
     /// [`post_json`](Self::post_json)).
-    async fn send(&self, body: &Value) -> Result<(u16, reqwest::Response), BackendError> {
+    async fn send(&self, body: &Value) -> Result<Reply, BackendError> {
         tracing::trace!(backend = self.backend, body = %body, "request body");
         self.send_request(self.client.post(&self.url).json(body))
             .await
@@ -510,8 +659,8 @@ impl Endpoint {
         request: reqwest::RequestBuilder,
         limit: usize,
     ) -> Result<Vec<u8>, BackendError> {
-        let (status, response) = self.send_request(request).await?;
-        self.read_capped(status, response, limit).await
+        let reply = self.send_request(request).await?;
+        self.read_capped(reply, limit).await
     }
 
     /// Sends `request` and reads its success body as JSON, scrubbed of the
@@ -526,57 +675,71 @@ impl Endpoint {
 
     /// Sends `request` with the endpoint's headers and returns the response
     /// once its status is a success; errors as [`post_json`](Self::post_json)'s.
+    /// The status must arrive within [`Timeouts::first_byte`]
+    /// ([`Stage::FirstByte`]), and so must the body's first byte ([`Due`]).
     pub(crate) async fn send_request(
         &self,
         request: reqwest::RequestBuilder,
-    ) -> Result<(u16, reqwest::Response), BackendError> {
+    ) -> Result<Reply, BackendError> {
         let request = request
             .headers(self.headers.clone())
             .build()
             .map_err(|e| self.transport(None, &e))?;
-        tracing::debug!(backend = self.backend, method = %request.method(), url = %request.url(), "request");
-        let response = self
-            .client
-            .execute(request)
+        let url = shown_url(request.url().as_str());
+        tracing::debug!(backend = self.backend, method = %request.method(), url = %url, "request");
+        let due = Due::from_now(&self.timeouts);
+        let response = within(due.first_by, self.client.execute(request))
             .await
+            .ok_or_else(|| self.timed_out(Stage::FirstByte, &url, None))?
             .map_err(|e| self.transport(None, &e))?;
         let status = response.status().as_u16();
+        let mut reply = Reply {
+            status,
+            response,
+            due,
+        };
         if (200..300).contains(&status) {
-            return Ok((status, response));
+            return Ok(reply);
         }
-        let retry_after = retry_after(response.headers(), SystemTime::now());
-        let bytes = self.read_all(status, response).await?;
-        let mut error = self.http_error(status, &bytes);
+        let retry_after = retry_after(reply.response.headers(), SystemTime::now());
+        reply.due.started = true;
+        let bytes = self.read_all(reply).await?;
+        let mut error = self.http_error(status, &bytes, &url);
         error.retry_after = retry_after;
         Err(error)
     }
 
-    /// Reads the rest of `response`, at most [`MAX_RESPONSE_BYTES`].
-    async fn read_all(
-        &self,
-        status: u16,
-        response: reqwest::Response,
-    ) -> Result<Vec<u8>, BackendError> {
-        self.read_capped(status, response, MAX_RESPONSE_BYTES).await
+    /// The next chunk of a reply's body (`None`: the body is complete), due
+    /// as [`Due`] says. Errors: it is not there in time (`Transport` at
+    /// [`Stage::FirstByte`] or [`Stage::StreamIdle`]), or the body broke
+    /// off (`Transport` at [`Stage::Stream`]); both with the status.
+    async fn next_chunk(&self, reply: &mut Reply) -> Result<Option<bytes::Bytes>, BackendError> {
+        let (by, stage) = reply.due.next(&self.timeouts);
+        let chunk = within(by, reply.response.chunk()).await;
+        let url = || shown_url(reply.response.url().as_str());
+        match chunk {
+            None => Err(self.timed_out(stage, &url(), Some(reply.status))),
+            Some(Err(e)) => Err(self.transport(Some(reply.status), &e)),
+            Some(Ok(chunk)) => {
+                reply.due.started = true;
+                Ok(chunk)
+            }
+        }
     }
 
-    /// Reads the rest of `response`, at most `limit` bytes (more is a
+    /// Reads the rest of a reply, at most [`MAX_RESPONSE_BYTES`].
+    async fn read_all(&self, reply: Reply) -> Result<Vec<u8>, BackendError> {
+        self.read_capped(reply, MAX_RESPONSE_BYTES).await
+    }
+
+    /// Reads the rest of a reply, at most `limit` bytes (more is a
     /// `Protocol` error).
-    pub(crate) async fn read_capped(
-        &self,
-        status: u16,
-        mut response: reqwest::Response,
-        limit: usize,
-    ) -> Result<Vec<u8>, BackendError> {
+    async fn read_capped(&self, mut reply: Reply, limit: usize) -> Result<Vec<u8>, BackendError> {
         let mut bytes: Vec<u8> = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| self.transport(Some(status), &e))?
-        {
+        while let Some(chunk) = self.next_chunk(&mut reply).await? {
             if bytes.len().saturating_add(chunk.len()) > limit {
                 return Err(self.protocol(
-                    status,
+                    reply.status,
                     format!("answered with a body larger than {limit} bytes"),
                 ));
             }
@@ -584,16 +747,53 @@ impl Endpoint {
         }
         tracing::debug!(
             backend = self.backend,
-            status,
+            status = reply.status,
             bytes = bytes.len(),
             "response"
         );
         Ok(bytes)
     }
 
+    /// Sends a `GET` of `url` and reads its answer whatever the status: the
+    /// status, the content type and at most [`MAX_OBJECT_BYTES`] of the
+    /// body. What the check before the first item reads. Errors: the
+    /// server cannot be reached, the body broke off, or it is larger.
+    async fn probe(&self, url: &str) -> Result<(u16, Option<String>, Vec<u8>), BackendError> {
+        let request = self
+            .client
+            .get(url)
+            .headers(self.headers.clone())
+            .build()
+            .map_err(|e| self.transport(None, &e))?;
+        let response = self
+            .client
+            .execute(request)
+            .await
+            .map_err(|e| self.transport(None, &e))?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let mut reply = Reply {
+            status,
+            response,
+            due: Due::from_now(&self.timeouts),
+        };
+        reply.due.started = true;
+        let body = self.read_capped(reply, MAX_OBJECT_BYTES).await?;
+        Ok((status, content_type, body))
+    }
+
     /// A success body as JSON, scrubbed of the key.
     pub(crate) fn parse_answer(&self, bytes: &[u8]) -> Result<Value, BackendError> {
         let mut answer: Value = serde_json::from_slice(bytes).map_err(|e| {
+            let detail = format!(
+                "the answer from {} is not JSON: {}",
+                shown_url(&self.url),
+                body_kind(None, bytes)
+            );
             BackendError::new(
                 BackendErrorKind::Protocol,
                 format!(
@@ -601,6 +801,7 @@ impl Endpoint {
                     self.backend
                 ),
             )
+            .with_detail(self.scrub(&detail))
         })?;
         self.scrub_answer(&mut answer);
         Ok(answer)
@@ -614,10 +815,12 @@ impl Endpoint {
     }
 
     pub(crate) fn protocol(&self, status: u16, what: String) -> BackendError {
+        let detail = format!("{} {what}", shown_url(&self.url));
         let mut e = BackendError::new(
             BackendErrorKind::Protocol,
             format!("{} {what}", self.backend),
-        );
+        )
+        .with_detail(self.scrub(&detail));
         e.status = Some(status);
         e
     }
@@ -651,25 +854,69 @@ impl Endpoint {
     }
 
     fn transport(&self, status: Option<u16>, error: &reqwest::Error) -> BackendError {
-        let what = if status.is_some() {
-            "the response body broke off"
+        let url = error
+            .url()
+            .map_or_else(|| shown_url(&self.url), |u| shown_url(u.as_str()));
+        let (what, stage) = if status.is_some() {
+            (
+                format!("the answer from {url} broke off"),
+                Some(Stage::Stream),
+            )
+        } else if error.is_connect() && error.is_timeout() {
+            let secs = secs_text(self.timeouts.connect);
+            let what = format!("cannot connect to {url} within {secs} (the connect_secs setting)");
+            (what, Some(Stage::Connect))
         } else if error.is_connect() {
-            "cannot connect"
+            (format!("cannot connect to {url}"), Some(Stage::Connect))
         } else if error.is_timeout() {
-            "the request timed out"
+            (format!("the request to {url} timed out"), None)
         } else {
-            "the request failed"
+            (format!("the request to {url} failed"), None)
         };
         // reqwest's Display names the URL but never headers or the body.
         let mut e = BackendError::new(
             BackendErrorKind::Transport,
             self.scrub(&format!("{}: {what}: {error}", self.backend)),
-        );
+        )
+        .with_detail(self.scrub(&what));
+        e.status = status;
+        e.stage = stage;
+        e
+    }
+
+    /// A stage that did not finish within its timeout: `Transport` at
+    /// `stage`, naming the URL, the wait and the setting.
+    pub(crate) fn timed_out(&self, stage: Stage, url: &str, status: Option<u16>) -> BackendError {
+        let wait = self.timeouts.of(stage).map(secs_text).unwrap_or_default();
+        let what = match stage {
+            Stage::Preflight => format!("no answer to GET {url} within {wait}"),
+            Stage::StreamIdle => format!("the answer from {url} stopped: no byte for {wait}"),
+            Stage::Connect => format!("cannot connect to {url} within {wait}"),
+            _ => format!("no answer from {url} within {wait} of sending the request"),
+        };
+        let what = match stage.setting() {
+            Some(setting) => format!("{what} (the {setting} setting)"),
+            None => what,
+        };
+        let mut e = BackendError::new(
+            BackendErrorKind::Transport,
+            self.scrub(&format!("{}: {what}", self.backend)),
+        )
+        .at(stage)
+        .with_detail(self.scrub(&what));
         e.status = status;
         e
     }
 
-    fn http_error(&self, status: u16, body: &[u8]) -> BackendError {
+    /// `error` from a stream's fold, its detail naming the endpoint.
+    fn with_url(&self, mut error: BackendError) -> BackendError {
+        if let Some(detail) = &error.detail {
+            error.detail = Some(self.scrub(&format!("{detail}, from {}", shown_url(&self.url))));
+        }
+        error
+    }
+
+    fn http_error(&self, status: u16, body: &[u8], url: &str) -> BackendError {
         let (provider_type, detail) = provider_error(body);
         let mut message = format!("{} answered HTTP {status}", self.backend);
         if let Some(t) = &provider_type {
@@ -682,13 +929,15 @@ impl Endpoint {
                 crate::text::Limit::Chars(MAX_ERROR_MESSAGE_CHARS),
             ));
         }
-        BackendError {
-            kind: BackendErrorKind::Http,
-            status: Some(status),
-            provider_type,
-            message: self.scrub(&message),
-            retry_after: None,
-        }
+        let shown = match body_kind(None, body) {
+            "a JSON body" => format!("from {url}"),
+            other => format!("from {url}, {other}"),
+        };
+        let mut error = BackendError::new(BackendErrorKind::Http, self.scrub(&message))
+            .with_detail(self.scrub(&shown));
+        error.status = Some(status);
+        error.provider_type = provider_type;
+        error
     }
 
     /// Whether the key is long enough to be told apart from ordinary text
@@ -754,6 +1003,42 @@ fn join_url(base: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
+/// `url` as a message may show it: without user name, password, query or
+/// fragment (where credentials travel when a URL carries them).
+fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut url) => {
+            // Both fail only for URLs that cannot have them.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.set_query(None);
+            url.set_fragment(None);
+            url.to_string().trim_end_matches('/').to_string()
+        }
+        Err(_) => "the base URL".to_string(),
+    }
+}
+
+/// What a body is, in a few words for a message: `a JSON body`, `an HTML
+/// page`, `an empty body`, `plain text`. Never its content.
+fn body_kind(content_type: Option<&str>, body: &[u8]) -> &'static str {
+    let start = body.trim_ascii_start();
+    let head = &start[..start.len().min(64)];
+    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let html = content_type.is_some_and(|t| t.contains("html"));
+    if start.is_empty() {
+        "an empty body"
+    } else if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() {
+        "a JSON body"
+    } else if html || head.starts_with("<!doctype html") || head.starts_with("<html") {
+        "an HTML page"
+    } else if matches!(start.first(), Some(b'{' | b'[')) {
+        "JSON cut short or malformed"
+    } else {
+        "plain text"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,12 +1101,20 @@ mod tests {
         let provider = Provider {
             name: "test",
             path: "/test",
+            models_path: "/models",
+            api: "a test API",
             auth: Auth::Bearer,
             headers: &[],
             target: crate::output::SchemaTarget::Plain,
             otel_name: "test",
         };
-        Endpoint::new(&provider, "http://127.0.0.1:9/", secret).unwrap()
+        Endpoint::new(
+            &provider,
+            "http://127.0.0.1:9/",
+            secret,
+            Timeouts::default(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -856,6 +1149,8 @@ mod tests {
         let provider = |auth, headers| Provider {
             name: "test",
             path: "/test",
+            models_path: "/models",
+            api: "a test API",
             auth,
             headers,
             target: crate::output::SchemaTarget::Plain,
@@ -870,7 +1165,8 @@ mod tests {
             (provider(Auth::Bearer, &[("", "1")]), "sk-key"),
             (provider(Auth::Bearer, &[]), "sk-key\n"),
         ] {
-            let e = Endpoint::new(&provider, "http://127.0.0.1:9", key).unwrap_err();
+            let e = Endpoint::new(&provider, "http://127.0.0.1:9", key, Timeouts::default())
+                .unwrap_err();
             assert_eq!(e.kind, BackendErrorKind::Config, "{}", e.message);
             assert!(!e.message.contains("sk-key"), "{}", e.message);
         }

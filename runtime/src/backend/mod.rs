@@ -34,6 +34,7 @@ pub mod runaway;
 pub mod scripted;
 pub mod settings;
 pub mod stream;
+pub mod timeouts;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
@@ -57,9 +58,10 @@ pub use replay::Replay;
 pub use retry::Retry;
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
 pub use settings::{BackendSettings, SettingProblem};
+pub use timeouts::{Stage, Timeouts};
 
 use crate::conversation::ToolSpec;
-use crate::conversation::{Conversation, ModelTurn};
+use crate::conversation::{Conversation, ModelTurn, Usage};
 pub use crate::output::SchemaTarget;
 use crate::output::{OutputPlan, ToolChoice};
 use futures::future::BoxFuture;
@@ -164,6 +166,18 @@ pub struct BackendError {
     /// How long the provider asked to wait before a retry (`Retry-After`),
     /// when it said so. Read by the retry wrapper.
     pub retry_after: Option<std::time::Duration>,
+    /// Where in the request it failed, when that is known.
+    pub stage: Option<Stage>,
+    /// What a person reads first, written by tribunal from what it saw —
+    /// the stage, the HTTP status, the URL (without credentials or query),
+    /// what the body was (`an HTML page`) — never provider or model text,
+    /// never a key: safe to store in a result row
+    /// ([`BackendFailure`](crate::report::BackendFailure)).
+    pub detail: Option<String>,
+    /// Tokens the provider reported before the request failed (a stream
+    /// that broke off after its usage arrived; with retries, every failed
+    /// attempt's): spent, so counted.
+    pub spent: Usage,
 }
 
 impl BackendError {
@@ -175,7 +189,22 @@ impl BackendError {
             provider_type: None,
             message: message.into(),
             retry_after: None,
+            stage: None,
+            detail: None,
+            spent: Usage::default(),
         }
+    }
+
+    /// This error, said to have happened at `stage`.
+    pub fn at(mut self, stage: Stage) -> Self {
+        self.stage = Some(stage);
+        self
+    }
+
+    /// This error with a storable `detail` (see [`BackendError::detail`]).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
     }
 }
 

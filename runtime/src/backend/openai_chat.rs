@@ -19,7 +19,7 @@ use super::http::HttpBackend;
 use super::openai_wire::{self, Finish};
 use super::wire;
 use super::{BackendError, ModelRequest};
-use crate::conversation::{Message, ModelTurn, ToolCall};
+use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
@@ -46,6 +46,10 @@ impl Codec for OpenAiChatCodec {
     const PROVIDER: Provider = Provider::OPENAI_CHAT;
 
     type Stream = super::stream::openai_chat::ChatStream;
+
+    fn usage(usage: Value) -> Usage {
+        serde_json::from_value(usage).map_or_else(|_| Usage::default(), chat_usage)
+    }
 
     /// `"stream": true`, with `stream_options.include_usage` so the last
     /// chunk carries the usage the budget needs.
@@ -153,13 +157,7 @@ impl Codec for OpenAiChatCodec {
 
     fn decode(answer: Value) -> Result<ModelTurn, BackendError> {
         let response: ChatResponse = wire::answer_as(Self::PROVIDER.name, answer)?;
-        let usage = response.usage.unwrap_or_default();
-        let usage = openai_wire::openai_usage(
-            usage.prompt_tokens,
-            usage.completion_tokens,
-            usage.prompt_tokens_details,
-            usage.completion_tokens_details,
-        );
+        let usage = chat_usage(response.usage.unwrap_or_default());
         let Some(choice) = response.choices.unwrap_or_default().into_iter().next() else {
             return Err(wire::protocol(
                 Self::PROVIDER.name,
@@ -197,6 +195,15 @@ impl Codec for OpenAiChatCodec {
             finish,
         ))
     }
+}
+
+fn chat_usage(usage: ChatUsage) -> Usage {
+    openai_wire::openai_usage(
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.prompt_tokens_details,
+        usage.completion_tokens_details,
+    )
 }
 
 #[derive(Debug, Deserialize)]

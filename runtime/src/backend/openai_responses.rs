@@ -13,7 +13,7 @@ use super::http::HttpBackend;
 use super::openai_wire::{self, Finish};
 use super::wire;
 use super::{BackendError, ModelRequest};
-use crate::conversation::{Message, ModelTurn, ToolCall};
+use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, FunctionCallOutput,
     FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputItem, InputParam, Item,
@@ -45,6 +45,10 @@ impl Codec for OpenAiResponsesCodec {
     const PROVIDER: Provider = Provider::OPENAI_RESPONSES;
 
     type Stream = super::stream::openai_responses::ResponsesStream;
+
+    fn usage(usage: Value) -> Usage {
+        serde_json::from_value(usage).map_or_else(|_| Usage::default(), responses_usage)
+    }
 
     fn stream_body(body: &mut Value) -> bool {
         wire::set_stream(body, None)
@@ -140,13 +144,7 @@ impl Codec for OpenAiResponsesCodec {
             e.provider_type = str_field(&error, "code").map(str::to_string);
             return Err(e);
         }
-        let usage = response.usage.unwrap_or_default();
-        let usage = openai_wire::openai_usage(
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.input_tokens_details,
-            usage.output_tokens_details,
-        );
+        let usage = responses_usage(response.usage.unwrap_or_default());
         // A body without `output` is not a Responses answer (an HTML error
         // page parsed as JSON, a proxy's own object): fail as a protocol
         // error rather than reading it as an empty turn.
@@ -197,6 +195,15 @@ impl Codec for OpenAiResponsesCodec {
             text, refusal, tool_calls, usage, finish,
         ))
     }
+}
+
+fn responses_usage(usage: ResponsesUsage) -> Usage {
+    openai_wire::openai_usage(
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.input_tokens_details,
+        usage.output_tokens_details,
+    )
 }
 
 #[derive(Debug, Deserialize)]

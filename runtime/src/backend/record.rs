@@ -9,11 +9,12 @@
 //! the recorded one ended. Recording happens above the provider, so no URL,
 //! header or key is ever seen here, let alone written.
 
+use super::timeouts::Stage;
 use super::{
     Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, OutputFormat,
     SchemaTarget, forward,
 };
-use crate::conversation::ModelTurn;
+use crate::conversation::{ModelTurn, Usage};
 use crate::output::{OutputStrategy, ToolChoice};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -106,6 +107,15 @@ pub struct RecordedError {
     pub provider_type: Option<String>,
     /// The message.
     pub message: String,
+    /// Where the request failed, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<Stage>,
+    /// The storable detail, if any ([`BackendError::detail`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Tokens spent before the failure.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub spent: Usage,
 }
 
 impl From<&BackendError> for RecordedError {
@@ -115,19 +125,22 @@ impl From<&BackendError> for RecordedError {
             status: e.status,
             provider_type: e.provider_type.clone(),
             message: e.message.clone(),
+            stage: e.stage,
+            detail: e.detail.clone(),
+            spent: e.spent,
         }
     }
 }
 
 impl From<RecordedError> for BackendError {
     fn from(e: RecordedError) -> Self {
-        BackendError {
-            kind: e.kind,
-            status: e.status,
-            provider_type: e.provider_type,
-            message: e.message,
-            retry_after: None,
-        }
+        let mut error = BackendError::new(e.kind, e.message);
+        error.status = e.status;
+        error.provider_type = e.provider_type;
+        error.stage = e.stage;
+        error.detail = e.detail;
+        error.spent = e.spent;
+        error
     }
 }
 

@@ -1,18 +1,24 @@
 //! [`Retry`]: a [`Backend`] wrapper that retries transient failures.
 //!
-//! Retried: HTTP 408, 409, 429, 500, 502, 503, 504, 529, and connections that
-//! failed before any response arrived. Never retried: other statuses (400,
-//! 401, 403, 404, …), a body that broke off after its status arrived, and
-//! answers that could not be understood. The wait is the provider's
-//! `Retry-After` when given, else exponential backoff with jitter; a
-//! `Retry-After` longer than [`Retry::with_max_wait`] is not waited for (the
-//! error is returned). The run deadline cancels a wait: the driver bounds the
-//! whole `complete` call with it.
+//! Retried: HTTP 408, 409, 429, 500, 502, 503, 504, 529; connections that
+//! failed or timed out before any answer arrived; and answers that broke
+//! off or stalled part-way (a dropped or idle stream, a body cut short) —
+//! the partial answer is discarded, and a streaming caller is told so with
+//! [`Delta::Restart`] before the answer starts again. Never retried: other
+//! statuses (400, 401, 403, 404, …), a provider's error event inside a
+//! stream, and answers that could not be understood. The wait is the
+//! provider's `Retry-After` when given, else exponential backoff with
+//! jitter; a `Retry-After` longer than [`Retry::with_max_wait`] is not
+//! waited for (the error is returned). Tokens a failed attempt reported
+//! are added to the turn (or to the last error): they were spent. The run
+//! deadline cancels a wait: the driver bounds the whole `complete` call
+//! with it.
 
+use super::timeouts::Stage;
 use super::{
     Backend, BackendError, BackendErrorKind, BackendInfo, Delta, DeltaSink, ModelRequest, forward,
 };
-use crate::conversation::ModelTurn;
+use crate::conversation::{ModelTurn, Usage};
 use futures::future::BoxFuture;
 use rand::Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,8 +33,9 @@ pub fn is_retryable(error: &BackendError) -> bool {
         BackendErrorKind::Http => error
             .status
             .is_some_and(|s| RETRYABLE_STATUSES.contains(&s)),
-        // Only before any of the response was received.
-        BackendErrorKind::Transport => error.status.is_none(),
+        // A connection that failed, timed out, broke off or stalled; not
+        // the provider's own error event.
+        BackendErrorKind::Transport => error.stage != Some(Stage::ErrorEvent),
         _ => false,
     }
 }
@@ -103,9 +110,9 @@ impl<B: Backend> Backend for Retry<B> {
         self.attempts(request, None)
     }
 
-    /// Retries only until the first delta: once part of an answer has been
-    /// passed on, a failure is returned as it is (a retry would repeat text
-    /// the caller already has).
+    /// A retry after part of the answer was passed on first sends
+    /// [`Delta::Restart`]: the caller drops what it has and the answer
+    /// streams again from its start.
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -135,13 +142,19 @@ impl<B: Backend> Retry<B> {
             };
             let tracked: Option<DeltaSink<'_>> = sink.map(|_| &tracked as DeltaSink<'_>);
             let mut retry = 0;
+            // What the failed attempts reported spending.
+            let mut spent = Usage::default();
             loop {
-                let error = match forward(&self.inner, request, tracked).await {
-                    Ok(turn) => return Ok(turn),
+                let mut error = match forward(&self.inner, request, tracked).await {
+                    Ok(mut turn) => {
+                        turn.usage.add(spent);
+                        return Ok(turn);
+                    }
                     Err(e) => e,
                 };
-                let streamed = started.load(Ordering::Relaxed);
-                if retry >= self.max_retries || !is_retryable(&error) || streamed {
+                spent.add(error.spent);
+                error.spent = spent;
+                if retry >= self.max_retries || !is_retryable(&error) {
                     return Err(error);
                 }
                 let Some(wait) = self.delay(retry, &error) else {
@@ -157,10 +170,16 @@ impl<B: Backend> Retry<B> {
                     backend = self.inner.name(),
                     status = error.status,
                     kind = ?error.kind,
+                    stage = error.stage.map(Stage::as_str),
                     retry,
                     wait_ms = wait.as_millis() as u64,
                     "retrying"
                 );
+                if started.swap(false, Ordering::Relaxed) {
+                    if let Some(sink) = sink {
+                        sink(Delta::Restart);
+                    }
+                }
                 tokio::time::sleep(wait).await;
             }
         })
@@ -238,7 +257,12 @@ mod tests {
         let mut broken = BackendError::new(BackendErrorKind::Transport, "broke off");
         assert!(is_retryable(&broken));
         broken.status = Some(200);
-        assert!(!is_retryable(&broken));
+        assert!(
+            is_retryable(&broken),
+            "a stream that broke off is asked again"
+        );
+        assert!(is_retryable(&broken.clone().at(Stage::StreamIdle)));
+        assert!(!is_retryable(&broken.at(Stage::ErrorEvent)));
         assert!(!is_retryable(&BackendError::new(
             BackendErrorKind::Protocol,
             "x"

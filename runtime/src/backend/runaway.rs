@@ -90,6 +90,8 @@ impl RunawayGuard {
             Delta::ToolArguments {
                 index, fragment, ..
             } => (Some(*index), fragment),
+            // A restarted answer is a new turn, with a guard of its own.
+            Delta::Restart => return None,
         };
         if piece.is_empty() {
             return None;

@@ -29,6 +29,7 @@
 //! ```
 
 use super::config::BackendOptions;
+use super::timeouts::{MAX_TIMEOUT_SECS, Timeouts, timeout_from_secs};
 use crate::output::OutputChoice;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -76,6 +77,18 @@ pub struct BackendSettings {
     pub prompt_cache: Option<bool>,
     /// Streamed answers, a runaway turn cut. Default: on.
     pub cut_runaway: Option<bool>,
+    /// Seconds to open a connection. Default:
+    /// [`DEFAULT_CONNECT_SECS`](super::timeouts::DEFAULT_CONNECT_SECS).
+    pub connect_secs: Option<f64>,
+    /// Seconds for the whole check before the first item. Default:
+    /// [`DEFAULT_PREFLIGHT_SECS`](super::timeouts::DEFAULT_PREFLIGHT_SECS).
+    pub preflight_secs: Option<f64>,
+    /// Seconds from sending a request to the first byte of its answer.
+    /// Default: [`DEFAULT_FIRST_BYTE_SECS`](super::timeouts::DEFAULT_FIRST_BYTE_SECS).
+    pub first_byte_secs: Option<f64>,
+    /// Seconds an answer may go without a byte once it started. Default:
+    /// [`DEFAULT_STREAM_IDLE_SECS`](super::timeouts::DEFAULT_STREAM_IDLE_SECS).
+    pub stream_idle_secs: Option<f64>,
 }
 
 /// A setting that cannot be used. Its text (`Display`) names the setting
@@ -91,6 +104,10 @@ pub enum SettingProblem {
     Temperature(f64),
     /// `max_output_tokens` is 0.
     NoOutputTokens,
+    /// A timeout (`connect_secs`, `preflight_secs`, `first_byte_secs`,
+    /// `stream_idle_secs`, named here) that is not a number of seconds
+    /// above 0 and at most a day.
+    Timeout(&'static str, f64),
 }
 
 impl SettingProblem {
@@ -101,6 +118,7 @@ impl SettingProblem {
             SettingProblem::ReservedBodyFields(_) => "extra_body",
             SettingProblem::Temperature(_) => "temperature",
             SettingProblem::NoOutputTokens => "max_output_tokens",
+            SettingProblem::Timeout(field, _) => field,
         }
     }
 
@@ -114,6 +132,9 @@ impl SettingProblem {
             ),
             SettingProblem::Temperature(t) => format!("must be between 0 and 2, not {t}"),
             SettingProblem::NoOutputTokens => "must be at least 1".to_string(),
+            SettingProblem::Timeout(_, secs) => format!(
+                "must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECS}, not {secs}"
+            ),
         }
     }
 
@@ -153,18 +174,47 @@ pub fn temperature_problem(t: f64) -> Option<String> {
 
 impl BackendSettings {
     /// Every setting that cannot be used, in this order: `extra_body`,
-    /// `temperature`, `max_output_tokens`. Empty: all can.
+    /// `temperature`, `max_output_tokens`, then the timeouts. Empty: all
+    /// can.
     pub fn problems(&self) -> Vec<SettingProblem> {
         let no_tokens =
             (self.max_output_tokens == Some(0)).then_some(SettingProblem::NoOutputTokens);
+        let timeouts = self.timeout_settings().map(|(field, secs)| {
+            secs.filter(|s| timeout_from_secs(*s).is_none())
+                .map(|s| SettingProblem::Timeout(field, s))
+        });
         [
             SettingProblem::of_extra_body(&self.extra_body),
             self.temperature.and_then(SettingProblem::of_temperature),
             no_tokens,
         ]
         .into_iter()
+        .chain(timeouts)
         .flatten()
         .collect()
+    }
+
+    /// The four timeout settings by name, in the order of [`Timeouts`].
+    fn timeout_settings(&self) -> [(&'static str, Option<f64>); 4] {
+        [
+            ("connect_secs", self.connect_secs),
+            ("preflight_secs", self.preflight_secs),
+            ("first_byte_secs", self.first_byte_secs),
+            ("stream_idle_secs", self.stream_idle_secs),
+        ]
+    }
+
+    /// The timeouts these settings ask for, each unset (or unusable) one at
+    /// its default.
+    pub fn timeouts(&self) -> Timeouts {
+        let default = Timeouts::default();
+        let pick = |secs: Option<f64>, default| secs.and_then(timeout_from_secs).unwrap_or(default);
+        Timeouts {
+            connect: pick(self.connect_secs, default.connect),
+            preflight: pick(self.preflight_secs, default.preflight),
+            first_byte: pick(self.first_byte_secs, default.first_byte),
+            stream_idle: pick(self.stream_idle_secs, default.stream_idle),
+        }
     }
 
     /// These settings without the ones that cannot be used (unset: an
@@ -176,6 +226,12 @@ impl BackendSettings {
                 SettingProblem::ReservedBodyFields(_) => self.extra_body = Map::new(),
                 SettingProblem::Temperature(_) => self.temperature = None,
                 SettingProblem::NoOutputTokens => self.max_output_tokens = None,
+                SettingProblem::Timeout(field, _) => match *field {
+                    "connect_secs" => self.connect_secs = None,
+                    "preflight_secs" => self.preflight_secs = None,
+                    "first_byte_secs" => self.first_byte_secs = None,
+                    _ => self.stream_idle_secs = None,
+                },
             }
         }
         (self, problems)
@@ -196,6 +252,7 @@ impl BackendSettings {
             extra_body: self.extra_body.clone(),
             prompt_cache: self.prompt_cache.unwrap_or(true),
             cut_runaway: self.cut_runaway.unwrap_or(true),
+            timeouts: self.timeouts(),
             base_url: None,
             record: None,
             replay: None,
@@ -224,12 +281,17 @@ impl BackendSettings {
             extra_body,
             prompt_cache: over.prompt_cache.or(self.prompt_cache),
             cut_runaway: over.cut_runaway.or(self.cut_runaway),
+            connect_secs: over.connect_secs.or(self.connect_secs),
+            preflight_secs: over.preflight_secs.or(self.preflight_secs),
+            first_byte_secs: over.first_byte_secs.or(self.first_byte_secs),
+            stream_idle_secs: over.stream_idle_secs.or(self.stream_idle_secs),
         }
     }
 
     /// The settings that change what a model is asked, as JSON (what
-    /// tribunal's config hash holds): every setting but `max_retries`
-    /// (how hard a request is tried) and `prompt_cache` (what it is billed);
+    /// tribunal's config hash holds): every setting but `max_retries` and
+    /// the timeouts (how hard and how patiently a request is tried) and
+    /// `prompt_cache` (what it is billed);
     /// `cut_runaway` only when set, so that identities taken before it
     /// existed stay as they were.
     pub fn hashed(&self) -> Value {
@@ -305,6 +367,40 @@ mod tests {
         });
         assert!(!uncut.options().cut_runaway);
         assert_ne!(both.hashed(), uncut.hashed());
+    }
+
+    #[test]
+    fn timeouts_lay_over_each_other_are_checked_and_stay_out_of_the_hash() {
+        let table = BackendSettings {
+            stream_idle_secs: Some(30.0),
+            first_byte_secs: Some(0.0),
+            ..BackendSettings::default()
+        };
+        let flags = BackendSettings {
+            connect_secs: Some(2.5),
+            ..BackendSettings::default()
+        };
+        let both = table.overlaid(&flags);
+        let texts: Vec<String> = both.problems().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            ["first_byte_secs must be a number of seconds above 0 and at most 86400, not 0"]
+        );
+        let (kept, _) = both.clone().checked();
+        assert_eq!(kept.first_byte_secs, None);
+        let timeouts = kept.options().timeouts;
+        assert_eq!(timeouts.connect, std::time::Duration::from_millis(2500));
+        assert_eq!(timeouts.stream_idle, std::time::Duration::from_secs(30));
+        assert_eq!(timeouts.first_byte, Timeouts::default().first_byte);
+        assert_eq!(both.hashed(), BackendSettings::default().hashed());
+        for (field, bad) in [("preflight_secs", f64::NAN), ("stream_idle_secs", 1e300)] {
+            let mut settings = BackendSettings::default();
+            match field {
+                "preflight_secs" => settings.preflight_secs = Some(bad),
+                _ => settings.stream_idle_secs = Some(bad),
+            }
+            assert_eq!(settings.problems()[0].field(), field);
+        }
     }
 
     #[test]

@@ -210,7 +210,17 @@ async fn a_run_ended_by_a_provider_error_reports_status_and_type_not_the_message
         assert_eq!(failure.kind, BackendErrorKind::Http, "{kind}");
         assert_eq!(failure.status, Some(404));
         assert_eq!(failure.provider_type.as_deref(), Some("not_found_error"));
-        assert_eq!(failure.to_string(), "HTTP 404 not_found_error");
+        // Beside the code: tribunal's own detail, naming the endpoint.
+        let url = format!("{}{}", server.uri(), endpoint_path(kind));
+        assert_eq!(
+            failure.detail.as_deref(),
+            Some(&*format!("from {url}")),
+            "{kind}"
+        );
+        assert_eq!(
+            failure.to_string(),
+            format!("HTTP 404 not_found_error: from {url}")
+        );
         let stored = serde_json::to_string(&run.report).unwrap();
         assert!(!stored.contains("request failed"), "{stored}");
 

@@ -20,6 +20,15 @@ fn request() -> ModelRequest {
     }
 }
 
+/// Options for a test on a paused clock: no stage timeouts, since a paused
+/// clock jumps to any pending timer while a real server is still answering.
+fn paused() -> BackendOptions {
+    BackendOptions {
+        timeouts: tribunal_runtime::backend::Timeouts::unbounded(),
+        ..BackendOptions::default()
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn retry_after_is_honoured_then_success() {
     for kind in ALL {
@@ -32,8 +41,7 @@ async fn retry_after_is_honoured_then_success() {
         )
         .await;
         let env = env_for(kind, &server);
-        let backend =
-            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let backend = connect_with_env(kind, "test-model", &paused(), &env).unwrap();
         let start = tokio::time::Instant::now();
         let turn = backend.complete(&request()).await.unwrap();
         assert_eq!(turn.text, "hello");
@@ -47,8 +55,7 @@ async fn server_errors_give_up_after_exactly_three_attempts() {
     for kind in ALL {
         let server = model_server(kind, vec![error_turn(kind, 500, "server_error")]).await;
         let env = env_for(kind, &server);
-        let backend =
-            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let backend = connect_with_env(kind, "test-model", &paused(), &env).unwrap();
         let err = backend.complete(&request()).await.unwrap_err();
         assert_eq!((err.kind, err.status), (BackendErrorKind::Http, Some(500)));
         assert_eq!(bodies(&server).await.len(), 3, "{kind}");
@@ -67,7 +74,7 @@ async fn overloaded_529_is_retried() {
     )
     .await;
     let env = env_for(kind, &server);
-    let backend = connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+    let backend = connect_with_env(kind, "test-model", &paused(), &env).unwrap();
     assert_eq!(backend.complete(&request()).await.unwrap().text, "ok");
     assert_eq!(bodies(&server).await.len(), 2);
 }
@@ -158,8 +165,7 @@ async fn a_stalled_answer_ends_at_the_deadline() {
         let stalled = text_turn(kind, &eiffel().to_string()).set_delay(Duration::from_secs(30));
         let server = model_server(kind, vec![stalled]).await;
         let env = env_for(kind, &server);
-        let backend =
-            connect_with_env(kind, "test-model", &BackendOptions::default(), &env).unwrap();
+        let backend = connect_with_env(kind, "test-model", &paused(), &env).unwrap();
         let agent = Agent::new(backend, Arc::new(landmark_schema()))
             .unwrap()
             .with_budget(Budget {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tribunal_runtime::backend::BackendOptions;
+use tribunal_runtime::backend::{BackendOptions, Stage};
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, RunReport, ToolBox, connect_with_env,
 };
@@ -264,7 +264,31 @@ fn text_body(kind: BackendKind, text: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connection_reset_mid_body_is_a_backend_error_with_earlier_usage() {
+async fn a_connection_reset_mid_body_is_retried_and_the_run_passes() {
+    for kind in ALL {
+        let (base, requests) = raw_server(vec![
+            Raw::Ok(tool_call_body(kind, "count", "{\"q\": \"x\"}")),
+            Raw::ResetMidBody,
+            Raw::Ok(text_body(kind, &eiffel().to_string())),
+        ])
+        .await;
+        let (count, ran) = Counter::new("count");
+        let agent = agent(raw_backend(kind, &base), ToolBox::new().with(count));
+        let report = timed(&format!("{kind} reset mid-body"), &agent).await;
+        assert!(
+            report.outcome.value().is_some(),
+            "{kind}: {:?}",
+            report.outcome
+        );
+        // The broken answer was asked again, its prefix discarded.
+        assert_eq!(requests.load(Ordering::SeqCst), 3, "{kind}");
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "{kind}");
+        assert_eq!(report.usage.total(), 160, "{kind}: both turns' usage");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resets_past_the_retry_budget_end_as_a_backend_error_at_the_stream_stage() {
     for kind in ALL {
         let (base, requests) = raw_server(vec![
             Raw::Ok(tool_call_body(kind, "count", "{\"q\": \"x\"}")),
@@ -273,17 +297,22 @@ async fn connection_reset_mid_body_is_a_backend_error_with_earlier_usage() {
         .await;
         let (count, ran) = Counter::new("count");
         let agent = agent(raw_backend(kind, &base), ToolBox::new().with(count));
-        let report = timed(&format!("{kind} reset mid-body"), &agent).await;
+        let report = timed(&format!("{kind} reset mid-body ×3"), &agent).await;
         assert_eq!(
             report.outcome.error_code(),
             Some(ErrorCode::BackendError),
             "{kind}: {:?}",
             report.outcome
         );
-        // Part of the answer arrived: not retried.
-        assert_eq!(requests.load(Ordering::SeqCst), 2, "{kind}");
+        // One tool-call turn, then the first attempt and two retries.
+        assert_eq!(requests.load(Ordering::SeqCst), 4, "{kind}");
         assert_eq!(ran.load(Ordering::SeqCst), 1, "{kind}");
         assert_eq!(report.usage.total(), 60, "{kind}: the first turn's usage");
+        let failure = report.backend_failure.as_ref().unwrap();
+        assert_eq!(failure.stage, Some(Stage::Stream), "{kind}");
+        let detail = failure.detail.as_deref().unwrap_or_default();
+        assert!(detail.contains("broke off"), "{kind}: {detail}");
+        assert!(!detail.contains(FAKE_KEY), "{kind}: {detail}");
     }
 }
 

@@ -498,7 +498,7 @@ fn broken_stream(kind: BackendKind) -> ResponseTemplate {
 }
 
 #[tokio::test]
-async fn a_stream_that_breaks_off_is_a_backend_error_and_is_not_retried() {
+async fn a_stream_that_breaks_off_is_asked_again_and_its_deltas_are_void() {
     for kind in ALL {
         let server = model_server(
             kind,
@@ -508,22 +508,24 @@ async fn a_stream_that_breaks_off_is_a_backend_error_and_is_not_retried() {
         let backend = Retry::new(provider(kind, &server, &hosted()), 3)
             .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
         let (events, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
+        assert!(
+            run.report.outcome.value().is_some(),
+            "{kind:?}: {:?}",
+            run.report
+        );
+        assert_eq!(bodies(&server).await.len(), 2, "{kind:?}: asked again");
+        let trace = trace(&events);
         assert_eq!(
-            run.report.outcome.error_code(),
-            Some(ErrorCode::BackendError),
+            trace[..3],
+            [
+                "call 1 Agent".to_string(),
+                "text {\"name\"".into(),
+                "Restart".into()
+            ],
             "{kind:?}"
         );
-        let failure = run.report.backend_failure.as_ref().unwrap();
-        assert_eq!(failure.status, Some(200), "{kind:?}");
-        assert_eq!(
-            bodies(&server).await.len(),
-            1,
-            "{kind:?}: no retry after a delta"
-        );
-        assert_eq!(
-            trace(&events),
-            vec!["call 1 Agent".to_string(), "text {\"name\"".into()]
-        );
+        // After the restart, the deltas add up to the whole answer.
+        assert_eq!(trace[3], format!("text {}", eiffel()), "{kind:?}");
     }
 }
 
@@ -737,7 +739,7 @@ impl Backend for FailsAfterADelta {
 }
 
 #[tokio::test]
-async fn a_retryable_failure_after_a_delta_is_not_retried() {
+async fn a_retryable_failure_after_a_delta_restarts_the_answer_within_the_retries() {
     let inner = Arc::new(FailsAfterADelta(Default::default()));
     let backend = Retry::new(inner.clone(), 3)
         .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
@@ -746,11 +748,15 @@ async fn a_retryable_failure_after_a_delta_is_not_retried() {
         run.report.outcome.error_code(),
         Some(ErrorCode::BackendError)
     );
-    assert_eq!(inner.0.load(std::sync::atomic::Ordering::Relaxed), 1);
-    assert_eq!(
-        trace(&events),
-        vec!["call 1 Agent".to_string(), "text {\"na".into()]
-    );
+    assert_eq!(inner.0.load(std::sync::atomic::Ordering::Relaxed), 4);
+    let mut expected = vec!["call 1 Agent".to_string()];
+    for attempt in 0..4 {
+        if attempt > 0 {
+            expected.push("Restart".into());
+        }
+        expected.push("text {\"na".into());
+    }
+    assert_eq!(trace(&events), expected);
 }
 
 /// A search, then an answer that runs away — the same sentence over and

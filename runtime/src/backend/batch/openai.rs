@@ -31,7 +31,12 @@ pub(super) struct OpenAiBatches<C> {
 impl<C: Codec> OpenAiBatches<C> {
     /// A client for `config` (the key checked to travel in a header).
     pub(super) fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(&C::PROVIDER, &config.base_url, &config.api_key)?;
+        let endpoint = Endpoint::new(
+            &C::PROVIDER,
+            &config.base_url,
+            &config.api_key,
+            config.timeouts,
+        )?;
         Ok(OpenAiBatches {
             config,
             endpoint,
@@ -130,13 +135,10 @@ impl<C: Codec> OpenAiBatches<C> {
             message.push_str(": ");
             message.push_str(clip(&m));
         }
-        BackendError {
-            kind: BackendErrorKind::Http,
-            status: u16::try_from(status).ok(),
-            provider_type,
-            message: self.endpoint.scrub(&message),
-            retry_after: None,
-        }
+        let mut error = BackendError::new(BackendErrorKind::Http, self.endpoint.scrub(&message));
+        error.status = u16::try_from(status).ok();
+        error.provider_type = provider_type;
+        error
     }
 }
 

@@ -98,6 +98,12 @@ impl StreamFold for MessagesStream {
         Ok(Flow::More)
     }
 
+    /// `message_start`'s usage (the input), updated by each
+    /// `message_delta`.
+    fn usage_so_far(&self) -> Option<Value> {
+        self.message.as_ref()?.get("usage").cloned()
+    }
+
     fn finish(self) -> Result<Value, BackendError> {
         let Some(mut message) = self.message.filter(|_| self.stopped) else {
             return Err(broke_off(

@@ -47,6 +47,13 @@ pub trait StreamFold: Default + Send {
     /// before the provider said the answer was complete (`Transport` with
     /// status 200).
     fn finish(self) -> Result<Value, BackendError>;
+
+    /// The usage the events so far reported, as the answer body's `usage`
+    /// field would hold it (`None`: none yet) — what a stream that breaks
+    /// off has already cost. Default: none.
+    fn usage_so_far(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// The fold of a codec that has no stream: the events are ignored and the
@@ -80,9 +87,10 @@ pub(crate) fn event_json(provider: &str, data: &str) -> Result<Value, BackendErr
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-/// The error a stream ends with when it broke off or carried an error event
-/// after its status arrived: `Transport` with status 200, so never retried
-/// (part of the answer was received), with the provider's error type.
+/// The error a stream ends with when it broke off after its status arrived:
+/// `Transport` with status 200 at [`Stage::Stream`](crate::backend::Stage)
+/// (retried: the partial answer is discarded), with the provider's error
+/// type.
 pub(crate) fn broke_off(
     provider: &str,
     what: impl std::fmt::Display,
@@ -94,7 +102,8 @@ pub(crate) fn broke_off(
     );
     e.status = Some(200);
     e.provider_type = provider_type;
-    e
+    e.at(super::Stage::Stream)
+        .with_detail("the stream ended before the answer was complete")
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -104,11 +113,19 @@ pub(crate) fn error_event(
     provider: &str,
     (kind, message): (Option<String>, String),
 ) -> BackendError {
+    let detail = match &kind {
+        Some(kind) if crate::text::is_identifier(kind) => {
+            format!("the stream ended with the provider's error event ({kind})")
+        }
+        _ => "the stream ended with the provider's error event".to_string(),
+    };
     broke_off(
         provider,
         format!("the stream ended with an error: {message}"),
         kind,
     )
+    .at(super::Stage::ErrorEvent)
+    .with_detail(detail)
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]

@@ -108,6 +108,10 @@ impl StreamFold for ChatStream {
         Ok(Flow::More)
     }
 
+    fn usage_so_far(&self) -> Option<Value> {
+        self.usage.clone()
+    }
+
     fn finish(self) -> Result<Value, BackendError> {
         // Servers that omit `[DONE]` still end the choice with a reason.
         if !self.done && self.finish_reason.is_none() {
