@@ -10,6 +10,9 @@
 //!   plays the structured_output arena, a code reviewer, a rubric judge —
 //!   and Anthropic's prompt cache as they play it.
 //! - `batch` (feature `cli`): a fake of the providers' batch APIs over the stand-in model.
+//! - [`sse`]: each API's server-sent events, for the stand-ins that stream.
+//! - [`faulty`]: a raw-socket stand-in of each API that streams those events
+//!   and drops, stalls, trickles or garbles them on cue.
 //! - [`json`]: JSON Lines files and timing-free JSON.
 //! - [`launch`]: the `tribunal` binary launched in a clean environment.
 //! - `arenas` (feature `judge`): arena folders on disk and mock runs.
@@ -23,9 +26,11 @@ pub mod agents;
 pub mod arenas;
 #[cfg(feature = "cli")]
 pub mod batch;
+pub mod faulty;
 pub mod json;
 pub mod launch;
 pub mod snapshots;
+pub mod sse;
 #[cfg(feature = "cli")]
 pub mod stand_in;
 pub mod wire;

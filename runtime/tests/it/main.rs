@@ -25,5 +25,6 @@ mod schema_corpus;
 mod schema_decode;
 mod schema_fit;
 mod schema_satisfiable;
+mod stream_faults;
 mod streaming;
 mod tool_typed;
