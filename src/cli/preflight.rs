@@ -16,12 +16,14 @@ pub(crate) enum Checked {
     Interrupted(ExitCode),
 }
 
-/// Runs `check` on `runtime`, racing Ctrl-C. Errors: the check failed — the
+/// Runs `check` on `runtime`, racing Ctrl-C; `what` names what did not
+/// run when it fails (`no item`, `no review`). Errors: the check failed — the
 /// text says what was wrong, which setting bounds a wait that ran out, and
 /// that no item ran.
 pub(crate) fn before_first_item(
     runtime: &tokio::runtime::Runtime,
     check: impl Future<Output = Result<(), BackendError>>,
+    what: &str,
 ) -> anyhow::Result<Checked> {
     let outcome = runtime.block_on(async {
         tokio::select! {
@@ -31,10 +33,10 @@ pub(crate) fn before_first_item(
     });
     match outcome {
         Some(Ok(())) => Ok(Checked::Passed),
-        Some(Err(e)) => Err(anyhow::anyhow!("{}", failed_text(&e))),
+        Some(Err(e)) => Err(anyhow::anyhow!("{}", failed_text(&e, what))),
         None => {
             eprintln!(
-                "\ntribunal: interrupted while checking the model's server before the first item: no item ran, nothing was written"
+                "\ntribunal: interrupted while checking the model's server before the first item: {what} ran, nothing was written"
             );
             Ok(Checked::Interrupted(ExitCode::from(130)))
         }
@@ -44,15 +46,17 @@ pub(crate) fn before_first_item(
 /// The one line a failed check prints: tribunal's own detail where it has
 /// one (what answered, or which wait ran out and its setting), the
 /// provider's error for a refused key, and that nothing ran.
-pub(crate) fn failed_text(e: &BackendError) -> String {
+pub(crate) fn failed_text(e: &BackendError, what_ran: &str) -> String {
     let what = match (&e.detail, e.kind) {
         // A refused key: the provider's own words say which key and why.
         (_, BackendErrorKind::Http) | (None, _) => e.to_string(),
         (Some(detail), _) => detail.clone(),
     };
+    // A wait that ran out names its setting in the detail: say the flag too.
     let wait = e
         .stage
         .and_then(|s| s.setting())
+        .filter(|setting| what.contains(&format!("the {setting} setting")))
         .map(|setting| {
             format!(
                 "; to wait longer, set `{setting}` in [backend] or --{}",
@@ -61,6 +65,6 @@ pub(crate) fn failed_text(e: &BackendError) -> String {
         })
         .unwrap_or_default();
     format!(
-        "{what}{wait}; no item ran (checked before the run: a server that is not running, a wrong --base-url, or a key the server refuses)"
+        "{what}{wait}; {what_ran} ran (checked before the run: a server that is not running, a wrong --base-url, or a key the server refuses)"
     )
 }

@@ -238,6 +238,30 @@ fn review_at(root: &Path, extra: &[&str]) -> Output {
     judge("run", &args)
 }
 
+/// `judge run` gets `run`'s check before the first request: no server at
+/// the base URL is one line naming it, exit 2, no verdict printed.
+#[test]
+fn run_against_a_dead_server_stops_before_the_review_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = review_at(
+        dir.path(),
+        &[
+            "--backend",
+            "openai-chat",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot connect to http://127.0.0.1:9/v1/models"), "{err}");
+    assert!(err.contains("no review ran"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(out.stdout.is_empty(), "no verdict is printed");
+}
+
 #[test]
 fn run_with_a_missing_root_names_the_folder() {
     let dir = tempfile::tempdir().unwrap();

@@ -574,6 +574,48 @@ async fn a_server_that_is_not_there_or_refuses_the_key_stops_the_run_before_any_
     assert_eq!(json_lines(&out).len(), 15);
 }
 
+/// A base URL where something answers that is no API (a file server's 501,
+/// an HTML page) or a server that never answers: one line naming the URL
+/// (and, for the wait, its setting), exit 2 within seconds, no results file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_is_no_api_or_never_answers_stops_the_run_with_one_line() {
+    use tribunal_testkit::faulty::{Fault, FaultyServer, html_page};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let kind = tribunal::runtime::BackendKind::OpenAiChat;
+    for (label, models, says) in [
+        ("file server 501", html_page(501), "not an OpenAI-compatible API at"),
+        ("HTML 200", html_page(200), "with an HTML page"),
+        ("silent", Fault::Silent, "(the preflight_secs setting)"),
+    ] {
+        let server = FaultyServer::start_with(kind, "{}", vec![], Some(models)).await;
+        let args: Vec<String> = [
+            "run",
+            arena().to_str().unwrap(),
+            "--model",
+            "openai/m",
+            "--base-url",
+            &server.base_url(kind),
+            "--preflight-secs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec();
+        let start = std::time::Instant::now();
+        let o = tribunal(&args, dir.path(), &[]).await;
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{label}: {err}");
+        assert!(err.contains(says), "{label}: {err}");
+        assert!(err.contains(&server.base_url(kind)), "{label}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{label}: one line: {err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "{label}");
+        assert!(!out.exists(), "{label}: no results file");
+        assert_eq!(server.posts(), 0, "{label}: no model request");
+    }
+}
+
 /// `[approval]` against the stand-in model on each API: the first search of
 /// every item is rejected (the model reads the reason as the tool's result),
 /// and the `approvals` check reads the records on the row.

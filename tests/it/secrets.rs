@@ -334,9 +334,10 @@ async fn sweep_hostile(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
             Behaviour::RejectQuotingKey | Behaviour::Honest => {
                 assert_eq!(exit(&o), Some(1), "{api:?} {tag}: {}", stderr(&o));
                 assert!(rows.contains("backend_error"), "{api:?}: {rows}");
-                // The row says why — status and provider type — not the message.
+                // The row says why — status, provider type and tribunal's
+                // own detail naming the endpoint — not the message.
                 assert!(
-                    rows.contains(r#""backend_failure":{"kind":"http","status":401,"provider_type":"invalid_api_key"}"#),
+                    rows.contains(r#""backend_failure":{"kind":"http","status":401,"provider_type":"invalid_api_key","detail":"from http://127.0.0.1:"#),
                     "{api:?}: {rows}"
                 );
                 assert!(!rows.contains("Incorrect API key"), "{api:?}: {rows}");

@@ -166,11 +166,11 @@ impl<C: Codec> Backend for HttpBackend<C> {
     /// `GET {base URL}/models` with the key (`/v1/models` on Anthropic),
     /// within [`Timeouts::preflight`]. A JSON answer passes whatever its
     /// status — a real API server without that path answers a JSON error —
-    /// but a refused key (401, 403). Errors, each at [`Stage::Preflight`]:
-    /// the server cannot be reached or does not answer in time
-    /// (`Transport`), it refused the key (`Http`), or what answered is no
-    /// API at all — an HTML page, plain text, an empty body (`Protocol`,
-    /// "not an OpenAI-compatible API at URL").
+    /// but a refused key (401, 403), and so does an empty body. Errors,
+    /// each at [`Stage::Preflight`]: the server cannot be reached or does
+    /// not answer in time (`Transport`), it refused the key (`Http`), or
+    /// what answered is no API at all — an HTML page, plain text
+    /// (`Protocol`, "not an OpenAI-compatible API at URL").
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(async move {
             let endpoint = &self.endpoint;
@@ -184,7 +184,11 @@ impl<C: Codec> Backend for HttpBackend<C> {
                     Err(endpoint.http_error(status, &body, &shown))
                 }
                 Some(Ok((status, content_type, body))) => {
-                    if serde_json::from_slice::<Value>(&body).is_ok() {
+                    // JSON is an API's answer; an empty body tells nothing
+                    // either way (some API servers answer an unknown path
+                    // with an empty 404), so it passes too.
+                    let empty = body.trim_ascii().is_empty();
+                    if empty || serde_json::from_slice::<Value>(&body).is_ok() {
                         Ok(())
                     } else {
                         let what = body_kind(content_type.as_deref(), &body);
