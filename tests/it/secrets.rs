@@ -367,10 +367,15 @@ async fn sweep_hostile(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
             Behaviour::RejectQuotingKey | Behaviour::Honest => {
                 assert_eq!(exit(&o), Some(2), "{api:?} {tag}: {}", stderr(&o));
                 assert!(stdout(&o).contains("backend_error"), "{}", stdout(&o));
-                let stored: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+                let mut stored: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+                let detail = stored["backend_failure"]["detail"].take();
+                assert!(
+                    detail.as_str().unwrap_or_default().starts_with("from http://127.0.0.1:"),
+                    "{api:?}: {detail}"
+                );
                 assert_eq!(
                     stored["backend_failure"],
-                    serde_json::json!({"kind": "http", "status": 401, "provider_type": "invalid_api_key"}),
+                    serde_json::json!({"kind": "http", "status": 401, "provider_type": "invalid_api_key", "detail": null}),
                     "{api:?}"
                 );
             }
