@@ -422,6 +422,20 @@ secretless_note() {
     fi
 }
 
+# The --pricing of TG_RUN_ARGS, as flags for `tribunal report` (the prices
+# the runs were capped at; an arena's own [pricing] table is not seen here).
+pricing_flags() {
+    local words=() i
+    read -r -a words <<<"$TG_RUN_ARGS" || true
+    for ((i = 0; i < ${#words[@]}; i++)); do
+        case "${words[$i]}" in
+            --pricing) [[ $((i + 1)) -lt ${#words[@]} ]] && printf '%s\n' --pricing "${words[$((i + 1))]}" ;;
+            --pricing=*) printf '%s\n' "${words[$i]}" ;;
+        esac
+    done
+    return 0
+}
+
 # What the finished results file $1 cost, in USD: the runs that asked the
 # model (a run answered wholly from the rerun cache cost nothing).
 spent_in() {
@@ -429,7 +443,11 @@ spent_in() {
         printf '0'
         return 0
     }
-    "$TRIBUNAL" report "$1" --report json |
+    local flags=() line
+    while IFS= read -r line; do
+        flags+=("$line")
+    done < <(pricing_flags)
+    "$TRIBUNAL" report "$1" ${flags[@]+"${flags[@]}"} --report json |
         jq '[.items[] | select(.cache == null or .cache.misses > 0) | (.cost_usd // 0)] | add // 0'
 }
 
@@ -440,7 +458,7 @@ spent_so_far() {
         [[ -f "$f" ]] || continue
         case "$f" in *.shards/*) [[ -f "${f%.shards/*}" ]] && continue ;; esac
         s="$(spent_in "$f")"
-        total="$(awk -v a="$total" -v b="$s" 'BEGIN { printf "%.6f", a + b }')"
+        total="$(awk -v a="$total" -v b="$s" 'BEGIN { printf "%.10f", a + b }')"
     done
     printf '%s' "$total"
 }
@@ -452,7 +470,7 @@ process_cap() {
     [[ -n "$TG_MAX_COST_USD" ]] || return 0
     local spent left
     spent="$(spent_so_far)"
-    left="$(awk -v cap="$TG_MAX_COST_USD" -v s="$spent" -v n="$1" 'BEGIN { l = (cap - s) / n; if (l <= 0) print "none"; else printf "%.6f", l }')"
+    left="$(awk -v cap="$TG_MAX_COST_USD" -v s="$spent" -v n="$1" 'BEGIN { l = (cap - s) / n; if (l <= 0) print "none"; else printf "%.10f", l }')"
     if [[ "$left" == "none" ]]; then
         printf 'spent\n' >"$TG_WORK/budget-spent"
         refuse "max-cost-usd $TG_MAX_COST_USD is spent (\$$spent) before every arena ran: raise the input max-cost-usd"
@@ -595,10 +613,10 @@ stage_run_baseline() {
 
 # --- compare, comment, verdict -----------------------------------------
 
-# What the job spent, for the comment.
+# What the job spent, for the comment (to the millionth of a dollar).
 spent_line() {
     local spent
-    spent="$(spent_so_far)"
+    spent="$(awk -v s="$(spent_so_far)" 'BEGIN { printf "%.6f", s }')"
     if [[ -n "$TG_MAX_COST_USD" ]]; then
         printf 'Spent: $%s of max-cost-usd $%s (both sides, every arena and shard; runs answered from the rerun cache cost nothing).' "$spent" "$TG_MAX_COST_USD"
     else

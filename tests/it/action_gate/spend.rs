@@ -6,20 +6,32 @@
 //! `paths` skips the live run and says so in its comment.
 
 use super::*;
-use tribunal_testkit::stand_in::{Api, live_env, model_server};
+use tribunal_testkit::stand_in::{Api, MODEL, live_env, model_server};
 
 /// A live pull request's job against the stand-in model at `model`, in
-/// `clone`, with `extra`.
+/// `clone`, with `extra`; the stand-in's model is priced (by
+/// `--pricing` in run-args, which the gate also prices its spending by).
 fn live_job(
     server: &MockServer,
     model: &MockServer,
     clone: &Path,
     extra: &[(&str, &str)],
 ) -> Job {
+    let pricing = clone.parent().unwrap().join("pricing.toml");
+    std::fs::write(
+        &pricing,
+        format!("[models.\"{MODEL}\"]\ninput = 1000.0\noutput = 1000.0\n"),
+    )
+    .unwrap();
+    let run_args = format!("--pricing {}", pricing.display());
     let mut job = Job::new(
         server,
         "arenas/structured_output",
-        &[("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")],
+        &[
+            ("TG_BACKEND", "openai-chat"),
+            ("TG_MODEL", MODEL),
+            ("TG_RUN_ARGS", run_args.as_str()),
+        ],
     )
     .in_repo(clone);
     for (k, v) in live_env(Api::Chat, model) {
