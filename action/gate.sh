@@ -473,7 +473,7 @@ process_cap() {
     left="$(awk -v cap="$TG_MAX_COST_USD" -v s="$spent" -v n="$1" 'BEGIN { l = (cap - s) / n; if (l <= 0) print "none"; else printf "%.10f", l }')"
     if [[ "$left" == "none" ]]; then
         printf 'spent\n' >"$TG_WORK/budget-spent"
-        refuse "max-cost-usd $TG_MAX_COST_USD is spent (\$$spent) before every arena ran: raise the input max-cost-usd"
+        refuse "max-cost-usd $TG_MAX_COST_USD is spent (\$$(awk -v s="$spent" 'BEGIN { printf "%.6f", s }')) before every arena ran: raise the input max-cost-usd"
     fi
     printf '%s' "$left"
 }

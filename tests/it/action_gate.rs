@@ -110,7 +110,13 @@ impl Respond for Artifacts {
             .find(|(k, _)| k == "page")
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(1);
-        let items: Vec<Value> = self.0.iter().skip((page - 1) * 100).take(100).cloned().collect();
+        let items: Vec<Value> = self
+            .0
+            .iter()
+            .skip((page - 1) * 100)
+            .take(100)
+            .cloned()
+            .collect();
         ResponseTemplate::new(200)
             .set_body_json(json!({"total_count": self.0.len(), "artifacts": items}))
     }
@@ -348,7 +354,11 @@ impl Job {
             std::fs::copy(stored, self.work("base").join(format!("{slug}.jsonl"))).unwrap();
             self.set("TG_BASELINE_RUN", "41");
         }
-        log.push_str(&self.stages_ok(&["run-baseline", "compare", "comment"]).await);
+        log.push_str(
+            &self
+                .stages_ok(&["run-baseline", "compare", "comment"])
+                .await,
+        );
         let (code, out) = self.stage("verdict").await;
         log.push_str(&out);
         (code, log)
@@ -440,8 +450,18 @@ fn arena() -> PathBuf {
 /// `git ARGS` in `dir`, which must succeed; its stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
-        .args(["-c", "user.name=gate", "-c", "user.email=gate@example.invalid"])
-        .args(["-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"])
+        .args([
+            "-c",
+            "user.name=gate",
+            "-c",
+            "user.email=gate@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -472,7 +492,12 @@ fn repo(scratch: &Path, on_main: &[&str]) -> (PathBuf, String) {
     let clone = scratch.join("clone");
     git(
         scratch,
-        &["clone", "-q", &format!("file://{}", origin.display()), "clone"],
+        &[
+            "clone",
+            "-q",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
     );
     (clone, sha)
 }
@@ -612,10 +637,12 @@ async fn a_forks_pull_request_runs_without_the_secrets_and_says_so() {
         "{body}"
     );
     assert!(body.contains("**Mock:**"), "{body}");
-    assert!(body.contains("Baseline: run in this job from `main`"), "{body}");
+    assert!(
+        body.contains("Baseline: run in this job from `main`"),
+        "{body}"
+    );
     for side in ["head", "base"] {
-        let rows =
-            crate::json_lines(&job.work(side).join("arenas-structured_output.jsonl"));
+        let rows = crate::json_lines(&job.work(side).join("arenas-structured_output.jsonl"));
         assert!(!rows.is_empty());
         assert!(rows.iter().all(|r| r["backend"] == "mock"), "{side}");
     }

@@ -290,7 +290,9 @@ impl GitHub {
         body: &str,
     ) -> anyhow::Result<(Posted, Option<String>)> {
         let existing = self.comments(number).await?.into_iter().find(|c| {
-            c.user.as_ref().is_some_and(|u| same_account(&u.login, login))
+            c.user
+                .as_ref()
+                .is_some_and(|u| same_account(&u.login, login))
                 && c.body.as_deref().is_some_and(|b| b.contains(marker))
         });
         let payload = json!({ "body": body });
@@ -454,7 +456,11 @@ fn retry_wait(
                 })
         });
     match asked {
-        Some(secs) if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::FORBIDDEN => {
+        Some(secs)
+            if status.is_server_error()
+                || status == StatusCode::TOO_MANY_REQUESTS
+                || status == StatusCode::FORBIDDEN =>
+        {
             Some(std::time::Duration::from_secs(secs.min(MAX_WAIT_SECS)))
         }
         _ if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS => {

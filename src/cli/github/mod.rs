@@ -141,7 +141,12 @@ pub(crate) fn run(command: GitHubCommand) -> anyhow::Result<ExitCode> {
             let (posted, url) = runtime.block_on(async {
                 let login = github.own_login(&graphql_url()).await?;
                 github
-                    .upsert_comment(args.pr, &marker_line(&args.marker), &login, &fit_body(&body))
+                    .upsert_comment(
+                        args.pr,
+                        &marker_line(&args.marker),
+                        &login,
+                        &fit_body(&body),
+                    )
                     .await
             })?;
             let url = url.map(|u| format!(": {u}")).unwrap_or_default();

@@ -83,8 +83,7 @@ async fn find_baseline_refuses_a_forks_artifact_and_a_pull_requests_run() {
     .await;
     let (stdout, stderr) = find(&server, "main").await;
     assert_eq!(
-        stdout,
-        "found=true\nartifact-id=5\nrun-id=55\nhead-sha=sha55\n",
+        stdout, "found=true\nartifact-id=5\nrun-id=55\nhead-sha=sha55\n",
         "{stderr}"
     );
     assert!(
@@ -112,8 +111,7 @@ async fn find_baseline_reads_past_the_first_page() {
     .await;
     let (stdout, stderr) = find(&server, "main").await;
     assert_eq!(
-        stdout,
-        "found=true\nartifact-id=9\nrun-id=99\nhead-sha=sha99\n",
+        stdout, "found=true\nartifact-id=9\nrun-id=99\nhead-sha=sha99\n",
         "{stderr}"
     );
 }
@@ -134,12 +132,7 @@ async fn failing_first(server: &MockServer, route: &str, failures: Vec<ResponseT
 #[tokio::test]
 async fn github_calls_are_tried_again_after_a_5xx_and_a_secondary_rate_limit() {
     let comments = Comments::default();
-    let server = github_with(
-        &comments,
-        &[Upload::push(2, 41, "2026-12-02T10:00:00Z")],
-        0,
-    )
-    .await;
+    let server = github_with(&comments, &[Upload::push(2, 41, "2026-12-02T10:00:00Z")], 0).await;
     failing_first(
         &server,
         &format!("/repos/{REPO}/actions/artifacts"),
@@ -153,12 +146,17 @@ async fn github_calls_are_tried_again_after_a_5xx_and_a_secondary_rate_limit() {
     .await;
     let (stdout, stderr) = find(&server, "main").await;
     assert_eq!(
-        stdout,
-        "found=true\nartifact-id=2\nrun-id=41\nhead-sha=sha41\n",
+        stdout, "found=true\nartifact-id=2\nrun-id=41\nhead-sha=sha41\n",
         "{stderr}"
     );
-    assert!(stderr.contains("HTTP 502; trying again in 1s (attempt 2 of 4)"), "{stderr}");
-    assert!(stderr.contains("HTTP 403; trying again in 1s (attempt 3 of 4)"), "{stderr}");
+    assert!(
+        stderr.contains("HTTP 502; trying again in 1s (attempt 2 of 4)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("HTTP 403; trying again in 1s (attempt 3 of 4)"),
+        "{stderr}"
+    );
 
     // A 403 that is not a rate limit is not tried again.
     let refused = MockServer::start().await;
@@ -168,7 +166,13 @@ async fn github_calls_are_tried_again_after_a_5xx_and_a_secondary_rate_limit() {
         )
         .mount(&refused)
         .await;
-    let args = ["find-baseline", "--artifact", "tribunal-baseline", "--branch", "main"];
+    let args = [
+        "find-baseline",
+        "--artifact",
+        "tribunal-baseline",
+        "--branch",
+        "main",
+    ];
     let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     let out = github_cli(&refused.uri(), &args).await;
     assert_eq!(out.status.code(), Some(2));
@@ -208,9 +212,17 @@ async fn the_marker_in_someone_elses_comment_is_never_edited() {
     let all = comments.all();
     assert_eq!(all.len(), 2, "{all:?}");
     assert_eq!(all[0]["user"]["login"], "mallory");
-    assert!(all[0]["body"].as_str().unwrap().contains("looks fine to me"));
+    assert!(
+        all[0]["body"]
+            .as_str()
+            .unwrap()
+            .contains("looks fine to me")
+    );
     assert_eq!(all[1]["user"]["login"], BOT);
-    assert!(all[1]["body"].as_str().unwrap().ends_with("second"), "{all:?}");
+    assert!(
+        all[1]["body"].as_str().unwrap().ends_with("second"),
+        "{all:?}"
+    );
 }
 
 #[tokio::test]
@@ -226,12 +238,7 @@ async fn an_arena_the_stored_baseline_lacks_is_run_from_the_baseline_branch() {
     // This change breaks an item of the second arena.
     copy_arena(&clone.join("arenas/second"), true);
     let stored = baseline(scratch.path());
-    let mut job = Job::new(
-        &server,
-        "arenas/structured_output arenas/second",
-        &[],
-    )
-    .in_repo(&clone);
+    let mut job = Job::new(&server, "arenas/structured_output arenas/second", &[]).in_repo(&clone);
     let (code, log) = job.gate(Some(&stored)).await;
     // (gate() stored the baseline under the slug of TG_ARENAS' first word:
     // arenas-structured_output.)
@@ -243,8 +250,14 @@ async fn an_arena_the_stored_baseline_lacks_is_run_from_the_baseline_branch() {
     let body = comments.all()[0]["body"].as_str().unwrap().to_string();
     assert!(body.contains("❌ tribunal: `second` regressed"), "{body}");
     assert!(body.contains("`eiffel-tower` #0: PASS → FAIL"), "{body}");
-    assert!(body.contains("Baseline: the results stored by run 41"), "{body}");
-    assert!(body.contains("Baseline: run in this job from `main`"), "{body}");
+    assert!(
+        body.contains("Baseline: the results stored by run 41"),
+        "{body}"
+    );
+    assert!(
+        body.contains("Baseline: run in this job from `main`"),
+        "{body}"
+    );
     assert!(!body.contains("not on `main` yet"), "{body}");
 }
 
@@ -263,7 +276,10 @@ async fn an_arena_not_on_the_baseline_branch_is_gated_on_its_own_pass_rate() {
         body.contains("❌ tribunal: `arenas/new` is new: it fails on its own"),
         "{body}"
     );
-    assert!(body.contains("at least 1 (the input new-arena-min-pass-rate)"), "{body}");
+    assert!(
+        body.contains("at least 1 (the input new-arena-min-pass-rate)"),
+        "{body}"
+    );
 
     // At the pass rate it reaches, the same arena passes (and says so).
     let mut lenient = Job::new(
@@ -275,5 +291,8 @@ async fn an_arena_not_on_the_baseline_branch_is_gated_on_its_own_pass_rate() {
     let (code, log) = lenient.gate(None).await;
     assert_eq!(code, Some(0), "{log}");
     let body = comments.all()[0]["body"].as_str().unwrap().to_string();
-    assert!(body.contains("✅ tribunal: `arenas/new` is new: it passes on its own"), "{body}");
+    assert!(
+        body.contains("✅ tribunal: `arenas/new` is new: it passes on its own"),
+        "{body}"
+    );
 }

@@ -164,9 +164,17 @@ async fn install_checks_the_checksum_and_the_attestation_before_it_installs() {
     assert!(log.contains("build attestation"), "{log}");
     let gh = std::fs::read_to_string(&gh_log).unwrap();
     assert!(gh.starts_with("attestation verify "), "{gh}");
-    assert!(gh.contains(&format!("/{file} --repo acme/tribunal")), "{gh}");
-    assert!(env.contains(&format!("{}\n", bin.join("tribunal").display())), "{env}");
-    let version = std::process::Command::new(bin.join("tribunal")).output().unwrap();
+    assert!(
+        gh.contains(&format!("/{file} --repo acme/tribunal")),
+        "{gh}"
+    );
+    assert!(
+        env.contains(&format!("{}\n", bin.join("tribunal").display())),
+        "{env}"
+    );
+    let version = std::process::Command::new(bin.join("tribunal"))
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&version.stdout), "tribunal 9.9.9\n");
 
     // A checksum that does not match: refused, nothing installed.
@@ -175,7 +183,10 @@ async fn install_checks_the_checksum_and_the_attestation_before_it_installs() {
     let (code, log, _) = install(&server, &bin, &shims).await;
     assert_eq!(code, Some(2), "{log}");
     assert!(log.contains("does not match"), "{log}");
-    assert!(!bin.join("tribunal").exists(), "a tampered binary was installed");
+    assert!(
+        !bin.join("tribunal").exists(),
+        "a tampered binary was installed"
+    );
 
     // An attestation gh does not verify: refused, nothing installed.
     let refusing = Shims::new();
@@ -201,21 +212,25 @@ async fn a_cached_binary_of_another_version_is_replaced_and_a_mislabelled_one_re
     let bin = dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::write(bin.join("tribunal"), "#!/bin/sh\necho 'tribunal 9.9.8'\n").unwrap();
-    std::fs::set_permissions(bin.join("tribunal"), std::fs::Permissions::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(bin.join("tribunal"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let (code, log, _) = install(&server, &bin, &shims).await;
     assert_eq!(code, Some(0), "{log}");
     assert!(
         log.contains("the cached binary says 'tribunal 9.9.8', not tribunal 9.9.9: replacing it"),
         "{log}"
     );
-    let version = std::process::Command::new(bin.join("tribunal")).output().unwrap();
+    let version = std::process::Command::new(bin.join("tribunal"))
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&version.stdout), "tribunal 9.9.9\n");
     // The right version is taken from the cache without a download.
     let before = server.received_requests().await.unwrap().len();
     let (code, log, _) = install(&server, &bin, &shims).await;
     assert_eq!(code, Some(0), "{log}");
-    assert!(log.contains("tribunal from the cache: tribunal 9.9.9"), "{log}");
+    assert!(
+        log.contains("tribunal from the cache: tribunal 9.9.9"),
+        "{log}"
+    );
     assert_eq!(server.received_requests().await.unwrap().len(), before);
 
     // A release archive whose binary is another version is never run.
@@ -225,7 +240,10 @@ async fn a_cached_binary_of_another_version_is_replaced_and_a_mislabelled_one_re
     let fresh = dir.path().join("fresh");
     let (code, log, _) = install(&server, &fresh, &shims).await;
     assert_eq!(code, Some(2), "{log}");
-    assert!(log.contains("holds 'tribunal 0.0.1', not tribunal 9.9.9"), "{log}");
+    assert!(
+        log.contains("holds 'tribunal 0.0.1', not tribunal 9.9.9"),
+        "{log}"
+    );
     assert!(!fresh.join("tribunal").exists());
 }
 
@@ -234,23 +252,38 @@ async fn macos_and_windows_runners_get_their_own_archives() {
     for (os, arch, target, exe) in [
         ("Darwin", "arm64", "aarch64-apple-darwin", "tribunal"),
         ("Darwin", "x86_64", "x86_64-apple-darwin", "tribunal"),
-        ("MINGW64_NT-10.0-20348", "x86_64", "x86_64-pc-windows-msvc", "tribunal.exe"),
+        (
+            "MINGW64_NT-10.0-20348",
+            "x86_64",
+            "x86_64-pc-windows-msvc",
+            "tribunal.exe",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let shims = Shims::new();
         verifying_gh(&shims, &dir.path().join("gh.log"));
         shims.add(
             "uname",
-            &format!("case \"$1\" in -s) echo '{os}' ;; -m) echo '{arch}' ;; *) echo '{os}' ;; esac"),
+            &format!(
+                "case \"$1\" in -s) echo '{os}' ;; -m) echo '{arch}' ;; *) echo '{os}' ;; esac"
+            ),
         );
         let (file, bytes) = release_archive(dir.path(), target, exe, "tribunal 9.9.9");
         let server = releases(&file, &bytes, None).await;
         let bin = dir.path().join("bin");
         let (code, log, env) = install(&server, &bin, &shims).await;
         assert_eq!(code, Some(0), "{os} {arch}: {log}");
-        assert!(log.contains(&format!("installed the release binary tribunal-{TAG}-{target}")), "{log}");
+        assert!(
+            log.contains(&format!(
+                "installed the release binary tribunal-{TAG}-{target}"
+            )),
+            "{log}"
+        );
         assert!(bin.join(exe).exists(), "{os}: {exe}");
-        assert!(env.contains(&format!("{}\n", bin.join(exe).display())), "{env}");
+        assert!(
+            env.contains(&format!("{}\n", bin.join(exe).display())),
+            "{env}"
+        );
     }
 }
 
@@ -276,12 +309,18 @@ async fn setup_picks_the_release_of_the_actions_tag_or_of_its_cargo_version() {
     for (why, extra, version) in [
         (
             "a release tag",
-            vec![("TG_ACTION_REF", "v0.3.1"), ("TG_ACTION_REPOSITORY", "acme/tribunal")],
+            vec![
+                ("TG_ACTION_REF", "v0.3.1"),
+                ("TG_ACTION_REPOSITORY", "acme/tribunal"),
+            ],
             "v0.3.1".to_string(),
         ),
         (
             "a branch: its Cargo.toml's version",
-            vec![("TG_ACTION_REF", "main"), ("TG_ACTION_REPOSITORY", "acme/tribunal")],
+            vec![
+                ("TG_ACTION_REF", "main"),
+                ("TG_ACTION_REPOSITORY", "acme/tribunal"),
+            ],
             cargo.clone(),
         ),
         (
@@ -307,7 +346,11 @@ async fn setup_picks_the_release_of_the_actions_tag_or_of_its_cargo_version() {
         extra.push(("TG_ACTION_PATH", action));
         let (job, code, log) = setup_outputs(&extra).await;
         assert_eq!(code, Some(0), "{why}: {log}");
-        assert_eq!(job.output("version").as_deref(), Some(version.as_str()), "{why}");
+        assert_eq!(
+            job.output("version").as_deref(),
+            Some(version.as_str()),
+            "{why}"
+        );
         // The binary's cache key carries the version, whatever the
         // cache action's own ref is.
         assert_eq!(

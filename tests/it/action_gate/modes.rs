@@ -42,7 +42,13 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
             "gate",
             "main",
         ),
-        ("no-secret PR", live.to_vec(), "no-secret-pr", "gate", "main"),
+        (
+            "no-secret PR",
+            live.to_vec(),
+            "no-secret-pr",
+            "gate",
+            "main",
+        ),
         (
             "PR into release/x",
             [with_key.to_vec(), vec![("TG_BASE_REF", "release/x")]].concat(),
@@ -52,8 +58,20 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
         ),
     ];
     let baseline_rows: Vec<(&str, Vec<(&str, &str)>, &str, &str, &str)> = vec![
-        ("baseline branch", outside_pr("push", "main"), "baseline", "baseline", "main"),
-        ("push elsewhere", outside_pr("push", "feature"), "push", "gate", "main"),
+        (
+            "baseline branch",
+            outside_pr("push", "main"),
+            "baseline",
+            "baseline",
+            "main",
+        ),
+        (
+            "push elsewhere",
+            outside_pr("push", "feature"),
+            "push",
+            "gate",
+            "main",
+        ),
         (
             "merge queue",
             [
@@ -65,7 +83,13 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
             "gate",
             "release/x",
         ),
-        ("dispatch", outside_pr("workflow_dispatch", "feature"), "dispatch", "gate", "main"),
+        (
+            "dispatch",
+            outside_pr("workflow_dispatch", "feature"),
+            "dispatch",
+            "gate",
+            "main",
+        ),
         (
             "dispatch on the baseline branch",
             outside_pr("workflow_dispatch", "main"),
@@ -73,10 +97,20 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
             "baseline",
             "main",
         ),
-        ("schedule", outside_pr("schedule", "main"), "baseline", "baseline", "main"),
+        (
+            "schedule",
+            outside_pr("schedule", "main"),
+            "baseline",
+            "baseline",
+            "main",
+        ),
         (
             "schedule, another baseline branch",
-            [outside_pr("schedule", "main"), vec![("TG_BASELINE_BRANCH", "release")]].concat(),
+            [
+                outside_pr("schedule", "main"),
+                vec![("TG_BASELINE_BRANCH", "release")],
+            ]
+            .concat(),
             "schedule",
             "gate",
             "release",
@@ -99,7 +133,11 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
         // Only a pull request comments; only a run with secrets looks for
         // the stored (live) baseline.
         let pr = mode.ends_with("pr");
-        assert_eq!(job.output("comment").as_deref() == Some("true"), pr, "{row}");
+        assert_eq!(
+            job.output("comment").as_deref() == Some("true"),
+            pr,
+            "{row}"
+        );
         let secretless = mode == "fork-pr" || mode == "no-secret-pr";
         assert_eq!(
             job.output("stored").as_deref() == Some("true"),
@@ -119,7 +157,11 @@ async fn a_run_the_gate_cannot_gate_fails_naming_the_input() {
         ),
         (
             "pull_request_target",
-            [outside_pr("pull_request_target", "main"), vec![("TG_PR", "17")]].concat(),
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17")],
+            ]
+            .concat(),
             "set the input mode: gate",
         ),
         (
@@ -132,12 +174,19 @@ async fn a_run_the_gate_cannot_gate_fails_naming_the_input() {
             [outside_pr("push", "feature"), vec![("TG_MODE", "baseline")]].concat(),
             "set baseline-branch: feature",
         ),
-        ("an unknown mode", vec![("TG_MODE", "yolo")], "mode 'yolo' is not one of auto, gate, baseline"),
+        (
+            "an unknown mode",
+            vec![("TG_MODE", "yolo")],
+            "mode 'yolo' is not one of auto, gate, baseline",
+        ),
     ] {
         let (code, log, job) = setup(&extra).await;
         assert_eq!(code, Some(2), "{row}: {log}");
         assert!(log.contains(says), "{row}: {log}");
-        assert!(log.contains("::error title=tribunal gate::"), "{row}: {log}");
+        assert!(
+            log.contains("::error title=tribunal gate::"),
+            "{row}: {log}"
+        );
         assert_eq!(job.output("kind"), None, "{row}");
     }
 }
@@ -154,7 +203,11 @@ async fn the_gating_modes_outside_a_pull_request_fail_on_a_regression() {
         ]
         .concat(),
         outside_pr("workflow_dispatch", "feature"),
-        [outside_pr("schedule", "main"), vec![("TG_BASELINE_BRANCH", "release")]].concat(),
+        [
+            outside_pr("schedule", "main"),
+            vec![("TG_BASELINE_BRANCH", "release")],
+        ]
+        .concat(),
         outside_pr("push", "feature"),
     ] {
         let comments = Comments::default();
@@ -163,9 +216,14 @@ async fn the_gating_modes_outside_a_pull_request_fail_on_a_regression() {
         // Its stored baseline is main's (any branch's: the stand-in's).
         let (code, log) = job.gate(Some(&main)).await;
         let mode = job.output("mode").unwrap();
+        // action.yml runs compare and verdict on kind gate.
+        assert_eq!(job.output("kind").as_deref(), Some("gate"), "{mode}");
         assert_eq!(code, Some(1), "{mode}: {log}");
         assert!(job.file("summary.md").contains("regressed"), "{mode}");
-        assert!(comments.all().is_empty(), "{mode}: no pull request to comment on");
+        assert!(
+            comments.all().is_empty(),
+            "{mode}: no pull request to comment on"
+        );
     }
 }
 
@@ -180,7 +238,9 @@ async fn the_baseline_branch_stores_its_run_and_gates_nothing() {
     );
     job.stages_ok(&["setup", "run"]).await;
     assert_eq!(job.output("kind").as_deref(), Some("baseline"));
-    let stored = job.work("head").join(format!("{}.jsonl", arena_slug(arena().to_str().unwrap())));
+    let stored = job
+        .work("head")
+        .join(format!("{}.jsonl", arena_slug(arena().to_str().unwrap())));
     assert_eq!(crate::json_lines(&stored).len(), 15);
     assert!(server.received_requests().await.unwrap().is_empty());
 }
@@ -263,7 +323,10 @@ async fn a_failed_step_replaces_the_previous_verdict() {
     let all = comments.all();
     assert_eq!(all.len(), 1);
     let body = all[0]["body"].as_str().unwrap();
-    assert!(body.contains("❌ tribunal: the gate did not finish"), "{body}");
+    assert!(
+        body.contains("❌ tribunal: the gate did not finish"),
+        "{body}"
+    );
     assert!(body.contains("The job failed in `run`"), "{body}");
     assert!(!body.contains("✅"), "{body}");
 }

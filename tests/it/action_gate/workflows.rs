@@ -103,12 +103,29 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
     }
     let comment = steps
         .iter()
-        .find(|s| s["run"].as_str().is_some_and(|r| r.ends_with("gate.sh\" comment")))
+        .find(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.ends_with("gate.sh\" comment"))
+        })
         .unwrap();
     assert!(
         comment["if"].as_str().unwrap().starts_with("always() &&"),
         "{comment}"
     );
+    // Every mode of kind gate runs the baseline, the comparison and the
+    // verdict (tests/it/action_gate/modes.rs runs each such mode's stages).
+    for stage in ["run-baseline", "compare", "verdict"] {
+        let step = steps
+            .iter()
+            .find(|s| {
+                s["run"]
+                    .as_str()
+                    .is_some_and(|r| r.ends_with(&format!("gate.sh\" {stage}")))
+            })
+            .unwrap();
+        assert_eq!(step["if"], "steps.setup.outputs.kind == 'gate'", "{stage}");
+    }
     // Every working path is the use's own folder (setup's output).
     for step in &steps {
         let mut all = Vec::new();
@@ -123,10 +140,18 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
 fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
     let deploy = yaml("deploy/github-actions/tribunal-gate.yml");
     let group = deploy["concurrency"]["group"].as_str().unwrap();
-    assert!(group.contains("github.event.pull_request.number"), "{group}");
+    assert!(
+        group.contains("github.event.pull_request.number"),
+        "{group}"
+    );
     assert!(group.contains("github.ref"), "{group}");
-    let cancel = deploy["concurrency"]["cancel-in-progress"].as_str().unwrap();
-    assert!(cancel.contains("pull_request"), "only a pull request's older run is cancelled: {cancel}");
+    let cancel = deploy["concurrency"]["cancel-in-progress"]
+        .as_str()
+        .unwrap();
+    assert!(
+        cancel.contains("pull_request"),
+        "only a pull request's older run is cancelled: {cancel}"
+    );
     assert!(deploy["on"].get("merge_group").is_some());
 }
 
@@ -173,15 +198,31 @@ fn gate_sh_keeps_to_bash_3_2() {
         .filter(|l| !l.trim_start().starts_with('#'))
         .collect();
     for (n, line) in code.iter().enumerate() {
-        for bash4 in ["mapfile", "readarray", "declare -A", "local -A", ",,}", "^^}", "wait -n", "&>>", "|&"] {
-            assert!(!line.contains(bash4), "line {n}: {bash4} needs bash 4: {line}");
+        for bash4 in [
+            "mapfile",
+            "readarray",
+            "declare -A",
+            "local -A",
+            ",,}",
+            "^^}",
+            "wait -n",
+            "&>>",
+            "|&",
+        ] {
+            assert!(
+                !line.contains(bash4),
+                "line {n}: {bash4} needs bash 4: {line}"
+            );
         }
         // "${a[@]}" only inside its own guard ${a[@]+"${a[@]}"}, but for
         // arrays that are never empty where expanded (named here).
         let mut rest = *line;
         while let Some(at) = rest.find("\"${") {
             let tail = &rest[at + 3..];
-            let name: String = tail.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             if tail[name.len()..].starts_with("[@]}\"") {
                 let guard = format!("${{{name}[@]+\"${{{name}[@]}}\"}}");
                 let never_empty = ["files", "where", "notes"].contains(&name.as_str());
