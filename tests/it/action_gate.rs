@@ -526,6 +526,24 @@ async fn wire_log(server: &MockServer) -> String {
     log
 }
 
+/// `tribunal github comment` of pull request 17, marker `tribunal`, body
+/// `text`, against the stand-in at `api`.
+async fn comment_cli(api: &str, text: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.md");
+    std::fs::write(&body, text).unwrap();
+    let args: [&std::ffi::OsStr; 7] = [
+        "comment".as_ref(),
+        "--pr".as_ref(),
+        PR.as_ref(),
+        "--marker".as_ref(),
+        "tribunal".as_ref(),
+        "--body-file".as_ref(),
+        body.as_os_str(),
+    ];
+    github_cli(api, &args).await
+}
+
 /// `tribunal github ARGS` against the stand-in at `api`, with the token.
 async fn github_cli(api: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
     tokio::process::Command::new(tribunal_bin())
@@ -660,19 +678,7 @@ async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
         )
         .mount(&server)
         .await;
-    let dir = tempfile::tempdir().unwrap();
-    let body = dir.path().join("body.md");
-    std::fs::write(&body, "hello").unwrap();
-    let args: [&std::ffi::OsStr; 7] = [
-        "comment".as_ref(),
-        "--pr".as_ref(),
-        PR.as_ref(),
-        "--marker".as_ref(),
-        "tribunal".as_ref(),
-        "--body-file".as_ref(),
-        body.as_os_str(),
-    ];
-    let out = github_cli(&server.uri(), &args).await;
+    let out = comment_cli(&server.uri(), "hello").await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

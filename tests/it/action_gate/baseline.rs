@@ -188,20 +188,8 @@ async fn the_marker_in_someone_elses_comment_is_never_edited() {
         "<!-- tribunal-gate: tribunal -->\n### ✅ tribunal: looks fine to me",
     );
     let server = github(&comments).await;
-    let dir = tempfile::tempdir().unwrap();
-    let body = dir.path().join("body.md");
     for text in ["first", "second"] {
-        std::fs::write(&body, text).unwrap();
-        let args: [&std::ffi::OsStr; 7] = [
-            "comment".as_ref(),
-            "--pr".as_ref(),
-            PR.as_ref(),
-            "--marker".as_ref(),
-            "tribunal".as_ref(),
-            "--body-file".as_ref(),
-            body.as_os_str(),
-        ];
-        let out = github_cli(&server.uri(), &args).await;
+        let out = comment_cli(&server.uri(), text).await;
         assert_eq!(
             out.status.code(),
             Some(0),
