@@ -28,11 +28,21 @@ fn outside_pr(event: &'static str, branch: &'static str) -> Vec<(&'static str, &
     ]
 }
 
+/// A row of the mode table: its name, the run's variables, and the mode,
+/// kind and baseline branch setup gives it.
+type Row = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
 #[tokio::test]
 async fn each_mode_of_the_table_is_told_from_its_event() {
     let live = [("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")];
     let with_key = [live[0], live[1], ("OPENAI_API_KEY", MODEL_KEY)];
-    let mut rows: Vec<(&str, Vec<(&str, &str)>, &str, &str, &str)> = vec![
+    let rows: Vec<Row> = vec![
         ("PR", with_key.to_vec(), "pr", "gate", "main"),
         ("PR, mock", vec![], "pr", "gate", "main"),
         (
@@ -56,8 +66,6 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
             "gate",
             "release/x",
         ),
-    ];
-    let baseline_rows: Vec<(&str, Vec<(&str, &str)>, &str, &str, &str)> = vec![
         (
             "baseline branch",
             outside_pr("push", "main"),
@@ -123,7 +131,6 @@ async fn each_mode_of_the_table_is_told_from_its_event() {
             "main",
         ),
     ];
-    rows.extend(baseline_rows);
     for (row, extra, mode, kind, branch) in rows {
         let (code, log, job) = setup(&extra).await;
         assert_eq!(code, Some(0), "{row}: {log}");
