@@ -1,20 +1,39 @@
 //! The pull-request gate (`action/action.yml`) run stage by stage, as its
-//! composite steps run them, against a stand-in for the GitHub REST API: the
-//! first push creates the gate's comment and the second updates the same
-//! one; a fork's pull request runs without the secrets and says so; a
-//! regression fails the job; no key reaches GitHub, the log or the comment.
+//! composite steps run them (each stage's `GITHUB_ENV` carried to the next),
+//! against a stand-in for the GitHub REST API: the first push creates the
+//! gate's comment and the second updates the same one; a fork's pull request
+//! runs without the secrets and says so; a regression fails the job; no key
+//! reaches GitHub, the log or the comment. The submodules hold the rest of
+//! issue 48: every mode of the mode table (`modes`), the stored baseline and
+//! the arenas it lacks (`baseline`), installing the right binary (`install`),
+//! cost, cache and the paths filter (`spend`), and what the workflows and
+//! action.yml must say for the rules the runner applies (`workflows`).
+
+mod baseline;
+mod install;
+mod modes;
+mod spend;
+mod workflows;
 
 use crate::tribunal_bin;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const REPO: &str = "acme/widgets";
+/// The repository's id, as GitHub's runs and artifacts give it.
+const REPO_ID: u64 = 1001;
+/// A fork of it.
+const FORK_ID: u64 = 2002;
 const PR: &str = "17";
 const GITHUB_TOKEN: &str = "ghs_standin_token_4f2a9c";
 const MODEL_KEY: &str = "sk-standin-model-key-77b1";
+/// Whose token the stand-in says `GITHUB_TOKEN` is (GraphQL's `viewer`);
+/// the comments it writes are by `github-actions[bot]` (REST's login).
+const BOT: &str = "github-actions[bot]";
 
 /// The stand-in's issue comments: what GitHub would hold.
 #[derive(Clone, Default)]
@@ -23,6 +42,13 @@ struct Comments(Arc<Mutex<Vec<Value>>>);
 impl Comments {
     fn all(&self) -> Vec<Value> {
         self.0.lock().unwrap().clone()
+    }
+
+    /// A comment by `login` holding `body`, as if written before the gate ran.
+    fn seed(&self, login: &str, body: &str) {
+        let mut comments = self.0.lock().unwrap();
+        let id = 9000 + comments.len() as u64;
+        comments.push(json!({"id": id, "body": body, "user": {"login": login}}));
     }
 }
 
@@ -42,6 +68,7 @@ impl Respond for Create {
         let comment = json!({
             "id": id,
             "body": body["body"],
+            "user": {"login": BOT},
             "html_url": format!("https://github.invalid/{REPO}/pull/{PR}#issuecomment-{id}"),
         });
         comments.push(comment.clone());
@@ -72,11 +99,80 @@ impl Respond for Update {
     }
 }
 
-/// A stand-in GitHub holding the comments of pull request 17 and, when
-/// `baseline_run` is given, one baseline artifact uploaded by that run on
-/// `main`.
-async fn github(comments: &Comments, baseline_run: Option<u64>) -> MockServer {
+/// The artifacts list, a page of 100 at a time (`page=N`), as GitHub
+/// pages it.
+struct Artifacts(Vec<Value>);
+impl Respond for Artifacts {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let page: usize = request
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        let items: Vec<Value> = self
+            .0
+            .iter()
+            .skip((page - 1) * 100)
+            .take(100)
+            .cloned()
+            .collect();
+        ResponseTemplate::new(200)
+            .set_body_json(json!({"total_count": self.0.len(), "artifacts": items}))
+    }
+}
+
+/// One stored baseline artifact and the run that uploaded it.
+#[derive(Clone)]
+struct Upload {
+    artifact: u64,
+    run: u64,
+    branch: &'static str,
+    event: &'static str,
+    head_repository: u64,
+    created_at: String,
+}
+
+impl Upload {
+    /// A `push` run of this repository on `main`.
+    fn push(artifact: u64, run: u64, created_at: &str) -> Upload {
+        Upload {
+            artifact,
+            run,
+            branch: "main",
+            event: "push",
+            head_repository: REPO_ID,
+            created_at: created_at.to_string(),
+        }
+    }
+
+    fn artifact_json(&self) -> Value {
+        json!({"id": self.artifact, "name": "tribunal-baseline", "expired": false,
+               "created_at": self.created_at,
+               "workflow_run": {"id": self.run, "repository_id": REPO_ID,
+                                "head_repository_id": self.head_repository,
+                                "head_branch": self.branch, "head_sha": format!("sha{}", self.run)}})
+    }
+
+    fn run_json(&self) -> Value {
+        json!({"id": self.run, "event": self.event, "head_branch": self.branch,
+               "head_repository": {"id": self.head_repository},
+               "repository": {"id": REPO_ID}})
+    }
+}
+
+/// The stand-in GitHub: the GraphQL `viewer`, the comments of pull request
+/// 17, and `uploads` as stored artifacts (with `filler` artifacts of
+/// another name listed first) and the runs behind them.
+async fn github_with(comments: &Comments, uploads: &[Upload], filler: usize) -> MockServer {
     let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/graphql"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"data": {"viewer": {"login": BOT}}})),
+        )
+        .mount(&server)
+        .await;
     let comments_path = format!("/repos/{REPO}/issues/{PR}/comments");
     Mock::given(method("GET"))
         .and(path(comments_path.as_str()))
@@ -95,51 +191,58 @@ async fn github(comments: &Comments, baseline_run: Option<u64>) -> MockServer {
         .respond_with(Update(comments.clone()))
         .mount(&server)
         .await;
-    let artifacts: Vec<Value> = baseline_run
-        .into_iter()
-        .flat_map(|run| {
-            [
-                json!({"id": 1, "name": "tribunal-baseline", "expired": false,
-                       "created_at": "2026-12-01T10:00:00Z",
-                       "workflow_run": {"id": run - 1, "head_branch": "main", "head_sha": "aaa"}}),
-                json!({"id": 2, "name": "tribunal-baseline", "expired": false,
-                       "created_at": "2026-12-02T10:00:00Z",
-                       "workflow_run": {"id": run, "head_branch": "main", "head_sha": "bbb"}}),
-                json!({"id": 3, "name": "tribunal-baseline", "expired": false,
-                       "created_at": "2026-12-03T10:00:00Z",
-                       "workflow_run": {"id": run + 1, "head_branch": "feature", "head_sha": "ccc"}}),
-                json!({"id": 4, "name": "tribunal-baseline", "expired": true,
-                       "created_at": "2026-12-03T11:00:00Z",
-                       "workflow_run": {"id": run + 2, "head_branch": "main", "head_sha": "ddd"}}),
-            ]
+    let mut artifacts: Vec<Value> = (0..filler)
+        .map(|i| {
+            json!({"id": 50_000 + i, "name": "tribunal-baseline", "expired": false,
+                   "created_at": "2026-12-03T12:00:00Z",
+                   "workflow_run": {"id": 60_000 + i, "repository_id": REPO_ID,
+                                    "head_repository_id": REPO_ID,
+                                    "head_branch": "feature", "head_sha": "fff"}})
         })
         .collect();
+    artifacts.extend(uploads.iter().map(Upload::artifact_json));
     Mock::given(method("GET"))
         .and(path(format!("/repos/{REPO}/actions/artifacts")))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"total_count": artifacts.len(), "artifacts": artifacts})),
-        )
+        .respond_with(Artifacts(artifacts))
         .mount(&server)
         .await;
+    for upload in uploads {
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/{REPO}/actions/runs/{}", upload.run)))
+            .respond_with(ResponseTemplate::new(200).set_body_json(upload.run_json()))
+            .mount(&server)
+            .await;
+    }
     server
 }
 
-/// One job of the gate: its working folder and the files GitHub gives a step.
+/// [`github_with`] without stored baselines.
+async fn github(comments: &Comments) -> MockServer {
+    github_with(comments, &[], 0).await
+}
+
+/// One job of the gate: its folder, the variables GitHub gives its steps
+/// and those the steps wrote to `GITHUB_ENV`.
 struct Job {
     dir: tempfile::TempDir,
     api: String,
-    env: Vec<(String, String)>,
+    cwd: Option<PathBuf>,
+    env: HashMap<String, String>,
 }
 
 impl Job {
-    fn new(server: &MockServer, arena: &Path, extra: &[(&str, &str)]) -> Job {
+    /// A pull request's job (event `pull_request`, number 17, into `main`),
+    /// with `extra` on top.
+    fn new(server: &MockServer, arenas: &str, extra: &[(&str, &str)]) -> Job {
         let dir = tempfile::tempdir().unwrap();
-        let mut env: Vec<(String, String)> = [
-            ("TG_ARENAS", arena.to_str().unwrap()),
+        let mut env: HashMap<String, String> = [
+            ("TG_ARENAS", arenas),
             ("TG_EVENT", "pull_request"),
             ("TG_PR", PR),
-            ("TG_BASELINE_BRANCH", "main"),
+            ("TG_BASE_REF", "main"),
+            ("TG_BRANCH", "17/merge"),
+            ("TG_DEFAULT_BRANCH", "main"),
+            ("TG_SHA", "abc123"),
             (
                 "TG_DETAILS_URL",
                 "https://github.invalid/acme/widgets/actions/runs/5",
@@ -151,80 +254,139 @@ impl Job {
         .chain(extra)
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-        env.push((
-            "TG_WORK".into(),
-            dir.path().join("work").display().to_string(),
-        ));
-        env.push(("TRIBUNAL".into(), tribunal_bin().display().to_string()));
+        env.insert(
+            "TG_RUNNER_TEMP".into(),
+            dir.path().join("temp").display().to_string(),
+        );
+        env.entry("TRIBUNAL".into())
+            .or_insert_with(|| tribunal_bin().display().to_string());
         for (var, file) in [
             ("GITHUB_OUTPUT", "output"),
             ("GITHUB_STEP_SUMMARY", "summary.md"),
             ("GITHUB_ENV", "env"),
+            ("GITHUB_PATH", "path"),
         ] {
-            env.push((var.into(), dir.path().join(file).display().to_string()));
+            env.insert(var.into(), dir.path().join(file).display().to_string());
         }
         Job {
             api: server.uri(),
             dir,
+            cwd: None,
             env,
         }
     }
 
+    /// The job runs in `repo` (a clone whose `origin` has the baseline
+    /// branch).
+    fn in_repo(mut self, repo: &Path) -> Job {
+        self.cwd = Some(repo.to_path_buf());
+        self
+    }
+
+    fn set(&mut self, key: &str, value: &str) {
+        self.env.insert(key.into(), value.into());
+    }
+
     fn work(&self, rel: &str) -> PathBuf {
-        self.dir.path().join("work").join(rel)
+        Path::new(&self.env["TG_WORK"]).join(rel)
     }
 
     fn file(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
     }
 
-    /// Runs `gate.sh STAGE`; its exit code and its stdout + stderr.
-    async fn stage(&self, stage: &str) -> (Option<i32>, String) {
+    /// `key=value` of the step outputs written so far (the last one wins).
+    fn output(&self, key: &str) -> Option<String> {
+        self.file("output")
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.to_string())
+            .next_back()
+    }
+
+    /// Runs `gate.sh STAGE`; its exit code and its stdout + stderr. What it
+    /// wrote to `GITHUB_ENV` is the job's environment from then on.
+    async fn stage(&mut self, stage: &str) -> (Option<i32>, String) {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("action/gate.sh");
-        let output = tokio::process::Command::new("bash")
+        let mut command = tokio::process::Command::new("bash");
+        command
             .arg(script)
             .arg(stage)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("GITHUB_API_URL", &self.api)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .await
-            .unwrap();
+            .envs(self.env.iter());
+        if let Some(cwd) = &self.cwd {
+            command.current_dir(cwd);
+        }
+        let output = command.output().await.unwrap();
         let log = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+        self.env.extend(github_env(&self.file("env")));
         (output.status.code(), log)
     }
 
-    /// The stages of a pull request's job with a stored baseline (what
-    /// `actions/download-artifact` would have put in `base/`): run,
-    /// compare, comment, verdict. Returns the verdict's exit code and the
-    /// whole log.
-    async fn pull_request(&self, baseline: &Path) -> (Option<i32>, String) {
+    /// Runs `stages` in order, each expected to exit 0; the whole log.
+    async fn stages_ok(&mut self, stages: &[&str]) -> String {
         let mut log = String::new();
-        let (code, out) = self.stage("run").await;
-        log.push_str(&out);
-        assert_eq!(code, Some(0), "{log}");
-        std::fs::create_dir_all(self.work("base")).unwrap();
-        let slug = baseline_slug(&self.env);
-        std::fs::copy(baseline, self.work("base").join(format!("{slug}.jsonl"))).unwrap();
-        for stage in ["compare", "comment"] {
+        for stage in stages {
             let (code, out) = self.stage(stage).await;
             log.push_str(&out);
             assert_eq!(code, Some(0), "{stage}: {log}");
         }
+        log
+    }
+
+    /// A gate job's stages after setup, with `stored` as the baseline
+    /// `actions/download-artifact` put in `base/` (the stored results of
+    /// the arena in TG_ARENAS), run 41's: run, run-baseline, compare,
+    /// comment, verdict. The verdict's exit code and the whole log.
+    async fn gate(&mut self, stored: Option<&Path>) -> (Option<i32>, String) {
+        let mut log = self.stages_ok(&["setup", "run"]).await;
+        if let Some(stored) = stored {
+            std::fs::create_dir_all(self.work("base")).unwrap();
+            let first = self.env["TG_ARENAS"].split_whitespace().next().unwrap();
+            let slug = arena_slug(first);
+            std::fs::copy(stored, self.work("base").join(format!("{slug}.jsonl"))).unwrap();
+            self.set("TG_BASELINE_RUN", "41");
+        }
+        log.push_str(
+            &self
+                .stages_ok(&["run-baseline", "compare", "comment"])
+                .await,
+        );
         let (code, out) = self.stage("verdict").await;
         log.push_str(&out);
         (code, log)
     }
 }
 
-/// The results file name gate.sh gives TG_ARENAS' one arena.
-fn baseline_slug(env: &[(String, String)]) -> String {
-    let arena = &env.iter().find(|(k, _)| k == "TG_ARENAS").unwrap().1;
+/// The variables a `GITHUB_ENV` file sets: `NAME<<DELIM` … `DELIM` blocks.
+fn github_env(text: &str) -> Vec<(String, String)> {
+    let mut vars = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some((name, delim)) = line.split_once("<<") else {
+            continue;
+        };
+        let mut value = Vec::new();
+        for l in lines.by_ref() {
+            if l == delim {
+                break;
+            }
+            value.push(l);
+        }
+        vars.push((name.to_string(), value.join("\n")));
+    }
+    vars
+}
+
+/// The results file name gate.sh gives one arena folder.
+fn arena_slug(arena: &str) -> String {
     arena.trim_end_matches('/').replace('/', "-")
 }
 
@@ -233,7 +395,7 @@ fn baseline(dir: &Path) -> PathBuf {
     let out = dir.join("main.jsonl");
     let o = std::process::Command::new(tribunal_bin())
         .arg("run")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"))
+        .arg(arena())
         .arg("--out")
         .arg(&out)
         .output()
@@ -242,28 +404,102 @@ fn baseline(dir: &Path) -> PathBuf {
     out
 }
 
-/// A copy of the structured_output arena whose scripted answer for the
-/// Eiffel Tower gives the wrong year: this change breaks one item.
-fn broken_arena(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
-    let dst = dir.join("arenas/structured_output");
-    std::fs::create_dir_all(&dst).unwrap();
-    for name in ["arena.toml", "corpus.json", "schema.json"] {
+/// Copies the structured_output arena to `dst`, named for its folder; with
+/// `broken`, its scripted answer for the Eiffel Tower gives the wrong year:
+/// one item fails.
+fn copy_arena(dst: &Path, broken: bool) -> PathBuf {
+    let src = arena();
+    std::fs::create_dir_all(dst).unwrap();
+    for name in ["corpus.json", "schema.json"] {
         std::fs::copy(src.join(name), dst.join(name)).unwrap();
     }
-    let dataset = std::fs::read_to_string(src.join("dataset.jsonl")).unwrap();
-    let broken = dataset.replacen(
-        "\"year\": 1889, \"height_m\": 300, \"sources\"",
-        "\"year\": 1901, \"height_m\": 300, \"sources\"",
+    let name = dst.file_name().unwrap().to_str().unwrap();
+    let toml = std::fs::read_to_string(src.join("arena.toml")).unwrap();
+    let renamed = toml.replacen(
+        "name = \"structured_output\"",
+        &format!("name = \"{name}\""),
         1,
     );
-    assert_ne!(broken, dataset, "the Eiffel Tower's mock answer moved");
-    std::fs::write(dst.join("dataset.jsonl"), broken).unwrap();
-    dst
+    assert!(name == "structured_output" || renamed != toml);
+    std::fs::write(dst.join("arena.toml"), renamed).unwrap();
+    let dataset = std::fs::read_to_string(src.join("dataset.jsonl")).unwrap();
+    let written = if broken {
+        let b = dataset.replacen(
+            "\"year\": 1889, \"height_m\": 300, \"sources\"",
+            "\"year\": 1901, \"height_m\": 300, \"sources\"",
+            1,
+        );
+        assert_ne!(b, dataset, "the Eiffel Tower's mock answer moved");
+        b
+    } else {
+        dataset
+    };
+    std::fs::write(dst.join("dataset.jsonl"), written).unwrap();
+    dst.to_path_buf()
+}
+
+/// A copy of the structured_output arena that breaks one item.
+fn broken_arena(dir: &Path) -> PathBuf {
+    copy_arena(&dir.join("arenas/structured_output"), true)
 }
 
 fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
+}
+
+/// `git ARGS` in `dir`, which must succeed; its stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=gate",
+            "-c",
+            "user.email=gate@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository whose `main` holds the structured_output arena at each of
+/// `on_main` (paths under the repository), cloned: the clone is where the
+/// job runs, its `origin` the repository. Returns the clone and `main`'s
+/// commit.
+fn repo(scratch: &Path, on_main: &[&str]) -> (PathBuf, String) {
+    let origin = scratch.join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "-q", "-b", "main"]);
+    std::fs::write(origin.join("README.md"), "widgets\n").unwrap();
+    for dir in on_main {
+        copy_arena(&origin.join(dir), false);
+    }
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-q", "-m", "main"]);
+    let sha = git(&origin, &["rev-parse", "HEAD"]);
+    let clone = scratch.join("clone");
+    git(
+        scratch,
+        &[
+            "clone",
+            "-q",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    (clone, sha)
 }
 
 /// Every request the stand-in saw, as text: method, URL, headers but the
@@ -290,17 +526,52 @@ async fn wire_log(server: &MockServer) -> String {
     log
 }
 
+/// `tribunal github comment` of pull request 17, marker `tribunal`, body
+/// `text`, against the stand-in at `api`.
+async fn comment_cli(api: &str, text: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.md");
+    std::fs::write(&body, text).unwrap();
+    let args: [&std::ffi::OsStr; 7] = [
+        "comment".as_ref(),
+        "--pr".as_ref(),
+        PR.as_ref(),
+        "--marker".as_ref(),
+        "tribunal".as_ref(),
+        "--body-file".as_ref(),
+        body.as_os_str(),
+    ];
+    github_cli(api, &args).await
+}
+
+/// `tribunal github ARGS` against the stand-in at `api`, with the token.
+async fn github_cli(api: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    tokio::process::Command::new(tribunal_bin())
+        .arg("github")
+        .args(args)
+        .env("GITHUB_API_URL", api)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_TOKEN", GITHUB_TOKEN)
+        .output()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn the_first_push_creates_the_comment_and_the_second_updates_it() {
     let comments = Comments::default();
-    let server = github(&comments, None).await;
+    let server = github(&comments).await;
     let scratch = tempfile::tempdir().unwrap();
     let main = baseline(scratch.path());
 
     // The workflow gives the job a model key (a secret); the mock run has
     // no use for it, and it must not travel anywhere.
-    let first = Job::new(&server, &arena(), &[("OPENAI_API_KEY", MODEL_KEY)]);
-    let (code, log) = first.pull_request(&main).await;
+    let mut first = Job::new(
+        &server,
+        arena().to_str().unwrap(),
+        &[("OPENAI_API_KEY", MODEL_KEY)],
+    );
+    let (code, log) = first.gate(Some(&main)).await;
     assert_eq!(code, Some(0), "{log}");
     assert!(log.contains("github: created comment 9000 on #17"), "{log}");
     let after_first = comments.all();
@@ -319,12 +590,12 @@ async fn the_first_push_creates_the_comment_and_the_second_updates_it() {
     assert!(first.file("summary.md").contains("passes the gate"));
 
     // The second push breaks an item: the same comment now says so.
-    let second = Job::new(
+    let mut second = Job::new(
         &server,
-        &broken_arena(scratch.path()),
+        broken_arena(scratch.path()).to_str().unwrap(),
         &[("OPENAI_API_KEY", MODEL_KEY)],
     );
-    let (code, log) = second.pull_request(&main).await;
+    let (code, log) = second.gate(Some(&main)).await;
     assert_eq!(code, Some(1), "a regression fails the job: {log}");
     assert!(log.contains("github: updated comment 9000 on #17"), "{log}");
     let after_second = comments.all();
@@ -339,7 +610,10 @@ async fn the_first_push_creates_the_comment_and_the_second_updates_it() {
     assert!(second.file("output").contains("exit-code=1"));
 
     let wire = wire_log(&server).await;
-    let posts = wire.matches("POST ").count();
+    let posts = wire
+        .lines()
+        .filter(|l| l.starts_with("POST ") && l.contains("/repos/"))
+        .count();
     assert_eq!(posts, 1, "one comment created: {wire}");
     assert!(wire.contains("PATCH "), "{wire}");
     for text in [
@@ -356,100 +630,55 @@ async fn the_first_push_creates_the_comment_and_the_second_updates_it() {
 #[tokio::test]
 async fn a_forks_pull_request_runs_without_the_secrets_and_says_so() {
     let comments = Comments::default();
-    let server = github(&comments, None).await;
+    let server = github(&comments).await;
     let scratch = tempfile::tempdir().unwrap();
-    let main = baseline(scratch.path());
+    let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
     // The workflow asks for a live model; a fork's job has no key for it.
-    let job = Job::new(
+    let mut job = Job::new(
         &server,
-        &arena(),
+        "arenas/structured_output",
         &[
             ("TG_BACKEND", "openai-chat"),
             ("TG_MODEL", "gpt-4.1-mini"),
             ("TG_FORK", "true"),
         ],
-    );
-    let (code, log) = job.pull_request(&main).await;
+    )
+    .in_repo(&clone);
+    let (code, log) = job.gate(None).await;
     assert_eq!(code, Some(0), "{log}");
+    assert_eq!(job.output("mode").as_deref(), Some("fork-pr"));
+    // A fork's run never looks for the stored (live) baseline.
+    assert_eq!(job.output("stored").as_deref(), Some("false"));
     let body = comments.all()[0]["body"].as_str().unwrap().to_string();
     assert!(
         body.contains("Pull request from a fork: repository secrets are not given to it, so both sides ran the mock instead of openai-chat."),
         "{body}"
     );
     assert!(body.contains("**Mock:**"), "{body}");
-    let rows = crate::json_lines(
-        &job.work("head")
-            .join(format!("{}.jsonl", baseline_slug(&job.env))),
+    assert!(
+        body.contains("Baseline: run in this job from `main`"),
+        "{body}"
     );
-    assert!(rows.iter().all(|r| r["backend"] == "mock"));
+    for side in ["head", "base"] {
+        let rows = crate::json_lines(&job.work(side).join("arenas-structured_output.jsonl"));
+        assert!(!rows.is_empty());
+        assert!(rows.iter().all(|r| r["backend"] == "mock"), "{side}");
+    }
     assert!(!log.contains(GITHUB_TOKEN));
-}
-
-/// `tribunal github ARGS` against the stand-in at `api`, with the token.
-async fn github_cli(api: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
-    tokio::process::Command::new(tribunal_bin())
-        .arg("github")
-        .args(args)
-        .env("GITHUB_API_URL", api)
-        .env("GITHUB_REPOSITORY", REPO)
-        .env("GITHUB_TOKEN", GITHUB_TOKEN)
-        .output()
-        .await
-        .unwrap()
-}
-
-#[tokio::test]
-async fn find_baseline_picks_the_newest_unexpired_artifact_of_the_branch() {
-    let comments = Comments::default();
-    let server = github(&comments, Some(41)).await;
-    let find = |branch: &'static str| {
-        let api = server.uri();
-        async move {
-            let args = [
-                "find-baseline",
-                "--artifact",
-                "tribunal-baseline",
-                "--branch",
-                branch,
-            ];
-            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
-            github_cli(&api, &args).await
-        }
-    };
-    let out = find("main").await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        stdout,
-        "found=true\nartifact-id=2\nrun-id=41\nhead-sha=bbb\n"
-    );
-    let none = find("release").await;
-    assert_eq!(String::from_utf8_lossy(&none.stdout), "found=false\n");
 }
 
 #[tokio::test]
 async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
+    // Every call refused (the GraphQL `viewer` first of all).
     let server = MockServer::start().await;
-    Mock::given(method("GET"))
+    Mock::given(wiremock::matchers::any())
         .respond_with(
             ResponseTemplate::new(403)
                 .set_body_json(json!({"message": format!("Resource not accessible by integration (token {GITHUB_TOKEN})")})),
         )
         .mount(&server)
         .await;
-    let dir = tempfile::tempdir().unwrap();
-    let body = dir.path().join("body.md");
-    std::fs::write(&body, "hello").unwrap();
-    let args: [&std::ffi::OsStr; 7] = [
-        "comment".as_ref(),
-        "--pr".as_ref(),
-        PR.as_ref(),
-        "--marker".as_ref(),
-        "tribunal".as_ref(),
-        "--body-file".as_ref(),
-        body.as_os_str(),
-    ];
-    let out = github_cli(&server.uri(), &args).await;
+    let out = comment_cli(&server.uri(), "hello").await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -463,11 +692,11 @@ async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
 #[tokio::test]
 async fn setup_writes_each_input_to_the_job_once_and_cannot_be_injected() {
     let comments = Comments::default();
-    let server = github(&comments, None).await;
+    let server = github(&comments).await;
     // A model name that tries to set another variable of the job.
-    let job = Job::new(
+    let mut job = Job::new(
         &server,
-        &arena(),
+        arena().to_str().unwrap(),
         &[
             ("TG_MODEL", "m\nLD_PRELOAD=/tmp/evil.so"),
             ("TG_EVENT", "push"),
@@ -476,7 +705,8 @@ async fn setup_writes_each_input_to_the_job_once_and_cannot_be_injected() {
     );
     let (code, log) = job.stage("setup").await;
     assert_eq!(code, Some(0), "{log}");
-    assert_eq!(job.file("output"), "mode=baseline\n");
+    assert_eq!(job.output("mode").as_deref(), Some("baseline"));
+    assert_eq!(job.output("kind").as_deref(), Some("baseline"));
     let env = job.file("env");
     let line = env.lines().find(|l| l.starts_with("TG_MODEL<<")).unwrap();
     let delim = line.trim_start_matches("TG_MODEL<<");
@@ -555,107 +785,6 @@ fn the_workflows_give_the_action_only_inputs_it_declares_and_the_readme_shows_th
         shown, deploy,
         "README's workflow differs from deploy/github-actions/tribunal-gate.yml"
     );
-}
-
-/// The release archive gate.sh installs on this machine, as the release
-/// workflow packs it: `tribunal-<tag>-<target>/tribunal` in a `.tar.gz`.
-fn release_archive(dir: &Path, tag: &str) -> (String, Vec<u8>) {
-    let target = match std::env::consts::ARCH {
-        "aarch64" => "aarch64-unknown-linux-gnu",
-        _ => "x86_64-unknown-linux-gnu",
-    };
-    let name = format!("tribunal-{tag}-{target}");
-    let folder = dir.join(&name);
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("tribunal"),
-        "#!/bin/sh\necho 'tribunal 9.9.9'\n",
-    )
-    .unwrap();
-    let archive = dir.join(format!("{name}.tar.gz"));
-    let tar = std::process::Command::new("tar")
-        .arg("-C")
-        .arg(dir)
-        .arg("-czf")
-        .arg(&archive)
-        .arg(&name)
-        .status()
-        .unwrap();
-    assert!(tar.success());
-    (name, std::fs::read(archive).unwrap())
-}
-
-/// `gate.sh install` with a release at the stand-in: the binary when the
-/// checksum matches; a refusal, and nothing installed, when it does not.
-#[cfg(target_os = "linux")]
-#[tokio::test]
-async fn install_checks_the_release_checksum_before_it_installs() {
-    let dir = tempfile::tempdir().unwrap();
-    let tag = "v9.9.9";
-    let (name, bytes) = release_archive(dir.path(), tag);
-    let archive = dir.path().join(format!("{name}.tar.gz"));
-    let sum = std::process::Command::new("sha256sum")
-        .arg(&archive)
-        .output()
-        .unwrap();
-    let sha = String::from_utf8_lossy(&sum.stdout)
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
-    assert_eq!(sha.len(), 64);
-    for (case, checksum) in [("matching", sha.clone()), ("tampered", "0".repeat(64))] {
-        let server = MockServer::start().await;
-        let base = format!("/acme/tribunal/releases/download/{tag}/{name}.tar.gz");
-        Mock::given(method("GET"))
-            .and(path(base.as_str()))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
-            .mount(&server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(format!("{base}.sha256")))
-            .respond_with(
-                ResponseTemplate::new(200).set_body_string(format!("{checksum}  {name}.tar.gz\n")),
-            )
-            .mount(&server)
-            .await;
-        let bin = dir.path().join(format!("bin-{case}"));
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("action/gate.sh");
-        let out = tokio::process::Command::new("bash")
-            .arg(&script)
-            .arg("install")
-            .env("TG_ARENAS", "unused")
-            .env("TG_BIN_DIR", &bin)
-            .env("TG_VERSION", tag)
-            .env("TG_RELEASE_REPO", "acme/tribunal")
-            .env("GITHUB_SERVER_URL", server.uri())
-            // No fallback build in this test: a missing cargo fails loudly.
-            .env("TG_SOURCE", "/nonexistent")
-            .output()
-            .await
-            .unwrap();
-        let log = String::from_utf8_lossy(&out.stderr);
-        if case == "matching" {
-            assert_eq!(out.status.code(), Some(0), "{log}");
-            assert!(
-                log.contains(&format!(
-                    "installed the release binary {name} (SHA-256 checked)"
-                )),
-                "{log}"
-            );
-            let version = std::process::Command::new(bin.join("tribunal"))
-                .output()
-                .unwrap();
-            assert_eq!(String::from_utf8_lossy(&version.stdout), "tribunal 9.9.9\n");
-        } else {
-            assert_ne!(out.status.code(), Some(0), "{log}");
-            assert!(log.contains("does not match"), "{log}");
-            assert!(
-                !bin.join("tribunal").exists(),
-                "a tampered binary was installed"
-            );
-        }
-    }
 }
 
 /// README's rendered comment is the reviewed snapshot, quoted.

@@ -1,7 +1,9 @@
 //! A small client of the GitHub REST API: the calls the pull-request gate
-//! makes (list, create and update an issue comment; list a repository's
-//! artifacts). The token is sent in the `Authorization` header only; no
-//! message this module makes contains it.
+//! makes (list, create and update an issue comment; the token's own login;
+//! list a repository's artifacts and read the runs that uploaded them). The
+//! token is sent in the `Authorization` header only; no message this module
+//! makes contains it. A call GitHub answers with a 5xx, a 429 or a
+//! secondary rate limit's 403 is tried again ([`ATTEMPTS`] in all).
 
 use anyhow::{Context, bail};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -16,6 +18,25 @@ const PER_PAGE: usize = 100;
 
 /// At most this many pages of comments are read (10,000 comments).
 const MAX_PAGES: usize = 100;
+
+/// At most this many pages of artifacts are read (10,000 artifacts).
+const MAX_ARTIFACT_PAGES: usize = 100;
+
+/// At most this many candidate runs are read to find one a baseline may
+/// come from (each is one call).
+const MAX_RUN_LOOKUPS: usize = 30;
+
+/// A call is sent at most this many times (GitHub's 5xx, 429 and secondary
+/// rate limits are passing states).
+pub(crate) const ATTEMPTS: u32 = 4;
+
+/// The longest wait between two attempts, whatever GitHub asks for.
+const MAX_WAIT_SECS: u64 = 60;
+
+/// The events whose runs on the baseline branch store a baseline: a run of
+/// any other event (a pull request's above all, which runs the pull
+/// request's own workflow) is never taken as one.
+pub(crate) const BASELINE_EVENTS: [&str; 3] = ["push", "schedule", "workflow_dispatch"];
 
 /// GitHub refuses a comment body longer than this many characters.
 pub(crate) const MAX_BODY_CHARS: usize = 65_536;
@@ -36,16 +57,48 @@ pub(crate) struct IssueComment {
     pub(crate) body: Option<String>,
     #[serde(default)]
     pub(crate) html_url: Option<String>,
+    #[serde(default)]
+    pub(crate) user: Option<Account>,
 }
 
-/// The run that uploaded an artifact.
+/// A comment's author.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Account {
+    pub(crate) login: String,
+}
+
+/// The run that uploaded an artifact, as the artifact list gives it.
 #[derive(Debug, Deserialize)]
 pub(crate) struct WorkflowRun {
     pub(crate) id: u64,
     #[serde(default)]
+    pub(crate) repository_id: Option<u64>,
+    #[serde(default)]
+    pub(crate) head_repository_id: Option<u64>,
+    #[serde(default)]
     pub(crate) head_branch: Option<String>,
     #[serde(default)]
     pub(crate) head_sha: Option<String>,
+}
+
+/// A repository, as far as a run names it.
+#[derive(Debug, Deserialize)]
+struct RepoId {
+    id: u64,
+}
+
+/// A workflow run (`GET /repos/{repo}/actions/runs/{id}`), as far as the
+/// baseline's checks read it.
+#[derive(Debug, Deserialize)]
+struct RunDetails {
+    #[serde(default)]
+    event: Option<String>,
+    #[serde(default)]
+    head_branch: Option<String>,
+    #[serde(default)]
+    head_repository: Option<RepoId>,
+    #[serde(default)]
+    repository: Option<RepoId>,
 }
 
 /// A workflow artifact, as far as the gate reads it.
@@ -108,33 +161,101 @@ impl GitHub {
         }
     }
 
-    /// Sends `request`, and reads a 2xx answer as JSON; any other status is
-    /// an error naming the call, the status and GitHub's message.
+    /// Sends `request` (again after a passing failure, [`ATTEMPTS`] times in
+    /// all), and reads a 2xx answer as JSON; any other status is an error
+    /// naming the call, the status and GitHub's message.
     async fn call<T: serde::de::DeserializeOwned>(
         &self,
         what: &str,
         request: RequestBuilder,
     ) -> anyhow::Result<T> {
-        let answer = request
-            .send()
-            .await
-            .map_err(|e| anyhow::anyhow!("{what}: the request failed: {}", e))?;
-        let status = answer.status();
-        let text = answer
-            .text()
-            .await
-            .map_err(|e| anyhow::anyhow!("{what}: reading the answer failed: {}", e))?;
-        if !status.is_success() {
-            let why = explain(status, &text);
-            // A server that echoes the token back never gets it printed.
-            let why = match &self.token {
-                Some(token) if token.len() >= 8 => why.replace(token.as_str(), "[redacted]"),
-                _ => why,
+        let mut attempt = 1;
+        let (status, text) = loop {
+            // Every request the gate makes has a body in memory (or none),
+            // so it clones.
+            let this = request
+                .try_clone()
+                .ok_or_else(|| anyhow::anyhow!("{what}: the request cannot be sent again"))?;
+            let (status, wait, text) = match this.send().await {
+                Ok(answer) => {
+                    let status = answer.status();
+                    let wait = retry_wait(status, answer.headers(), attempt);
+                    let text = answer
+                        .text()
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{what}: reading the answer failed: {e}"))?;
+                    let wait = wait.or_else(|| secondary_limit(status, &text));
+                    (Some(status), wait, text)
+                }
+                Err(e) => (None, Some(backoff(attempt)), e.to_string()),
             };
+            match wait {
+                Some(wait) if attempt < ATTEMPTS => {
+                    let why = status.map_or_else(
+                        || "the request failed".to_string(),
+                        |s| format!("HTTP {}", s.as_u16()),
+                    );
+                    eprintln!(
+                        "github: {what}: {why}; trying again in {}s (attempt {} of {ATTEMPTS})",
+                        wait.as_secs(),
+                        attempt + 1
+                    );
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                _ => match status {
+                    Some(status) => break (status, text),
+                    None => bail!("{what}: the request failed: {}", self.redact(text)),
+                },
+            }
+        };
+        if !status.is_success() {
+            let why = self.redact(explain(status, &text));
             bail!("{what}: HTTP {}{why}", status.as_u16());
         }
         serde_json::from_str(&text)
             .with_context(|| format!("{what}: the answer is not the JSON GitHub sends"))
+    }
+
+    /// `text` without the token (a server that echoes it back never gets it
+    /// printed).
+    fn redact(&self, text: String) -> String {
+        match &self.token {
+            Some(token) if token.len() >= 8 => text.replace(token.as_str(), "[redacted]"),
+            _ => text,
+        }
+    }
+
+    /// The login of the token's own account: the author of the comments
+    /// the gate wrote before (GraphQL's `viewer`, which a workflow's
+    /// `GITHUB_TOKEN` may ask for, unlike REST's `/user`). `graphql` is the
+    /// GraphQL endpoint.
+    pub(crate) async fn own_login(&self, graphql: &str) -> anyhow::Result<String> {
+        let mut builder = self
+            .http
+            .request(Method::POST, graphql)
+            .header("Accept", "application/vnd.github+json")
+            .json(&json!({ "query": "query { viewer { login } }" }));
+        if let Some(token) = &self.token {
+            builder = builder.bearer_auth(token);
+        }
+        let answer: Value = self
+            .call("asking GitHub whose token this is", builder)
+            .await?;
+        answer
+            .pointer("/data/viewer/login")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "asking GitHub whose token this is: no viewer login in the answer{}",
+                    answer
+                        .pointer("/errors/0/message")
+                        .and_then(Value::as_str)
+                        .map(|m| format!(" ({})", self.redact(m.to_string())))
+                        .unwrap_or_default()
+                )
+            })
     }
 
     /// Every comment of issue or pull request `number`, oldest first.
@@ -158,18 +279,22 @@ impl GitHub {
     }
 
     /// Makes the one comment of `number` that carries `marker` say `body`:
-    /// edits the first comment holding the marker, or creates one.
+    /// edits the first comment holding the marker written by `login` (the
+    /// token's own account: anyone can write the marker into a comment of
+    /// theirs, which the gate never edits), or creates one.
     pub(crate) async fn upsert_comment(
         &self,
         number: u64,
         marker: &str,
+        login: &str,
         body: &str,
     ) -> anyhow::Result<(Posted, Option<String>)> {
-        let existing = self
-            .comments(number)
-            .await?
-            .into_iter()
-            .find(|c| c.body.as_deref().is_some_and(|b| b.contains(marker)));
+        let existing = self.comments(number).await?.into_iter().find(|c| {
+            c.user
+                .as_ref()
+                .is_some_and(|u| same_account(&u.login, login))
+                && c.body.as_deref().is_some_and(|b| b.contains(marker))
+        });
         let payload = json!({ "body": body });
         let (posted, comment): (Posted, IssueComment) = match existing {
             Some(c) => {
@@ -194,36 +319,168 @@ impl GitHub {
         Ok((posted, comment.html_url))
     }
 
-    /// The newest unexpired artifact called `name` uploaded by a run on
-    /// `branch`.
+    /// The newest unexpired artifact called `name` uploaded by a run that
+    /// may store a baseline of `branch`: a run of this repository's own
+    /// code (its head repository is this repository, so no fork's pull
+    /// request from a branch of that name), of one of [`BASELINE_EVENTS`],
+    /// on `branch`. Every page of artifacts is read; each refused candidate
+    /// is said on stderr with its reason.
     pub(crate) async fn latest_artifact(
         &self,
         name: &str,
         branch: &str,
     ) -> anyhow::Result<Option<Artifact>> {
-        // `name` is letters, digits, `-`, `_` and `.` (the CLI checks), so
-        // it needs no escaping in the query.
-        let request = self.request(
-            Method::GET,
-            &format!("actions/artifacts?name={name}&per_page={PER_PAGE}"),
-        );
-        let list: ArtifactList = self
-            .call(&format!("listing the artifacts called {name:?}"), request)
-            .await?;
-        let mut found: Vec<Artifact> = list
-            .artifacts
-            .into_iter()
-            .filter(|a| a.name == name && !a.expired)
-            .filter(|a| {
-                a.workflow_run
-                    .as_ref()
-                    .is_some_and(|r| r.head_branch.as_deref() == Some(branch))
-            })
-            .collect();
+        let mut found = Vec::new();
+        for page in 1..=MAX_ARTIFACT_PAGES {
+            // `name` is letters, digits, `-`, `_` and `.` (the CLI checks),
+            // so it needs no escaping in the query.
+            let request = self.request(
+                Method::GET,
+                &format!("actions/artifacts?name={name}&per_page={PER_PAGE}&page={page}"),
+            );
+            let list: ArtifactList = self
+                .call(&format!("listing the artifacts called {name:?}"), request)
+                .await?;
+            let last = list.artifacts.len() < PER_PAGE;
+            found.extend(list.artifacts.into_iter().filter(|a| {
+                a.name == name
+                    && !a.expired
+                    && a.workflow_run
+                        .as_ref()
+                        .is_some_and(|r| r.head_branch.as_deref() == Some(branch))
+            }));
+            if last {
+                break;
+            }
+        }
         // ISO 8601 times in one zone sort as text.
         found.sort_by(|a, b| b.created_at.cmp(&a.created_at));
-        Ok(found.into_iter().next())
+        for artifact in found.into_iter().take(MAX_RUN_LOOKUPS) {
+            let Some(run) = artifact.workflow_run.as_ref() else {
+                continue;
+            };
+            match self.baseline_refusal(run, branch).await? {
+                None => return Ok(Some(artifact)),
+                Some(why) => eprintln!(
+                    "github: not a baseline: artifact {} of run {}: {why}",
+                    artifact.id, run.id
+                ),
+            }
+        }
+        Ok(None)
     }
+
+    /// Why the run that uploaded an artifact may not give the baseline of
+    /// `branch` (`None`: it may): its head repository is not this
+    /// repository, or its event is not one of [`BASELINE_EVENTS`].
+    async fn baseline_refusal(
+        &self,
+        run: &WorkflowRun,
+        branch: &str,
+    ) -> anyhow::Result<Option<String>> {
+        let own = |repo: Option<u64>, head: Option<u64>| match (repo, head) {
+            (Some(r), Some(h)) if r == h => None,
+            (Some(r), Some(h)) => Some(format!(
+                "its code came from another repository (head repository {h}, not {r}): a fork's"
+            )),
+            _ => Some("GitHub did not say which repository its code came from".to_string()),
+        };
+        // The artifact list says whose code ran; a fork is refused without
+        // another call.
+        if let Some(why) = own(run.repository_id, run.head_repository_id) {
+            return Ok(Some(why));
+        }
+        let request = self.request(Method::GET, &format!("actions/runs/{}", run.id));
+        let details: RunDetails = self
+            .call(&format!("reading workflow run {}", run.id), request)
+            .await?;
+        if let Some(why) = own(
+            details.repository.map(|r| r.id),
+            details.head_repository.map(|r| r.id),
+        ) {
+            return Ok(Some(why));
+        }
+        let event = details.event.unwrap_or_default();
+        if !BASELINE_EVENTS.contains(&event.as_str()) {
+            return Ok(Some(format!(
+                "its event is {event:?}, and only {} runs store a baseline",
+                BASELINE_EVENTS.join(", ")
+            )));
+        }
+        if details.head_branch.as_deref() != Some(branch) {
+            return Ok(Some(format!(
+                "the run is on {:?}, not {branch:?}",
+                details.head_branch.unwrap_or_default()
+            )));
+        }
+        Ok(None)
+    }
+}
+
+/// Whether two logins name one account: case aside, and a bot's `[bot]`
+/// suffix aside (REST writes `github-actions[bot]` where GraphQL's author
+/// is `github-actions`).
+fn same_account(a: &str, b: &str) -> bool {
+    let bare = |s: &str| s.trim_end_matches("[bot]").to_ascii_lowercase();
+    bare(a) == bare(b)
+}
+
+/// How long to wait before sending a call again, when GitHub's answer says
+/// it may pass later: a 5xx or 429, or any answer whose headers ask for a
+/// wait (`retry-after`, or no rate left until `x-ratelimit-reset`).
+fn retry_wait(
+    status: StatusCode,
+    headers: &reqwest::header::HeaderMap,
+    attempt: u32,
+) -> Option<std::time::Duration> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if status.is_success() {
+        return None;
+    }
+    let asked = header("retry-after")
+        .and_then(|v| v.parse::<u64>().ok())
+        .or_else(|| {
+            (header("x-ratelimit-remaining") == Some("0"))
+                .then(|| header("x-ratelimit-reset")?.parse::<u64>().ok())
+                .flatten()
+                .map(|reset| {
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs());
+                    reset.saturating_sub(now)
+                })
+        });
+    match asked {
+        Some(secs)
+            if status.is_server_error()
+                || status == StatusCode::TOO_MANY_REQUESTS
+                || status == StatusCode::FORBIDDEN =>
+        {
+            Some(std::time::Duration::from_secs(secs.min(MAX_WAIT_SECS)))
+        }
+        _ if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS => {
+            Some(backoff(attempt))
+        }
+        _ => None,
+    }
+}
+
+/// A 403 whose message says a secondary rate limit was hit, without a
+/// header saying how long to wait: GitHub asks for at least a minute.
+fn secondary_limit(status: StatusCode, text: &str) -> Option<std::time::Duration> {
+    (status == StatusCode::FORBIDDEN && text.to_ascii_lowercase().contains("secondary rate limit"))
+        .then(|| std::time::Duration::from_secs(MAX_WAIT_SECS))
+}
+
+/// The wait before attempt `attempt + 1` when GitHub names none: 1 s, 2 s,
+/// 4 s.
+fn backoff(attempt: u32) -> std::time::Duration {
+    std::time::Duration::from_secs(1 << (attempt - 1).min(5))
 }
 
 /// GitHub's `message`, and what an authorisation failure usually means.

@@ -4,15 +4,19 @@
 //!
 //! - `github comment --pr N --marker KEY --body-file FILE`: one comment per
 //!   pull request and KEY, edited in place on every push (found by a hidden
-//!   `<!-- tribunal-gate: KEY -->` line), never a new one per push.
+//!   `<!-- tribunal-gate: KEY -->` line in a comment of the token's own
+//!   account, GraphQL's `viewer`), never a new one per push.
 //! - `github find-baseline --artifact NAME --branch B`: the newest unexpired
-//!   artifact NAME uploaded by a run on branch B, printed as `key=value`
-//!   lines for `$GITHUB_OUTPUT` (`found=false` when there is none).
+//!   artifact NAME uploaded by a `push`, `schedule` or `workflow_dispatch`
+//!   run of this repository's own code on branch B (never a fork's run),
+//!   printed as `key=value` lines for `$GITHUB_OUTPUT` (`found=false` when
+//!   there is none).
 //!
 //! The repository is `--repo` or `GITHUB_REPOSITORY`; the API root
 //! `GITHUB_API_URL` (GitHub's runners set it; default
-//! `https://api.github.com`); the token `GITHUB_TOKEN`, which no output,
-//! log or error message contains.
+//! `https://api.github.com`) and `GITHUB_GRAPHQL_URL` (default: the API
+//! root's `/graphql`); the token `GITHUB_TOKEN`, which no output, log or
+//! error message contains.
 
 mod api;
 
@@ -93,6 +97,22 @@ fn marker_line(key: &str) -> String {
     format!("<!-- tribunal-gate: {key} -->")
 }
 
+/// The GraphQL endpoint: `GITHUB_GRAPHQL_URL` (GitHub's runners set it),
+/// else the API root's `/graphql`.
+fn graphql_url() -> String {
+    std::env::var("GITHUB_GRAPHQL_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| format!("{}/graphql", api_url().trim_end_matches('/')))
+}
+
+fn api_url() -> String {
+    std::env::var("GITHUB_API_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| DEFAULT_API_URL.to_string())
+}
+
 fn client(repo: &RepoArgs) -> anyhow::Result<GitHub> {
     let repo = match &repo.repo {
         Some(r) => r.clone(),
@@ -102,11 +122,7 @@ fn client(repo: &RepoArgs) -> anyhow::Result<GitHub> {
             )
         })?,
     };
-    let api = std::env::var("GITHUB_API_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| DEFAULT_API_URL.to_string());
-    GitHub::new(&api, &repo, std::env::var("GITHUB_TOKEN").ok())
+    GitHub::new(&api_url(), &repo, std::env::var("GITHUB_TOKEN").ok())
 }
 
 pub(crate) fn run(command: GitHubCommand) -> anyhow::Result<ExitCode> {
@@ -122,11 +138,17 @@ pub(crate) fn run(command: GitHubCommand) -> anyhow::Result<ExitCode> {
                 body.push('\n');
                 body.push_str(&text);
             }
-            let (posted, url) = runtime.block_on(github.upsert_comment(
-                args.pr,
-                &marker_line(&args.marker),
-                &fit_body(&body),
-            ))?;
+            let (posted, url) = runtime.block_on(async {
+                let login = github.own_login(&graphql_url()).await?;
+                github
+                    .upsert_comment(
+                        args.pr,
+                        &marker_line(&args.marker),
+                        &login,
+                        &fit_body(&body),
+                    )
+                    .await
+            })?;
             let url = url.map(|u| format!(": {u}")).unwrap_or_default();
             match posted {
                 Posted::Created(id) => {

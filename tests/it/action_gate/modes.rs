@@ -1,0 +1,339 @@
+//! Every mode of README's mode table, what each gates on, and the rule that
+//! a run the gate cannot gate fails naming the input that would make it
+//! gate. The events are GitHub's (docs.github.com/en/actions/reference/
+//! events-that-trigger-workflows): `pull_request` (a fork's is told by
+//! `pull_request.head.repo.full_name`), `merge_group` (its base branch is
+//! `merge_group.base_ref`, a full ref), `push`, `schedule` (always on the
+//! default branch), `workflow_dispatch`, and any other.
+
+use super::*;
+
+/// `setup` of a job with `extra` over a pull request's variables: exit
+/// code, log, and the job.
+async fn setup(extra: &[(&str, &str)]) -> (Option<i32>, String, Job) {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let mut job = Job::new(&server, "arenas/structured_output", extra);
+    let (code, log) = job.stage("setup").await;
+    (code, log, job)
+}
+
+/// A run of event `event` on branch `branch`, outside a pull request.
+fn outside_pr(event: &'static str, branch: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("TG_EVENT", event),
+        ("TG_BRANCH", branch),
+        ("TG_PR", ""),
+        ("TG_BASE_REF", ""),
+    ]
+}
+
+/// A row of the mode table: its name, the run's variables, and the mode,
+/// kind and baseline branch setup gives it.
+type Row = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+#[tokio::test]
+async fn each_mode_of_the_table_is_told_from_its_event() {
+    let live = [("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")];
+    let with_key = [live[0], live[1], ("OPENAI_API_KEY", MODEL_KEY)];
+    let rows: Vec<Row> = vec![
+        ("PR", with_key.to_vec(), "pr", "gate", "main"),
+        ("PR, mock", vec![], "pr", "gate", "main"),
+        (
+            "fork PR",
+            vec![live[0], live[1], ("TG_FORK", "true")],
+            "fork-pr",
+            "gate",
+            "main",
+        ),
+        (
+            "no-secret PR",
+            live.to_vec(),
+            "no-secret-pr",
+            "gate",
+            "main",
+        ),
+        (
+            "PR into release/x",
+            [with_key.to_vec(), vec![("TG_BASE_REF", "release/x")]].concat(),
+            "pr",
+            "gate",
+            "release/x",
+        ),
+        (
+            "baseline branch",
+            outside_pr("push", "main"),
+            "baseline",
+            "baseline",
+            "main",
+        ),
+        (
+            "push elsewhere",
+            outside_pr("push", "feature"),
+            "push",
+            "gate",
+            "main",
+        ),
+        (
+            "merge queue",
+            [
+                outside_pr("merge_group", "gh-readonly-queue/release/x/pr-17-abc"),
+                vec![("TG_MERGE_BASE_REF", "refs/heads/release/x")],
+            ]
+            .concat(),
+            "merge-queue",
+            "gate",
+            "release/x",
+        ),
+        (
+            "dispatch",
+            outside_pr("workflow_dispatch", "feature"),
+            "dispatch",
+            "gate",
+            "main",
+        ),
+        (
+            "dispatch on the baseline branch",
+            outside_pr("workflow_dispatch", "main"),
+            "baseline",
+            "baseline",
+            "main",
+        ),
+        (
+            "schedule",
+            outside_pr("schedule", "main"),
+            "baseline",
+            "baseline",
+            "main",
+        ),
+        (
+            "schedule, another baseline branch",
+            [
+                outside_pr("schedule", "main"),
+                vec![("TG_BASELINE_BRANCH", "release")],
+            ]
+            .concat(),
+            "schedule",
+            "gate",
+            "release",
+        ),
+        (
+            "other event, mode: gate",
+            [outside_pr("release", "v1.0.0"), vec![("TG_MODE", "gate")]].concat(),
+            "gate",
+            "gate",
+            "main",
+        ),
+    ];
+    for (row, extra, mode, kind, branch) in rows {
+        let (code, log, job) = setup(&extra).await;
+        assert_eq!(code, Some(0), "{row}: {log}");
+        assert_eq!(job.output("mode").as_deref(), Some(mode), "{row}");
+        assert_eq!(job.output("kind").as_deref(), Some(kind), "{row}");
+        assert_eq!(job.env["TG_BASELINE_BRANCH"], branch, "{row}");
+        // Only a pull request comments; only a run with secrets looks for
+        // the stored (live) baseline.
+        let pr = mode.ends_with("pr");
+        assert_eq!(
+            job.output("comment").as_deref() == Some("true"),
+            pr,
+            "{row}"
+        );
+        let secretless = mode == "fork-pr" || mode == "no-secret-pr";
+        assert_eq!(
+            job.output("stored").as_deref() == Some("true"),
+            kind == "gate" && !secretless,
+            "{row}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_run_the_gate_cannot_gate_fails_naming_the_input() {
+    for (row, extra, says) in [
+        (
+            "other event",
+            outside_pr("issue_comment", "main"),
+            "event 'issue_comment' has no rule of its own, so the gate cannot tell what to compare; set the input mode: gate",
+        ),
+        (
+            "pull_request_target",
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17")],
+            ]
+            .concat(),
+            "set the input mode: gate",
+        ),
+        (
+            "mode: baseline on a pull request",
+            vec![("TG_MODE", "baseline")],
+            "mode: baseline on a pull_request run",
+        ),
+        (
+            "mode: baseline off the baseline branch",
+            [outside_pr("push", "feature"), vec![("TG_MODE", "baseline")]].concat(),
+            "set baseline-branch: feature",
+        ),
+        (
+            "an unknown mode",
+            vec![("TG_MODE", "yolo")],
+            "mode 'yolo' is not one of auto, gate, baseline",
+        ),
+    ] {
+        let (code, log, job) = setup(&extra).await;
+        assert_eq!(code, Some(2), "{row}: {log}");
+        assert!(log.contains(says), "{row}: {log}");
+        assert!(
+            log.contains("::error title=tribunal gate::"),
+            "{row}: {log}"
+        );
+        assert_eq!(job.output("kind"), None, "{row}");
+    }
+}
+
+#[tokio::test]
+async fn the_gating_modes_outside_a_pull_request_fail_on_a_regression() {
+    let scratch = tempfile::tempdir().unwrap();
+    let main = baseline(scratch.path());
+    let broken = broken_arena(scratch.path());
+    for extra in [
+        [
+            outside_pr("merge_group", "gh-readonly-queue/main/pr-17-abc"),
+            vec![("TG_MERGE_BASE_REF", "refs/heads/main")],
+        ]
+        .concat(),
+        outside_pr("workflow_dispatch", "feature"),
+        [
+            outside_pr("schedule", "main"),
+            vec![("TG_BASELINE_BRANCH", "release")],
+        ]
+        .concat(),
+        outside_pr("push", "feature"),
+    ] {
+        let comments = Comments::default();
+        let server = github(&comments).await;
+        let mut job = Job::new(&server, broken.to_str().unwrap(), &extra);
+        // Its stored baseline is main's (any branch's: the stand-in's).
+        let (code, log) = job.gate(Some(&main)).await;
+        let mode = job.output("mode").unwrap();
+        // action.yml runs compare and verdict on kind gate.
+        assert_eq!(job.output("kind").as_deref(), Some("gate"), "{mode}");
+        assert_eq!(code, Some(1), "{mode}: {log}");
+        assert!(job.file("summary.md").contains("regressed"), "{mode}");
+        assert!(
+            comments.all().is_empty(),
+            "{mode}: no pull request to comment on"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_baseline_branch_stores_its_run_and_gates_nothing() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let mut job = Job::new(
+        &server,
+        arena().to_str().unwrap(),
+        &outside_pr("push", "main"),
+    );
+    job.stages_ok(&["setup", "run"]).await;
+    assert_eq!(job.output("kind").as_deref(), Some("baseline"));
+    let stored = job
+        .work("head")
+        .join(format!("{}.jsonl", arena_slug(arena().to_str().unwrap())));
+    assert_eq!(crate::json_lines(&stored).len(), 15);
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_pull_request_without_secrets_runs_as_a_forks_and_survives_a_read_only_token() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    // Dependabot's token is read-only: the comment is refused.
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{REPO}/issues/{PR}/comments")))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+    let mut job = Job::new(
+        &server,
+        "arenas/structured_output",
+        &[("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")],
+    )
+    .in_repo(&clone);
+    let (code, log) = job.gate(None).await;
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(job.output("mode").as_deref(), Some("no-secret-pr"));
+    assert!(log.contains("could not comment"), "{log}");
+    let summary = job.file("summary.md");
+    assert!(
+        summary.contains("Pull request without secrets (`OPENAI_API_KEY` is empty here, as for Dependabot's), so both sides ran the mock instead of openai-chat."),
+        "{summary}"
+    );
+    for side in ["head", "base"] {
+        let rows = crate::json_lines(&job.work(side).join("arenas-structured_output.jsonl"));
+        assert!(rows.iter().all(|r| r["backend"] == "mock"), "{side}");
+    }
+    assert!(comments.all().is_empty());
+}
+
+#[tokio::test]
+async fn two_uses_of_the_action_in_one_job_have_their_own_folders() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let mut job = Job::new(&server, "arenas/structured_output", &[]);
+    job.stages_ok(&["setup"]).await;
+    let first = job.env["TG_WORK"].clone();
+    // The second use runs in the same job: same runner temp, same
+    // GITHUB_ENV (holding the first use's TG_WORK), same name.
+    job.stages_ok(&["setup"]).await;
+    let second = job.env["TG_WORK"].clone();
+    assert_ne!(first, second);
+    assert!(Path::new(&first).is_dir() && Path::new(&second).is_dir());
+}
+
+#[tokio::test]
+async fn a_failed_step_replaces_the_previous_verdict() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let main = baseline(scratch.path());
+    let mut first = Job::new(&server, arena().to_str().unwrap(), &[]);
+    let (code, log) = first.gate(Some(&main)).await;
+    assert_eq!(code, Some(0), "{log}");
+    assert!(comments.all()[0]["body"].as_str().unwrap().contains("✅"));
+
+    // The next push breaks the arena's configuration: the run step fails.
+    let bad = scratch.path().join("arenas/structured_output");
+    copy_arena(&bad, false);
+    std::fs::write(bad.join("arena.toml"), "this is not toml = = =\n").unwrap();
+    let mut second = Job::new(&server, bad.to_str().unwrap(), &[]);
+    second.stages_ok(&["setup"]).await;
+    let (code, log) = second.stage("run").await;
+    assert_eq!(code, Some(2), "{log}");
+    // action.yml runs the comment step always().
+    let (code, log) = second.stage("comment").await;
+    assert_eq!(code, Some(0), "{log}");
+    let all = comments.all();
+    assert_eq!(all.len(), 1);
+    let body = all[0]["body"].as_str().unwrap();
+    assert!(
+        body.contains("❌ tribunal: the gate did not finish"),
+        "{body}"
+    );
+    assert!(body.contains("The job failed in `run`"), "{body}");
+    assert!(!body.contains("✅"), "{body}");
+}

@@ -1,0 +1,237 @@
+//! What action.yml, gate.sh and the workflows must say for rules the test
+//! cannot run, because the Actions runner applies them:
+//!
+//! - **`github.action_ref` in a composite action.** The runner's
+//!   `ActionRunner.RunAsync` (actions/runner, src/Runner.Worker/ActionRunner.cs)
+//!   sets `github.action_ref` and `github.action_repository` to the step's
+//!   own action (`SetGitHubContext("action_ref", repoPathReferenceAction.Ref)`)
+//!   *before* it evaluates the step's inputs (`EvaluateStepInputs`), so in a
+//!   nested `uses: actions/cache@v4` the `with:` sees `v4`; and for a `run:`
+//!   step it sets them to null before evaluating the script. Only a step's
+//!   `env:` sees the composite action's own: `CompositeActionHandler.RunStepsAsync`
+//!   (src/Runner.Worker/Handlers/CompositeActionHandler.cs) evaluates each
+//!   embedded step's `env` (on a shallow copy of the composite's `github`
+//!   context) before `step.RunAsync()`. GitHub's contexts reference says the
+//!   same: "Do not use in the run keyword. To make this context work with
+//!   composite actions, reference it within the env context of the
+//!   composite action."
+//! - **A re-run's upload.** actions/upload-artifact@v4 fails when the run
+//!   already has an artifact of that name (a re-run of the job keeps its
+//!   first attempt's) unless `overwrite: true` (its README, "Overwriting an
+//!   Artifact").
+//! - **A failed step.** Composite steps run under `success()` unless their
+//!   `if:` says otherwise; the comment step says `always()`.
+//! - **bash 3.2** (macOS runners' `/bin/bash`): no `mapfile`/`readarray`
+//!   (bash 4.0), no associative arrays (4.0), no `${x,,}` (4.0), no `wait -n`
+//!   (4.3), and before 4.4 `"${a[@]}"` of an empty array is an unbound
+//!   variable under `set -u`.
+
+use super::*;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn yaml(rel: &str) -> Value {
+    serde_norway::from_str(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap()
+}
+
+fn steps() -> Vec<Value> {
+    yaml("action/action.yml")["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Every string under `v`, with the path of keys that leads to it.
+fn strings(v: &Value, at: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) => out.push((at.to_string(), s.clone())),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| strings(x, &format!("{at}[{i}]"), out)),
+        Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| strings(x, &format!("{at}.{k}"), out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_actions_own_ref_is_read_only_in_a_run_steps_env() {
+    let mut found = 0;
+    for (i, step) in steps().iter().enumerate() {
+        let mut all = Vec::new();
+        strings(step, "", &mut all);
+        for (at, text) in all {
+            if !(text.contains("github.action_ref") || text.contains("github.action_repository")) {
+                continue;
+            }
+            assert!(
+                step.get("run").is_some() && at.starts_with(".env."),
+                "step {i} reads the action's ref at {at}, where the runner has set it to another action's or to null: {text}"
+            );
+            found += 1;
+        }
+    }
+    assert!(found >= 2, "setup reads the action's ref and repository");
+    // The binary cache's key and path are setup's outputs (its version),
+    // never an expression of github.action_ref.
+    let cache = steps()
+        .into_iter()
+        .find(|s| s["id"] == "bin-cache")
+        .unwrap();
+    assert_eq!(cache["with"]["key"], "${{ steps.setup.outputs.bin-key }}");
+    assert_eq!(cache["with"]["path"], "${{ steps.setup.outputs.bin-dir }}");
+}
+
+#[test]
+fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
+    let steps = steps();
+    let uploads: Vec<&Value> = steps
+        .iter()
+        .filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .collect();
+    assert_eq!(uploads.len(), 2);
+    for upload in uploads {
+        assert_eq!(upload["with"]["overwrite"], true, "{upload}");
+    }
+    let comment = steps
+        .iter()
+        .find(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.ends_with("gate.sh\" comment"))
+        })
+        .unwrap();
+    assert!(
+        comment["if"].as_str().unwrap().starts_with("always() &&"),
+        "{comment}"
+    );
+    // Every mode of kind gate runs the baseline, the comparison and the
+    // verdict (tests/it/action_gate/modes.rs runs each such mode's stages).
+    for stage in ["run-baseline", "compare", "verdict"] {
+        let step = steps
+            .iter()
+            .find(|s| {
+                s["run"]
+                    .as_str()
+                    .is_some_and(|r| r.ends_with(&format!("gate.sh\" {stage}")))
+            })
+            .unwrap();
+        assert_eq!(step["if"], "steps.setup.outputs.kind == 'gate'", "{stage}");
+    }
+    // Every working path is the use's own folder (setup's output).
+    for step in &steps {
+        let mut all = Vec::new();
+        strings(step, "", &mut all);
+        for (at, text) in all {
+            assert!(!text.contains("tribunal-gate/"), "{at}: {text}");
+        }
+    }
+}
+
+#[test]
+fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
+    let deploy = yaml("deploy/github-actions/tribunal-gate.yml");
+    let group = deploy["concurrency"]["group"].as_str().unwrap();
+    assert!(
+        group.contains("github.event.pull_request.number"),
+        "{group}"
+    );
+    assert!(group.contains("github.ref"), "{group}");
+    let cancel = deploy["concurrency"]["cancel-in-progress"]
+        .as_str()
+        .unwrap();
+    assert!(
+        cancel.contains("pull_request"),
+        "only a pull request's older run is cancelled: {cancel}"
+    );
+    assert!(deploy["on"].get("merge_group").is_some());
+}
+
+#[test]
+fn the_release_publishes_every_runners_archive_with_its_checksum_and_attestation() {
+    let release = yaml(".github/workflows/release.yml");
+    let targets: Vec<String> = release["jobs"]["build"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["target"].as_str().unwrap().to_string())
+        .collect();
+    for target in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+        "x86_64-pc-windows-msvc",
+    ] {
+        assert!(targets.iter().any(|t| t == target), "{target}: {targets:?}");
+    }
+    let build = &release["jobs"]["build"];
+    assert_eq!(build["permissions"]["id-token"], "write");
+    assert_eq!(build["permissions"]["attestations"], "write");
+    let build_steps = build["steps"].as_array().unwrap();
+    let attest = build_steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/attest-build-provenance@"))
+        })
+        .expect("an attestation step");
+    assert_eq!(attest["with"]["subject-path"], "dist/tribunal-*");
+    let text = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    assert!(text.contains(".sha256"));
+}
+
+#[test]
+fn gate_sh_keeps_to_bash_3_2() {
+    let script = std::fs::read_to_string(root().join("action/gate.sh")).unwrap();
+    let code: Vec<&str> = script
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    for (n, line) in code.iter().enumerate() {
+        for bash4 in [
+            "mapfile",
+            "readarray",
+            "declare -A",
+            "local -A",
+            ",,}",
+            "^^}",
+            "wait -n",
+            "&>>",
+            "|&",
+        ] {
+            assert!(
+                !line.contains(bash4),
+                "line {n}: {bash4} needs bash 4: {line}"
+            );
+        }
+        // "${a[@]}" only inside its own guard ${a[@]+"${a[@]}"}, but for
+        // arrays that are never empty where expanded (named here).
+        let mut rest = *line;
+        while let Some(at) = rest.find("\"${") {
+            let tail = &rest[at + 3..];
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if tail[name.len()..].starts_with("[@]}\"") {
+                let guard = format!("${{{name}[@]+\"${{{name}[@]}}\"}}");
+                let never_empty = ["files", "where", "notes"].contains(&name.as_str());
+                assert!(
+                    line.contains(&guard) || never_empty,
+                    "line {n}: \"${{{name}[@]}}\" unguarded: {line}"
+                );
+            }
+            rest = &tail[name.len()..];
+        }
+    }
+}
