@@ -55,11 +55,11 @@ pub(crate) struct BackendFlags {
     #[arg(long, value_name = "S")]
     preflight_secs: Option<f64>,
     /// Seconds from sending a request to the first byte of its answer: a
-    /// local server reads the whole prompt first (default 180).
+    /// busy local server or a reasoning model may take minutes (default 300).
     #[arg(long, value_name = "S")]
     first_byte_secs: Option<f64>,
     /// Seconds an answer may go without a byte once it started before it
-    /// is cut and asked again (default 90).
+    /// is cut and asked again (default 60).
     #[arg(long, value_name = "S")]
     stream_idle_secs: Option<f64>,
     /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1

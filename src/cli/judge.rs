@@ -195,7 +195,9 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     let runtime = super::tokio_runtime()?;
     // As `run`: a server that is not there, never answers, is no API or
     // refuses the key is one line and exit 2 before the review.
-    if let Checked::Interrupted(code) = before_first_item(&runtime, backend.preflight(), "no review")? {
+    if let Checked::Interrupted(code) =
+        before_first_item(&runtime, backend.preflight(), "no review")?
+    {
         return Ok(code);
     }
     let reviewed = runtime.block_on(async {

@@ -91,7 +91,9 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     let runtime = super::tokio_runtime()?;
     // A wrong base URL or key is one error before any item, not one per
     // item: the live backends are asked `GET /models` (no tokens) first.
-    if let Checked::Interrupted(code) = before_first_item(&runtime, backends.preflight(), "no item")? {
+    if let Checked::Interrupted(code) =
+        before_first_item(&runtime, backends.preflight(), "no item")?
+    {
         return Ok(code);
     }
     // `[[mcp]]` servers start on the runtime the runs use (their

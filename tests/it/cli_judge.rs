@@ -256,7 +256,10 @@ fn run_against_a_dead_server_stops_before_the_review_with_one_line() {
     );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot connect to http://127.0.0.1:9/v1/models"), "{err}");
+    assert!(
+        err.contains("cannot connect to http://127.0.0.1:9/v1/models"),
+        "{err}"
+    );
     assert!(err.contains("no review ran"), "{err}");
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     assert!(out.stdout.is_empty(), "no verdict is printed");

@@ -747,7 +747,10 @@ fn a_model_without_a_backend_is_refused_with_the_fix_not_mocked() {
     );
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains("cannot connect to http://127.0.0.1:9/v1/models"), "{err}");
+    assert!(
+        err.contains("cannot connect to http://127.0.0.1:9/v1/models"),
+        "{err}"
+    );
 }
 
 /// `--concurrency 0` used to be accepted (and ran nothing in flight);

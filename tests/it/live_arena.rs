@@ -584,7 +584,11 @@ async fn a_server_that_is_no_api_or_never_answers_stops_the_run_with_one_line() 
     let out = dir.path().join("r.jsonl");
     let kind = tribunal::runtime::BackendKind::OpenAiChat;
     for (label, models, says) in [
-        ("file server 501", html_page(501), "not an OpenAI-compatible API at"),
+        (
+            "file server 501",
+            html_page(501),
+            "not an OpenAI-compatible API at",
+        ),
         ("HTML 200", html_page(200), "with an HTML page"),
         ("silent", Fault::Silent, "(the preflight_secs setting)"),
     ] {
@@ -610,7 +614,10 @@ async fn a_server_that_is_no_api_or_never_answers_stops_the_run_with_one_line() 
         assert!(err.contains(says), "{label}: {err}");
         assert!(err.contains(&server.base_url(kind)), "{label}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{label}: one line: {err}");
-        assert!(start.elapsed() < std::time::Duration::from_secs(30), "{label}");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "{label}"
+        );
         assert!(!out.exists(), "{label}: no results file");
         assert_eq!(server.posts(), 0, "{label}: no model request");
     }

@@ -370,7 +370,10 @@ async fn sweep_hostile(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
                 let mut stored: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
                 let detail = stored["backend_failure"]["detail"].take();
                 assert!(
-                    detail.as_str().unwrap_or_default().starts_with("from http://127.0.0.1:"),
+                    detail
+                        .as_str()
+                        .unwrap_or_default()
+                        .starts_with("from http://127.0.0.1:"),
                     "{api:?}: {detail}"
                 );
                 assert_eq!(

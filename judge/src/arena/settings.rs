@@ -18,8 +18,8 @@
 //! cut_runaway = false           # default on: stream, cut a turn that loops
 //! connect_secs = 10             # timeouts per stage of a request (the
 //! preflight_secs = 15           #   defaults shown; the runtime's
-//! first_byte_secs = 180         #   `backend::timeouts` says why)
-//! stream_idle_secs = 90
+//! first_byte_secs = 300         #   `backend::timeouts` says why)
+//! stream_idle_secs = 60
 //! ```
 //!
 //! Everything but `max_retries`, the timeouts and `prompt_cache` enters the

@@ -8,19 +8,18 @@
 //! deadline, and a server that never answers is one clear error before the
 //! first item instead of a run that never ends.
 //!
-//! | stage | setting | default | bounds |
-//! |---|---|---|---|
-//! | connect | `connect_secs` | 10 s | opening the connection (TCP, TLS) |
-//! | preflight | `preflight_secs` | 15 s | the whole check before the first item (`GET /models`) |
-//! | first byte | `first_byte_secs` | 180 s | from sending a request to the first byte of its answer's body |
-//! | stream idle | `stream_idle_secs` | 90 s | any later gap: no byte of the answer for this long |
+//! | stage | setting | default | bounds | why this default |
+//! |---|---|---|---|---|
+//! | connect | `connect_secs` | 10 s | opening the connection (TCP, TLS) | a local server connects in about 1 ms; the official OpenAI and Anthropic SDKs allow 5 s, doubled for slow links |
+//! | preflight | `preflight_secs` | 15 s | the whole check before the first item (`GET /models`) | every server measured answers it at once (llama.cpp: 40 ms, also mid-generation) |
+//! | first byte | `first_byte_secs` | 300 s | from sending a request to the first byte of its answer's body | a busy local server sends no headers until a slot is free (30 s measured with three requests on two slots), and hosted reasoning models can think for minutes before their first byte (79 s reported on Chat Completions; "several minutes" by OpenAI); 300 s is also the default run deadline |
+//! | stream idle | `stream_idle_secs` | 60 s | any later gap: no byte of the answer for this long | once tokens flow, gaps are seconds at most (3.8 s worst on a contended 2-core machine); llama.cpp sends a keep-alive comment after 30 s of silence (a prompt read mid-stream), Anthropic `ping`s and OpenAI Responses keep-alive events far more often, so twice llama.cpp's interval cuts only a dead stream |
 //!
-//! The first byte waits longest because a local server reads the whole
-//! prompt before it sends anything: llama.cpp on two CPU threads spends tens
-//! of seconds on a 3,000-token prompt with a 1.5B model (BENCHMARKS.md,
-//! "Time to first byte"). Once tokens flow, gaps are milliseconds on every
-//! server measured; the stream-idle default is long only because hosted
-//! reasoning models may think silently inside a stream.
+//! Measured on llama.cpp's `llama-server` with a 0.5B model on two CPU
+//! threads (BENCHMARKS.md, "Time to first byte"): headers arrive in about
+//! 40 ms, then nothing until the prompt is read — 13 to 36 s for 1,500
+//! tokens, 21 to 61 s for 3,000 on a busy machine — except the keep-alive
+//! comment at 30 s. Every byte counts as activity, comments included.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -30,9 +29,9 @@ pub const DEFAULT_CONNECT_SECS: u64 = 10;
 /// Default [`Timeouts::preflight`], in seconds.
 pub const DEFAULT_PREFLIGHT_SECS: u64 = 15;
 /// Default [`Timeouts::first_byte`], in seconds.
-pub const DEFAULT_FIRST_BYTE_SECS: u64 = 180;
+pub const DEFAULT_FIRST_BYTE_SECS: u64 = 300;
 /// Default [`Timeouts::stream_idle`], in seconds.
-pub const DEFAULT_STREAM_IDLE_SECS: u64 = 90;
+pub const DEFAULT_STREAM_IDLE_SECS: u64 = 60;
 
 /// The longest timeout a setting may ask for (one day): a larger number is
 /// a typo, and `Duration` arithmetic must never overflow.
