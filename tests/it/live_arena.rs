@@ -623,6 +623,56 @@ async fn a_server_that_is_no_api_or_never_answers_stops_the_run_with_one_line() 
     }
 }
 
+/// Ctrl-C while the check before the first item waits on a server that
+/// never answers: exit 130, and the line says what was going on and that
+/// nothing was written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_the_check_says_nothing_ran() {
+    use tribunal_testkit::faulty::{Fault, FaultyServer};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let kind = tribunal::runtime::BackendKind::OpenAiChat;
+    let server = FaultyServer::start_with(kind, "{}", vec![], Some(Fault::Silent)).await;
+    let child = crate::tribunal_command(
+        &[
+            "run",
+            arena().to_str().unwrap(),
+            "--model",
+            "openai/m",
+            "--base-url",
+            &server.base_url(kind),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Wait until the check is waiting (no time is asserted).
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.gets() < 1 {
+        assert!(std::time::Instant::now() < until, "the check never came");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("interrupted while checking the model's server before the first item: no item ran, nothing was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
+
 /// `[approval]` against the stand-in model on each API: the first search of
 /// every item is rejected (the model reads the reason as the tool's result),
 /// and the `approvals` check reads the records on the row.
