@@ -78,6 +78,7 @@ pub fn decode_answer<C: Codec>(data: &[u8]) {
         extra_body: Map::new(),
         prompt_cache: true,
         cut_runaway: true,
+        timeouts: Default::default(),
     };
     C::encode(&request, &config).expect("a decoded turn encodes");
 }

@@ -465,7 +465,7 @@ impl Machine {
             }
             (State::Model(_, Step::Sent), Input::BackendFailed(e)) => {
                 // Tokens reported before it failed were spent.
-                self.usage.add(e.spent);
+                self.usage.add(*e.spent);
                 self.backend_failure = Some(BackendFailure::of(&e));
                 self.finish(error(ErrorCode::BackendError), now);
             }

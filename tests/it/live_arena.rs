@@ -574,6 +574,17 @@ async fn a_server_that_is_not_there_or_refuses_the_key_stops_the_run_before_any_
     assert_eq!(json_lines(&out).len(), 15);
 }
 
+/// `run` of the stand-in arena on `openai/m` at `base_url`, results to
+/// `out`, with `extra` flags.
+fn live_run_args(base_url: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["run", arena().to_str().unwrap(), "--model", "openai/m"]
+        .map(String::from)
+        .to_vec();
+    args.extend(["--base-url", base_url, "--out", out.to_str().unwrap()].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
 /// A base URL where something answers that is no API (a file server's 501,
 /// an HTML page) or a server that never answers: one line naming the URL
 /// (and, for the wait, its setting), exit 2 within seconds, no results file.
@@ -593,20 +604,7 @@ async fn a_server_that_is_no_api_or_never_answers_stops_the_run_with_one_line() 
         ("silent", Fault::Silent, "(the preflight_secs setting)"),
     ] {
         let server = FaultyServer::start_with(kind, "{}", vec![], Some(models)).await;
-        let args: Vec<String> = [
-            "run",
-            arena().to_str().unwrap(),
-            "--model",
-            "openai/m",
-            "--base-url",
-            &server.base_url(kind),
-            "--preflight-secs",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ]
-        .map(String::from)
-        .to_vec();
+        let args = live_run_args(&server.base_url(kind), &out, &["--preflight-secs", "1"]);
         let start = std::time::Instant::now();
         let o = tribunal(&args, dir.path(), &[]).await;
         let err = stderr(&o);
@@ -634,16 +632,7 @@ async fn ctrl_c_during_the_check_says_nothing_ran() {
     let kind = tribunal::runtime::BackendKind::OpenAiChat;
     let server = FaultyServer::start_with(kind, "{}", vec![], Some(Fault::Silent)).await;
     let child = crate::tribunal_command(
-        &[
-            "run",
-            arena().to_str().unwrap(),
-            "--model",
-            "openai/m",
-            "--base-url",
-            &server.base_url(kind),
-            "--out",
-            out.to_str().unwrap(),
-        ],
+        &live_run_args(&server.base_url(kind), &out, &[]),
         dir.path(),
     )
     .stdout(std::process::Stdio::piped())

@@ -8,7 +8,7 @@ use super::config::ProviderConfig;
 use super::delta::{Delta, DeltaSink, send_whole};
 use super::runaway::RunawayGuard;
 use super::stream::{Flow, StreamFold};
-use super::timeouts::{Stage, Timeouts, secs_text};
+use super::timeouts::{Stage, Timeouts};
 use super::{Backend, BackendError, BackendErrorKind, BackendInfo, ModelRequest};
 use crate::conversation::{ModelTurn, Usage};
 use eventsource_stream::{EventStreamError, Eventsource};
@@ -59,12 +59,7 @@ impl<C: Codec> HttpBackend<C> {
     /// A backend for `config`. Errors (`Config`): the key cannot travel in a
     /// header, or the HTTP client cannot be built.
     pub fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            &C::PROVIDER,
-            &config.base_url,
-            &config.api_key,
-            config.timeouts,
-        )?;
+        let endpoint = Endpoint::of(&C::PROVIDER, &config)?;
         Ok(HttpBackend {
             config,
             endpoint,
@@ -139,7 +134,7 @@ impl<C: Codec> Backend for HttpBackend<C> {
                 {
                     Ok(answer) => answer,
                     Err((mut error, usage)) => {
-                        error.spent = usage.map_or_else(Usage::default, spent::<C>);
+                        error.spent = Box::new(usage.map_or_else(Usage::default, spent::<C>));
                         return Err(error);
                     }
                 }
@@ -417,6 +412,12 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
+    /// The endpoint of `provider` for `config`: its base URL, key and
+    /// timeouts ([`new`](Self::new)).
+    pub(crate) fn of(provider: &Provider, config: &ProviderConfig) -> Result<Self, BackendError> {
+        Endpoint::new(provider, &config.base_url, &config.api_key, config.timeouts)
+    }
+
     /// The endpoint of `provider` below `base_url`. The key travels in the
     /// header `provider.auth` names, marked sensitive so no debug output of
     /// reqwest shows it.
@@ -1002,6 +1003,16 @@ fn seconds(secs: f64) -> Duration {
     Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
+/// `d` in seconds for a message: `90 s`, `0.5 s`.
+fn secs_text(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs} s")
+    }
+}
+
 /// `base` without a trailing slash, joined with `path`.
 fn join_url(base: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
@@ -1057,6 +1068,12 @@ mod tests {
             );
         }
         h
+    }
+
+    #[test]
+    fn waits_are_said_in_seconds() {
+        assert_eq!(secs_text(Duration::from_secs(90)), "90 s");
+        assert_eq!(secs_text(Duration::from_millis(1500)), "1.5 s");
     }
 
     #[test]

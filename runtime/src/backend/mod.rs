@@ -176,8 +176,9 @@ pub struct BackendError {
     pub detail: Option<String>,
     /// Tokens the provider reported before the request failed (a stream
     /// that broke off after its usage arrived; with retries, every failed
-    /// attempt's): spent, so counted.
-    pub spent: Usage,
+    /// attempt's): spent, so counted. Boxed: errors travel in `Result`s
+    /// everywhere, and most carry none.
+    pub spent: Box<Usage>,
 }
 
 impl BackendError {
@@ -191,7 +192,7 @@ impl BackendError {
             retry_after: None,
             stage: None,
             detail: None,
-            spent: Usage::default(),
+            spent: Box::default(),
         }
     }
 

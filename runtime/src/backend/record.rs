@@ -127,7 +127,7 @@ impl From<&BackendError> for RecordedError {
             message: e.message.clone(),
             stage: e.stage,
             detail: e.detail.clone(),
-            spent: e.spent,
+            spent: *e.spent,
         }
     }
 }
@@ -139,7 +139,7 @@ impl From<RecordedError> for BackendError {
         error.provider_type = e.provider_type;
         error.stage = e.stage;
         error.detail = e.detail;
-        error.spent = e.spent;
+        error.spent = Box::new(e.spent);
         error
     }
 }

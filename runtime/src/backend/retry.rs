@@ -152,8 +152,8 @@ impl<B: Backend> Retry<B> {
                     }
                     Err(e) => e,
                 };
-                spent.add(error.spent);
-                error.spent = spent;
+                spent.add(*error.spent);
+                *error.spent = spent;
                 if retry >= self.max_retries || !is_retryable(&error) {
                     return Err(error);
                 }

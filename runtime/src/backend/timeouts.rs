@@ -148,16 +148,6 @@ pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
         .then(|| Duration::from_secs_f64(secs))
 }
 
-/// `d` in seconds for a message: `90 s`, `0.5 s`.
-pub(crate) fn secs_text(d: Duration) -> String {
-    let secs = d.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0} s")
-    } else {
-        format!("{secs} s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,7 +178,5 @@ mod tests {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300, 86_401.0] {
             assert_eq!(timeout_from_secs(bad), None, "{bad}");
         }
-        assert_eq!(secs_text(Duration::from_secs(90)), "90 s");
-        assert_eq!(secs_text(Duration::from_millis(1500)), "1.5 s");
     }
 }

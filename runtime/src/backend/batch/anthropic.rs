@@ -32,12 +32,7 @@ fn batches_path() -> String {
 impl AnthropicBatches {
     /// A client for `config` (the key checked to travel in a header).
     pub(super) fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            &AnthropicCodec::PROVIDER,
-            &config.base_url,
-            &config.api_key,
-            config.timeouts,
-        )?;
+        let endpoint = Endpoint::of(&AnthropicCodec::PROVIDER, &config)?;
         Ok(AnthropicBatches { config, endpoint })
     }
 

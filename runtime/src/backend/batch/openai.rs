@@ -31,12 +31,7 @@ pub(super) struct OpenAiBatches<C> {
 impl<C: Codec> OpenAiBatches<C> {
     /// A client for `config` (the key checked to travel in a header).
     pub(super) fn new(config: ProviderConfig) -> Result<Self, BackendError> {
-        let endpoint = Endpoint::new(
-            &C::PROVIDER,
-            &config.base_url,
-            &config.api_key,
-            config.timeouts,
-        )?;
+        let endpoint = Endpoint::of(&C::PROVIDER, &config)?;
         Ok(OpenAiBatches {
             config,
             endpoint,
