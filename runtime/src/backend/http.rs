@@ -243,6 +243,7 @@ impl std::fmt::Display for StreamFail {
 /// When the next byte of an answer is due: the first within
 /// [`Timeouts::first_byte`] of sending the request, each later one within
 /// [`Timeouts::stream_idle`] of the one before.
+///
 /// A wait too long to add to the clock ([`Timeouts::unbounded`]) is no
 /// timeout at all.
 #[derive(Debug, Clone, Copy)]
@@ -272,8 +273,8 @@ impl Due {
     }
 }
 
-/// `future`, or `Err(Elapsed)`-like `None` if `by` comes first (no `by`:
-/// no timer at all, so a paused test clock never jumps to one).
+/// `future`'s output, or `None` when `by` comes first. Without a `by` no
+/// timer is set at all (so a paused test clock never jumps to one).
 async fn within<F: std::future::Future>(by: Option<Instant>, future: F) -> Option<F::Output> {
     match by {
         Some(by) => tokio::time::timeout_at(by, future).await.ok(),
@@ -478,11 +479,13 @@ impl Endpoint {
 
     /// POSTs `body` as JSON and returns the parsed JSON answer.
     ///
-    /// Errors: a connection that fails before any response is `Transport`
-    /// without a status (retryable); an error status is `Http` with the
-    /// provider's error type and `Retry-After`; a body that breaks off after
-    /// the status arrived is `Transport` *with* the status (not retryable: part
-    /// of the response was received); an unreadable body is `Protocol`.
+    /// Errors: a connection that fails or a first byte that does not come in
+    /// time is `Transport` without a status; an error status is `Http` with
+    /// the provider's error type and `Retry-After`; a body that breaks off or
+    /// stalls after the status arrived is `Transport` *with* the status (at
+    /// [`Stage::Stream`] or [`Stage::StreamIdle`]); an unreadable body is
+    /// `Protocol`. The first and the third are retried by
+    /// [`Retry`](super::retry::Retry).
     async fn post_json(&self, body: &Value) -> Result<Value, BackendError> {
         let reply = self.send(body).await?;
         let bytes = self.read_all(reply).await?;

@@ -258,12 +258,14 @@ pub trait Backend: Send + Sync {
         })
     }
 
-    /// Checks, before any model request, that the provider can be reached
-    /// and takes the key — without asking the model anything (the HTTP
-    /// backends: `GET /models`, which costs no tokens). A server that lists
-    /// no models there passes; only an unreachable server or a refused key
-    /// fails. Default: nothing to check (scripted and replayed backends). A
-    /// wrapper forwards it to its inner backend.
+    /// Checks, before any model request, that the provider can be reached,
+    /// is an API and takes the key — without asking the model anything (the
+    /// HTTP backends: `GET /models`, which costs no tokens, within
+    /// [`Timeouts::preflight`]). Any JSON answer passes, even an error (a
+    /// server that lists no models there); no server, no answer in time, a
+    /// refused key or a body that is no API's (an HTML page, plain text)
+    /// fails, at [`Stage::Preflight`]. Default: nothing to check (scripted
+    /// and replayed backends). A wrapper forwards it to its inner backend.
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(std::future::ready(Ok(())))
     }
