@@ -133,8 +133,8 @@ impl<C: Codec> Backend for HttpBackend<C> {
                     .await
                 {
                     Ok(answer) => answer,
-                    Err((mut error, usage)) => {
-                        error.spent = Box::new(usage.map_or_else(Usage::default, spent::<C>));
+                    Err((mut error, partial)) => {
+                        *error.spent = partial.spent::<C>(&error, &body);
                         return Err(error);
                     }
                 }
@@ -149,8 +149,7 @@ impl<C: Codec> Backend for HttpBackend<C> {
                     Ok(turn)
                 }
                 Answer::RanAway(guard) => {
-                    let input_estimate = body.to_string().len().div_ceil(4) as u64;
-                    let mut turn = guard.into_turn(input_estimate);
+                    let mut turn = guard.into_turn(input_estimate(&body));
                     turn.text = self.endpoint.scrub(&turn.text);
                     Ok(turn)
                 }
@@ -214,9 +213,36 @@ impl<C: Codec> Backend for HttpBackend<C> {
     }
 }
 
-/// The usage of an answer body's `usage` field, as codec `C` reads it.
-fn spent<C: Codec>(usage: Value) -> Usage {
-    C::usage(usage)
+/// A request body's input tokens, estimated at four bytes of JSON a token
+/// (for a turn whose provider never said what it counted).
+fn input_estimate(body: &Value) -> u64 {
+    body.to_string().len().div_ceil(4) as u64
+}
+
+/// What a streamed answer that failed part-way had cost: the usage its
+/// events reported, in the provider's form, and the pieces it sent.
+#[derive(Debug, Default)]
+struct Partial {
+    usage: Option<Value>,
+    pieces: u64,
+}
+
+impl Partial {
+    /// The tokens `error`'s attempt spent: what the provider reported
+    /// (Anthropic reports the input in `message_start`); else, when the
+    /// answer had begun to arrive before it broke off or stalled, an
+    /// estimate as for a runaway turn — the request's input, one output
+    /// token a piece — since a provider bills what it read and wrote
+    /// (the OpenAI APIs report usage only in their last event); else none.
+    fn spent<C: Codec>(self, error: &BackendError, body: &Value) -> Usage {
+        match self.usage {
+            Some(usage) => C::usage(usage),
+            None if matches!(error.stage, Some(Stage::Stream | Stage::StreamIdle)) => {
+                Usage::new(input_estimate(body), self.pieces)
+            }
+            None => Usage::default(),
+        }
+    }
 }
 
 /// The sink of a call that streams only to watch for a runaway turn.
@@ -508,15 +534,15 @@ impl Endpoint {
     /// ends with the provider's error event is `Transport` at
     /// [`Stage::ErrorEvent`] (not retried), and an event over
     /// [`MAX_EVENT_BYTES`] or that is not SSE is `Protocol`. Each comes with
-    /// the usage the events had reported so far, in the provider's form
-    /// ([`StreamFold::usage_so_far`]).
+    /// what the attempt had cost so far ([`Partial`]).
     async fn post_stream<F: StreamFold>(
         &self,
         body: &Value,
         sink: DeltaSink<'_>,
         guard: Option<RunawayGuard>,
-    ) -> Result<Answer, (BackendError, Option<Value>)> {
-        let reply = self.send(body).await.map_err(|e| (e, None))?;
+    ) -> Result<Answer, (BackendError, Partial)> {
+        let unread = |e| (e, Partial::default());
+        let reply = self.send(body).await.map_err(unread)?;
         let is_stream = reply
             .response
             .headers()
@@ -524,34 +550,41 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
         if !is_stream {
-            let bytes = self.read_all(reply).await.map_err(|e| (e, None))?;
-            return self
-                .parse_answer(&bytes)
-                .map(Answer::Whole)
-                .map_err(|e| (e, None));
+            let bytes = self.read_all(reply).await.map_err(unread)?;
+            return self.parse_answer(&bytes).map(Answer::Whole).map_err(unread);
         }
         let mut fold = F::default();
-        match self.fold_events(reply, &mut fold, sink, guard).await {
+        let mut pieces = 0;
+        let folded = self
+            .fold_events(reply, &mut fold, sink, guard, &mut pieces)
+            .await;
+        let partial = |fold: &F| Partial {
+            usage: fold.usage_so_far(),
+            pieces,
+        };
+        match folded {
             Ok(Some(guard)) => Ok(Answer::RanAway(guard)),
             Ok(None) => {
-                let usage = fold.usage_so_far();
-                let mut answer = fold.finish().map_err(|e| (self.with_url(e), usage))?;
+                let spent = partial(&fold);
+                let mut answer = fold.finish().map_err(|e| (self.with_url(e), spent))?;
                 self.scrub_answer(&mut answer);
                 Ok(Answer::Streamed(answer))
             }
-            Err(e) => Err((e, fold.usage_so_far())),
+            Err(e) => Err((e, partial(&fold))),
         }
     }
 
     /// Reads the events of a streamed `reply` into `fold`, until the
     /// provider marks the end (`Ok(None)`) or the `guard` says the turn ran
-    /// away (`Ok(Some(guard))`, reading stopped).
+    /// away (`Ok(Some(guard))`, reading stopped); counts the deltas in
+    /// `pieces`.
     async fn fold_events<F: StreamFold>(
         &self,
         reply: Reply,
         fold: &mut F,
         sink: DeltaSink<'_>,
         mut guard: Option<RunawayGuard>,
+        pieces: &mut u64,
     ) -> Result<Option<RunawayGuard>, BackendError> {
         let status = reply.status;
         // Bytes read since the last event came out of the parser, and in
@@ -605,6 +638,7 @@ impl Endpoint {
             let flow = fold.push(&event.event, &event.data, &mut deltas);
             let mut ran_away = false;
             for delta in deltas.drain(..) {
+                *pieces += 1;
                 if let Some(guard) = guard.as_mut() {
                     ran_away |= guard.push(&delta).is_some();
                 }

@@ -4,9 +4,11 @@
 //! failed or timed out before any answer arrived; and answers that broke
 //! off or stalled part-way (a dropped or idle stream, a body cut short) —
 //! the partial answer is discarded, and a streaming caller is told so with
-//! [`Delta::Restart`] before the answer starts again. Never retried: other
-//! statuses (400, 401, 403, 404, …), a provider's error event inside a
-//! stream, and answers that could not be understood. The wait is the
+//! [`Delta::Restart`] before the answer starts again; and a provider's error
+//! event inside a stream whose type says it passes
+//! ([`TRANSIENT_ERROR_TYPES`]). Never retried: other statuses (400, 401,
+//! 403, 404, …), other error events (an invalid request), and answers that
+//! could not be understood. The wait is the
 //! provider's `Retry-After` when given, else exponential backoff with
 //! jitter; a `Retry-After` longer than [`Retry::with_max_wait`] is not
 //! waited for (the error is returned). Tokens a failed attempt reported
@@ -27,15 +29,35 @@ use std::time::Duration;
 /// HTTP statuses worth another attempt.
 pub const RETRYABLE_STATUSES: [u16; 8] = [408, 409, 429, 500, 502, 503, 504, 529];
 
+/// Provider error types of a stream's error event worth another attempt:
+/// overloaded, rate-limited, a server error (Anthropic `overloaded_error`,
+/// `api_error`, `rate_limit_error`; OpenAI `server_error`,
+/// `rate_limit_exceeded`).
+pub const TRANSIENT_ERROR_TYPES: [&str; 5] = [
+    "overloaded_error",
+    "api_error",
+    "rate_limit_error",
+    "server_error",
+    "rate_limit_exceeded",
+];
+
 /// Whether `error` is worth another attempt (see the module docs).
 pub fn is_retryable(error: &BackendError) -> bool {
     match error.kind {
         BackendErrorKind::Http => error
             .status
             .is_some_and(|s| RETRYABLE_STATUSES.contains(&s)),
-        // A connection that failed, timed out, broke off or stalled; not
-        // the provider's own error event.
-        BackendErrorKind::Transport => error.stage != Some(Stage::ErrorEvent),
+        // A connection that failed, timed out, broke off or stalled. A
+        // provider's own error event inside a stream only when its type is
+        // one that passes — the same error before the stream (529, 500, 429)
+        // is retried too (Anthropic: "errors can occur after a 200").
+        BackendErrorKind::Transport => match error.stage {
+            Some(Stage::ErrorEvent) => error
+                .provider_type
+                .as_deref()
+                .is_some_and(|t| TRANSIENT_ERROR_TYPES.contains(&t)),
+            _ => true,
+        },
         _ => false,
     }
 }
@@ -262,7 +284,12 @@ mod tests {
             "a stream that broke off is asked again"
         );
         assert!(is_retryable(&broken.clone().at(Stage::StreamIdle)));
-        assert!(!is_retryable(&broken.at(Stage::ErrorEvent)));
+        let mut event = broken.at(Stage::ErrorEvent);
+        assert!(!is_retryable(&event), "an error event of no known type");
+        event.provider_type = Some("invalid_request_error".into());
+        assert!(!is_retryable(&event));
+        event.provider_type = Some("overloaded_error".into());
+        assert!(is_retryable(&event));
         assert!(!is_retryable(&BackendError::new(
             BackendErrorKind::Protocol,
             "x"

@@ -283,7 +283,9 @@ async fn a_connection_reset_mid_body_is_retried_and_the_run_passes() {
         // The broken answer was asked again, its prefix discarded.
         assert_eq!(requests.load(Ordering::SeqCst), 3, "{kind}");
         assert_eq!(ran.load(Ordering::SeqCst), 1, "{kind}");
-        assert_eq!(report.usage.total(), 160, "{kind}: both turns' usage");
+        // Both turns' usage (160), and an estimate for the attempt cut
+        // mid-body (the server read the request: its input is counted).
+        assert!(report.usage.total() > 160, "{kind}: {:?}", report.usage);
     }
 }
 
@@ -307,7 +309,8 @@ async fn resets_past_the_retry_budget_end_as_a_backend_error_at_the_stream_stage
         // One tool-call turn, then the first attempt and two retries.
         assert_eq!(requests.load(Ordering::SeqCst), 4, "{kind}");
         assert_eq!(ran.load(Ordering::SeqCst), 1, "{kind}");
-        assert_eq!(report.usage.total(), 60, "{kind}: the first turn's usage");
+        // The first turn's usage (60) and an estimate for each cut attempt.
+        assert!(report.usage.total() > 60, "{kind}: {:?}", report.usage);
         let failure = report.backend_failure.as_ref().unwrap();
         assert_eq!(failure.stage, Some(Stage::Stream), "{kind}");
         let detail = failure.detail.as_deref().unwrap_or_default();

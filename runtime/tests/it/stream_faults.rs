@@ -117,13 +117,14 @@ async fn a_stream_cut_mid_answer_is_asked_again_and_passes() {
             let (report, server) = run("cut", kind, vec![Fault::CutAfter(k), Fault::Healthy]).await;
             assert!(passed(&report), "{kind} cut at {k}: {report:?}");
             assert_eq!(server.posts(), 2, "{kind} cut at {k}");
-            // The answer's usage, and on Anthropic what `message_start`
-            // reported before the cut (80 in, 1 out): spent, so counted.
-            let spent = match kind {
-                BackendKind::Anthropic => 81,
-                _ => 0,
-            };
-            assert_eq!(report.usage.total(), 100 + spent, "{kind}");
+            // The answer's usage, and what the cut attempt spent: on
+            // Anthropic what `message_start` reported (80 in, 1 out); on the
+            // OpenAI APIs, which report usage only at the end, an estimate
+            // (the request's input, a token a piece received).
+            match kind {
+                BackendKind::Anthropic => assert_eq!(report.usage.total(), 181),
+                _ => assert!(report.usage.input_tokens > 80, "{kind}: {:?}", report.usage),
+            }
         }
     }
 }
@@ -242,7 +243,8 @@ async fn a_stream_without_usage_passes_with_nothing_counted() {
 
 /// Every attempt cut: the error says the stream stage; the input tokens
 /// Anthropic reported in `message_start` before each drop are counted
-/// (80 a time, 3 attempts) — the OpenAI APIs report usage only at the end.
+/// (80 a time, 3 attempts); the OpenAI APIs report usage only at the end,
+/// so each attempt's input is estimated from the request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cuts_past_the_retry_budget_say_the_stage_and_count_what_was_reported() {
     for kind in ALL {
@@ -257,11 +259,14 @@ async fn cuts_past_the_retry_budget_say_the_stage_and_count_what_was_reported() 
             "{detail}"
         );
         assert_eq!(server.posts(), 3, "{kind}");
-        let expected = match kind {
-            BackendKind::Anthropic => 3 * 80,
-            _ => 0,
-        };
-        assert_eq!(report.usage.input_tokens, expected, "{kind}");
+        match kind {
+            BackendKind::Anthropic => assert_eq!(report.usage.input_tokens, 3 * 80),
+            _ => assert!(
+                report.usage.input_tokens >= 3 * 50,
+                "{kind}: {:?}",
+                report.usage
+            ),
+        }
     }
 }
 

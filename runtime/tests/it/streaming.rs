@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry};
+use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry, Stage};
 use tribunal_runtime::conversation::Message;
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport,
@@ -387,7 +387,7 @@ async fn a_stream_that_breaks_off_is_asked_again_and_its_deltas_are_void() {
 }
 
 #[tokio::test]
-async fn an_error_event_mid_stream_keeps_the_providers_error_type() {
+async fn an_error_event_mid_stream_keeps_the_providers_error_type_and_is_retried_when_it_passes() {
     for (kind, error, expected) in [
         (
             BackendKind::Anthropic,
@@ -426,10 +426,28 @@ async fn an_error_event_mid_stream_keeps_the_providers_error_type() {
         let (_, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
         let failure = run.report.backend_failure.as_ref().unwrap();
         assert_eq!(failure.provider_type.as_deref(), Some(expected), "{kind:?}");
-        // Nothing had been passed on, but the status had arrived: not
-        // retried (a retry could repeat a partly delivered answer).
-        assert_eq!(bodies(&server).await.len(), 1, "{kind:?}");
+        assert_eq!(failure.stage, Some(Stage::ErrorEvent), "{kind:?}");
+        // An overload or a server error passes: asked again, as the same
+        // error before the stream would be (1 + 3 retries).
+        assert_eq!(bodies(&server).await.len(), 4, "{kind:?}");
     }
+    // An error event that will not pass (an invalid request) is not asked
+    // again.
+    let kind = BackendKind::Anthropic;
+    let invalid = sse(&[named(
+        "error",
+        json!({"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}),
+    )]);
+    let server = model_server(kind, vec![invalid]).await;
+    let backend = Retry::new(provider(kind, &server, &hosted()), 3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+    let (_, run) = stream_to_end(&search_agent(Arc::new(backend)), "q").await;
+    let failure = run.report.backend_failure.as_ref().unwrap();
+    assert_eq!(
+        failure.provider_type.as_deref(),
+        Some("invalid_request_error")
+    );
+    assert_eq!(bodies(&server).await.len(), 1);
 }
 
 #[tokio::test]
