@@ -200,13 +200,7 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     {
         return Ok(code);
     }
-    let reviewed = runtime.block_on(async {
-        tokio::select! {
-            reviewed = run_review(&review, backend) => Some(reviewed),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    let Some(reviewed) = reviewed else {
+    let Some(reviewed) = super::unless_interrupted(&runtime, run_review(&review, backend)) else {
         eprintln!("\ntribunal: interrupted during the review: no verdict was given or stored");
         return Ok(ExitCode::from(130));
     };

@@ -152,6 +152,21 @@ pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
+/// `work` run on `runtime` to its end, or `None` when Ctrl-C comes first
+/// (the work is then dropped, which cancels it): the caller says what was
+/// going on and what was kept.
+pub(crate) fn unless_interrupted<F: std::future::Future>(
+    runtime: &tokio::runtime::Runtime,
+    work: F,
+) -> Option<F::Output> {
+    runtime.block_on(async {
+        tokio::select! {
+            done = work => Some(done),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::ColorChoice;

@@ -25,13 +25,7 @@ pub(crate) fn before_first_item(
     check: impl Future<Output = Result<(), BackendError>>,
     what: &str,
 ) -> anyhow::Result<Checked> {
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            result = check => Some(result),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    match outcome {
+    match super::unless_interrupted(runtime, check) {
         Some(Ok(())) => Ok(Checked::Passed),
         Some(Err(e)) => Err(anyhow::anyhow!("{}", failed_text(&e, what))),
         None => {

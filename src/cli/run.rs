@@ -99,13 +99,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the arena is dropped.
     let env = |name: &str| std::env::var_os(name);
-    let started = runtime.block_on(async {
-        tokio::select! {
-            started = plan.start_tools(arena, &env) => Some(started),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    let arena = match started {
+    let arena = match super::unless_interrupted(&runtime, plan.start_tools(arena, &env)) {
         Some(Ok(arena)) => Arc::new(arena),
         Some(Err(e)) => {
             eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());
@@ -120,12 +114,10 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     };
     // Ctrl-C stops the run; the rows finished so far are in the results
     // file already, and --resume runs the rest.
-    let interrupted = runtime.block_on(async {
-        tokio::select! {
-            result = run_arena(arena.clone(), backends, &options, progress.as_ref()) => Some(result),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
+    let interrupted = super::unless_interrupted(
+        &runtime,
+        run_arena(arena.clone(), backends, &options, progress.as_ref()),
+    );
     let Some(result) = interrupted else {
         // The rows are read as `--resume` will read them (a torn last line
         // is not one).

@@ -1,20 +1,19 @@
 //! [`Retry`]: a [`Backend`] wrapper that retries transient failures.
 //!
-//! Retried: HTTP 408, 409, 429, 500, 502, 503, 504, 529; connections that
-//! failed or timed out before any answer arrived; and answers that broke
-//! off or stalled part-way (a dropped or idle stream, a body cut short) —
-//! the partial answer is discarded, and a streaming caller is told so with
-//! [`Delta::Restart`] before the answer starts again; and a provider's error
-//! event inside a stream whose type says it passes
-//! ([`TRANSIENT_ERROR_TYPES`]). Never retried: other statuses (400, 401,
-//! 403, 404, …), other error events (an invalid request), and answers that
-//! could not be understood. The wait is the
-//! provider's `Retry-After` when given, else exponential backoff with
-//! jitter; a `Retry-After` longer than [`Retry::with_max_wait`] is not
-//! waited for (the error is returned). Tokens a failed attempt reported
-//! are added to the turn (or to the last error): they were spent. The run
-//! deadline cancels a wait: the driver bounds the whole `complete` call
-//! with it.
+//! Retried: HTTP 408, 409, 429, 500, 502, 503, 504, 529; a connection that
+//! failed, or an answer that never came, broke off or stalled part-way (a
+//! dropped or idle stream, a body cut short); and a provider's error event
+//! inside a stream whose type says it passes ([`TRANSIENT_ERROR_TYPES`]).
+//! Never retried: other statuses (400, 401, 403, 404, …), other error
+//! events (an invalid request), and answers that could not be understood.
+//!
+//! A retry discards the partial answer; a streaming caller that had some of
+//! it is first sent [`Delta::Restart`]. Tokens a failed attempt spent
+//! ([`BackendError::spent`]) are added to the turn, or to the last error.
+//! The wait is the provider's `Retry-After` when given, else exponential
+//! backoff with jitter; a `Retry-After` longer than [`Retry::with_max_wait`]
+//! is not waited for (the error is returned). The run deadline cancels a
+//! wait: the driver bounds the whole `complete` call with it.
 
 use super::timeouts::Stage;
 use super::{
