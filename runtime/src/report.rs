@@ -96,7 +96,7 @@ impl BackendFailure {
 
 impl std::fmt::Display for BackendFailure {
     /// `HTTP 401 invalid_api_key`, `transport`, `HTTP 503`, then the
-    /// detail when there is one: `transport: no byte for 90 s from …`.
+    /// detail when there is one: `transport: the answer from … stopped: no byte for 60 s …`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.status {
             Some(status) => write!(f, "HTTP {status}")?,
