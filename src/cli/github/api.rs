@@ -170,50 +170,86 @@ impl GitHub {
         request: RequestBuilder,
     ) -> anyhow::Result<T> {
         let mut attempt = 1;
-        let (status, text) = loop {
-            // Every request the gate makes has a body in memory (or none),
-            // so it clones.
-            let this = request
-                .try_clone()
-                .ok_or_else(|| anyhow::anyhow!("{what}: the request cannot be sent again"))?;
-            let (status, wait, text) = match this.send().await {
-                Ok(answer) => {
-                    let status = answer.status();
-                    let wait = retry_wait(status, answer.headers(), attempt);
-                    let text = answer
-                        .text()
-                        .await
-                        .map_err(|e| anyhow::anyhow!("{what}: reading the answer failed: {e}"))?;
-                    let wait = wait.or_else(|| secondary_limit(status, &text));
-                    (Some(status), wait, text)
-                }
-                Err(e) => (None, Some(backoff(attempt)), e.to_string()),
-            };
-            match wait {
+        loop {
+            let sent = self.send_once(what, &request, attempt).await?;
+            match sent.wait {
                 Some(wait) if attempt < ATTEMPTS => {
-                    let why = status.map_or_else(
-                        || "the request failed".to_string(),
-                        |s| format!("HTTP {}", s.as_u16()),
-                    );
-                    eprintln!(
-                        "github: {what}: {why}; trying again in {}s (attempt {} of {ATTEMPTS})",
-                        wait.as_secs(),
-                        attempt + 1
-                    );
-                    tokio::time::sleep(wait).await;
+                    self.wait_before_again(what, &sent, wait, attempt).await;
                     attempt += 1;
                 }
-                _ => match status {
-                    Some(status) => break (status, text),
-                    None => bail!("{what}: the request failed: {}", self.redact(text)),
-                },
+                _ => return self.read(what, sent),
             }
+        }
+    }
+
+    /// Sends `request` once: GitHub's status (none when the request failed
+    /// on the way), the wait before trying again if the failure passes, and
+    /// the answer's text.
+    async fn send_once(
+        &self,
+        what: &str,
+        request: &RequestBuilder,
+        attempt: u32,
+    ) -> anyhow::Result<Sent> {
+        // Every request the gate makes has a body in memory (or none), so
+        // it clones.
+        let this = request
+            .try_clone()
+            .ok_or_else(|| anyhow::anyhow!("{what}: the request cannot be sent again"))?;
+        Ok(match this.send().await {
+            Ok(answer) => {
+                let status = answer.status();
+                let wait = retry_wait(status, answer.headers(), attempt);
+                let text = answer
+                    .text()
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{what}: reading the answer failed: {e}"))?;
+                let wait = wait.or_else(|| secondary_limit(status, &text));
+                Sent {
+                    status: Some(status),
+                    wait,
+                    text,
+                }
+            }
+            Err(e) => Sent {
+                status: None,
+                wait: Some(backoff(attempt)),
+                text: e.to_string(),
+            },
+        })
+    }
+
+    /// Says why `what` is tried again, then waits `wait`.
+    async fn wait_before_again(
+        &self,
+        what: &str,
+        sent: &Sent,
+        wait: std::time::Duration,
+        attempt: u32,
+    ) {
+        let why = sent.status.map_or_else(
+            || "the request failed".to_string(),
+            |s| format!("HTTP {}", s.as_u16()),
+        );
+        eprintln!(
+            "github: {what}: {why}; trying again in {}s (attempt {} of {ATTEMPTS})",
+            wait.as_secs(),
+            attempt + 1
+        );
+        tokio::time::sleep(wait).await;
+    }
+
+    /// A 2xx answer as JSON; any other status, or none, an error naming
+    /// the call, the status and GitHub's message.
+    fn read<T: serde::de::DeserializeOwned>(&self, what: &str, sent: Sent) -> anyhow::Result<T> {
+        let Some(status) = sent.status else {
+            bail!("{what}: the request failed: {}", self.redact(sent.text));
         };
         if !status.is_success() {
-            let why = self.redact(explain(status, &text));
+            let why = self.redact(explain(status, &sent.text));
             bail!("{what}: HTTP {}{why}", status.as_u16());
         }
-        serde_json::from_str(&text)
+        serde_json::from_str(&sent.text)
             .with_context(|| format!("{what}: the answer is not the JSON GitHub sends"))
     }
 
@@ -289,12 +325,7 @@ impl GitHub {
         login: &str,
         body: &str,
     ) -> anyhow::Result<(Posted, Option<String>)> {
-        let existing = self.comments(number).await?.into_iter().find(|c| {
-            c.user
-                .as_ref()
-                .is_some_and(|u| same_account(&u.login, login))
-                && c.body.as_deref().is_some_and(|b| b.contains(marker))
-        });
+        let existing = self.own_comment(number, marker, login).await?;
         let payload = json!({ "body": body });
         let (posted, comment): (Posted, IssueComment) = match existing {
             Some(c) => {
@@ -307,16 +338,60 @@ impl GitHub {
                 (Posted::Updated(c.id), updated)
             }
             None => {
-                let request = self
-                    .request(Method::POST, &format!("issues/{number}/comments"))
-                    .json(&payload);
-                let created: IssueComment = self
-                    .call(&format!("commenting on #{number}"), request)
-                    .await?;
+                let created = self.create_comment(number, marker, login, &payload).await?;
                 (Posted::Created(created.id), created)
             }
         };
         Ok((posted, comment.html_url))
+    }
+
+    /// Creates the gate's comment on `number`. Unlike the other calls, a
+    /// POST that failed with a 5xx or on the way may have been carried out
+    /// (a comment made, the answer lost), so before it is sent again the
+    /// comments are read once more for the one by `login` with `marker`:
+    /// a retry never posts the verdict twice.
+    async fn create_comment(
+        &self,
+        number: u64,
+        marker: &str,
+        login: &str,
+        payload: &Value,
+    ) -> anyhow::Result<IssueComment> {
+        let what = format!("commenting on #{number}");
+        let request = self
+            .request(Method::POST, &format!("issues/{number}/comments"))
+            .json(payload);
+        let mut attempt = 1;
+        loop {
+            let sent = self.send_once(&what, &request, attempt).await?;
+            let Some(wait) = sent.wait.filter(|_| attempt < ATTEMPTS) else {
+                return self.read(&what, sent);
+            };
+            self.wait_before_again(&what, &sent, wait, attempt).await;
+            attempt += 1;
+            let maybe_made = sent.status.is_none_or(|s| s.is_server_error());
+            if maybe_made {
+                if let Some(made) = self.own_comment(number, marker, login).await? {
+                    return Ok(made);
+                }
+            }
+        }
+    }
+
+    /// The first comment of `number` written by `login` that carries
+    /// `marker`.
+    async fn own_comment(
+        &self,
+        number: u64,
+        marker: &str,
+        login: &str,
+    ) -> anyhow::Result<Option<IssueComment>> {
+        Ok(self.comments(number).await?.into_iter().find(|c| {
+            c.user
+                .as_ref()
+                .is_some_and(|u| same_account(&u.login, login))
+                && c.body.as_deref().is_some_and(|b| b.contains(marker))
+        }))
     }
 
     /// The newest unexpired artifact called `name` uploaded by a run that
@@ -428,6 +503,15 @@ fn same_account(a: &str, b: &str) -> bool {
 /// How long to wait before sending a call again, when GitHub's answer says
 /// it may pass later: a 5xx or 429, or any answer whose headers ask for a
 /// wait (`retry-after`, or no rate left until `x-ratelimit-reset`).
+/// One answer of GitHub's (or none: `status` is `None` when the request
+/// failed on the way), with the wait before trying again when the failure
+/// passes.
+struct Sent {
+    status: Option<StatusCode>,
+    wait: Option<std::time::Duration>,
+    text: String,
+}
+
 fn retry_wait(
     status: StatusCode,
     headers: &reqwest::header::HeaderMap,

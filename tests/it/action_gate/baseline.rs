@@ -179,6 +179,41 @@ async fn github_calls_are_tried_again_after_a_5xx_and_a_secondary_rate_limit() {
     assert_eq!(refused.received_requests().await.unwrap().len(), 1);
 }
 
+/// GitHub makes the comment but its answer is lost (a 502 from its
+/// front): the gate reads the comments before posting again, so the
+/// verdict is posted once.
+#[tokio::test]
+async fn a_comment_made_behind_a_502_is_not_posted_twice() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let made_then_lost = MadeThenLost(comments.clone());
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{REPO}/issues/{PR}/comments")))
+        .respond_with(made_then_lost)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let out = comment_cli(&server.uri(), "the verdict").await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("HTTP 502; trying again"), "{stderr}");
+    let all = comments.all();
+    assert_eq!(all.len(), 1, "posted once: {all:?}");
+    assert!(all[0]["body"].as_str().unwrap().ends_with("the verdict"));
+}
+
+/// Makes the comment as GitHub would, then answers 502 as if its front
+/// had lost the answer.
+struct MadeThenLost(Comments);
+impl wiremock::Respond for MadeThenLost {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        self.0.seed(BOT, body["body"].as_str().unwrap());
+        ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>")
+    }
+}
+
 #[tokio::test]
 async fn the_marker_in_someone_elses_comment_is_never_edited() {
     let comments = Comments::default();
