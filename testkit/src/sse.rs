@@ -131,8 +131,12 @@ pub fn text_events(kind: BackendKind, text: &str, stop: &str) -> Vec<Event> {
             } else {
                 ("incomplete", json!({"reason": stop}))
             };
-            events.push(named("response.created", json!({"type": "response.created",
-                "response": {"id": "resp_2", "object": "response", "status": "in_progress", "output": []}})));
+            events.push(named(
+                "response.created",
+                json!({"type": "response.created",
+                "response": {"id": "resp_2", "object": "response", "created_at": 1,
+                             "model": "test-model", "status": "in_progress", "output": []}}),
+            ));
             events.push(named(
                 "response.output_item.added",
                 json!({"type": "response.output_item.added",
@@ -151,11 +155,18 @@ pub fn text_events(kind: BackendKind, text: &str, stop: &str) -> Vec<Event> {
             } else {
                 "response.incomplete"
             };
-            events.push(named(terminal, json!({"type": terminal, "response": {
-                "id": "resp_2", "object": "response", "status": status, "incomplete_details": details,
+            events.push(named(
+                terminal,
+                json!({"type": terminal, "response": {
+                "id": "resp_2", "object": "response", "created_at": 1, "model": "test-model",
+                "status": status, "incomplete_details": details,
                 "output": [{"type": "message", "id": "msg_2", "role": "assistant", "status": status,
                             "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-                "usage": {"input_tokens": 80, "output_tokens": 20, "total_tokens": 100}}})));
+                "usage": {"input_tokens": 80, "input_tokens_details": {"cached_tokens": 0},
+                          "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
+                          "total_tokens": 100}}}),
+            ));
+            numbered(&mut events);
         }
         BackendKind::Anthropic => {
             events.push(anthropic_start("msg_2", 80));
@@ -166,4 +177,14 @@ pub fn text_events(kind: BackendKind, text: &str, stop: &str) -> Vec<Event> {
         }
     }
     events
+}
+
+/// Numbers Responses events in order (`sequence_number`), as the API does.
+fn numbered(events: &mut [Event]) {
+    for (n, (_, data)) in events.iter_mut().enumerate() {
+        if let Ok(Value::Object(mut event)) = serde_json::from_str::<Value>(data) {
+            event.insert("sequence_number".into(), json!(n));
+            *data = Value::Object(event).to_string();
+        }
+    }
 }

@@ -362,3 +362,28 @@ async fn the_check_before_the_first_item_tells_an_api_from_anything_else() {
         }
     }
 }
+
+/// The stand-in's events are the official SDK's: each OpenAI event parses
+/// as async-openai's types (the Rust SDK generated from OpenAI's OpenAPI
+/// spec) — Chat Completions chunks and Responses stream events.
+#[test]
+fn the_stand_ins_openai_events_parse_as_the_sdks_types() {
+    use async_openai::types::chat::CreateChatCompletionStreamResponse;
+    use async_openai::types::responses::ResponseStreamEvent;
+    let text = eiffel().to_string();
+    for (_, data) in tribunal_testkit::sse::text_events(BackendKind::OpenAiChat, &text, "stop") {
+        if data == "[DONE]" {
+            continue;
+        }
+        if let Err(e) = serde_json::from_str::<CreateChatCompletionStreamResponse>(&data) {
+            panic!("chat chunk {data}: {e}");
+        }
+    }
+    for (name, data) in
+        tribunal_testkit::sse::text_events(BackendKind::OpenAiResponses, &text, "stop")
+    {
+        if let Err(e) = serde_json::from_str::<ResponseStreamEvent>(&data) {
+            panic!("responses event {name:?} {data}: {e}");
+        }
+    }
+}
