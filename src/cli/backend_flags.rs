@@ -168,6 +168,16 @@ mod tests {
             hot.as_deref(),
             Some("--temperature must be between 0 and 2, not 7")
         );
+        let idle = refused(BackendFlags {
+            stream_idle_secs: Some(-1.0),
+            ..BackendFlags::default()
+        });
+        assert_eq!(
+            idle.as_deref(),
+            Some(
+                "--stream-idle-secs must be a number of seconds above 0 and at most 86400, not -1"
+            )
+        );
         let fine = BackendFlags {
             seed: Some(3),
             no_prompt_cache: true,

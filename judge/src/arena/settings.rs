@@ -101,4 +101,27 @@ mod tests {
         assert_eq!(kept.seed, Some(1));
         assert_eq!((kept.temperature, kept.extra_body.len()), (None, 0));
     }
+
+    #[test]
+    fn a_timeout_that_is_no_wait_is_a_problem_at_its_line() {
+        let text = "name = \"a\"\n[backend]\nconnect_secs = 2\nstream_idle_secs = 0\nfirst_byte_secs = 1e9\n";
+        let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        #[derive(Deserialize)]
+        struct Arena {
+            backend: BackendSettings,
+        }
+        let read: Arena = toml::from_str(text).unwrap();
+        let mut problems = Vec::new();
+        let kept = checked(read.backend, "arena.toml", text, &line_at, &mut problems);
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "arena.toml:5: backend.first_byte_secs must be a number of seconds above 0 and at most 86400, not 1000000000",
+                "arena.toml:4: backend.stream_idle_secs must be a number of seconds above 0 and at most 86400, not 0",
+            ]
+        );
+        assert_eq!(kept.connect_secs, Some(2.0));
+        assert_eq!((kept.stream_idle_secs, kept.first_byte_secs), (None, None));
+    }
 }
