@@ -79,9 +79,9 @@ struct SpannedBackend {
 mod tests {
     use super::*;
 
-    #[test]
-    fn each_problem_is_at_its_value_s_line() {
-        let text = "name = \"a\"\n[backend]\nseed = 1\ntemperature = 9\n\n[backend.extra_body]\nstream = true\n";
+    /// The `[backend]` table of arena.toml `text` as checked: the settings
+    /// kept, and each problem as lint prints it.
+    fn checked_text(text: &str) -> (BackendSettings, Vec<String>) {
         let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
         #[derive(Deserialize)]
         struct Arena {
@@ -90,7 +90,13 @@ mod tests {
         let read: Arena = toml::from_str(text).unwrap();
         let mut problems = Vec::new();
         let kept = checked(read.backend, "arena.toml", text, &line_at, &mut problems);
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        (kept, problems.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn each_problem_is_at_its_value_s_line() {
+        let text = "name = \"a\"\n[backend]\nseed = 1\ntemperature = 9\n\n[backend.extra_body]\nstream = true\n";
+        let (kept, lines) = checked_text(text);
         assert_eq!(
             lines,
             [
@@ -105,15 +111,7 @@ mod tests {
     #[test]
     fn a_timeout_that_is_no_wait_is_a_problem_at_its_line() {
         let text = "name = \"a\"\n[backend]\nconnect_secs = 2\nstream_idle_secs = 0\nfirst_byte_secs = 1e9\n";
-        let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-        #[derive(Deserialize)]
-        struct Arena {
-            backend: BackendSettings,
-        }
-        let read: Arena = toml::from_str(text).unwrap();
-        let mut problems = Vec::new();
-        let kept = checked(read.backend, "arena.toml", text, &line_at, &mut problems);
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        let (kept, lines) = checked_text(text);
         assert_eq!(
             lines,
             [
