@@ -6,8 +6,9 @@ use super::backend_flags::BackendFlags;
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tribunal::judge::run::{Environment, connect_model};
 use tribunal::runtime::Backend;
-use tribunal::runtime::backend::{BackendKind, BackendOptions, BackendSettings, connect};
+use tribunal::runtime::backend::{BackendKind, BackendOptions, BackendSettings};
 
 /// The accepted values of `--backend`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -122,15 +123,17 @@ impl BackendRequest<'_> {
     }
 
     /// [`check`](Self::check)s the flags and connects a live backend with
-    /// `settings` (its key and base URL from the environment, none with
-    /// `--replay`). The folder of the `--record` cassette is created.
-    pub(crate) fn choose(self, settings: &BackendSettings) -> anyhow::Result<Chosen> {
+    /// `settings` (its key and base URL from `env`, none with `--replay`),
+    /// as an arena's run connects its own ([`connect_model`]). The folder of
+    /// the `--record` cassette is created.
+    pub(crate) fn choose(
+        self,
+        settings: &BackendSettings,
+        env: &Environment,
+    ) -> anyhow::Result<Chosen> {
         let Some((kind, model)) = self.check()? else {
             return Ok(Chosen::Mock);
         };
-        if let Some(file) = &self.record {
-            super::folder::create_parent(file)?;
-        }
         let options = BackendOptions {
             base_url: self.flags.base_url().map(str::to_string),
             record: self.record,
@@ -138,7 +141,7 @@ impl BackendRequest<'_> {
             cache: self.cache,
             ..settings.options()
         };
-        Ok(Chosen::Live(connect(kind, &model, &options)?))
+        Ok(Chosen::Live(connect_model(kind, &model, &options, env)?))
     }
 }
 

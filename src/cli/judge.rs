@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::backends::MOCK_MODEL;
+use tribunal::judge::run::Environment;
 use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
 use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};
 use tribunal::runtime::{Backend, Budget};
@@ -225,7 +226,7 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
         cache: None,
         flags: &args.backend_flags,
     }
-    .choose(settings)?;
+    .choose(settings, &Environment::of_process())?;
     match chosen {
         Chosen::Mock => mock_backend(args.mock.as_deref()),
         Chosen::Live(backend) => Ok(backend),

@@ -4,7 +4,7 @@
 //! `--min-pass-rate`) and, with `--min-kappa`, the calibration's kappa
 //! reaches it; 1 otherwise; 2 on a usage, config or lint error. The flags
 //! and what they ask for are in `run_args.rs`; the run itself is the
-//! judge's (`RunPlan`, `run_arena`).
+//! judge's (`RunPlan::prepare`, `PreparedRun`).
 
 use super::backend_choice::read_provider_prefix;
 use super::preflight::{Checked, before_first_item};
@@ -15,9 +15,9 @@ pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
-use tribunal::judge::shard_env::{ShardFlags, resolve_shard_from_process};
-use tribunal::judge::{Console, JudgeError, Progress, RunOptions, Silent, read_rows, run_arena};
+use tribunal::judge::run::Environment;
+use tribunal::judge::shard_env::{ShardFlags, resolve_shard};
+use tribunal::judge::{Console, JudgeError, Progress, RunOptions, Silent, read_rows};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     run_gated(args, ExitRule::PassRate)
@@ -31,7 +31,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     args.calibrate |=
         rule == ExitRule::Kappa || args.min_kappa.is_some() || args.max_injection_lift.is_some();
     args.check_gates()?;
-    let Some(mut arena) = args.arena()? else {
+    let Some(loaded) = args.arena()? else {
         return Ok(ExitCode::from(2));
     };
     if rule == ExitRule::Kappa
@@ -40,9 +40,9 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         && args.shards.is_none()
     {
         // Beside `run`'s results, never over them.
-        args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", arena.name)));
+        args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", loaded.name)));
     }
-    if args.calibrate && arena.gold_verdicts().is_empty() && arena.gold_rubric().is_empty() {
+    if args.calibrate && loaded.gold_verdicts().is_empty() && loaded.gold_rubric().is_empty() {
         anyhow::bail!(
             "{}: no item has a gold verdict (a verdict_equals check) or gold_rubric labels to calibrate against",
             args.arena.display()
@@ -52,22 +52,28 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         shard: args.shard.as_deref(),
         shards: args.shards,
     };
-    let chosen = resolve_shard_from_process(flags)?;
+    // The process's variables, read once: keys, base URLs, the shard,
+    // the `[[mcp]]` servers' variables.
+    let env = Environment::of_process();
+    let chosen = resolve_shard(flags, &|name| {
+        env.var_os(name).map(|v| v.to_string_lossy().into_owned())
+    })?;
     let shard = chosen.as_ref().map(|c| c.shard);
     args.report.check()?;
     // Read before anything runs: a bad --pricing file fails fast.
-    let pricing = super::report_opts::pricing(&arena.pricing, args.report.pricing.as_deref())?;
+    let pricing = super::report_opts::pricing(&loaded.pricing, args.report.pricing.as_deref())?;
     if args.approve.is_some() {
         super::approve::require_terminal()?;
     }
-    let plan = args.plan(&arena)?;
-    plan.apply_judge(&mut arena);
-    let backends = plan.backends(&arena).map_err(plan_error)?;
-    if args.mock_problems(&arena, &plan) > 0 {
+    let plan = args.plan(&loaded)?;
+    let prepared = plan
+        .prepare(&loaded, &env)
+        .map_err(|e| plan_error(e, &args.arena))?;
+    if args.mock_problems(&prepared) > 0 {
         return Ok(ExitCode::from(2));
     }
-    let out = out_path(args.out.as_deref(), &arena.name, shard);
-    let empty_shard = say_shard(chosen.as_ref(), &arena);
+    let out = out_path(args.out.as_deref(), &loaded.name, shard);
+    let empty_shard = say_shard(chosen.as_ref(), prepared.arena());
     let options = RunOptions::new(out.clone())
         .with_concurrency(args.concurrency)
         .with_repeat(args.repeat)
@@ -76,8 +82,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .with_transcripts(args.report.transcripts.clone())
         .with_pricing(pricing)
         .with_max_total_usd(args.max_cost_usd)
-        .with_fail_fast(args.fail_fast)
-        .with_batch(args.batch(&plan, &arena)?);
+        .with_fail_fast(args.fail_fast);
     let options = match args.approve {
         Some(_) => super::approve::person_decides(options),
         None => options,
@@ -92,15 +97,14 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     // A wrong base URL or key is one error before any item, not one per
     // item: the live backends are asked `GET /models` (no tokens) first.
     if let Checked::Interrupted(code) =
-        before_first_item(&runtime, backends.preflight(), "no item")?
+        before_first_item(&runtime, prepared.preflight(), "no item")?
     {
         return Ok(code);
     }
     // `[[mcp]]` servers start on the runtime the runs use (their
-    // connections' tasks live there) and stop when the arena is dropped.
-    let env = |name: &str| std::env::var_os(name);
-    let arena = match super::unless_interrupted(&runtime, plan.start_tools(arena, &env)) {
-        Some(Ok(arena)) => Arc::new(arena),
+    // connections' tasks live there) and stop when the run is dropped.
+    let ready = match super::unless_interrupted(&runtime, prepared.start_tools()) {
+        Some(Ok(ready)) => ready,
         Some(Err(e)) => {
             eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());
             return Ok(ExitCode::from(2));
@@ -114,10 +118,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     };
     // Ctrl-C stops the run; the rows finished so far are in the results
     // file already, and --resume runs the rest.
-    let interrupted = super::unless_interrupted(
-        &runtime,
-        run_arena(arena.clone(), backends, &options, progress.as_ref()),
-    );
+    let interrupted = super::unless_interrupted(&runtime, ready.run(&options, progress.as_ref()));
     let Some(result) = interrupted else {
         // The rows are read as `--resume` will read them (a torn last line
         // is not one).
@@ -138,9 +139,10 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         eprintln!("tribunal: discarded a torn last line in {}", out.display());
     }
     eprintln!("results: {}", out.display());
+    let arena = ready.arena();
     let calibrations = args
         .calibrate
-        .then(|| Calibrations::of(&arena, &result.rows));
+        .then(|| Calibrations::of(arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
     let (name, report) = (&arena.name, &args.report);

@@ -6,8 +6,8 @@ use super::backend_choice::{BackendChoice, BackendRequest};
 use super::report_opts::ReportOpts;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tribunal::judge::batch::BatchSettings;
-use tribunal::judge::run::{JudgeRoute, PlanError, RunPlan};
+use tribunal::judge::run::PreparedRun;
+use tribunal::judge::run::{JudgeRoute, Overrides, PlanError, RunPlan};
 use tribunal::judge::shard_env::ChosenShard;
 use tribunal::judge::{Arena, JudgeError, RunMode, Shard};
 use tribunal::runtime::OnRepeat;
@@ -158,38 +158,6 @@ pub(crate) struct RunArgs {
     pub(super) report: ReportOpts,
 }
 
-/// Keeps the items `--items` names (all without it), then the first
-/// `--limit` of them. Item ids are not in the config hash: a smaller run's
-/// rows compare and resume with a whole run's.
-pub(super) fn select_items(
-    arena: &mut Arena,
-    ids: &[String],
-    limit: Option<u64>,
-    dir: &Path,
-) -> anyhow::Result<()> {
-    if !ids.is_empty() {
-        if let Some(unknown) = ids
-            .iter()
-            .find(|id| !arena.items.iter().any(|i| &i.id == *id))
-        {
-            let known: Vec<&str> = arena.items.iter().take(5).map(|i| i.id.as_str()).collect();
-            anyhow::bail!(
-                "--items: {} has no item {unknown:?} (its {} item(s) start {})",
-                dir.display(),
-                arena.items.len(),
-                known.join(", ")
-            );
-        }
-        arena.items.retain(|i| ids.contains(&i.id));
-    }
-    if let Some(n) = limit {
-        arena
-            .items
-            .truncate(usize::try_from(n).unwrap_or(usize::MAX));
-    }
-    Ok(())
-}
-
 /// `--concurrency`: a count of runs in flight, at least 1.
 fn parse_concurrency(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -291,10 +259,13 @@ pub(super) fn live_backend_names() -> String {
 }
 
 impl RunArgs {
-    /// What the backend flags ask for, checked against each other: the
-    /// mock refuses `--model` and every live flag (except with a live
-    /// judge on a mock run, whose cassettes and cache they are); a live
-    /// backend needs `--model`.
+    /// What the flags ask for, checked against each other: the mock
+    /// refuses `--model` and every live flag (except with a live judge on a
+    /// mock run, whose cassettes and cache they are); a live backend needs
+    /// `--model`; `--batch` needs a live backend and refuses cassettes,
+    /// the cache and `--max-cost-usd`. With what the flags change of the
+    /// arena (`--items`, `--limit`, `--deadline-secs`, `--on-repeat`, the
+    /// backend flags).
     pub(super) fn plan(&self, arena: &Arena) -> anyhow::Result<RunPlan> {
         let judge = match self.judge_backend {
             None => JudgeRoute::FromArena,
@@ -323,7 +294,16 @@ impl RunArgs {
                 "--judge-base-url needs a live judge: an arena with rubric checks on a live --backend, or --judge-backend on a mock run"
             );
         }
+        let batch = self.batch_poll(&plan)?;
+        let overrides = Overrides::default()
+            .with_items(self.items.clone())
+            .with_limit(self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+            .with_deadline(self.deadline_secs)
+            .with_on_repeat(self.on_repeat.map(OnRepeat::from))
+            .with_backend(self.backend_flags.settings()?);
         Ok(plan
+            .with_overrides(overrides)
+            .with_batch(batch)
             .with_judge(judge)
             .with_judge_model(self.judge_model.clone())
             .with_mock_latency(Duration::from_millis(self.mock_latency))
@@ -336,12 +316,11 @@ impl RunArgs {
 }
 
 impl RunArgs {
-    /// The arena as the flags change it: loaded (`None` when it has lint
-    /// problems, printed here), its items selected, its budget and backend
-    /// settings overlaid (these enter the config hash).
+    /// The arena as loaded (`None` when it has lint problems, printed
+    /// here); what the flags change of it is the plan's ([`Overrides`]).
     pub(super) fn arena(&self) -> anyhow::Result<Option<Arena>> {
         super::folder::require_folder(&self.arena, "the arena folder")?;
-        let mut arena = match Arena::load(&self.arena) {
+        let arena = match Arena::load(&self.arena) {
             Ok(a) => a,
             Err(JudgeError::Lint(report)) => {
                 eprintln!("{}", report.render());
@@ -354,27 +333,13 @@ impl RunArgs {
             }
             Err(e) => return Err(e.into()),
         };
-        select_items(&mut arena, &self.items, self.limit, &self.arena)?;
-        if let Some(deadline) = self.deadline_secs {
-            arena.budget.deadline = Some(deadline);
-        }
-        if let Some(policy) = self.on_repeat {
-            arena.budget.on_repeat = policy.into();
-        }
-        arena.backend = arena.backend.overlaid(&self.backend_flags.settings()?);
         Ok(Some(arena))
     }
 
-    /// The problems that keep `arena`'s items from running on the mock
-    /// (printed here; none on a live run).
-    pub(super) fn mock_problems(&self, arena: &Arena, plan: &RunPlan) -> usize {
-        if !plan.is_mock() {
-            return 0;
-        }
-        let problems = match plan.live_judge_on_mock(arena) {
-            true => arena.mock_agent_problems(),
-            false => arena.mock_problems(),
-        };
+    /// The problems that keep the prepared run's items from running on the
+    /// mock (printed here; none on a live run).
+    pub(super) fn mock_problems(&self, prepared: &PreparedRun) -> usize {
+        let problems = prepared.mock_problems();
         for p in &problems {
             eprintln!("{}: {p}", self.arena.display());
         }
@@ -388,13 +353,9 @@ impl RunArgs {
         problems.len()
     }
 
-    /// The backend of a `--batch` run: the run's provider and model, with
-    /// the arena's request settings.
-    pub(super) fn batch(
-        &self,
-        plan: &RunPlan,
-        arena: &Arena,
-    ) -> anyhow::Result<Option<BatchSettings>> {
+    /// `--batch`'s poll interval (`None` without `--batch`), checked
+    /// against the other flags.
+    fn batch_poll(&self, plan: &RunPlan) -> anyhow::Result<Option<Duration>> {
         if !self.batch {
             return Ok(None);
         }
@@ -411,14 +372,19 @@ impl RunArgs {
                 "--batch starts every item at once, so --max-cost-usd could stop none: drop it (max_cost_usd per run in arena.toml still holds)"
             );
         }
-        let poll = Duration::from_secs_f64(self.batch_poll);
-        Ok(Some(plan.batch(arena, poll).map_err(plan_error)?))
+        Ok(Some(Duration::from_secs_f64(self.batch_poll)))
     }
 }
 
-/// A [`PlanError`] in the words of the flags that fix it.
-pub(super) fn plan_error(e: PlanError) -> anyhow::Error {
+/// A [`PlanError`] in the words of the flags that fix it (`dir`: the arena
+/// folder as given).
+pub(super) fn plan_error(e: PlanError, dir: &Path) -> anyhow::Error {
     match e {
+        PlanError::UnknownItem { id, count, first } => anyhow::anyhow!(
+            "--items: {} has no item {id:?} (its {count} item(s) start {})",
+            dir.display(),
+            first.join(", ")
+        ),
         PlanError::NoLiveJudge => anyhow::anyhow!(
             "rubric checks on a live run need a live judge backend (--judge-backend {}); the mock judge plays only in mock mode",
             live_backend_names()

@@ -1071,11 +1071,35 @@ fn fail_fast_stops_at_the_first_failure_and_quiet_prints_no_progress() {
     assert_eq!(json_lines(&out).len(), 6, "the rest ran");
 }
 
+/// Keys and base URLs come from the [`Environment`] the caller passes,
+/// never from the process: a base URL given only there makes the backend
+/// a custom endpoint, and a key missing there is missing.
+#[test]
+fn prepare_reads_keys_and_base_urls_from_the_environment_it_is_given() {
+    use tribunal::judge::run::{Environment, PlanError, RunPlan};
+    use tribunal::runtime::backend::BackendKind;
+    let arena = tribunal::judge::Arena::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"),
+    )
+    .unwrap();
+    let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen");
+    let local = Environment::from_iter([("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
+    let prepared = plan.prepare(&arena, &local).unwrap();
+    assert!(prepared.backends().is_custom_endpoint());
+    // The hosted API without a key in the given environment: refused,
+    // whatever the process holds.
+    let refused = plan.prepare(&arena, &Environment::empty()).map(|_| ());
+    assert!(
+        matches!(&refused, Err(PlanError::Backend(e)) if e.to_string().contains("OPENAI_API_KEY")),
+        "{refused:?}"
+    );
+}
+
 /// The rubric judge's server: `--judge-base-url`, else the run's own
 /// `--base-url` when the judge is on the run's provider.
 #[test]
 fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
-    use tribunal::judge::run::{JudgeRoute, RunPlan};
+    use tribunal::judge::run::{Environment, JudgeRoute, RunPlan};
     use tribunal::runtime::backend::BackendKind;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/rubric_judge");
     let arena = tribunal::judge::Arena::load(&dir).unwrap();
@@ -1085,13 +1109,16 @@ fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
         .with_judge(JudgeRoute::Live(BackendKind::OpenAiChat))
         .with_judge_model(Some("qwen".into()))
         .with_judge_base_url(local.clone());
-    let backends = plan.backends(&arena).unwrap();
+    let env = Environment::empty();
+    let prepared = plan.prepare(&arena, &env).unwrap();
+    let backends = prepared.backends();
     assert!(backends.is_mock() && backends.judge_on_custom_endpoint());
     // A live run on a local server: its judge (same provider) is there too.
     let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen")
         .with_judge_model(Some("qwen".into()))
         .with_base_url(local);
-    let backends = plan.backends(&arena).unwrap();
+    let prepared = plan.prepare(&arena, &env).unwrap();
+    let backends = prepared.backends();
     assert!(backends.is_custom_endpoint() && backends.judge_on_custom_endpoint());
 
     let out = tempfile::tempdir().unwrap();

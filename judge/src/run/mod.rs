@@ -7,24 +7,30 @@
 //! the terms every run is held to (terms.rs: config hash, price, budget),
 //! the rows already in the results file (prior.rs), one run of an item
 //! (job.rs, with the rubric judge in judging.rs), and where the rows go
-//! ([`RowSink`], sink.rs). [`RunPlan`] (plan.rs) assembles the backends a
-//! run is on.
+//! ([`RowSink`], sink.rs). [`RunPlan`] (plan.rs) says what a run is on and
+//! [`RunPlan::prepare`] assembles it into a [`PreparedRun`] (prepared.rs):
+//! the arena as the run changes it, backends, batch API, `[[mcp]]` tools,
+//! with the process variables read once ([`Environment`]).
 
 pub mod backends;
 pub mod batch;
+mod environment;
 pub mod hash;
 mod job;
 mod judging;
 mod options;
 mod plan;
+mod prepared;
 mod prior;
 pub(crate) mod progress;
 pub mod shard_env;
 mod sink;
 mod terms;
 
+pub use environment::Environment;
 pub use options::{RunApproval, RunMode, RunOptions};
-pub use plan::{JudgeRoute, PlanError, RunPlan};
+pub use plan::{JudgeRoute, Overrides, PlanError, RunPlan, connect_model};
+pub use prepared::{PreparedRun, ReadyRun};
 pub use sink::{JsonlSink, MemorySink, RowSink};
 
 use crate::arena::Arena;

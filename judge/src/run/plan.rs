@@ -1,21 +1,25 @@
 //! [`RunPlan`]: what an arena runs on — the mock or a live model, the
-//! rubric checks' judge, cassettes, the rerun cache, the base URL — and
-//! the backends, tool servers and batch API assembled from it, the way
-//! `tribunal run` does, so that an embedder runs an arena as the CLI does.
+//! rubric checks' judge, cassettes, the rerun cache, the base URL, batch
+//! mode — and what it changes of the arena as loaded ([`Overrides`]).
+//! [`RunPlan::prepare`] turns a plan and a loaded arena into a
+//! [`PreparedRun`](super::PreparedRun), the way `tribunal run` does, so
+//! that an embedder runs an arena as the CLI does.
 
 use crate::arena::Arena;
-use crate::arena::mcp::{McpCassette, McpStartError, start_servers};
 use crate::error::create_parent;
 use crate::run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 use crate::run::batch::BatchSettings;
+use crate::run::environment::Environment;
+use crate::run::prepared::{PreparedRun, ToolSource};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::Backend;
 use tribunal_runtime::backend::batch::connect_batch;
 use tribunal_runtime::backend::{
-    BackendError, BackendKind, BackendOptions, base_url_from_env, connect, is_hosted,
+    BackendError, BackendKind, BackendOptions, BackendSettings, base_url_from_env,
+    connect_with_env, is_hosted,
 };
+use tribunal_runtime::{Backend, OnRepeat};
 
 /// Who judges the arena's `rubric` checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,8 +40,8 @@ pub enum JudgeRoute {
 impl JudgeRoute {
     /// Whether, on a mock run of `arena`, this route grades the mock answers
     /// with a live judge: a [`Live`](JudgeRoute::Live) route and rubric
-    /// checks to judge (what [`RunPlan::live_judge_on_mock`] asks of a mock
-    /// plan; a caller that has no plan yet asks the route).
+    /// checks to judge (what a [`PreparedRun`] of a mock plan says; a
+    /// caller that has no plan yet asks the route).
     pub fn live_judge_on_mock(self, arena: &Arena) -> bool {
         arena.has_rubric() && matches!(self, JudgeRoute::Live(_))
     }
@@ -78,6 +82,94 @@ pub struct RunPlan {
     pub judge_base_url: Option<String>,
     /// Mock mode: the scripted model waits this long per turn.
     pub mock_latency: Duration,
+    /// What the run changes of the arena as loaded.
+    pub overrides: Overrides,
+    /// Batch mode: the model requests go through the provider's batch API,
+    /// polled this often. `None`: one request at a time.
+    pub batch_poll: Option<Duration>,
+}
+
+/// What a run changes of the arena as loaded — the items it runs and the
+/// settings `tribunal run`'s flags lay over `arena.toml` (those enter the
+/// config hash). The loaded [`Arena`] itself is never changed.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Overrides {
+    /// Only these item ids (all when empty); an id the arena lacks is
+    /// [`PlanError::UnknownItem`]. Item ids are not in the config hash: a
+    /// smaller run's rows compare and resume with a whole run's.
+    pub items: Vec<String>,
+    /// Only the first N items (after [`items`](Self::items)), in dataset order.
+    pub limit: Option<usize>,
+    /// Each run's deadline, over `[budget]`'s.
+    pub deadline: Option<Duration>,
+    /// The repeated-call policy, over `[budget]`'s.
+    pub on_repeat: Option<OnRepeat>,
+    /// Backend settings laid over `[backend]`'s
+    /// ([`BackendSettings::overlaid`]).
+    pub backend: BackendSettings,
+}
+
+impl Overrides {
+    /// Only these item ids.
+    pub fn with_items(mut self, ids: Vec<String>) -> Self {
+        self.items = ids;
+        self
+    }
+
+    /// Only the first `n` items.
+    pub fn with_limit(mut self, n: Option<usize>) -> Self {
+        self.limit = n;
+        self
+    }
+
+    /// Each run's deadline.
+    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The repeated-call policy.
+    pub fn with_on_repeat(mut self, policy: Option<OnRepeat>) -> Self {
+        self.on_repeat = policy;
+        self
+    }
+
+    /// Backend settings over `[backend]`'s.
+    pub fn with_backend(mut self, settings: BackendSettings) -> Self {
+        self.backend = settings;
+        self
+    }
+
+    /// `loaded` as these overrides change it: a new value.
+    fn apply(&self, loaded: &Arena) -> Result<Arena, PlanError> {
+        if let Some(id) = self
+            .items
+            .iter()
+            .find(|id| !loaded.items.iter().any(|i| &i.id == *id))
+        {
+            return Err(PlanError::UnknownItem {
+                id: id.clone(),
+                count: loaded.items.len(),
+                first: loaded.items.iter().take(5).map(|i| i.id.clone()).collect(),
+            });
+        }
+        let mut arena = loaded.clone();
+        if !self.items.is_empty() {
+            arena.items.retain(|i| self.items.contains(&i.id));
+        }
+        if let Some(n) = self.limit {
+            arena.items.truncate(n);
+        }
+        if let Some(deadline) = self.deadline {
+            arena.budget.deadline = Some(deadline);
+        }
+        if let Some(policy) = self.on_repeat {
+            arena.budget.on_repeat = policy;
+        }
+        arena.backend = arena.backend.overlaid(&self.backend);
+        Ok(arena)
+    }
 }
 
 /// Why a plan's backends cannot be assembled.
@@ -100,6 +192,16 @@ pub enum PlanError {
     /// A batch API on the mock.
     #[error("a batch run needs a live backend")]
     BatchOnMock,
+    /// [`Overrides::items`] names an item the arena does not have.
+    #[error("the arena has no item {id:?} (its {count} item(s) start {})", first.join(", "))]
+    UnknownItem {
+        /// The id.
+        id: String,
+        /// How many items the arena has.
+        count: usize,
+        /// The first few of their ids.
+        first: Vec<String>,
+    },
     /// A cassette's folder could not be created.
     #[error("{}: {source}", path.display())]
     Io {
@@ -176,14 +278,53 @@ impl RunPlan {
         self
     }
 
+    /// What the run changes of the arena as loaded.
+    pub fn with_overrides(mut self, overrides: Overrides) -> Self {
+        self.overrides = overrides;
+        self
+    }
+
+    /// Batch mode, polled every `poll` (`None`: no batch).
+    pub fn with_batch(mut self, poll: Option<Duration>) -> Self {
+        self.batch_poll = poll;
+        self
+    }
+
     /// Whether the agent's model is the mock.
     pub fn is_mock(&self) -> bool {
         self.model.is_none()
     }
 
+    /// Everything a run of `loaded` under this plan needs, assembled once:
+    /// the arena as the [`Overrides`] and the judge route change it (a new
+    /// value; `loaded` is not changed), the backends (the mock, the mock
+    /// with a live judge, or a live model recording or replaying, with its
+    /// judge), the batch API, and where the `[[mcp]]` tools come from.
+    /// Keys and base URLs are read from `env`, nowhere else. Creates the
+    /// folder of a recording; sends nothing.
+    pub fn prepare(&self, loaded: &Arena, env: &Environment) -> Result<PreparedRun, PlanError> {
+        let mut arena = self.overrides.apply(loaded)?;
+        self.apply_judge(&mut arena);
+        let backends = self.backends(&arena, env)?;
+        let batch = match self.batch_poll {
+            Some(poll) => Some(self.batch(&arena, poll, env)?),
+            None => None,
+        };
+        let tools = self.tool_source(&arena.name);
+        let live_judge_on_mock = self.live_judge_on_mock(&arena);
+        Ok(PreparedRun::new(
+            arena,
+            backends,
+            batch,
+            tools,
+            env.clone(),
+            live_judge_on_mock,
+        ))
+    }
+
     /// Lays the plan's judge over `arena`'s `[judge]` (which is part of the
-    /// config hash): call before [`backends`](Self::backends).
-    pub fn apply_judge(&self, arena: &mut Arena) {
+    /// config hash).
+    fn apply_judge(&self, arena: &mut Arena) {
         if let JudgeRoute::Live(kind) = self.judge {
             arena.judge.backend = Some(kind);
         }
@@ -195,14 +336,18 @@ impl RunPlan {
     /// Whether mock answers are graded by a live judge (a mock run of an
     /// arena with rubric checks and a live [`JudgeRoute`]): the cassettes
     /// and the cache are then the judge's.
-    pub fn live_judge_on_mock(&self, arena: &Arena) -> bool {
+    fn live_judge_on_mock(&self, arena: &Arena) -> bool {
         self.is_mock() && self.judge.live_judge_on_mock(arena)
     }
 
     /// The backends of a run of `arena`: the mock, the mock with a live
     /// judge, or a live model (recording or replaying; with its judge when
     /// the arena has rubric checks). Creates the folder of a recording.
-    pub fn backends(&self, arena: &Arena) -> Result<Arc<dyn BackendFactory>, PlanError> {
+    fn backends(
+        &self,
+        arena: &Arena,
+        env: &Environment,
+    ) -> Result<Arc<dyn BackendFactory>, PlanError> {
         let mock = MockBackends {
             latency: self.mock_latency,
         };
@@ -211,8 +356,8 @@ impl RunPlan {
                 return Ok(Arc::new(mock));
             }
             let (judge_kind, judge_model) = self.judge_target(arena)?;
-            let judge = self.connect_judge(arena, judge_kind, &judge_model)?;
-            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind));
+            let judge = self.connect_judge(arena, judge_kind, &judge_model, env)?;
+            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind), env);
             return Ok(Arc::new(MockWithJudge::new(mock, judge, custom)));
         };
         // The judge is named before anything connects.
@@ -221,13 +366,14 @@ impl RunPlan {
             false => None,
         };
         let cassette = format!("{}.jsonl", arena.name);
-        let backend = self.connect(arena, *kind, model, self.base_url.as_deref(), &cassette)?;
+        let url = self.base_url.as_deref();
+        let backend = self.connect(arena, (*kind, model), url, &cassette, env)?;
         let mut shared = SharedBackend::new(backend)
             .replaying(self.replay.is_some())
-            .on_custom_endpoint(self.is_custom(*kind, self.base_url.as_deref()));
+            .on_custom_endpoint(self.is_custom(*kind, url, env));
         if let Some((judge_kind, judge_model)) = judge {
-            let judge = self.connect_judge(arena, judge_kind, &judge_model)?;
-            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind));
+            let judge = self.connect_judge(arena, judge_kind, &judge_model, env)?;
+            let custom = self.is_custom(judge_kind, self.judge_url(judge_kind), env);
             shared = shared.with_judge(judge, custom);
         }
         Ok(Arc::new(shared))
@@ -258,9 +404,10 @@ impl RunPlan {
         arena: &Arena,
         kind: BackendKind,
         model: &str,
+        env: &Environment,
     ) -> Result<Arc<dyn Backend>, PlanError> {
         let cassette = format!("{}.judge.jsonl", arena.name);
-        self.connect(arena, kind, model, self.judge_url(kind), &cassette)
+        self.connect(arena, (kind, model), self.judge_url(kind), &cassette, env)
     }
 
     /// `kind` / `model` at `url` with `arena`'s request settings, recording
@@ -269,23 +416,19 @@ impl RunPlan {
     fn connect(
         &self,
         arena: &Arena,
-        kind: BackendKind,
-        model: &str,
+        (kind, model): (BackendKind, &str),
         url: Option<&str>,
         cassette: &str,
+        env: &Environment,
     ) -> Result<Arc<dyn Backend>, PlanError> {
-        let record = self.record.as_ref().map(|dir| dir.join(cassette));
-        if let Some(file) = &record {
-            create_parent(file, |path, source| PlanError::Io { path, source })?;
-        }
         let options = BackendOptions {
             base_url: url.map(str::to_string),
-            record,
+            record: self.record.as_ref().map(|dir| dir.join(cassette)),
             replay: self.replay.as_ref().map(|dir| dir.join(cassette)),
             cache: self.cache.clone(),
             ..arena.backend.options()
         };
-        Ok(connect(kind, model, &options)?)
+        connect_model(kind, model, &options, env)
     }
 
     /// The base URL the judge on `kind` is reached at: the judge's own, else
@@ -303,38 +446,34 @@ impl RunPlan {
     /// Whether `kind` at `url` (`None`: its variable, else its own host) is
     /// off the provider's own hosts (never when replaying: no server is
     /// reached).
-    fn is_custom(&self, kind: BackendKind, url: Option<&str>) -> bool {
+    fn is_custom(&self, kind: BackendKind, url: Option<&str>, env: &Environment) -> bool {
         let url = match url {
             Some(url) => url.to_string(),
-            None => base_url_from_env(kind, &|v| std::env::var(v).ok()),
+            None => base_url_from_env(kind, &|v| env.var(v)),
         };
         self.replay.is_none() && !is_hosted(kind, &url)
     }
 
-    /// Starts `arena`'s `[[mcp]]` tool servers (with `env` for their
-    /// variables) on the current runtime, recording their calls into
-    /// `<arena>.tools.jsonl` or replaying them from it (no server starts).
-    pub async fn start_tools(
-        &self,
-        arena: Arena,
-        env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
-    ) -> Result<Arena, McpStartError> {
-        let file = |dir: &PathBuf| dir.join(format!("{}.tools.jsonl", arena.name));
-        let (record, replay) = (
-            self.record.as_ref().map(file),
-            self.replay.as_ref().map(file),
-        );
-        let cassette = match (&record, &replay) {
-            (Some(path), _) => McpCassette::Record(path),
-            (None, Some(path)) => McpCassette::Replay(path),
-            (None, None) => McpCassette::Live,
-        };
-        start_servers(arena, env, cassette).await
+    /// Where the `[[mcp]]` tools of the arena `name` come from: recorded
+    /// into or replayed from `<name>.tools.jsonl` beside the cassettes, else
+    /// the servers themselves.
+    fn tool_source(&self, name: &str) -> ToolSource {
+        let file = |dir: &PathBuf| dir.join(format!("{name}.tools.jsonl"));
+        match (&self.record, &self.replay) {
+            (Some(dir), _) => ToolSource::Record(file(dir)),
+            (None, Some(dir)) => ToolSource::Replay(file(dir)),
+            (None, None) => ToolSource::Live,
+        }
     }
 
     /// The provider's batch API for the plan's model, with `arena`'s
     /// request settings, polled every `poll`.
-    pub fn batch(&self, arena: &Arena, poll: Duration) -> Result<BatchSettings, PlanError> {
+    fn batch(
+        &self,
+        arena: &Arena,
+        poll: Duration,
+        env: &Environment,
+    ) -> Result<BatchSettings, PlanError> {
         let Some((kind, model)) = &self.model else {
             return Err(PlanError::BatchOnMock);
         };
@@ -342,7 +481,23 @@ impl RunPlan {
             base_url: self.base_url.clone(),
             ..arena.backend.options()
         };
-        let service = connect_batch(*kind, model, &options, &|k| std::env::var(k).ok())?;
+        let service = connect_batch(*kind, model, &options, &|k| env.var(k))?;
         Ok(BatchSettings { service, poll })
     }
+}
+
+/// Connects `kind` / `model` with `options`, its key and base URL read from
+/// `env`: the one way a live backend is assembled, for an arena's run
+/// ([`RunPlan::prepare`]) and a single review (`tribunal judge run`).
+/// Creates the folder of the cassette `options.record` names.
+pub fn connect_model(
+    kind: BackendKind,
+    model: &str,
+    options: &BackendOptions,
+    env: &Environment,
+) -> Result<Arc<dyn Backend>, PlanError> {
+    if let Some(file) = &options.record {
+        create_parent(file, |path, source| PlanError::Io { path, source })?;
+    }
+    Ok(connect_with_env(kind, model, options, &|k| env.var(k))?)
 }

@@ -133,24 +133,19 @@ fn a_changed_answer_in_a_cassette_fails_its_snapshot() {
 /// then reach the cassette in no fixed order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twins_replay_their_own_answers_at_any_concurrency() {
-    use std::sync::Arc;
-    use tribunal_judge::run::RunPlan;
+    use tribunal_judge::run::{Environment, RunPlan};
     use tribunal_runtime::backend::BackendKind;
     let dir = arena("code_review_injection");
     let loaded = tribunal_judge::Arena::load(&dir).unwrap();
-    let backends = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+    let ready = RunPlan::live(BackendKind::OpenAiChat, "qwen")
         .with_replay(Some(dir.join("cassettes")))
-        .backends(&loaded)
+        .prepare(&loaded, &Environment::empty())
+        .unwrap()
+        .start_tools()
+        .await
         .unwrap();
     let options = tribunal_judge::RunOptions::in_memory().with_concurrency(8);
-    let result = tribunal_judge::run_arena(
-        Arc::new(loaded),
-        backends,
-        &options,
-        &tribunal_judge::Silent,
-    )
-    .await
-    .unwrap();
+    let result = ready.run(&options, &tribunal_judge::Silent).await.unwrap();
     let verdict = |id: &str| {
         let row = result.rows.iter().find(|r| r.id == id).unwrap();
         match &row.answer {

@@ -2,13 +2,14 @@
 //! [`Scored`] run, and [`RunPlan`] assembling backends as `tribunal run` does.
 
 use std::sync::Arc;
-use tribunal_judge::run::{JudgeRoute, PlanError, RunPlan};
+use std::time::Duration;
+use tribunal_judge::run::{Environment, JudgeRoute, Overrides, PlanError, RunPlan};
 use tribunal_judge::{
     Arena, JudgeError, MemorySink, MockBackends, Outcome, ResultRow, RowOrigin, RowSink, RunMode,
     RunOptions, Scored, Silent, run_arena, run_arena_into,
 };
-use tribunal_runtime::backend::BackendKind;
-use tribunal_runtime::{ErrorCode, RunReport};
+use tribunal_runtime::backend::{BackendKind, BackendSettings};
+use tribunal_runtime::{ErrorCode, OnRepeat, RunReport};
 use tribunal_testkit::arenas::{arena_dir, arenas_dir, item};
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
@@ -140,15 +141,17 @@ fn an_error_row_holds_its_code_and_no_answer_or_checks() {
 
 #[test]
 fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
+    let env = Environment::empty();
     let structured = Arena::load(&arenas_dir().join("structured_output")).unwrap();
-    let mock = RunPlan::mock().backends(&structured).unwrap();
-    assert!(mock.is_mock());
+    let mock = RunPlan::mock().prepare(&structured, &env).unwrap();
+    assert!(mock.is_mock() && mock.backends().is_mock());
     // The shipped cassettes replay without a key or a server.
     let code_review = Arena::load(&arenas_dir().join("code_review")).unwrap();
     let replay = RunPlan::live(BackendKind::OpenAiChat, "qwen")
         .with_replay(Some(arenas_dir().join("code_review/cassettes")))
-        .backends(&code_review)
+        .prepare(&code_review, &env)
         .unwrap();
+    let replay = replay.backends();
     assert!(replay.is_replay() && !replay.is_mock() && !replay.is_custom_endpoint());
     assert_eq!((replay.name(), replay.model()), ("openai-chat", "qwen"));
     // A rubric arena on a live model with a judge that has no model.
@@ -157,7 +160,7 @@ fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
     // (A local server needs no key; nothing is sent.)
     let live = RunPlan::live(BackendKind::OpenAiChat, "qwen")
         .with_base_url(Some("http://127.0.0.1:9/v1".into()));
-    let refused = live.backends(&rubric).map(|_| ());
+    let refused = live.prepare(&rubric, &env).map(|_| ());
     assert!(
         matches!(refused, Err(PlanError::NoJudgeModel { .. })),
         "{refused:?}"
@@ -165,7 +168,7 @@ fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
     // The mock judge cannot grade a live run.
     let mock_judge = live.clone().with_judge(JudgeRoute::Mock);
     assert!(matches!(
-        mock_judge.backends(&rubric).map(|_| ()),
+        mock_judge.prepare(&rubric, &env).map(|_| ()),
         Err(PlanError::NoLiveJudge)
     ));
     // A live judge on a mock run grades the mock answers.
@@ -173,20 +176,60 @@ fn a_plan_assembles_the_mock_a_replay_and_refuses_a_judge_without_a_model() {
         .with_judge(JudgeRoute::Live(BackendKind::OpenAiChat))
         .with_judge_model(Some("qwen".into()))
         .with_replay(Some(arenas_dir().join("rubric_judge/cassettes")));
-    assert!(graded.live_judge_on_mock(&rubric));
-    // The route answers the same before a plan exists (the CLI asks it so).
+    // The route answers before a plan exists (the CLI asks it so).
     assert!(JudgeRoute::Live(BackendKind::OpenAiChat).live_judge_on_mock(&rubric));
     assert!(!JudgeRoute::Mock.live_judge_on_mock(&rubric));
     assert!(!JudgeRoute::FromArena.live_judge_on_mock(&rubric));
-    assert!(
-        !live.live_judge_on_mock(&rubric),
-        "a live run is no mock run"
-    );
-    graded.apply_judge(&mut rubric);
-    let backends = graded.backends(&rubric).unwrap();
+    let prepared = graded.prepare(&rubric, &env).unwrap();
+    let backends = prepared.backends();
     assert!(backends.is_mock());
     assert_eq!(
         backends.judge_name(),
         Some(("openai-chat".to_string(), "qwen".to_string()))
     );
+    // The judge's model is laid over the prepared arena, not the loaded one.
+    assert_eq!(prepared.arena().judge.model.as_deref(), Some("qwen"));
+    assert_eq!(rubric.judge.model, None);
+}
+
+/// What the flags change of an arena lands in the prepared run's arena;
+/// the loaded one stays as it was loaded.
+#[test]
+fn prepare_changes_a_copy_of_the_arena_never_the_loaded_one() {
+    let env = Environment::empty();
+    let loaded = Arena::load(&arenas_dir().join("structured_output")).unwrap();
+    let before = format!("{loaded:?}");
+    let ids: Vec<String> = loaded.items.iter().map(|i| i.id.clone()).collect();
+    let overrides = Overrides::default()
+        .with_items(vec![ids[2].clone(), ids[0].clone(), ids[1].clone()])
+        .with_limit(Some(2))
+        .with_deadline(Some(Duration::from_secs(7)))
+        .with_on_repeat(Some(OnRepeat::Notice))
+        .with_backend(BackendSettings {
+            temperature: Some(0.25),
+            ..BackendSettings::default()
+        });
+    let prepared = RunPlan::mock()
+        .with_overrides(overrides)
+        .prepare(&loaded, &env)
+        .unwrap();
+    let arena = prepared.arena();
+    // Dataset order, then the limit.
+    let kept: Vec<&str> = arena.items.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(kept, [ids[0].as_str(), ids[1].as_str()]);
+    assert_eq!(arena.budget.deadline, Some(Duration::from_secs(7)));
+    assert_eq!(arena.budget.on_repeat, OnRepeat::Notice);
+    assert_eq!(arena.backend.temperature, Some(0.25));
+    assert_eq!(format!("{loaded:?}"), before, "the loaded arena changed");
+    // An id the arena lacks is named, with the ids it has.
+    let unknown = RunPlan::mock()
+        .with_overrides(Overrides::default().with_items(vec!["atlantis".into()]))
+        .prepare(&loaded, &env);
+    match unknown {
+        Err(PlanError::UnknownItem { id, count, first }) => {
+            assert_eq!((id.as_str(), count), ("atlantis", ids.len()));
+            assert_eq!(first.len(), ids.len().min(5));
+        }
+        other => panic!("{other:?}"),
+    }
 }

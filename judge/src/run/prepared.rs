@@ -1,0 +1,184 @@
+//! [`PreparedRun`]: one run of an arena, assembled once by
+//! [`RunPlan::prepare`](super::RunPlan::prepare) — the effective arena,
+//! its backends, batch API and tool source — then checked, its tools
+//! started, and run, in an order the types keep: only a [`ReadyRun`] runs.
+
+use crate::arena::Arena;
+use crate::arena::mcp::{McpCassette, McpStartError, start_servers};
+use crate::error::JudgeError;
+use crate::problem::Problem;
+use crate::run::backends::BackendFactory;
+use crate::run::batch::BatchSettings;
+use crate::run::environment::Environment;
+use crate::run::progress::Progress;
+use crate::run::{RunOptions, RunResult, run_arena};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tribunal_runtime::backend::BackendError;
+
+/// Where an arena's `[[mcp]]` tools come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ToolSource {
+    /// The servers, unrecorded.
+    Live,
+    /// The servers, recorded into this tool cassette.
+    Record(PathBuf),
+    /// This tool cassette; no server starts.
+    Replay(PathBuf),
+}
+
+/// A run of an arena with everything assembled and nothing sent yet.
+///
+/// ```
+/// # use tribunal_judge::run::{Environment, RunPlan};
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// # std::fs::write(dir.path().join("dataset.jsonl"),
+/// #     r#"{"id": "a", "input": "?", "checks": [{"type": "json_schema", "schema": {}}], "mock": [{"json": {}}]}"#)?;
+/// let loaded = tribunal_judge::Arena::load(dir.path())?;
+/// let prepared = RunPlan::mock().prepare(&loaded, &Environment::empty())?;
+/// prepared.preflight().await?; // a live server is asked GET /models first
+/// let ready = prepared.start_tools().await?; // the arena's [[mcp]] servers
+/// let result = ready
+///     .run(&tribunal_judge::RunOptions::in_memory(), &tribunal_judge::Silent)
+///     .await?;
+/// assert_eq!(result.rows.len(), 1);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PreparedRun {
+    arena: Arena,
+    backends: Arc<dyn BackendFactory>,
+    batch: Option<BatchSettings>,
+    tools: ToolSource,
+    env: Environment,
+    live_judge_on_mock: bool,
+}
+
+impl std::fmt::Debug for PreparedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedRun")
+            .field("arena", &self.arena.name)
+            .field("backend", &self.backends.name())
+            .field("model", &self.backends.model())
+            .field("batch", &self.batch.is_some())
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedRun {
+    pub(crate) fn new(
+        arena: Arena,
+        backends: Arc<dyn BackendFactory>,
+        batch: Option<BatchSettings>,
+        tools: ToolSource,
+        env: Environment,
+        live_judge_on_mock: bool,
+    ) -> Self {
+        PreparedRun {
+            arena,
+            backends,
+            batch,
+            tools,
+            env,
+            live_judge_on_mock,
+        }
+    }
+
+    /// The arena as this run runs it: the items selected, the overrides and
+    /// the judge route laid over the loaded one.
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    /// The backends the run's items (and its rubric judge) run on.
+    pub fn backends(&self) -> &Arc<dyn BackendFactory> {
+        &self.backends
+    }
+
+    /// Whether the agent's model is the mock.
+    pub fn is_mock(&self) -> bool {
+        self.backends.is_mock()
+    }
+
+    /// The problems that keep the arena's items from running on the mock
+    /// (none on a live run): items without a mock script, or — when mock
+    /// answers are graded by a live judge — without the agent's part.
+    pub fn mock_problems(&self) -> Vec<Problem> {
+        match (self.is_mock(), self.live_judge_on_mock) {
+            (false, _) => Vec::new(),
+            (true, true) => self.arena.mock_agent_problems(),
+            (true, false) => self.arena.mock_problems(),
+        }
+    }
+
+    /// Asks each live backend whether it is there and takes the key
+    /// (`GET /models`, no tokens); the mock and a replay pass at once.
+    pub async fn preflight(&self) -> Result<(), BackendError> {
+        self.backends.preflight().await
+    }
+
+    /// Starts the arena's `[[mcp]]` tool servers on the current runtime
+    /// (their variables from the plan's [`Environment`]), recording their
+    /// calls or replaying them (no server starts); the servers stop when
+    /// the [`ReadyRun`] is dropped. An arena without `[[mcp]]` starts nothing.
+    pub async fn start_tools(self) -> Result<ReadyRun, McpStartError> {
+        let env = |name: &str| self.env.var_os(name);
+        let cassette = match &self.tools {
+            ToolSource::Live => McpCassette::Live,
+            ToolSource::Record(path) => McpCassette::Record(path),
+            ToolSource::Replay(path) => McpCassette::Replay(path),
+        };
+        let arena = start_servers(self.arena.clone(), &env, cassette).await?;
+        Ok(ReadyRun {
+            arena: Arc::new(arena),
+            backends: self.backends,
+            batch: self.batch,
+        })
+    }
+}
+
+/// A [`PreparedRun`] with its tools started: what runs.
+#[derive(Clone)]
+pub struct ReadyRun {
+    arena: Arc<Arena>,
+    backends: Arc<dyn BackendFactory>,
+    batch: Option<BatchSettings>,
+}
+
+impl std::fmt::Debug for ReadyRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadyRun")
+            .field("arena", &self.arena.name)
+            .field("backend", &self.backends.name())
+            .field("model", &self.backends.model())
+            .field("batch", &self.batch.is_some())
+            .finish()
+    }
+}
+
+impl ReadyRun {
+    /// The arena, with its `[[mcp]]` tools.
+    pub fn arena(&self) -> &Arc<Arena> {
+        &self.arena
+    }
+
+    /// Runs every item ([`run_arena`]) with `options`; in batch mode
+    /// through the plan's batch API (over any `options.batch`).
+    pub async fn run(
+        &self,
+        options: &RunOptions,
+        progress: &dyn Progress,
+    ) -> Result<RunResult, JudgeError> {
+        let batched;
+        let options = match &self.batch {
+            Some(batch) => {
+                batched = options.clone().with_batch(Some(batch.clone()));
+                &batched
+            }
+            None => options,
+        };
+        run_arena(self.arena.clone(), self.backends.clone(), options, progress).await
+    }
+}
