@@ -94,7 +94,7 @@ pub use report::summary::Summary;
 pub use report::{Report, ReportFormat};
 pub use rows::results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
 pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
-pub use run::progress::{Console, Progress, Silent, write_stderr};
+pub use run::progress::{Progress, Silent};
 pub use run::{
     JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
 };

@@ -13,6 +13,7 @@ mod judge;
 mod lint;
 mod merge;
 mod preflight;
+mod progress;
 mod report;
 mod report_opts;
 mod run;
@@ -109,7 +110,7 @@ impl ColorChoice {
 
 /// Installs the stderr log subscriber. `RUST_LOG` overrides `-v`. Its lines
 /// go through the progress bar while one is drawn
-/// ([`tribunal::judge::write_stderr`]), so a log line never
+/// ([`progress::write_stderr`]), so a log line never
 /// tears it.
 pub(crate) fn init_tracing(verbose: u8, color: ColorChoice) {
     let level = match verbose {
@@ -136,7 +137,7 @@ struct LogWriter;
 
 impl std::io::Write for LogWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        tribunal::judge::write_stderr(buf)?;
+        progress::write_stderr(buf)?;
         Ok(buf.len())
     }
 

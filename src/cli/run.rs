@@ -8,6 +8,7 @@
 
 use super::backend_choice::read_provider_prefix;
 use super::preflight::{Checked, before_first_item};
+use super::progress::Console;
 use super::report_opts::emit_report_with;
 pub(crate) use super::run_args::RunArgs;
 use super::run_args::{out_path, plan_error, say_shard};
@@ -17,7 +18,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use tribunal::judge::run::Environment;
 use tribunal::judge::shard_env::{ShardFlags, resolve_shard};
-use tribunal::judge::{Console, JudgeError, Progress, RunOptions, Silent, read_rows};
+use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     run_gated(args, ExitRule::PassRate)

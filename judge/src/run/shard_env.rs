@@ -262,13 +262,3 @@ pub fn resolve_shard(
         (None, None) => Ok(None),
     }
 }
-
-/// [`resolve_shard`] with the process environment (a value that is not
-/// UTF-8 is read lossily, so it is refused as malformed, not ignored).
-pub fn resolve_shard_from_process(
-    flags: ShardFlags<'_>,
-) -> Result<Option<ChosenShard>, ShardEnvError> {
-    resolve_shard(flags, &|name| {
-        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
-    })
-}
