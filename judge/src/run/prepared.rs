@@ -39,10 +39,11 @@ pub(crate) enum ToolSource {
 /// let prepared = RunPlan::mock().prepare(&loaded, &Environment::empty())?;
 /// prepared.preflight().await?; // a live server is asked GET /models first
 /// let ready = prepared.start_tools().await?; // the arena's [[mcp]] servers
-/// let result = ready
-///     .run(&tribunal_judge::RunOptions::in_memory(), &tribunal_judge::Silent)
-///     .await?;
+/// let options = tribunal_judge::RunOptions::in_memory();
+/// let hash = ready.config_hash(&options)?; // what the rows will carry
+/// let result = ready.run(&options, &tribunal_judge::Silent).await?;
 /// assert_eq!(result.rows.len(), 1);
+/// assert_eq!(result.config_hash, hash);
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -164,6 +165,24 @@ impl ReadyRun {
         &self.arena
     }
 
+    /// The config hash the rows of a run with `options` carry (what
+    /// `--resume` matches a results file by): the arena with its tools,
+    /// the backends, batch mode, and the budget price and approval policy
+    /// when `options` set them. Errors as the run would refuse `options`.
+    pub fn config_hash(&self, options: &RunOptions) -> Result<String, JudgeError> {
+        let options = self.with_batch(options);
+        Ok(super::terms::terms(&self.arena, self.backends.as_ref(), &options)?.hash)
+    }
+
+    /// `options` in this run's batch mode: the plan's batch API over any
+    /// `options.batch`.
+    fn with_batch(&self, options: &RunOptions) -> RunOptions {
+        match &self.batch {
+            Some(batch) => options.clone().with_batch(Some(batch.clone())),
+            None => options.clone(),
+        }
+    }
+
     /// Runs every item ([`run_arena`]) with `options`; in batch mode
     /// through the plan's batch API (over any `options.batch`).
     pub async fn run(
@@ -171,14 +190,13 @@ impl ReadyRun {
         options: &RunOptions,
         progress: &dyn Progress,
     ) -> Result<RunResult, JudgeError> {
-        let batched;
-        let options = match &self.batch {
-            Some(batch) => {
-                batched = options.clone().with_batch(Some(batch.clone()));
-                &batched
-            }
-            None => options,
-        };
-        run_arena(self.arena.clone(), self.backends.clone(), options, progress).await
+        let options = self.with_batch(options);
+        run_arena(
+            self.arena.clone(),
+            self.backends.clone(),
+            &options,
+            progress,
+        )
+        .await
     }
 }
