@@ -105,7 +105,7 @@ pub async fn start(dir: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>
 pub async fn finish(
     dir: &Path,
     decision: Decision,
-) -> Result<tribunal_runtime::snapshot::FinishedRun, Box<dyn std::error::Error>> {
+) -> Result<tribunal_runtime::Run, Box<dyn std::error::Error>> {
     let snapshot = RunSnapshot::from_json(&std::fs::read_to_string(snapshot_path(dir))?)?;
     let turn = usize::try_from(snapshot.turns())?;
     let rest = script()?.get(turn..).unwrap_or_default().to_vec();
@@ -140,7 +140,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 _ => return Err(usage.into()),
             };
             let finished = finish(dir, decision).await?;
-            for record in &finished.approvals {
+            for record in &finished.report.approvals {
                 println!(
                     "{} {}: {}",
                     record.tool,
@@ -148,7 +148,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     record.outcome.as_str()
                 );
             }
-            println!("{}", serde_json::to_string(&finished.run.report.outcome)?);
+            println!("{}", serde_json::to_string(&finished.report.outcome)?);
         }
         _ => return Err(usage.into()),
     }

@@ -16,7 +16,7 @@ use crate::machine::{Machine, MachineConfig, answer_schema};
 use crate::output::ToolChoice;
 use crate::report::{RunOutcome, RunReport};
 use crate::schema::OutputSchema;
-use crate::snapshot::{FinishedRun, RunEnd, RunSnapshot, SnapshotError};
+use crate::snapshot::{RunEnd, RunSnapshot, SnapshotError};
 use crate::tool::ToolBox;
 use crate::typed::TypedContract;
 use futures::FutureExt;
@@ -242,7 +242,7 @@ impl<T> Agent<T> {
                 let approver = Preset::new(Vec::new(), self.approver());
                 self.drive_pausable(machine, &approver, events).await
             }
-            Err(run) => RunEnd::Finished(Box::new(FinishedRun::new(*run, Vec::new()))),
+            Err(run) => RunEnd::Finished(run),
         }
     }
 
@@ -308,7 +308,7 @@ impl<T> Agent<T> {
             drive_boxed(machine, backend, &self.tools, events, Some(approvals)).map(run_end);
         let end = tracing::Instrument::instrument(driven, span.clone()).await;
         if let RunEnd::Finished(finished) = &end {
-            crate::telemetry::record_run(&span, &finished.run.report);
+            crate::telemetry::record_run(&span, &finished.report);
         }
         end
     }
@@ -382,14 +382,6 @@ impl<T> Agent<T> {
         let (sink, events) = RunStream::channel();
         let run = Box::pin(async move { self.run_inner(conversation, Some(&sink)).await });
         RunStream::new(run, events)
-    }
-
-    /// Runs the agent from an existing conversation (whose last message is the user's).
-    pub fn run_conversation(
-        &self,
-        conversation: Conversation,
-    ) -> impl Future<Output = Run> + Send + use<'_, T> {
-        self.run_inner(conversation, None)
     }
 
     async fn run_inner(&self, conversation: Conversation, events: Option<EventSink<'_>>) -> Run {

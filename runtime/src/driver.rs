@@ -8,7 +8,7 @@ use crate::error::ErrorCode;
 use crate::event::{EventSink, RunEvent};
 use crate::machine::{Action, Input, Machine};
 use crate::report::{Run, RunReport};
-use crate::snapshot::{FinishedRun, RunEnd, RunSnapshot};
+use crate::snapshot::{RunEnd, RunSnapshot};
 use crate::telemetry;
 use crate::tool::ToolBox;
 use futures::FutureExt;
@@ -75,17 +75,13 @@ pub(crate) fn run_end(driven: Driven) -> RunEnd {
     }
 }
 
-/// A finished machine's run and approval records.
-pub(crate) fn finished_run(machine: Machine) -> FinishedRun {
+/// A finished machine's run (its report holds the approval records).
+pub(crate) fn finished_run(machine: Machine) -> Run {
     let (report, conversation) = machine.into_parts();
-    let approvals = report.approvals.clone();
-    FinishedRun::new(
-        Run {
-            report,
-            conversation,
-        },
-        approvals,
-    )
+    Run {
+        report,
+        conversation,
+    }
 }
 
 /// Who answers a driven run's pending calls, and whether a `later` pauses

@@ -130,7 +130,7 @@ impl Running<'_> {
                 .poll(cx)
                 .map(|run| RunEvent::Finished(Box::new(run))),
             Running::Pausable(run) => run.as_mut().poll(cx).map(|end| match end {
-                RunEnd::Finished(finished) => RunEvent::Finished(Box::new(finished.run)),
+                RunEnd::Finished(run) => RunEvent::Finished(run),
                 RunEnd::Paused(snapshot) => RunEvent::Paused(snapshot),
             }),
         }

@@ -314,8 +314,9 @@ fn millis(d: Duration) -> u64 {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum RunEnd {
-    /// The run is over.
-    Finished(Box<FinishedRun>),
+    /// The run is over; its report holds the approval records
+    /// ([`RunReport::approvals`](crate::RunReport::approvals)).
+    Finished(Box<Run>),
     /// An approver said [`Decision::Later`](crate::approval::Decision::Later):
     /// the run, paused.
     Paused(Box<RunSnapshot>),
@@ -323,7 +324,7 @@ pub enum RunEnd {
 
 impl RunEnd {
     /// The finished run, if it finished.
-    pub fn finished(self) -> Option<FinishedRun> {
+    pub fn finished(self) -> Option<Run> {
         match self {
             RunEnd::Finished(run) => Some(*run),
             RunEnd::Paused(_) => None,
@@ -336,23 +337,5 @@ impl RunEnd {
             RunEnd::Paused(snapshot) => Some(*snapshot),
             RunEnd::Finished(_) => None,
         }
-    }
-}
-
-/// A finished run with its approval records.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct FinishedRun {
-    /// The report and the conversation.
-    pub run: Run,
-    /// Every call that went through approval, in the order decided (over
-    /// every process the run went through).
-    pub approvals: Vec<ApprovalRecord>,
-}
-
-impl FinishedRun {
-    /// A finished run.
-    pub fn new(run: Run, approvals: Vec<ApprovalRecord>) -> Self {
-        FinishedRun { run, approvals }
     }
 }

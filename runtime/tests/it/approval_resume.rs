@@ -8,10 +8,11 @@ use crate::approval_trace::{policy, toolbox};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
+use tribunal_runtime::Run;
 use tribunal_runtime::approval::Decision;
 use tribunal_runtime::approver::ScriptedApprover;
 use tribunal_runtime::backend::{Recording, Replay, ScriptedBackend};
-use tribunal_runtime::snapshot::{FinishedRun, RunEnd, RunSnapshot};
+use tribunal_runtime::snapshot::{RunEnd, RunSnapshot};
 use tribunal_runtime::{Agent, Backend, ErrorCode};
 use tribunal_testkit::agents::*;
 
@@ -53,16 +54,16 @@ fn replay(dir: &Path) -> Arc<dyn Backend> {
 }
 
 /// A finished run as JSON, without its timings.
-fn comparable(finished: &FinishedRun) -> Value {
-    let mut report = serde_json::to_value(&finished.run.report).unwrap();
+fn comparable(finished: &Run) -> Value {
+    let mut report = serde_json::to_value(&finished.report).unwrap();
     report["wall_ms"] = json!(0);
     for call in report["tool_calls"].as_array_mut().unwrap() {
         call["duration_ms"] = json!(0);
     }
     json!({
         "report": report,
-        "approvals": finished.approvals,
-        "conversation": finished.run.conversation,
+        "approvals": finished.report.approvals,
+        "conversation": finished.conversation,
     })
 }
 
@@ -80,8 +81,13 @@ async fn a_run_paused_in_one_process_finishes_in_another_as_the_uninterrupted_ru
         .await
         .finished()
         .unwrap();
-    assert!(whole.run.report.is_ok(), "{:?}", whole.run.report.outcome);
-    let outcomes: Vec<&str> = whole.approvals.iter().map(|a| a.outcome.as_str()).collect();
+    assert!(whole.report.is_ok(), "{:?}", whole.report.outcome);
+    let outcomes: Vec<&str> = whole
+        .report
+        .approvals
+        .iter()
+        .map(|a| a.outcome.as_str())
+        .collect();
     assert_eq!(outcomes, ["approved", "rejected", "modified"]);
 
     // The same run, replayed, paused at its second ask: the snapshot goes to
@@ -252,6 +258,7 @@ async fn a_closure_approver_decides_from_the_call() {
     .finished()
     .unwrap();
     let outcomes: Vec<(&str, &str)> = end
+        .report
         .approvals
         .iter()
         .map(|a| (a.call_id.as_str(), a.outcome.as_str()))
@@ -260,7 +267,10 @@ async fn a_closure_approver_decides_from_the_call() {
         outcomes,
         [("c0", "approved"), ("c2", "rejected"), ("c0", "approved")]
     );
-    assert_eq!(end.approvals[1].reason.as_deref(), Some("not under /etc"));
+    assert_eq!(
+        end.report.approvals[1].reason.as_deref(),
+        Some("not under /etc")
+    );
 }
 
 /// A custom driver's view: `drive` has no approver, so a call that asks

@@ -26,12 +26,11 @@ async fn the_approval_example_pauses_then_writes_once_approved() {
     let finished = approval_example::finish(dir.path(), Decision::approve())
         .await
         .unwrap();
-    assert!(
-        finished.run.report.is_ok(),
-        "{:?}",
-        finished.run.report.outcome
+    assert!(finished.report.is_ok(), "{:?}", finished.report.outcome);
+    assert_eq!(
+        finished.report.approvals[0].outcome,
+        ApprovalOutcome::Approved
     );
-    assert_eq!(finished.approvals[0].outcome, ApprovalOutcome::Approved);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
         "approved by a person\n"
@@ -47,16 +46,14 @@ async fn a_rejected_write_writes_nothing_and_the_model_reads_why() {
         .await
         .unwrap();
     assert!(!dir.path().join("notes.txt").exists());
-    assert_eq!(finished.approvals[0].outcome, ApprovalOutcome::Rejected);
-    let read = finished
-        .run
-        .conversation
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::ToolResults { results } => results.first().map(|r| r.content.clone()),
-            _ => None,
-        });
+    assert_eq!(
+        finished.report.approvals[0].outcome,
+        ApprovalOutcome::Rejected
+    );
+    let read = finished.conversation.messages.iter().find_map(|m| match m {
+        Message::ToolResults { results } => results.first().map(|r| r.content.clone()),
+        _ => None,
+    });
     assert_eq!(
         read.as_deref(),
         Some("error: not executed: the call was rejected: not today")
