@@ -8,7 +8,7 @@ use tribunal_judge::transcript::Transcript;
 use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow};
 use tribunal_runtime::conversation::{Message, ToolCall, ToolResult, Usage};
 use tribunal_runtime::report::ToolCallRecord;
-use tribunal_runtime::{Conversation, ErrorCode, RunOutcome, RunReport};
+use tribunal_runtime::{Conversation, ErrorCode, RunReport};
 
 /// The hostile item id: tries to close the data block and run a script.
 pub const EVIL_ID: &str = "evil</script><script>document.body.dataset.pwned='id'</script><!--";
@@ -163,20 +163,12 @@ pub fn transcript(row: &ResultRow) -> Transcript {
             },
         ],
     };
-    let report = RunReport {
-        outcome: RunOutcome::Ok {
-            value: json!({"name": "x", "height_m": 330}),
-        },
-        repair_used: true,
-        extracted_from: None,
-        usage: row.usage,
-        tool_calls: row.tool_calls.clone(),
-        turns: 3,
-        wall_ms: row.wall_ms,
-        finalized_after: None,
-        backend_failure: None,
-        approvals: Vec::new(),
-    };
+    let mut report = RunReport::answered(json!({"name": "x", "height_m": 330}));
+    report.repair_used = true;
+    report.usage = row.usage;
+    report.tool_calls = row.tool_calls.clone();
+    report.turns = 3;
+    report.wall_ms = row.wall_ms;
     Transcript::new(row, report, conversation)
 }
 

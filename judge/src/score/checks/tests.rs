@@ -51,27 +51,18 @@ fn unknown_fields_are_refused() {
 }
 
 fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
-    RunReport {
-        outcome: tribunal_runtime::RunOutcome::Ok { value: json!({}) },
-        repair_used: false,
-        extracted_from: None,
-        usage: Default::default(),
-        tool_calls: calls
-            .iter()
-            .map(|(name, ok)| tribunal_runtime::report::ToolCallRecord {
-                name: name.to_string(),
-                arguments: "{}".into(),
-                ok: *ok,
-                duration_ms: 0.0,
-                repeated: false,
-            })
-            .collect(),
-        turns: 1,
-        wall_ms: 0.0,
-        finalized_after: None,
-        backend_failure: None,
-        approvals: Vec::new(),
-    }
+    let mut report = RunReport::answered(json!({}));
+    report.tool_calls = calls
+        .iter()
+        .map(|(name, ok)| tribunal_runtime::report::ToolCallRecord {
+            name: name.to_string(),
+            arguments: "{}".into(),
+            ok: *ok,
+            duration_ms: 0.0,
+            repeated: false,
+        })
+        .collect();
+    report
 }
 
 /// A check from its spec, with nothing compiled (no schema, no pattern).
