@@ -73,7 +73,13 @@ fn the_published_crates_carry_the_crates_io_fields() {
     let members = workspace_packages(&meta);
     for name in PUBLISHED {
         let p = members[name];
-        for field in ["description", "license", "repository", "readme", "rust_version"] {
+        for field in [
+            "description",
+            "license",
+            "repository",
+            "readme",
+            "rust_version",
+        ] {
             assert!(!str_of(p, field).is_empty(), "{name}: no `{field}`");
         }
         let keywords = p["keywords"].as_array().unwrap();
@@ -97,7 +103,11 @@ fn the_published_crates_carry_the_crates_io_fields() {
         );
     }
     let testkit = members["tribunal-testkit"];
-    assert_eq!(testkit["publish"], serde_json::json!([]), "testkit: publish = false");
+    assert_eq!(
+        testkit["publish"],
+        serde_json::json!([]),
+        "testkit: publish = false"
+    );
 }
 
 /// A dependency on an unpublished crate, or a crate's dependency on itself,
@@ -160,7 +170,10 @@ fn every_dependency_builds_with_our_rust_version() {
         .iter()
         .map(|n| (str_of(n, "id"), n))
         .collect();
-    let mut todo: Vec<&str> = PUBLISHED.iter().map(|n| str_of(members[*n], "id")).collect();
+    let mut todo: Vec<&str> = PUBLISHED
+        .iter()
+        .map(|n| str_of(members[*n], "id"))
+        .collect();
     let mut seen = BTreeSet::new();
     while let Some(id) = todo.pop() {
         if !seen.insert(id) {
@@ -228,5 +241,8 @@ fn the_changelog_names_the_version() {
         "CHANGELOG.md's newest release is `## [{newest}`, the workspace is {}",
         env!("CARGO_PKG_VERSION")
     );
-    assert!(text.contains("## [Unreleased]"), "keep-a-changelog's Unreleased section");
+    assert!(
+        text.contains("## [Unreleased]"),
+        "keep-a-changelog's Unreleased section"
+    );
 }
