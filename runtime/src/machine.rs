@@ -505,17 +505,17 @@ impl Machine {
             tool_calls: calls.to_vec(),
             reasoning,
         });
-        if let Some(max) = self.config.budget.max_tokens {
-            if self.usage.total() > max {
-                self.finish(error(ErrorCode::MaxTokensExceeded), now);
-                return;
-            }
+        if let Some(max) = self.config.budget.max_tokens
+            && self.usage.total() > max
+        {
+            self.finish(error(ErrorCode::MaxTokensExceeded), now);
+            return;
         }
-        if let Some(limit) = self.config.budget.max_cost {
-            if limit.price.cost(&self.usage) > limit.max_usd {
-                self.finish(error(ErrorCode::MaxCostExceeded), now);
-                return;
-            }
+        if let Some(limit) = self.config.budget.max_cost
+            && limit.price.cost(&self.usage) > limit.max_usd
+        {
+            self.finish(error(ErrorCode::MaxCostExceeded), now);
+            return;
         }
         if self.past_deadline(now) {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
@@ -524,12 +524,12 @@ impl Machine {
         let at = self.answer_call(&calls);
         if at.is_none() && phase == Phase::Agent && !calls.is_empty() {
             let requested = calls.len() as u32;
-            if let Some(max) = self.config.budget.max_tool_calls {
-                if self.tool_calls_executed.saturating_add(requested) > max {
-                    self.refuse_batch(&calls);
-                    self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
-                    return;
-                }
+            if let Some(max) = self.config.budget.max_tool_calls
+                && self.tool_calls_executed.saturating_add(requested) > max
+            {
+                self.refuse_batch(&calls);
+                self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
+                return;
             }
             self.start_batch(calls, now);
             return;
@@ -755,11 +755,11 @@ impl Machine {
             repeated,
             settled: None,
         };
-        if !batch.fresh.is_empty() {
-            if let Some(held) = self.hold_for_approval(&batch) {
-                self.state = State::Approval(held);
-                return;
-            }
+        if !batch.fresh.is_empty()
+            && let Some(held) = self.hold_for_approval(&batch)
+        {
+            self.state = State::Approval(held);
+            return;
         }
         if batch.fresh.is_empty() {
             // Nothing to run: every call repeats an earlier one. Each still

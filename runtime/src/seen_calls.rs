@@ -179,10 +179,10 @@ impl SeenCalls {
                 return true;
             }
             // serde_json's maps compare without regard to key order.
-            if let (Some(a), Some(b)) = (arguments.json(text), seen.arguments.json(earlier_text)) {
-                if a == b {
-                    return true;
-                }
+            if let (Some(a), Some(b)) = (arguments.json(text), seen.arguments.json(earlier_text))
+                && a == b
+            {
+                return true;
             }
         }
         self.calls.push(Seen { at, arguments });

@@ -241,7 +241,7 @@ fn numbers_player() -> Player {
             .trim_end_matches('.')
             .parse()
             .map_err(|_| format!("not a number request: {text}"))?;
-        let n = if k % 7 == 0 { k + 1 } else { k };
+        let n = if k.is_multiple_of(7) { k + 1 } else { k };
         Ok(Api::Chat.answer(&json!({ "n": n }).to_string()))
     })
 }

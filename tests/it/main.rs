@@ -51,6 +51,7 @@ mod cli_shards;
 mod docs;
 mod example;
 mod live_arena;
+mod manifest;
 mod module_graph;
 mod prompt_cache;
 mod secrets;

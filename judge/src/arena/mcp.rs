@@ -191,12 +191,12 @@ impl McpServerSpec {
                 ));
             }
         }
-        if let Some(name) = &self.bearer_env {
-            if !variable_name(name) {
-                problems.push(format!(
-                    "{at}: bearer_env is not a variable name: {NAMES_ONLY}"
-                ));
-            }
+        if let Some(name) = &self.bearer_env
+            && !variable_name(name)
+        {
+            problems.push(format!(
+                "{at}: bearer_env is not a variable name: {NAMES_ONLY}"
+            ));
         }
         for (header, variable) in &self.header_env {
             if !header_name(header) {
@@ -227,12 +227,12 @@ impl McpServerSpec {
                 problems.push(format!("{at}: tools: {tool:?} is listed twice"));
             }
         }
-        if let Some(secs) = self.start_timeout_secs {
-            if !timeout_in_range(secs) {
-                problems.push(format!(
-                    "{at}: start_timeout_secs must be a number of seconds in (0, 3600], not {secs}"
-                ));
-            }
+        if let Some(secs) = self.start_timeout_secs
+            && !timeout_in_range(secs)
+        {
+            problems.push(format!(
+                "{at}: start_timeout_secs must be a number of seconds in (0, 3600], not {secs}"
+            ));
         }
         problems
     }

@@ -1020,10 +1020,11 @@ fn provider_error(body: &[u8]) -> (Option<String>, Option<String>) {
 /// `Retry-After` in seconds or as an HTTP date (relative to `now`).
 fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(seconds(ms / 1000.0));
-        }
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(seconds(ms / 1000.0));
     }
     let value = text("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {

@@ -196,10 +196,10 @@ impl<B: Backend> Retry<B> {
                     wait_ms = wait.as_millis() as u64,
                     "retrying"
                 );
-                if started.swap(false, Ordering::Relaxed) {
-                    if let Some(sink) = sink {
-                        sink(Delta::Restart);
-                    }
+                if started.swap(false, Ordering::Relaxed)
+                    && let Some(sink) = sink
+                {
+                    sink(Delta::Restart);
                 }
                 tokio::time::sleep(wait).await;
             }

@@ -228,10 +228,10 @@ impl Backend for ScriptedBackend {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
-            if self.log_requests {
-                if let Ok(mut log) = self.requests.lock() {
-                    log.push(request.clone());
-                }
+            if self.log_requests
+                && let Ok(mut log) = self.requests.lock()
+            {
+                log.push(request.clone());
             }
             let index = self.next.fetch_add(1, Ordering::SeqCst);
             if !self.latency.is_zero() {

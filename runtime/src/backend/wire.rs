@@ -88,10 +88,10 @@ pub(crate) fn strict_ready(schema: &Value) -> bool {
                     .and_then(Value::as_array)
                     .map(|r| r.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                if let Some(props) = props {
-                    if props.keys().any(|k| !required.contains(&k.as_str())) {
-                        return false;
-                    }
+                if let Some(props) = props
+                    && props.keys().any(|k| !required.contains(&k.as_str()))
+                {
+                    return false;
                 }
             }
             map.iter().all(|(k, v)| match k.as_str() {

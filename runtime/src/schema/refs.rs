@@ -152,12 +152,11 @@ pub fn rebase_local_refs(schema: Value, base: &str) -> Value {
                     stack.extend(map.values_mut().map(|v| (v, false)));
                     continue;
                 }
-                if let Some(Value::String(reference)) = map.get_mut("$ref") {
-                    if let Some(fragment) = reference.strip_prefix('#') {
-                        if fragment.is_empty() || fragment.starts_with('/') {
-                            *reference = format!("#{base}{fragment}");
-                        }
-                    }
+                if let Some(Value::String(reference)) = map.get_mut("$ref")
+                    && let Some(fragment) = reference.strip_prefix('#')
+                    && (fragment.is_empty() || fragment.starts_with('/'))
+                {
+                    *reference = format!("#{base}{fragment}");
                 }
                 for (key, value) in map.iter_mut() {
                     if !DATA_KEYWORDS.contains(&key.as_str()) {

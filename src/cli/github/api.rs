@@ -370,10 +370,8 @@ impl GitHub {
             self.wait_before_again(&what, &sent, wait, attempt).await;
             attempt += 1;
             let maybe_made = sent.status.is_none_or(|s| s.is_server_error());
-            if maybe_made {
-                if let Some(made) = self.own_comment(number, marker, login).await? {
-                    return Ok(made);
-                }
+            if maybe_made && let Some(made) = self.own_comment(number, marker, login).await? {
+                return Ok(made);
             }
         }
     }

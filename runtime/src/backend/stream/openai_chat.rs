@@ -194,10 +194,10 @@ impl ChatStream {
         let field = |key: &str| function.and_then(|f| f.get(key));
         // The name comes whole in the call's first piece; a server that
         // repeats it on later pieces does not lengthen it.
-        if let Some(name) = field("name").and_then(Value::as_str) {
-            if call.name.is_empty() {
-                call.name = name.to_string();
-            }
+        if let Some(name) = field("name").and_then(Value::as_str)
+            && call.name.is_empty()
+        {
+            call.name = name.to_string();
         }
         let fragment = match field("arguments") {
             Some(Value::String(s)) => s.clone(),
