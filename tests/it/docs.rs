@@ -81,3 +81,85 @@ fn the_readme_embedding_code_is_the_compiled_examples() {
         ]
     );
 }
+
+const ARCHITECTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/ARCHITECTURE.md");
+
+/// ARCHITECTURE.md is a map a newcomer reads in one sitting, not an
+/// inventory: history and figures go to the CHANGELOG and BENCHMARKS.md.
+#[test]
+fn the_architecture_map_fits_in_a_sitting() {
+    let bytes = std::fs::metadata(ARCHITECTURE).unwrap().len();
+    assert!(
+        bytes <= 25_000,
+        "ARCHITECTURE.md is {bytes} bytes; the map must stay at most 25,000"
+    );
+}
+
+/// The spans between backticks of a Markdown text, fenced blocks left out.
+fn code_spans(markdown: &str) -> Vec<String> {
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    prose
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every file or folder ARCHITECTURE.md names in backticks (`a/b.rs`,
+/// `a/b/`) exists, and every test it names as `path.rs::function` is a
+/// function of that file, so the map cannot go stale silently. Spans with
+/// blanks or pattern characters (`<crate>/`, `*.rs`) are no paths.
+#[test]
+fn every_path_and_test_the_architecture_map_names_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(ARCHITECTURE).unwrap();
+    const FILES: &[&str] = &[".rs", ".md", ".toml", ".yml", ".sh", ".json", ".jsonl"];
+    let (mut paths, mut tests, mut missing) = (0, 0, Vec::new());
+    for span in code_spans(&text) {
+        if !span.contains('/')
+            || span.contains("://")
+            || span.contains(|c: char| c.is_whitespace() || "*?[]{}<>|".contains(c))
+        {
+            continue;
+        }
+        if let Some((file, function)) = span.split_once("::") {
+            if !file.ends_with(".rs") {
+                continue;
+            }
+            tests += 1;
+            let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+            if !source.contains(&format!("fn {function}(")) {
+                missing.push(span);
+            }
+        } else if span.ends_with('/') {
+            paths += 1;
+            if !root.join(&span).is_dir() {
+                missing.push(span);
+            }
+        } else if FILES.iter().any(|ext| span.ends_with(ext)) {
+            paths += 1;
+            if !root.join(&span).is_file() {
+                missing.push(span);
+            }
+        }
+    }
+    assert!(
+        paths > 0 && tests > 0,
+        "no paths or tests found in ARCHITECTURE.md"
+    );
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what the repository does not hold:\n{}",
+        missing.join("\n")
+    );
+}

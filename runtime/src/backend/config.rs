@@ -219,7 +219,7 @@ impl Default for BackendOptions {
 /// base URL, output plan and request settings (never the key), so answers
 /// of one configuration are never served to another. Not
 /// [`ProviderConfig::prompt_cache`]: prompt-cache breakpoints never change
-/// an answer (ARCHITECTURE.md, "Prompt caching"). But
+/// an answer (the `prompt_cache` module docs, "Cassette and cache keys"). But
 /// [`ProviderConfig::cut_runaway`]: a cut turn is another answer.
 fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
     use sha2::{Digest, Sha256};

@@ -227,8 +227,10 @@ pub struct BackendInfo<'a> {
 /// run deadline are not the backend's business; the loop enforces them.
 ///
 /// An implementation writes two methods: [`info`](Backend::info) and
-/// [`complete`](Backend::complete). A wrapper (retries, recording, …)
-/// returns its inner backend's `info` and changes only `complete`.
+/// [`complete`](Backend::complete). A wrapper (retries, recording, the
+/// cache) returns its inner backend's `info`, forwards
+/// [`preflight`](Backend::preflight), and wraps both `complete` and
+/// [`complete_streaming`](Backend::complete_streaming).
 pub trait Backend: Send + Sync {
     /// Its name, model and output plan.
     fn info(&self) -> BackendInfo<'_>;

@@ -34,6 +34,17 @@
 //! that prefix. (The tool-use system prompt Anthropic adds is not counted,
 //! which only makes the real prefix longer.) Tiny requests stay as they were
 //! (system as a string, no marks).
+//!
+//! # Cassette and cache keys
+//!
+//! Breakpoints are part of no key. `Recording`, `Replay` and `Cached` key
+//! the provider-neutral request, and the codec adds the marks below them,
+//! from that request, the model and `prompt_cache`, so they never change an
+//! answer. A cassette recorded with caching on replays with it off and the
+//! other way round, the rerun cache's file name leaves `prompt_cache` out,
+//! and so does the config hash (a results file may mix both, and `compare`
+//! sets one against the other). A replayed or cached answer reports the
+//! usage that was recorded, cache reads and writes included.
 
 use serde_json::{Map, Value, json};
 
