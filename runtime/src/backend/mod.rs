@@ -9,6 +9,14 @@
 //! — the outermost wrapper sees the request first; it answers
 //! [`Backend::info`] with its inner backend's. [`config`] documents the
 //! order [`connect`] uses and why.
+//!
+//! The files import one way (checked by the root package's `module_graph`
+//! test): the vocabulary (`kind`, `options`, `settings`, `provider`,
+//! [`timeouts`], [`delta`]) at the bottom, the codecs ([`stream`], [`codec`],
+//! [`openai_chat`], [`openai_responses`], [`anthropic`]) above it, the HTTP
+//! transport ([`HttpBackend`], [`batch`]) above them, the wrappers beside
+//! them knowing only the trait, and [`connect`] ([`config`]) at the top. The
+//! trait, the request and the error are this module's own.
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -19,14 +27,17 @@ pub mod config;
 pub mod delta;
 #[cfg(feature = "http")]
 mod http;
+mod kind;
 #[cfg(feature = "openai")]
 pub mod openai_chat;
 #[cfg(feature = "openai")]
 pub mod openai_responses;
 #[cfg(feature = "openai")]
 mod openai_wire;
+mod options;
 #[cfg(feature = "anthropic")]
 pub mod prompt_cache;
+mod provider;
 pub mod record;
 pub mod replay;
 pub mod retry;
@@ -38,21 +49,19 @@ pub mod timeouts;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
-#[cfg(feature = "anthropic")]
-pub use anthropic::Anthropic;
 pub use cache::{CacheCounts, Cached, counted};
 pub use codec::{Auth, Codec, Provider};
-pub use config::{
-    BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,
-    is_hosted, resolve_plan,
-};
+pub use config::{connect, connect_with_env};
 pub use delta::{Delta, DeltaSink};
+#[cfg(feature = "anthropic")]
+pub use http::Anthropic;
 #[cfg(feature = "http")]
 pub use http::HttpBackend;
 #[cfg(feature = "openai")]
-pub use openai_chat::OpenAiChat;
-#[cfg(feature = "openai")]
-pub use openai_responses::OpenAiResponses;
+pub use http::{OpenAiChat, OpenAiResponses};
+pub use kind::BackendKind;
+pub use options::BackendOptions;
+pub use provider::{ProviderConfig, base_url_from_env, is_hosted, resolve_plan};
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
