@@ -77,13 +77,12 @@ fn folder_graph(files: &[File], folder: &[String]) -> Graph {
     let children: BTreeSet<String> = graph.keys().cloned().collect();
     let own = files.iter().find(|f| f.module == folder);
     let reexports = own.map_or_else(BTreeMap::new, |f| reexports(&f.code, &children));
+    // A child, or the child a name the folder re-exports comes from.
     let target = |name: &str| -> Option<String> {
         if children.contains(name) {
             Some(name.to_string())
-        } else if let Some(child) = reexports.get(name) {
-            Some(child.clone())
         } else {
-            None
+            reexports.get(name).cloned()
         }
     };
     for f in files {
