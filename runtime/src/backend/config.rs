@@ -40,6 +40,7 @@ use super::replay::Replay;
 use super::retry::Retry;
 pub use super::settings::{RESERVED_BODY_FIELDS, extra_body_problem};
 use super::{Backend, BackendError, BackendErrorKind};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The cache file of `kind` under `config`: a digest of the backend, model,
@@ -132,11 +133,30 @@ pub fn connect_with_env(
         .as_ref()
         .map(|dir| dir.join(cache_file_name(kind, &config)));
     let provider = live_provider(kind, config)?;
-    let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, options.max_retries));
+    layered(
+        provider,
+        options.max_retries,
+        cache_file,
+        options.record.as_deref(),
+    )
+}
+
+/// `provider` inside the wrappers [`connect`] stacks, in the order of the
+/// [module docs](self): retried `max_retries` times, answered from
+/// `cache_file` when one is given, recorded to `record` when one is given.
+/// Every layer is a [`Wrapper`](super::Wrapper): `preflight` and the
+/// streamed pieces of an answer reach the provider through all of them.
+fn layered(
+    provider: Arc<dyn Backend>,
+    max_retries: u32,
+    cache_file: Option<PathBuf>,
+    record: Option<&Path>,
+) -> Result<Arc<dyn Backend>, BackendError> {
+    let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, max_retries));
     if let Some(file) = cache_file {
         retried = Arc::new(Cached::open(retried, file)?);
     }
-    match &options.record {
+    match record {
         Some(path) => Ok(Arc::new(Recording::new(retried, path)?)),
         None => Ok(retried),
     }
@@ -174,7 +194,99 @@ fn live_provider(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::{BackendInfo, Delta, DeltaSink, ModelRequest, OutputFormat};
+    use crate::conversation::{Conversation, ModelTurn};
     use crate::output::{OutputChoice, OutputPlan, OutputStrategy, SchemaTarget};
+    use futures::future::BoxFuture;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A provider that counts its preflights and streams its answer in two
+    /// pieces.
+    #[derive(Default)]
+    struct Probe {
+        preflights: AtomicUsize,
+        streamed: AtomicUsize,
+    }
+
+    impl Backend for Probe {
+        fn info(&self) -> BackendInfo<'_> {
+            BackendInfo {
+                name: "probe",
+                model: "m",
+                plan: OutputPlan::prompt(),
+            }
+        }
+
+        fn complete<'a>(
+            &'a self,
+            _: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+            Box::pin(async {
+                Err(BackendError::new(
+                    BackendErrorKind::Script,
+                    "asked unstreamed: a layer dropped the sink",
+                ))
+            })
+        }
+
+        fn complete_streaming<'a>(
+            &'a self,
+            _: &'a ModelRequest,
+            sink: DeltaSink<'a>,
+        ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+            self.streamed.fetch_add(1, Ordering::Relaxed);
+            sink(Delta::Text("stre".into()));
+            sink(Delta::Text("amed".into()));
+            Box::pin(async {
+                Ok(ModelTurn {
+                    text: "streamed".into(),
+                    ..Default::default()
+                })
+            })
+        }
+
+        fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+            self.preflights.fetch_add(1, Ordering::Relaxed);
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    /// The whole stack `connect` builds (retries, cache, recording) passes
+    /// the check before the first item and a streamed answer's pieces to
+    /// the provider: a layer that swallowed `preflight` or answered a
+    /// streaming call unstreamed fails here.
+    #[tokio::test]
+    async fn every_layer_passes_preflight_and_the_stream_to_the_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let probe = Arc::new(Probe::default());
+        let stack = layered(
+            probe.clone(),
+            2,
+            Some(dir.path().join("cache.jsonl")),
+            Some(&dir.path().join("run.jsonl")),
+        )
+        .unwrap();
+        assert_eq!(stack.info(), probe.info());
+        stack.preflight().await.unwrap();
+        assert_eq!(probe.preflights.load(Ordering::Relaxed), 1);
+        let request = ModelRequest {
+            conversation: Conversation::new(None, "hi").into(),
+            tools: Vec::new().into(),
+            tool_choice: Default::default(),
+            output: OutputFormat::Text,
+            max_output_tokens: None,
+        };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let sink = |delta| seen.lock().unwrap().push(delta);
+        let turn = stack.complete_streaming(&request, &sink).await.unwrap();
+        assert_eq!(turn.text, "streamed");
+        assert_eq!(probe.streamed.load(Ordering::Relaxed), 1);
+        assert_eq!(
+            seen.into_inner().unwrap(),
+            ["stre", "amed"].map(|t| Delta::Text(t.into())),
+            "the provider's own pieces, not the whole turn at once"
+        );
+    }
 
     /// Whether this build has `kind`'s backend.
     fn built(kind: BackendKind) -> bool {

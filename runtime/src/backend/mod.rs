@@ -237,7 +237,7 @@ pub struct BackendInfo<'a> {
 ///
 /// An implementation writes two methods: [`info`](Backend::info) and
 /// [`complete`](Backend::complete). A wrapper (retries, recording, …)
-/// returns its inner backend's `info` and changes only `complete`.
+/// implements [`Wrapper`] instead, and is a backend through it.
 pub trait Backend: Send + Sync {
     /// Its name, model and output plan.
     fn info(&self) -> BackendInfo<'_>;
@@ -254,7 +254,7 @@ pub trait Backend: Send + Sync {
     ///
     /// The default calls `complete` and sends the whole turn at once
     /// ([`delta::send_whole`]): what scripted and replayed backends do. A
-    /// wrapper forwards it to its inner backend's `complete_streaming`.
+    /// [`Wrapper`] serves it with its one [`answer`](Wrapper::answer).
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -274,7 +274,7 @@ pub trait Backend: Send + Sync {
     /// server that lists no models there); no server, no answer in time, a
     /// refused key or a body that is no API's (an HTML page, plain text)
     /// fails, at [`Stage::Preflight`]. Default: nothing to check (scripted
-    /// and replayed backends). A wrapper forwards it to its inner backend.
+    /// and replayed backends). A [`Wrapper`] passes it to its inner backend.
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(std::future::ready(Ok(())))
     }
@@ -308,16 +308,44 @@ pub(crate) fn forward<'a, B: Backend + ?Sized>(
     }
 }
 
-impl<B: Backend + ?Sized> Backend for Arc<B> {
+/// A backend around another that changes how a request is answered
+/// (retries, a recording, a cache): it names its [`inner`](Wrapper::inner)
+/// backend and writes one [`answer`](Wrapper::answer), and is a [`Backend`]
+/// through the one impl below, which passes [`info`](Backend::info) and
+/// [`preflight`](Backend::preflight) to the inner backend and serves both
+/// [`complete`](Backend::complete) and
+/// [`complete_streaming`](Backend::complete_streaming) with `answer`.
+///
+/// So a wrapper has no backend method of its own to forget: a method added
+/// to [`Backend`] is added to that impl, once, for every layer — as tower's
+/// `Layer`s compose `Service`s.
+pub(crate) trait Wrapper: Send + Sync {
+    /// The wrapped backend.
+    type Inner: Backend + ?Sized;
+
+    /// The wrapped backend, which answers `info` and `preflight`.
+    fn inner(&self) -> &Self::Inner;
+
+    /// Answers `request`, sending the answer's pieces to `sink` when there
+    /// is one (`complete_streaming`) — usually around
+    /// [`forward`]`(self.inner(), request, sink)`.
+    fn answer<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
+}
+
+impl<W: Wrapper> Backend for W {
     fn info(&self) -> BackendInfo<'_> {
-        (**self).info()
+        self.inner().info()
     }
 
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        (**self).complete(request)
+        self.answer(request, None)
     }
 
     fn complete_streaming<'a>(
@@ -325,10 +353,27 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
         request: &'a ModelRequest,
         sink: DeltaSink<'a>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        (**self).complete_streaming(request, sink)
+        self.answer(request, Some(sink))
     }
 
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
-        (**self).preflight()
+        self.inner().preflight()
+    }
+}
+
+/// A shared backend is the backend it points to.
+impl<B: Backend + ?Sized> Wrapper for Arc<B> {
+    type Inner = B;
+
+    fn inner(&self) -> &B {
+        self
+    }
+
+    fn answer<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        forward(&**self, request, sink)
     }
 }
