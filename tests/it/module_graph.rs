@@ -596,3 +596,90 @@ fn the_judge_imports_follow_its_flow() {
         wrong.join("; ")
     );
 }
+
+/// The runtime's I/O-free core — the machine and what it decides with —
+/// names no I/O: no async runtime, no HTTP client, no file, socket, process
+/// or environment, and reaches the rest of the runtime only for the few
+/// plain types the machine hands to the driver (the request it asks to
+/// send, the error and the tool execution it is handed back). What a crate
+/// of its own (a `tribunal-proto`, as quinn-proto is to quinn) would hold,
+/// checked here without one (ARCHITECTURE.md, "The machine does no I/O").
+#[test]
+fn the_io_free_core_names_no_io() {
+    const CORE: &[&str] = &[
+        "machine",
+        "conversation",
+        "schema",
+        "json",
+        "output",
+        "snapshot",
+        // What those import.
+        "answer",
+        "approval",
+        "budget",
+        "contract",
+        "cost",
+        "error",
+        "nudge",
+        "report",
+        "seen_calls",
+        "text",
+    ];
+    /// The types of other modules the core names: the request the machine
+    /// asks the driver to send and the outcomes the driver hands back.
+    const HANDED_OVER: &[(&str, &str)] = &[
+        ("backend", "BackendError"),
+        ("backend", "BackendErrorKind"),
+        ("backend", "ModelRequest"),
+        ("backend", "OutputFormat"),
+        ("backend", "Stage"),
+        ("tool", "ToolExecution"),
+    ];
+    const IO: &[&str] = &[
+        "tokio::",
+        "reqwest::",
+        "async_openai::",
+        "eventsource_stream::",
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::env",
+        "std::io::stdin",
+    ];
+    let mut wrong = BTreeSet::new();
+    let mut handed_seen = BTreeSet::new();
+    for file in files(&src("runtime")) {
+        let Some(module) = file.module.first() else {
+            continue;
+        };
+        if !CORE.contains(&module.as_str()) {
+            continue;
+        }
+        let name = file.module.join("/");
+        for io in IO {
+            if file.code.contains(io) {
+                wrong.insert(format!("{name} names {io}"));
+            }
+        }
+        for path in paths_of(&file.module, &file.code) {
+            let (Some(to), item) = (path.first(), path.get(1)) else {
+                continue;
+            };
+            let handed = item.is_some_and(|i| HANDED_OVER.contains(&(to.as_str(), i.as_str())));
+            if handed {
+                handed_seen.insert(path.join("::"));
+            }
+            if !CORE.contains(&to.as_str()) && !handed {
+                wrong.insert(format!("{name} -> {}", path.join("::")));
+            }
+        }
+    }
+    assert!(
+        handed_seen.contains("backend::ModelRequest"),
+        "the core's paths are read: {handed_seen:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "the I/O-free core reaches out: {wrong:#?}"
+    );
+}
