@@ -13,10 +13,11 @@
 //! The files import one way (checked by the root package's `module_graph`
 //! test): the vocabulary (`kind`, `options`, `settings`, `provider`,
 //! [`timeouts`], [`delta`]) at the bottom, the codecs ([`stream`], [`codec`],
-//! [`openai_chat`], [`openai_responses`], [`anthropic`]) above it, the HTTP
-//! transport ([`HttpBackend`], [`batch`]) above them, the wrappers beside
-//! them knowing only the trait, and [`connect`] ([`config`]) at the top. The
-//! trait, the request and the error are this module's own.
+//! `openai_chat`, `openai_responses`, `anthropic`) above it, the HTTP
+//! transport (`http`, [`batch`]) above them, the wrappers ([`Retry`],
+//! [`Recording`], [`Cached`]: each a `Wrapper`) beside them knowing only
+//! the trait, and [`connect`] ([`config`]) at the top. The trait, the
+//! request and the error are this module's own.
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -237,7 +238,7 @@ pub struct BackendInfo<'a> {
 ///
 /// An implementation writes two methods: [`info`](Backend::info) and
 /// [`complete`](Backend::complete). A wrapper (retries, recording, …)
-/// implements [`Wrapper`] instead, and is a backend through it.
+/// implements the crate's `Wrapper` instead, and is a backend through it.
 pub trait Backend: Send + Sync {
     /// Its name, model and output plan.
     fn info(&self) -> BackendInfo<'_>;
@@ -254,7 +255,7 @@ pub trait Backend: Send + Sync {
     ///
     /// The default calls `complete` and sends the whole turn at once
     /// ([`delta::send_whole`]): what scripted and replayed backends do. A
-    /// [`Wrapper`] serves it with its one [`answer`](Wrapper::answer).
+    /// wrapper serves it with the one `answer` it writes for both.
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -274,7 +275,7 @@ pub trait Backend: Send + Sync {
     /// server that lists no models there); no server, no answer in time, a
     /// refused key or a body that is no API's (an HTML page, plain text)
     /// fails, at [`Stage::Preflight`]. Default: nothing to check (scripted
-    /// and replayed backends). A [`Wrapper`] passes it to its inner backend.
+    /// and replayed backends). A wrapper passes it to its inner backend.
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(std::future::ready(Ok(())))
     }
