@@ -1,71 +1,127 @@
-//! The top-level modules of a crate import one way: no module reaches,
-//! through `crate::` paths, a module that reaches it back. Read from the
-//! source (a `crate::a` path in `b.rs` or `b/…` is an edge b → a; comments,
-//! doc links and `#[cfg(test)] mod tests` do not count), so a cycle fails
-//! `cargo test` where it is written.
+//! Modules import one way: no module reaches, through its paths, a module
+//! that reaches it back. Checked at every level of a crate: its top-level
+//! modules, and the files and subfolders inside each folder module (the
+//! siblings `a` and `b` inside `backend/`: an edge b → a when `b.rs` or a
+//! file under `b/` names `super::a`, `crate::backend::a`, or an item that
+//! `backend/mod.rs` re-exports from `a`). Read from the source: comments,
+//! doc links and unit tests (`#[cfg(test)] mod tests`, `tests.rs`) do not
+//! count, so a cycle fails `cargo test` where it is written.
 //!
 //! Checked for the runtime and the judge.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// The `crate::` edges between the top-level modules of the crate whose
-/// source folder is `src`.
-fn module_graph(src: &Path) -> Graph {
-    let mut files = Vec::new();
-    collect_rs(src, &mut files);
-    let top = |path: &Path| -> Option<String> {
-        let first = path.strip_prefix(src).ok()?.components().next()?;
-        let name = first.as_os_str().to_str()?;
-        let name = name.strip_suffix(".rs").unwrap_or(name);
-        (!matches!(name, "lib" | "main")).then(|| name.to_string())
-    };
+/// One source file of a crate: its module path (`["backend", "codec"]`;
+/// empty for the crate root) and its code (see [`code_of`]).
+struct File {
+    module: Vec<String>,
+    code: String,
+}
+
+/// Every source file under `src` with its module path, unit tests left out.
+fn files(src: &Path) -> Vec<File> {
+    let mut paths = Vec::new();
+    collect_rs(src, &mut paths);
+    let mut out = Vec::new();
+    for path in paths {
+        let Ok(rel) = path.strip_prefix(src) else {
+            continue;
+        };
+        let mut module: Vec<String> = rel
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .map(|c| c.strip_suffix(".rs").unwrap_or(c).to_string())
+            .collect();
+        if module.last().is_some_and(|m| m == "tests") {
+            continue;
+        }
+        if module.last().is_some_and(|m| m == "mod")
+            || (module.len() == 1 && matches!(module[0].as_str(), "lib" | "main"))
+        {
+            module.pop();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        out.push(File {
+            module,
+            code: code_of(&text),
+        });
+    }
+    out
+}
+
+/// The folder modules of a crate: every module path that has a child.
+fn folders(files: &[File]) -> BTreeSet<Vec<String>> {
+    files
+        .iter()
+        .filter(|f| !f.module.is_empty())
+        .map(|f| f.module[..f.module.len() - 1].to_vec())
+        .collect()
+}
+
+/// The graph of the modules directly inside `folder` (`[]`: the crate's
+/// top level): an edge `b -> a` when a file in or under child `b` names
+/// child `a` (or an item the folder re-exports from `a`). The folder's own
+/// module (`mod.rs`, `folder.rs`; `lib.rs` at the top) is no node: it is
+/// the face of its children, and naming its own items is no edge.
+fn folder_graph(files: &[File], folder: &[String]) -> Graph {
+    let depth = folder.len();
     let mut graph = Graph::new();
-    for file in &files {
-        if let Some(module) = top(file) {
-            graph.entry(module).or_default();
+    for f in files {
+        if f.module.len() > depth && f.module.starts_with(folder) {
+            graph.entry(f.module[depth].clone()).or_default();
         }
     }
-    let modules: BTreeSet<String> = graph.keys().cloned().collect();
-    let reexports = root_reexports(src, &modules);
-    for file in &files {
-        let Some(from) = top(file) else { continue };
-        let text = std::fs::read_to_string(file).unwrap();
-        for to in crate_paths(&code_of(&text)) {
-            // `crate::Arena` is the module that `pub use arena::Arena`
-            // at the root names.
-            let to = match reexports.get(&to) {
-                Some(module) if !modules.contains(&to) => module.clone(),
-                _ => to,
-            };
-            if to != from && modules.contains(&to) {
-                graph.get_mut(&from).unwrap().insert(to);
+    let children: BTreeSet<String> = graph.keys().cloned().collect();
+    let own = files.iter().find(|f| f.module == folder);
+    let reexports = own.map_or_else(BTreeMap::new, |f| reexports(&f.code, &children));
+    // A child, or the child a name the folder re-exports comes from.
+    let target = |name: &str| -> Option<String> {
+        if children.contains(name) {
+            Some(name.to_string())
+        } else {
+            reexports.get(name).cloned()
+        }
+    };
+    for f in files {
+        if f.module.len() <= depth || !f.module.starts_with(folder) {
+            continue;
+        }
+        let from = f.module[depth].clone();
+        for path in paths_of(&f.module, &f.code) {
+            if path.len() > depth && path.starts_with(folder) {
+                if let Some(to) = target(&path[depth]) {
+                    if to != from {
+                        graph.entry(from.clone()).or_default().insert(to);
+                    }
+                }
             }
         }
+    }
+    let targets: BTreeSet<String> = graph.values().flatten().cloned().collect();
+    for t in targets {
+        graph.entry(t).or_default();
     }
     graph
 }
 
-/// The names the crate root re-exports (`pub use a::{B, c::D};` at the
-/// root), each with the top-level module it comes from: a `crate::B` path
-/// is an edge to `a`.
-fn root_reexports(src: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+/// The top-level module graph of the crate at `src`.
+fn module_graph(src: &Path) -> Graph {
+    folder_graph(&files(src), &[])
+}
+
+/// The names a module file re-exports (`pub use a::{B, c::D};`), each with
+/// the child module it comes from: naming `B` is an edge to `a`.
+fn reexports(code: &str, children: &BTreeSet<String>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let Ok(root) = std::fs::read_to_string(src.join("lib.rs")) else {
-        return out;
-    };
-    let code = code_of(&root);
-    for (at, _) in code.match_indices("pub use ") {
-        let statement = code[at + "pub use ".len()..]
-            .split(';')
-            .next()
-            .unwrap_or("");
+    for statement in use_statements(code) {
         let mut words = statement
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty());
-        let Some(module) = words.next().filter(|m| modules.contains(*m)) else {
+            .filter(|w| !w.is_empty())
+            .skip_while(|w| matches!(*w, "self" | "crate"));
+        let Some(module) = words.next().filter(|m| children.contains(*m)) else {
             continue;
         };
         for name in words.filter(|w| !matches!(*w, "self" | "as" | "crate")) {
@@ -75,7 +131,119 @@ fn root_reexports(src: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, St
     out
 }
 
-fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+/// The paths of every re-export in `code` (`pub use …;`,
+/// `pub(crate) use …;`), without their `pub … use`.
+fn use_statements(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for prefix in ["pub use ", "pub(crate) use ", "pub(super) use "] {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            out.push(rest.split(';').next().unwrap_or(""));
+        }
+    }
+    out
+}
+
+/// Every module path `code` (the file of `module`) names through `crate::`,
+/// `super::` or `self::`, resolved from the crate root: in `backend/codec.rs`
+/// `super::delta::Delta` is `["backend", "delta", "Delta"]`, and
+/// `crate::{a::b, c}` gives `["a", "b"]` and `["c"]`.
+fn paths_of(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        let starts_word = i == 0 || {
+            let b = bytes[i - 1];
+            !(b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+        };
+        let rest = &code[i..];
+        let base: Option<(Vec<String>, usize)> = if !starts_word {
+            None
+        } else if rest.starts_with("crate::") {
+            Some((Vec::new(), "crate::".len()))
+        } else if rest.starts_with("self::") {
+            Some((module.to_vec(), "self::".len()))
+        } else if rest.starts_with("super::") {
+            let mut up = 0;
+            let mut len = 0;
+            while rest[len..].starts_with("super::") {
+                up += 1;
+                len += "super::".len();
+            }
+            (up <= module.len()).then(|| (module[..module.len() - up].to_vec(), len))
+        } else {
+            None
+        };
+        match base {
+            Some((base, len)) => {
+                for tail in use_tree(&rest[len..]) {
+                    let mut path = base.clone();
+                    path.extend(tail);
+                    out.push(path);
+                }
+                i += len;
+            }
+            None => i += rest.chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    out
+}
+
+/// The paths of a use tree or path at the start of `text`: `a::b::C` gives
+/// `[a, b, C]`, `{a::b, c::{D, E}}` gives `[a, b]`, `[c, D]`, `[c, E]`.
+fn use_tree(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim_start();
+    if let Some(group) = text.strip_prefix('{') {
+        let mut out = Vec::new();
+        let mut depth = 0;
+        let mut item_start = 0;
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' | ',' if depth == 0 => {
+                    let item = group[item_start..i].trim();
+                    if !item.is_empty() {
+                        out.extend(use_tree(item));
+                    }
+                    if c == '}' {
+                        break;
+                    }
+                    item_start = i + 1;
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        return out;
+    }
+    let ident: String = text
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if ident.is_empty() {
+        return Vec::new();
+    }
+    match text[ident.len()..].strip_prefix("::") {
+        Some(rest) => {
+            let tails = use_tree(rest);
+            if tails.is_empty() {
+                vec![vec![ident]]
+            } else {
+                tails
+                    .into_iter()
+                    .map(|mut tail| {
+                        tail.insert(0, ident.clone());
+                        tail
+                    })
+                    .collect()
+            }
+        }
+        None => vec![vec![ident]],
+    }
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -101,45 +269,6 @@ fn code_of(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
-
-/// The first segment of every `crate::` path in `code`: `crate::a::b` and
-/// `crate::{a::b, c}` give `a` (and `c`).
-fn crate_paths(code: &str) -> Vec<String> {
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut out = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // Top-level items of the group: split at commas outside braces.
-            let mut depth = 0;
-            let mut item_start = 0;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        out.push(ident(group[item_start..i].trim_start()));
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        out.push(ident(group[item_start..i].trim_start()));
-                        item_start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            out.push(ident(rest));
-        }
-    }
-    out.retain(|m| !m.is_empty());
-    out
-}
-
 /// The graph's cycles: its strongly connected parts of more than one module.
 fn cycles(graph: &Graph) -> Vec<BTreeSet<String>> {
     // Tarjan's algorithm; the graphs have a few dozen nodes.
@@ -211,10 +340,32 @@ fn describe(graph: &Graph, found: &[BTreeSet<String>]) -> String {
     out
 }
 
-fn src(krate: &str) -> std::path::PathBuf {
+fn src(krate: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(krate)
         .join("src")
+}
+
+/// The cycles of every folder of the crate at `src` (its top level
+/// included), each named by its folder (`backend/`, `crate root`).
+fn cycles_in_folders(src: &Path) -> String {
+    let files = files(src);
+    let mut out = String::new();
+    let mut all = folders(&files);
+    all.insert(Vec::new());
+    for folder in &all {
+        let graph = folder_graph(&files, folder);
+        let found = cycles(&graph);
+        if !found.is_empty() {
+            let name = if folder.is_empty() {
+                "the crate root".to_string()
+            } else {
+                format!("{}/", folder.join("/"))
+            };
+            out.push_str(&format!("in {name}: {}", describe(&graph, &found)));
+        }
+    }
+    out
 }
 
 /// Fails, naming each cycle's edges, when `krate`'s top-level modules
@@ -242,6 +393,83 @@ fn the_runtime_modules_import_one_way() {
 #[test]
 fn the_judge_modules_import_one_way() {
     assert_one_way("judge", "run", "arena");
+}
+
+/// Inside every folder of the runtime too: the files of `backend/`, of
+/// `backend/stream/`, of `schema/`, … import one way.
+#[test]
+fn the_runtime_folders_import_one_way() {
+    let src = src("runtime");
+    let backend = folder_graph(&files(&src), &["backend".to_string()]);
+    assert!(
+        backend.get("http").is_some_and(|to| to.contains("codec")),
+        "the graph of backend/ is read (http -> codec): {backend:?}"
+    );
+    let found = cycles_in_folders(&src);
+    assert!(
+        found.is_empty(),
+        "the runtime's folders import in a circle:\n{found}"
+    );
+}
+
+#[test]
+fn the_judge_folders_import_one_way() {
+    let src = src("judge");
+    let found = cycles_in_folders(&src);
+    assert!(
+        found.is_empty(),
+        "the judge's folders import in a circle:\n{found}"
+    );
+}
+
+/// The files of the runtime's `backend/` in layers: the vocabulary (kinds,
+/// settings, timeouts, deltas) at the bottom, the codecs above it, the
+/// HTTP transport above the codecs, and `connect` (config.rs), which
+/// assembles a backend from settings, at the top. Each file imports only
+/// files of a lower layer. The trait, the request and the error are
+/// `backend/mod.rs`'s own, under every layer.
+#[test]
+fn the_backend_imports_follow_its_layers() {
+    const LAYERS: &[&[&str]] = &[
+        // Vocabulary.
+        &["timeouts", "delta", "kind", "prompt_cache", "scripted"],
+        &["options"],
+        &["settings"],
+        &["provider"],
+        // Codecs: pure functions of a request and an answer.
+        &["wire", "runaway"],
+        &["openai_wire", "stream"],
+        &["codec"],
+        &["openai_chat", "openai_responses", "anthropic"],
+        // Transport.
+        &["http"],
+        &["batch"],
+        // Wrappers: they know only the trait.
+        &["retry", "record"],
+        &["replay"],
+        &["cache"],
+        // Assembly.
+        &["config"],
+    ];
+    let layer = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
+    let graph = folder_graph(&files(&src("runtime")), &["backend".to_string()]);
+    let mut wrong = Vec::new();
+    for (from, to) in &graph {
+        let Some(from_layer) = layer(from) else {
+            wrong.push(format!("{from} is in no layer: place it"));
+            continue;
+        };
+        for t in to {
+            if layer(t).is_none_or(|l| l >= from_layer) {
+                wrong.push(format!("{from} -> {t}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "backend/ imports against its layers: {}",
+        wrong.join("; ")
+    );
 }
 
 #[test]
@@ -276,6 +504,58 @@ fn a_cycle_written_into_a_crate_is_found() {
         cycles(&graph),
         vec![BTreeSet::from(["a".to_string(), "b".to_string()])]
     );
+}
+
+/// Inside a folder: `super::` paths at any depth, `crate::f::` paths and
+/// names the folder re-exports; the folder's own items are no node.
+#[test]
+fn a_cycle_inside_a_folder_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("f/deep")).unwrap();
+    let write = |path: &str, text: &str| std::fs::write(src.join(path), text).unwrap();
+    write("lib.rs", "mod f;\n");
+    write(
+        "f/mod.rs",
+        "mod low;\nmod mid;\nmod top;\nmod deep;\npub use mid::{Mid, Other as O};\n\
+         pub struct Own(low::L);\n",
+    );
+    write("f/low.rs", "pub struct L;\n/// [`super::top`]\nfn g() {}\n");
+    // The re-exported name `Mid` is mid; `Own` is the folder's own.
+    write(
+        "f/top.rs",
+        "use super::{Mid, Own};\nuse crate::f::low::L;\n",
+    );
+    write("f/mid.rs", "pub struct Mid(super::low::L);\n");
+    // `super::super::top` is f's top; `super::sibling` is inside deep/.
+    write("f/deep/mod.rs", "mod leaf;\nmod sibling;\n");
+    write(
+        "f/deep/leaf.rs",
+        "use super::super::top;\nuse super::sibling;\n",
+    );
+    write("f/deep/sibling.rs", "");
+    let files = files(src);
+    let graph = folder_graph(&files, &["f".to_string()]);
+    assert_eq!(graph["top"], BTreeSet::from(["low".into(), "mid".into()]));
+    assert_eq!(graph["mid"], BTreeSet::from(["low".into()]));
+    assert!(graph["low"].is_empty(), "a doc link is no edge");
+    assert_eq!(graph["deep"], BTreeSet::from(["top".into()]));
+    let deep = folder_graph(&files, &["f".to_string(), "deep".to_string()]);
+    assert_eq!(deep["leaf"], BTreeSet::from(["sibling".into()]));
+    assert!(cycles_in_folders(src).is_empty());
+    // low reaches top, which reaches low.
+    write("f/low.rs", "pub struct L;\nfn g() { super::top::h() }\n");
+    let found = cycles_in_folders(src);
+    assert!(found.starts_with("in f/: cycle of 3:\n"), "{found}");
+    assert!(found.contains("  low -> top\n"), "{found}");
+    // Through a re-export, from a subfolder: sibling -> leaf -> sibling.
+    write("f/low.rs", "pub struct L;\n");
+    write(
+        "f/deep/sibling.rs",
+        "fn g() { crate::f::deep::leaf::h() }\n",
+    );
+    let found = cycles_in_folders(src);
+    assert!(found.starts_with("in f/deep/: cycle of 2:\n"), "{found}");
 }
 
 /// The judge's folders follow its data: an arena is loaded, run, scored
@@ -314,5 +594,92 @@ fn the_judge_imports_follow_its_flow() {
         wrong.is_empty(),
         "imports against the flow: {}",
         wrong.join("; ")
+    );
+}
+
+/// The runtime's I/O-free core — the machine and what it decides with —
+/// names no I/O: no async runtime, no HTTP client, no file, socket, process
+/// or environment, and reaches the rest of the runtime only for the few
+/// plain types the machine hands to the driver (the request it asks to
+/// send, the error and the tool execution it is handed back). What a crate
+/// of its own (a `tribunal-proto`, as quinn-proto is to quinn) would hold,
+/// checked here without one (ARCHITECTURE.md, "The machine does no I/O").
+#[test]
+fn the_io_free_core_names_no_io() {
+    const CORE: &[&str] = &[
+        "machine",
+        "conversation",
+        "schema",
+        "json",
+        "output",
+        "snapshot",
+        // What those import.
+        "answer",
+        "approval",
+        "budget",
+        "contract",
+        "cost",
+        "error",
+        "nudge",
+        "report",
+        "seen_calls",
+        "text",
+    ];
+    /// The types of other modules the core names: the request the machine
+    /// asks the driver to send and the outcomes the driver hands back.
+    const HANDED_OVER: &[(&str, &str)] = &[
+        ("backend", "BackendError"),
+        ("backend", "BackendErrorKind"),
+        ("backend", "ModelRequest"),
+        ("backend", "OutputFormat"),
+        ("backend", "Stage"),
+        ("tool", "ToolExecution"),
+    ];
+    const IO: &[&str] = &[
+        "tokio::",
+        "reqwest::",
+        "async_openai::",
+        "eventsource_stream::",
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::env",
+        "std::io::stdin",
+    ];
+    let mut wrong = BTreeSet::new();
+    let mut handed_seen = BTreeSet::new();
+    for file in files(&src("runtime")) {
+        let Some(module) = file.module.first() else {
+            continue;
+        };
+        if !CORE.contains(&module.as_str()) {
+            continue;
+        }
+        let name = file.module.join("/");
+        for io in IO {
+            if file.code.contains(io) {
+                wrong.insert(format!("{name} names {io}"));
+            }
+        }
+        for path in paths_of(&file.module, &file.code) {
+            let (Some(to), item) = (path.first(), path.get(1)) else {
+                continue;
+            };
+            let handed = item.is_some_and(|i| HANDED_OVER.contains(&(to.as_str(), i.as_str())));
+            if handed {
+                handed_seen.insert(path.join("::"));
+            }
+            if !CORE.contains(&to.as_str()) && !handed {
+                wrong.insert(format!("{name} -> {}", path.join("::")));
+            }
+        }
+    }
+    assert!(
+        handed_seen.contains("backend::ModelRequest"),
+        "the core's paths are read: {handed_seen:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "the I/O-free core reaches out: {wrong:#?}"
     );
 }

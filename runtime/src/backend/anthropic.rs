@@ -1,5 +1,6 @@
-//! [`Anthropic`]: the Anthropic Messages backend (`POST {base}/v1/messages`),
-//! and its codec [`AnthropicCodec`] on the serde types below.
+//! [`Anthropic`](super::Anthropic): the Anthropic Messages backend
+//! (`POST {base}/v1/messages`), and its codec [`AnthropicCodec`] on the serde
+//! types below.
 //!
 //! Headers `x-api-key` and `anthropic-version: 2023-06-01`; tools with
 //! `input_schema`; `tool_use` / `tool_result` blocks; the answer's format in
@@ -12,9 +13,8 @@
 //! `cache_control` breakpoints (the [`prompt_cache`] module).
 
 use super::codec::{Codec, Provider};
-use super::config::ProviderConfig;
-use super::http::HttpBackend;
 use super::prompt_cache::{self, BlockAt};
+use super::provider::ProviderConfig;
 use super::wire::{self, Offer};
 use super::{BackendError, ModelRequest, OutputFormat};
 use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
@@ -26,11 +26,6 @@ pub use super::codec::ANTHROPIC_VERSION;
 pub const STRUCTURED_MAX_TOKENS: u32 = 8192;
 /// `max_tokens` when the request sets none and free text is asked for.
 pub const TEXT_MAX_TOKENS: u32 = 4096;
-
-/// The Anthropic Messages backend: [`HttpBackend`] speaking
-/// [`AnthropicCodec`]. Sends no retries of its own; wrap it in
-/// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-pub type Anthropic = HttpBackend<AnthropicCodec>;
 
 /// The Messages wire format (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, Default)]

@@ -25,7 +25,7 @@ use super::record::{
     CassetteLine, RecordedOutcome, append_line, request_json, request_key, write_line,
 };
 use super::{
-    Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, Replay, forward,
+    Backend, BackendError, BackendErrorKind, DeltaSink, ModelRequest, Replay, Wrapper, forward,
 };
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
@@ -184,35 +184,26 @@ impl<B: Backend> Cached<B> {
     }
 }
 
-impl<B: Backend> Backend for Cached<B> {
-    fn info(&self) -> BackendInfo<'_> {
-        self.inner.info()
-    }
+impl<B: Backend> Wrapper for Cached<B> {
+    type Inner = B;
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.answer(request, None)
+    fn inner(&self) -> &B {
+        &self.inner
     }
 
     /// A hit is sent whole ([`send_whole`]); a miss streams from the inner
     /// backend and is stored as the turn it adds up to.
-    fn complete_streaming<'a>(
+    fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
-        sink: DeltaSink<'a>,
+        sink: Option<DeltaSink<'a>>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.answer(request, Some(sink))
-    }
-
-    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
-        self.inner.preflight()
+        self.serve(request, sink)
     }
 }
 
 impl<B: Backend> Cached<B> {
-    fn answer<'a>(
+    fn serve<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<DeltaSink<'a>>,

@@ -8,95 +8,12 @@
 //! decides. Encoding and decoding can therefore be snapshotted, unit-tested
 //! and fuzzed without a server.
 
-use super::config::ProviderConfig;
+pub use super::kind::{ANTHROPIC_VERSION, Auth, Provider};
+use super::provider::ProviderConfig;
 use super::stream::StreamFold;
-use super::{BackendError, ModelRequest, SchemaTarget};
+use super::{BackendError, ModelRequest};
 use crate::conversation::{ModelTurn, Usage};
 use serde_json::Value;
-
-/// How a provider API takes the key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Auth {
-    /// `Authorization: Bearer <key>` (OpenAI and compatible servers).
-    Bearer,
-    /// The key alone in the named header (`x-api-key` on Anthropic).
-    Header(&'static str),
-}
-
-impl Auth {
-    /// The header (name, value) that carries `key`.
-    #[cfg(feature = "http")]
-    pub(crate) fn header(self, key: &str) -> (&'static str, String) {
-        match self {
-            Auth::Bearer => ("authorization", format!("Bearer {key}")),
-            Auth::Header(name) => (name, key.to_string()),
-        }
-    }
-}
-
-/// What is fixed about one provider API: its name, where its endpoint is,
-/// how it authenticates, and the schema dialect its answers follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Provider {
-    /// The provider's one name (`openai-chat`, `openai-responses`,
-    /// `anthropic`): the backend's [`name`](super::Backend::name), the CLI
-    /// spelling of [`BackendKind`](super::BackendKind), the prefix of its
-    /// error messages and the `backend` of its cassettes.
-    pub name: &'static str,
-    /// The endpoint path joined to the base URL (`/chat/completions`).
-    pub path: &'static str,
-    /// The path, below the base URL, that lists the models
-    /// (`/models`): what the check before the first item asks.
-    pub models_path: &'static str,
-    /// What the API is called in a message that says a server is not one
-    /// (`an OpenAI-compatible API`).
-    pub api: &'static str,
-    /// How the key travels.
-    pub auth: Auth,
-    /// Headers with fixed values that every request carries.
-    pub headers: &'static [(&'static str, &'static str)],
-    /// The structured-output dialect the owner schema is compiled for.
-    pub target: SchemaTarget,
-    /// Its OpenTelemetry `gen_ai.provider.name` (`openai` for both OpenAI
-    /// APIs, `anthropic`).
-    pub otel_name: &'static str,
-}
-
-/// The `anthropic-version` header value sent.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-impl Provider {
-    /// OpenAI Chat Completions, also any OpenAI-compatible server.
-    pub const OPENAI_CHAT: Provider = Provider::openai("openai-chat", "/chat/completions");
-    /// OpenAI Responses.
-    pub const OPENAI_RESPONSES: Provider = Provider::openai("openai-responses", "/responses");
-    /// Anthropic Messages.
-    pub const ANTHROPIC: Provider = Provider {
-        name: "anthropic",
-        path: "/v1/messages",
-        models_path: "/v1/models",
-        api: "an Anthropic Messages API",
-        auth: Auth::Header("x-api-key"),
-        headers: &[("anthropic-version", ANTHROPIC_VERSION)],
-        target: SchemaTarget::Anthropic,
-        otel_name: "anthropic",
-    };
-
-    /// An OpenAI API (Chat Completions, Responses) named `name` at `path`:
-    /// the key as a bearer token, no fixed headers, OpenAI strict schemas.
-    const fn openai(name: &'static str, path: &'static str) -> Provider {
-        Provider {
-            name,
-            path,
-            models_path: "/models",
-            api: "an OpenAI-compatible API",
-            auth: Auth::Bearer,
-            headers: &[],
-            target: SchemaTarget::OpenAi,
-            otel_name: "openai",
-        }
-    }
-}
 
 /// One provider API's wire format, free of I/O.
 ///

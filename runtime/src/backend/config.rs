@@ -25,195 +25,23 @@
 //! The run deadline is not a wrapper: the driver bounds every `complete` call
 //! with it, which also cancels a retry wait.
 
-#[cfg(feature = "anthropic")]
-use super::anthropic::Anthropic;
 use super::cache::Cached;
-use super::codec::Provider;
+#[cfg(feature = "anthropic")]
+use super::http::Anthropic;
 #[cfg(feature = "openai")]
-use super::openai_chat::OpenAiChat;
-#[cfg(feature = "openai")]
-use super::openai_responses::OpenAiResponses;
+use super::http::{OpenAiChat, OpenAiResponses};
+pub use super::kind::BackendKind;
+pub use super::options::BackendOptions;
+pub use super::provider::{
+    ProviderConfig, base_url_from_env, check_options, is_hosted, resolve_plan,
+};
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
-use super::settings::BackendSettings;
 pub use super::settings::{RESERVED_BODY_FIELDS, extra_body_problem};
-use super::timeouts::Timeouts;
 use super::{Backend, BackendError, BackendErrorKind};
-use crate::output::{OutputChoice, OutputPlan, OutputStrategy};
-use serde_json::{Map, Value};
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// A live provider API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BackendKind {
-    /// OpenAI Chat Completions (`/chat/completions`), also any
-    /// OpenAI-compatible server (vLLM, llama.cpp's server, Ollama).
-    OpenAiChat,
-    /// OpenAI Responses (`/responses`).
-    OpenAiResponses,
-    /// Anthropic Messages (`/v1/messages`).
-    Anthropic,
-}
-
-impl BackendKind {
-    /// Every live provider API.
-    pub const ALL: [BackendKind; 3] = [
-        BackendKind::OpenAiChat,
-        BackendKind::OpenAiResponses,
-        BackendKind::Anthropic,
-    ];
-
-    /// What is fixed about this API: its codec's
-    /// [`Codec::PROVIDER`](super::Codec::PROVIDER).
-    pub fn provider(self) -> &'static Provider {
-        match self {
-            BackendKind::OpenAiChat => &Provider::OPENAI_CHAT,
-            BackendKind::OpenAiResponses => &Provider::OPENAI_RESPONSES,
-            BackendKind::Anthropic => &Provider::ANTHROPIC,
-        }
-    }
-
-    /// The cargo feature of `tribunal-runtime` that builds this API's
-    /// backend: `openai` or `anthropic`.
-    pub fn feature(self) -> &'static str {
-        match self {
-            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => "openai",
-            BackendKind::Anthropic => "anthropic",
-        }
-    }
-
-    /// The CLI name, the provider's name: `openai-chat`, `openai-responses`
-    /// or `anthropic`.
-    pub fn as_str(self) -> &'static str {
-        self.provider().name
-    }
-
-    /// The environment variable holding this provider's API key.
-    pub fn key_var(self) -> &'static str {
-        match self {
-            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => "OPENAI_API_KEY",
-            BackendKind::Anthropic => "ANTHROPIC_API_KEY",
-        }
-    }
-
-    /// The environment variable that overrides this provider's base URL.
-    pub fn base_url_var(self) -> &'static str {
-        match self {
-            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => "OPENAI_BASE_URL",
-            BackendKind::Anthropic => "ANTHROPIC_BASE_URL",
-        }
-    }
-
-    /// The base URL used when the variable is unset.
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            BackendKind::OpenAiChat | BackendKind::OpenAiResponses => "https://api.openai.com/v1",
-            BackendKind::Anthropic => "https://api.anthropic.com",
-        }
-    }
-}
-
-impl std::fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Written as its name (`openai-chat`, …), as configuration files spell it.
-impl serde::Serialize for BackendKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl FromStr for BackendKind {
-    type Err = BackendError;
-
-    /// Parses a CLI name. `mock` is not a live backend and is refused here.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if let Some(kind) = BackendKind::ALL.into_iter().find(|k| k.as_str() == s) {
-            return Ok(kind);
-        }
-        let [chat, responses, anthropic] = BackendKind::ALL.map(BackendKind::as_str);
-        Err(BackendError::new(
-            BackendErrorKind::Config,
-            format!("unknown live backend `{s}` (expected {chat}, {responses} or {anthropic})"),
-        ))
-    }
-}
-
-/// How [`connect`] builds a backend: the output strategy and the request
-/// settings a user may change, resolved (built from the layerable
-/// [`BackendSettings`] by [`BackendSettings::options`]: `[backend]` in
-/// `arena.toml`, `run` flags), and where the run reaches its model (base
-/// URL, cassettes, cache).
-#[derive(Debug, Clone, PartialEq)]
-pub struct BackendOptions {
-    /// The output strategy. Default: `auto` — see [`resolve_plan`].
-    pub output: OutputChoice,
-    /// Native strategy: whether the structured-output field also rides on
-    /// requests that offer tools. Default (`None`): yes on the hosted OpenAI
-    /// and Anthropic APIs, no on any other base URL (see [`resolve_plan`]).
-    pub schema_on_tool_turns: Option<bool>,
-    /// Retries per request after the first attempt. Default:
-    /// [`DEFAULT_MAX_RETRIES`](super::settings::DEFAULT_MAX_RETRIES).
-    pub max_retries: u32,
-    /// Sampling temperature. Default: the provider's.
-    pub temperature: Option<f64>,
-    /// Sampling seed (OpenAI Chat Completions and compatible servers only).
-    /// Default: none.
-    pub seed: Option<i64>,
-    /// Whether the model may call several tools in one turn. Default: off on
-    /// the OpenAI APIs (strict tools and parallel calls don't mix), the
-    /// provider's default on Anthropic.
-    pub parallel_tool_calls: Option<bool>,
-    /// Extra top-level body fields merged into every request, e.g.
-    /// `{"top_k": 20}` or `{"output_config": {"effort": "low"}}`.
-    /// Objects are merged key by key; where both set the same value the
-    /// backend's own field wins. Default: empty.
-    pub extra_body: Map<String, Value>,
-    /// Whether requests mark their stable prefix and latest message for the
-    /// provider's prompt cache (Anthropic `cache_control` breakpoints; the
-    /// OpenAI APIs cache prefixes by themselves). It changes what a request
-    /// is billed, never its answer. Default: on.
-    pub prompt_cache: bool,
-    /// Whether answers are streamed so that a turn that runs away — one
-    /// passage over and over, or a long blank stretch — is cut where it
-    /// starts instead of paid for up to the output limit
-    /// ([`RunawayGuard`](super::runaway::RunawayGuard)); a cut turn stops
-    /// with [`StopReason::Runaway`](crate::conversation::StopReason::Runaway)
-    /// and its usage is an estimate. Default: on.
-    pub cut_runaway: bool,
-    /// How long a request waits at each stage (connect, the check before
-    /// the first item, first byte, stream idle) before it gives the stage
-    /// up. Default: [`Timeouts::default`].
-    pub timeouts: Timeouts,
-    /// The API root to reach, e.g. `http://127.0.0.1:8080/v1`; wins over
-    /// the base-URL variable (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`).
-    /// Default: the variable, else the provider's own.
-    pub base_url: Option<String>,
-    /// Write every request/answer pair to this cassette (JSON Lines).
-    /// Default: none.
-    pub record: Option<PathBuf>,
-    /// Serve answers from this cassette instead of the provider; no key is
-    /// needed. Default: none.
-    pub replay: Option<PathBuf>,
-    /// Answer requests asked before from a cache in this folder, and cache
-    /// new answers there ([`super::Cached`]). One file per backend,
-    /// model, base URL and request settings, named by their digest.
-    /// Default: none.
-    pub cache: Option<PathBuf>,
-}
-
-/// Every setting at its default: [`BackendSettings::options`] of no settings.
-impl Default for BackendOptions {
-    fn default() -> Self {
-        BackendSettings::default().options()
-    }
-}
 
 /// The cache file of `kind` under `config`: a digest of the backend, model,
 /// base URL, output plan and request settings (never the key), so answers
@@ -237,234 +65,6 @@ fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
     let digest = Sha256::digest(crate::json::sorted_keys(&identity).to_string().as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("{}-{hex}.jsonl", kind.as_str())
-}
-
-/// Whether `base_url` is the provider's own hosted API (OpenAI, Azure
-/// OpenAI, Anthropic) rather than another server speaking its wire format.
-pub fn is_hosted(kind: BackendKind, base_url: &str) -> bool {
-    let Ok(uri) = fluent_uri::Uri::parse(base_url) else {
-        return false;
-    };
-    let host = uri
-        .authority()
-        .map(|a| a.host().to_ascii_lowercase())
-        .unwrap_or_default();
-    match kind {
-        BackendKind::OpenAiChat | BackendKind::OpenAiResponses => {
-            host == "api.openai.com" || host.ends_with(".openai.azure.com")
-        }
-        BackendKind::Anthropic => host == "api.anthropic.com",
-    }
-}
-
-/// Refuses a base URL that is not an absolute `http` or `https` URL with a
-/// host: one clear error before any run, instead of a failed request per
-/// item.
-fn check_base_url(kind: BackendKind, base_url: &str) -> Result<(), BackendError> {
-    let ok = fluent_uri::Uri::parse(base_url).is_ok_and(|uri| {
-        matches!(
-            uri.scheme().as_str().to_ascii_lowercase().as_str(),
-            "http" | "https"
-        ) && uri.authority().is_some_and(|a| !a.host().is_empty())
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(BackendError::new(
-            BackendErrorKind::Config,
-            format!(
-                "the {kind} base URL {base_url:?} is not an http(s) URL with a host (from --base-url or {})",
-                kind.base_url_var()
-            ),
-        ))
-    }
-}
-
-/// The base URL `kind` is reached at: its variable (`OPENAI_BASE_URL`,
-/// `ANTHROPIC_BASE_URL`) from `env`, trimmed, else the provider's own.
-pub fn base_url_from_env(kind: BackendKind, env: &dyn Fn(&str) -> Option<String>) -> String {
-    env(kind.base_url_var())
-        .map(|u| u.trim().to_string())
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| kind.default_base_url().to_string())
-}
-
-/// The output plan for `kind` at `base_url` under `options`.
-///
-/// `auto` picks:
-///
-/// - the hosted OpenAI (and Azure OpenAI) and Anthropic APIs: `native`, with
-///   the schema on tool turns too — they apply it to the final text only,
-///   and tools keep working;
-/// - any other base URL (llama.cpp, vLLM, Ollama, a gateway): `tool`. These
-///   servers compile a `json_schema` response format into a grammar, and a
-///   grammar-bound model on a turn that offers tools can only write the final
-///   JSON — it never calls a tool; others ignore the format altogether
-///   (llama.cpp's `/v1/messages` drops `output_config`). Tool-call arguments
-///   are grammar-constrained wherever tool calling works, so the answer as a
-///   tool call is constrained without taking the tools away.
-///
-/// `schema_on_tool_turns` unset means: on for the hosted APIs, off
-/// elsewhere, so no grammar-forcing schema is sent with tools.
-pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions) -> OutputPlan {
-    let native_everywhere = is_hosted(kind, base_url);
-    let strategy = options.output.fixed().unwrap_or(if native_everywhere {
-        OutputStrategy::Native
-    } else {
-        OutputStrategy::Tool
-    });
-    let target = kind.provider().target;
-    let mut plan = match strategy {
-        OutputStrategy::Native => OutputPlan::native(target),
-        OutputStrategy::Tool => OutputPlan::tool(target),
-        OutputStrategy::Prompt => OutputPlan::prompt(),
-    };
-    if strategy == OutputStrategy::Native {
-        plan.schema_on_tool_turns = options.schema_on_tool_turns.unwrap_or(native_everywhere);
-    }
-    plan
-}
-
-/// Everything a provider backend needs to send requests.
-#[derive(Clone, PartialEq)]
-pub struct ProviderConfig {
-    /// Model name sent to the provider.
-    pub model: String,
-    /// API key (never logged or written).
-    pub api_key: String,
-    /// Base URL without the endpoint path (e.g. `https://api.openai.com/v1`).
-    pub base_url: String,
-    /// How final answers are asked for (resolved from the options).
-    pub plan: OutputPlan,
-    /// Sampling temperature, if set.
-    pub temperature: Option<f64>,
-    /// Sampling seed, if set.
-    pub seed: Option<i64>,
-    /// Parallel tool calls, if set.
-    pub parallel_tool_calls: Option<bool>,
-    /// Extra top-level body fields (see [`BackendOptions::extra_body`]).
-    pub extra_body: Map<String, Value>,
-    /// Prompt-cache breakpoints on (see [`BackendOptions::prompt_cache`]).
-    pub prompt_cache: bool,
-    /// Runaway turns cut (see [`BackendOptions::cut_runaway`]).
-    pub cut_runaway: bool,
-    /// Per-stage timeouts (see [`BackendOptions::timeouts`]).
-    pub timeouts: Timeouts,
-}
-
-impl std::fmt::Debug for ProviderConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProviderConfig")
-            .field("model", &self.model)
-            .field("api_key", &"[redacted]")
-            .field("base_url", &self.base_url)
-            .field("plan", &self.plan)
-            .field("temperature", &self.temperature)
-            .field("seed", &self.seed)
-            .field("parallel_tool_calls", &self.parallel_tool_calls)
-            .field("extra_body", &self.extra_body)
-            .field("prompt_cache", &self.prompt_cache)
-            .field("cut_runaway", &self.cut_runaway)
-            .field("timeouts", &self.timeouts)
-            .finish()
-    }
-}
-
-impl ProviderConfig {
-    /// What a client of provider `name` with this config is, as the loop
-    /// and reports see it (online and batch clients alike).
-    #[cfg(feature = "http")]
-    pub(crate) fn info<'a>(&'a self, name: &'a str) -> super::BackendInfo<'a> {
-        super::BackendInfo {
-            name,
-            model: &self.model,
-            plan: self.plan,
-        }
-    }
-
-    /// A config for `kind` from environment `env` (a lookup such as
-    /// `|k| std::env::var(k).ok()`) and `options`.
-    ///
-    /// Without a key (its variable unset or empty) a base URL off the
-    /// provider's own hosts is reached with none (no auth header); the
-    /// hosted APIs are not.
-    ///
-    /// Errors (`Config`): no key for a hosted API (the error names its
-    /// variable); a setting the provider does not take ([`check_options`]).
-    pub fn from_env(
-        kind: BackendKind,
-        model: &str,
-        options: &BackendOptions,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, BackendError> {
-        check_options(kind, options)?;
-        let base_url = match options.base_url.as_deref().map(str::trim) {
-            Some(url) if !url.is_empty() => url.to_string(),
-            _ => base_url_from_env(kind, env),
-        };
-        check_base_url(kind, &base_url)?;
-        let key = env(kind.key_var())
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty());
-        // A server off the provider's own hosts (llama.cpp, vLLM, Ollama)
-        // usually takes no key: none is sent. The hosted APIs need one.
-        let api_key = match key {
-            Some(key) => key,
-            None if !is_hosted(kind, &base_url) => String::new(),
-            None => {
-                return Err(BackendError::new(
-                    BackendErrorKind::Config,
-                    format!(
-                        "the {kind} backend needs an API key at {base_url}: set {} (a local server named by {} needs none)",
-                        kind.key_var(),
-                        kind.base_url_var()
-                    ),
-                ));
-            }
-        };
-        Ok(ProviderConfig {
-            model: model.to_string(),
-            api_key,
-            plan: resolve_plan(kind, &base_url, options),
-            base_url,
-            temperature: options.temperature,
-            seed: options.seed,
-            parallel_tool_calls: options.parallel_tool_calls,
-            extra_body: options.extra_body.clone(),
-            prompt_cache: options.prompt_cache,
-            cut_runaway: options.cut_runaway,
-            timeouts: options.timeouts,
-        })
-    }
-}
-
-/// Refuses settings `kind` cannot send, rather than dropping them: a
-/// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1), a
-/// seed on the Responses or Anthropic APIs, which have none, and an extra
-/// body that sets a field the backend sends itself ([`extra_body_problem`]).
-pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), BackendError> {
-    let bad = |m: String| Err(BackendError::new(BackendErrorKind::Config, m));
-    if let Some(t) = options.temperature {
-        let max = if kind == BackendKind::Anthropic {
-            1.0
-        } else {
-            2.0
-        };
-        if !(t.is_finite() && (0.0..=max).contains(&t)) {
-            return bad(format!(
-                "temperature {t} is outside the {kind} range 0 to {max}"
-            ));
-        }
-    }
-    if options.seed.is_some() && kind != BackendKind::OpenAiChat {
-        return bad(format!(
-            "the {kind} API takes no seed (only openai-chat and compatible servers do)"
-        ));
-    }
-    if let Some(problem) = extra_body_problem(&options.extra_body) {
-        return bad(problem);
-    }
-    Ok(())
 }
 
 /// Connects a live backend, reading keys and base URLs from the process
@@ -533,11 +133,30 @@ pub fn connect_with_env(
         .as_ref()
         .map(|dir| dir.join(cache_file_name(kind, &config)));
     let provider = live_provider(kind, config)?;
-    let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, options.max_retries));
+    layered(
+        provider,
+        options.max_retries,
+        cache_file,
+        options.record.as_deref(),
+    )
+}
+
+/// `provider` inside the wrappers [`connect`] stacks, in the order of the
+/// [module docs](self): retried `max_retries` times, answered from
+/// `cache_file` when one is given, recorded to `record` when one is given.
+/// Every layer is a [`Wrapper`](super::Wrapper): `preflight` and the
+/// streamed pieces of an answer reach the provider through all of them.
+fn layered(
+    provider: Arc<dyn Backend>,
+    max_retries: u32,
+    cache_file: Option<PathBuf>,
+    record: Option<&Path>,
+) -> Result<Arc<dyn Backend>, BackendError> {
+    let mut retried: Arc<dyn Backend> = Arc::new(Retry::new(provider, max_retries));
     if let Some(file) = cache_file {
         retried = Arc::new(Cached::open(retried, file)?);
     }
-    match &options.record {
+    match record {
         Some(path) => Ok(Arc::new(Recording::new(retried, path)?)),
         None => Ok(retried),
     }
@@ -575,7 +194,99 @@ fn live_provider(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::SchemaTarget;
+    use crate::backend::{BackendInfo, Delta, DeltaSink, ModelRequest, OutputFormat};
+    use crate::conversation::{Conversation, ModelTurn};
+    use crate::output::{OutputChoice, OutputPlan, OutputStrategy, SchemaTarget};
+    use futures::future::BoxFuture;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A provider that counts its preflights and streams its answer in two
+    /// pieces.
+    #[derive(Default)]
+    struct Probe {
+        preflights: AtomicUsize,
+        streamed: AtomicUsize,
+    }
+
+    impl Backend for Probe {
+        fn info(&self) -> BackendInfo<'_> {
+            BackendInfo {
+                name: "probe",
+                model: "m",
+                plan: OutputPlan::prompt(),
+            }
+        }
+
+        fn complete<'a>(
+            &'a self,
+            _: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+            Box::pin(async {
+                Err(BackendError::new(
+                    BackendErrorKind::Script,
+                    "asked unstreamed: a layer dropped the sink",
+                ))
+            })
+        }
+
+        fn complete_streaming<'a>(
+            &'a self,
+            _: &'a ModelRequest,
+            sink: DeltaSink<'a>,
+        ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+            self.streamed.fetch_add(1, Ordering::Relaxed);
+            sink(Delta::Text("stre".into()));
+            sink(Delta::Text("amed".into()));
+            Box::pin(async {
+                Ok(ModelTurn {
+                    text: "streamed".into(),
+                    ..Default::default()
+                })
+            })
+        }
+
+        fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+            self.preflights.fetch_add(1, Ordering::Relaxed);
+            Box::pin(std::future::ready(Ok(())))
+        }
+    }
+
+    /// The whole stack `connect` builds (retries, cache, recording) passes
+    /// the check before the first item and a streamed answer's pieces to
+    /// the provider: a layer that swallowed `preflight` or answered a
+    /// streaming call unstreamed fails here.
+    #[tokio::test]
+    async fn every_layer_passes_preflight_and_the_stream_to_the_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let probe = Arc::new(Probe::default());
+        let stack = layered(
+            probe.clone(),
+            2,
+            Some(dir.path().join("cache.jsonl")),
+            Some(&dir.path().join("run.jsonl")),
+        )
+        .unwrap();
+        assert_eq!(stack.info(), probe.info());
+        stack.preflight().await.unwrap();
+        assert_eq!(probe.preflights.load(Ordering::Relaxed), 1);
+        let request = ModelRequest {
+            conversation: Conversation::new(None, "hi").into(),
+            tools: Vec::new().into(),
+            tool_choice: Default::default(),
+            output: OutputFormat::Text,
+            max_output_tokens: None,
+        };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let sink = |delta| seen.lock().unwrap().push(delta);
+        let turn = stack.complete_streaming(&request, &sink).await.unwrap();
+        assert_eq!(turn.text, "streamed");
+        assert_eq!(probe.streamed.load(Ordering::Relaxed), 1);
+        assert_eq!(
+            seen.into_inner().unwrap(),
+            ["stre", "amed"].map(|t| Delta::Text(t.into())),
+            "the provider's own pieces, not the whole turn at once"
+        );
+    }
 
     /// Whether this build has `kind`'s backend.
     fn built(kind: BackendKind) -> bool {

@@ -4,8 +4,8 @@
 //! into [`BackendError`]s that never carry a request body or a key.
 
 use super::codec::{Codec, Provider};
-use super::config::ProviderConfig;
 use super::delta::{Delta, DeltaSink, send_whole};
+use super::provider::ProviderConfig;
 use super::runaway::RunawayGuard;
 use super::stream::{Flow, StreamFold};
 use super::timeouts::{Stage, Timeouts};
@@ -46,9 +46,8 @@ const REDACTED: &str = "[redacted]";
 ///
 /// Sends no retries of its own; wrap it in [`Retry`](super::retry::Retry)
 /// (as [`connect`](super::config::connect) does). The provider types are
-/// aliases of it: [`OpenAiChat`](super::openai_chat::OpenAiChat),
-/// [`OpenAiResponses`](super::openai_responses::OpenAiResponses),
-/// [`Anthropic`](super::anthropic::Anthropic).
+/// aliases of it: [`OpenAiChat`], [`OpenAiResponses`], [`Anthropic`]
+/// (each built with its provider's feature).
 pub struct HttpBackend<C> {
     config: ProviderConfig,
     endpoint: Endpoint,
@@ -73,6 +72,27 @@ impl<C: Codec> HttpBackend<C> {
         C::encode(request, &self.config)
     }
 }
+
+#[cfg(feature = "openai")]
+/// The OpenAI Chat Completions backend: [`HttpBackend`] speaking
+/// [`OpenAiChatCodec`](super::openai_chat::OpenAiChatCodec). Sends no
+/// retries of its own; wrap it in [`Retry`](super::retry::Retry) (as
+/// [`connect`](super::config::connect) does).
+pub type OpenAiChat = HttpBackend<super::openai_chat::OpenAiChatCodec>;
+
+#[cfg(feature = "openai")]
+/// The OpenAI Responses backend: [`HttpBackend`] speaking
+/// [`OpenAiResponsesCodec`](super::openai_responses::OpenAiResponsesCodec). Sends no
+/// retries of its own; wrap it in [`Retry`](super::retry::Retry) (as
+/// [`connect`](super::config::connect) does).
+pub type OpenAiResponses = HttpBackend<super::openai_responses::OpenAiResponsesCodec>;
+
+#[cfg(feature = "anthropic")]
+/// The Anthropic Messages backend: [`HttpBackend`] speaking
+/// [`AnthropicCodec`](super::anthropic::AnthropicCodec). Sends no
+/// retries of its own; wrap it in [`Retry`](super::retry::Retry) (as
+/// [`connect`](super::config::connect) does).
+pub type Anthropic = HttpBackend<super::anthropic::AnthropicCodec>;
 
 impl<C: Codec> std::fmt::Debug for HttpBackend<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -9,6 +9,15 @@
 //! — the outermost wrapper sees the request first; it answers
 //! [`Backend::info`] with its inner backend's. [`config`] documents the
 //! order [`connect`] uses and why.
+//!
+//! The files import one way (checked by the root package's `module_graph`
+//! test): the vocabulary (`kind`, `options`, `settings`, `provider`,
+//! [`timeouts`], [`delta`]) at the bottom, the codecs ([`stream`], [`codec`],
+//! `openai_chat`, `openai_responses`, `anthropic`) above it, the HTTP
+//! transport (`http`, [`batch`]) above them, the wrappers ([`Retry`],
+//! [`Recording`], [`Cached`]: each a `Wrapper`) beside them knowing only
+//! the trait, and [`connect`] ([`config`]) at the top. The trait, the
+//! request and the error are this module's own.
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -19,14 +28,17 @@ pub mod config;
 pub mod delta;
 #[cfg(feature = "http")]
 mod http;
+mod kind;
 #[cfg(feature = "openai")]
 pub mod openai_chat;
 #[cfg(feature = "openai")]
 pub mod openai_responses;
 #[cfg(feature = "openai")]
 mod openai_wire;
+mod options;
 #[cfg(feature = "anthropic")]
 pub mod prompt_cache;
+mod provider;
 pub mod record;
 pub mod replay;
 pub mod retry;
@@ -38,21 +50,19 @@ pub mod timeouts;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
-#[cfg(feature = "anthropic")]
-pub use anthropic::Anthropic;
 pub use cache::{CacheCounts, Cached, counted};
 pub use codec::{Auth, Codec, Provider};
-pub use config::{
-    BackendKind, BackendOptions, ProviderConfig, base_url_from_env, connect, connect_with_env,
-    is_hosted, resolve_plan,
-};
+pub use config::{connect, connect_with_env};
 pub use delta::{Delta, DeltaSink};
+#[cfg(feature = "anthropic")]
+pub use http::Anthropic;
 #[cfg(feature = "http")]
 pub use http::HttpBackend;
 #[cfg(feature = "openai")]
-pub use openai_chat::OpenAiChat;
-#[cfg(feature = "openai")]
-pub use openai_responses::OpenAiResponses;
+pub use http::{OpenAiChat, OpenAiResponses};
+pub use kind::BackendKind;
+pub use options::BackendOptions;
+pub use provider::{ProviderConfig, base_url_from_env, is_hosted, resolve_plan};
 pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
@@ -227,10 +237,8 @@ pub struct BackendInfo<'a> {
 /// run deadline are not the backend's business; the loop enforces them.
 ///
 /// An implementation writes two methods: [`info`](Backend::info) and
-/// [`complete`](Backend::complete). A wrapper (retries, recording, the
-/// cache) returns its inner backend's `info`, forwards
-/// [`preflight`](Backend::preflight), and wraps both `complete` and
-/// [`complete_streaming`](Backend::complete_streaming).
+/// [`complete`](Backend::complete). A wrapper (retries, recording, …)
+/// implements the crate's `Wrapper` instead, and is a backend through it.
 pub trait Backend: Send + Sync {
     /// Its name, model and output plan.
     fn info(&self) -> BackendInfo<'_>;
@@ -247,7 +255,7 @@ pub trait Backend: Send + Sync {
     ///
     /// The default calls `complete` and sends the whole turn at once
     /// ([`delta::send_whole`]): what scripted and replayed backends do. A
-    /// wrapper forwards it to its inner backend's `complete_streaming`.
+    /// wrapper serves it with the one `answer` it writes for both.
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -267,7 +275,7 @@ pub trait Backend: Send + Sync {
     /// server that lists no models there); no server, no answer in time, a
     /// refused key or a body that is no API's (an HTML page, plain text)
     /// fails, at [`Stage::Preflight`]. Default: nothing to check (scripted
-    /// and replayed backends). A wrapper forwards it to its inner backend.
+    /// and replayed backends). A wrapper passes it to its inner backend.
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(std::future::ready(Ok(())))
     }
@@ -301,16 +309,44 @@ pub(crate) fn forward<'a, B: Backend + ?Sized>(
     }
 }
 
-impl<B: Backend + ?Sized> Backend for Arc<B> {
+/// A backend around another that changes how a request is answered
+/// (retries, a recording, a cache): it names its [`inner`](Wrapper::inner)
+/// backend and writes one [`answer`](Wrapper::answer), and is a [`Backend`]
+/// through the one impl below, which passes [`info`](Backend::info) and
+/// [`preflight`](Backend::preflight) to the inner backend and serves both
+/// [`complete`](Backend::complete) and
+/// [`complete_streaming`](Backend::complete_streaming) with `answer`.
+///
+/// So a wrapper has no backend method of its own to forget: a method added
+/// to [`Backend`] is added to that impl, once, for every layer — as tower's
+/// `Layer`s compose `Service`s.
+pub(crate) trait Wrapper: Send + Sync {
+    /// The wrapped backend.
+    type Inner: Backend + ?Sized;
+
+    /// The wrapped backend, which answers `info` and `preflight`.
+    fn inner(&self) -> &Self::Inner;
+
+    /// Answers `request`, sending the answer's pieces to `sink` when there
+    /// is one (`complete_streaming`) — usually around
+    /// [`forward`]`(self.inner(), request, sink)`.
+    fn answer<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
+}
+
+impl<W: Wrapper> Backend for W {
     fn info(&self) -> BackendInfo<'_> {
-        (**self).info()
+        self.inner().info()
     }
 
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        (**self).complete(request)
+        self.answer(request, None)
     }
 
     fn complete_streaming<'a>(
@@ -318,10 +354,27 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
         request: &'a ModelRequest,
         sink: DeltaSink<'a>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        (**self).complete_streaming(request, sink)
+        self.answer(request, Some(sink))
     }
 
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
-        (**self).preflight()
+        self.inner().preflight()
+    }
+}
+
+/// A shared backend is the backend it points to.
+impl<B: Backend + ?Sized> Wrapper for Arc<B> {
+    type Inner = B;
+
+    fn inner(&self) -> &B {
+        self
+    }
+
+    fn answer<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: Option<DeltaSink<'a>>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        forward(&**self, request, sink)
     }
 }

@@ -1,9 +1,10 @@
-//! [`OpenAiChat`]: the OpenAI Chat Completions backend (`POST {base}/chat/completions`),
-//! which also serves OpenAI-compatible servers (vLLM, llama.cpp's server, Ollama),
-//! and its codec [`OpenAiChatCodec`].
+//! [`OpenAiChat`](super::OpenAiChat): the OpenAI Chat Completions backend
+//! (`POST {base}/chat/completions`), which also serves OpenAI-compatible
+//! servers (vLLM, llama.cpp's server, Ollama), and its codec
+//! [`OpenAiChatCodec`].
 //!
 //! Requests are built from async-openai 0.43's request types and sent by
-//! [`HttpBackend`] on plain reqwest. async-openai's own `Client` always wraps
+//! [`HttpBackend`](super::HttpBackend) on plain reqwest. async-openai's own `Client` always wraps
 //! its transport in a retry layer (up to 3 retries on 429/5xx) unless its
 //! `middleware` feature is enabled, and those retries would be invisible to
 //! our count and deadline; so the transport is ours and the
@@ -14,9 +15,8 @@
 //! as an object. Unknown fields are ignored.
 
 use super::codec::{Codec, Provider};
-use super::config::ProviderConfig;
-use super::http::HttpBackend;
 use super::openai_wire::{self, Finish};
+use super::provider::ProviderConfig;
 use super::wire;
 use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
@@ -32,11 +32,6 @@ use async_openai::types::chat::{
 };
 use serde::Deserialize;
 use serde_json::Value;
-
-/// The OpenAI Chat Completions backend: [`HttpBackend`] speaking
-/// [`OpenAiChatCodec`]. Sends no retries of its own; wrap it in
-/// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-pub type OpenAiChat = HttpBackend<OpenAiChatCodec>;
 
 /// The Chat Completions wire format (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,16 +1,15 @@
-//! [`OpenAiResponses`]: the OpenAI Responses backend (`POST {base}/responses`),
-//! and its codec [`OpenAiResponsesCodec`].
+//! [`OpenAiResponses`](super::OpenAiResponses): the OpenAI Responses
+//! backend (`POST {base}/responses`), and its codec [`OpenAiResponsesCodec`].
 //!
 //! Stateless (`store: false`): every request carries the whole conversation as
 //! input items — messages, `function_call` items and `function_call_output`
 //! items. Built from async-openai 0.43's request types and sent by
-//! [`HttpBackend`] for the reason given in [`openai_chat`](super::openai_chat)
+//! [`HttpBackend`](super::HttpBackend) for the reason given in [`openai_chat`](super::openai_chat)
 //! (no hidden retries); answers are parsed loosely.
 
 use super::codec::{Codec, Provider};
-use super::config::ProviderConfig;
-use super::http::HttpBackend;
 use super::openai_wire::{self, Finish};
+use super::provider::ProviderConfig;
 use super::wire;
 use super::{BackendError, ModelRequest};
 use crate::conversation::{Message, ModelTurn, ToolCall, Usage};
@@ -22,11 +21,6 @@ use async_openai::types::responses::{
 };
 use serde::Deserialize;
 use serde_json::Value;
-
-/// The OpenAI Responses backend: [`HttpBackend`] speaking
-/// [`OpenAiResponsesCodec`]. Sends no retries of its own; wrap it in
-/// [`Retry`](super::retry::Retry) (as [`connect`](super::config::connect) does).
-pub type OpenAiResponses = HttpBackend<OpenAiResponsesCodec>;
 
 /// The Responses wire format (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, Default)]

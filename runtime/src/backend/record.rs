@@ -12,7 +12,7 @@
 use super::timeouts::Stage;
 use super::{
     Backend, BackendError, BackendErrorKind, BackendInfo, DeltaSink, ModelRequest, OutputFormat,
-    SchemaTarget, forward,
+    SchemaTarget, Wrapper, forward,
 };
 use crate::conversation::{ModelTurn, Usage};
 use crate::output::{OutputStrategy, ToolChoice};
@@ -261,30 +261,21 @@ pub(crate) fn write_line(file: &mut File, line: &CassetteLine) -> std::io::Resul
     file.flush()
 }
 
-impl<B: Backend> Backend for Recording<B> {
-    fn info(&self) -> BackendInfo<'_> {
-        self.inner.info()
-    }
+impl<B: Backend> Wrapper for Recording<B> {
+    type Inner = B;
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.record(request, None)
+    fn inner(&self) -> &B {
+        &self.inner
     }
 
     /// Records the turn the stream adds up to: a streamed run's cassette is
     /// the one the same run writes unstreamed.
-    fn complete_streaming<'a>(
+    fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
-        sink: DeltaSink<'a>,
+        sink: Option<DeltaSink<'a>>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.record(request, Some(sink))
-    }
-
-    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
-        self.inner.preflight()
+        self.record(request, sink)
     }
 }
 

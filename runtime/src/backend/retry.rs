@@ -17,7 +17,7 @@
 
 use super::timeouts::Stage;
 use super::{
-    Backend, BackendError, BackendErrorKind, BackendInfo, Delta, DeltaSink, ModelRequest, forward,
+    Backend, BackendError, BackendErrorKind, Delta, DeltaSink, ModelRequest, Wrapper, forward,
 };
 use crate::conversation::{ModelTurn, Usage};
 use futures::future::BoxFuture;
@@ -119,31 +119,22 @@ impl<B: Backend> Retry<B> {
     }
 }
 
-impl<B: Backend> Backend for Retry<B> {
-    fn info(&self) -> BackendInfo<'_> {
-        self.inner.info()
-    }
+impl<B: Backend> Wrapper for Retry<B> {
+    type Inner = B;
 
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.attempts(request, None)
+    fn inner(&self) -> &B {
+        &self.inner
     }
 
     /// A retry after part of the answer was passed on first sends
     /// [`Delta::Restart`]: the caller drops what it has and the answer
     /// streams again from its start.
-    fn complete_streaming<'a>(
+    fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
-        sink: DeltaSink<'a>,
+        sink: Option<DeltaSink<'a>>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.attempts(request, Some(sink))
-    }
-
-    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
-        self.inner.preflight()
+        self.attempts(request, sink)
     }
 }
 

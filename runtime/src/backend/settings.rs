@@ -28,7 +28,7 @@
 //! assert_eq!(options.max_retries, 2, "unset: the default");
 //! ```
 
-use super::config::BackendOptions;
+use super::options::BackendOptions;
 use super::timeouts::{MAX_TIMEOUT_SECS, Timeouts, timeout_from_secs};
 use crate::output::OutputChoice;
 use serde::Deserialize;
@@ -170,6 +170,13 @@ pub fn extra_body_problem(extra: &Map<String, Value>) -> Option<String> {
 /// provider range; connecting checks the provider's own).
 pub fn temperature_problem(t: f64) -> Option<String> {
     SettingProblem::of_temperature(t).map(|p| p.to_string())
+}
+
+/// Every setting at its default: [`BackendSettings::options`] of no settings.
+impl Default for BackendOptions {
+    fn default() -> Self {
+        BackendSettings::default().options()
+    }
 }
 
 impl BackendSettings {

@@ -3,7 +3,7 @@
 //! strict-tool eligibility, tool-argument parsing, merging of extra body
 //! fields, and reading answers.
 
-use super::config::ProviderConfig;
+use super::provider::ProviderConfig;
 use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
 use crate::conversation::ToolSpec;
 use crate::output::ToolChoice;

@@ -18,7 +18,7 @@
 //! cycles are detected, and huge inlined schemas fall back to text.
 
 use super::decode::{DecodePlan, Step};
-use super::fit::{Fitted, Unfit, fit};
+use super::fit::{Fitted, Unfit, fit, unwrap, wrap};
 use super::limits::{WireBudget, WireStats};
 use super::lower::json_text_description;
 use crate::error::SchemaError;
@@ -27,8 +27,6 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The property that wraps a non-object root, and the fallback string.
-pub const WRAPPER_KEY: &str = "value";
 /// Deepest owner schema document accepted (keeps every walk off the stack's end).
 pub const MAX_SCHEMA_DEPTH: usize = 256;
 /// Longest owner schema quoted in the fallback field's description.
@@ -137,22 +135,6 @@ fn identity(owner: &Value) -> CompiledSchema {
         fallback: false,
         notes: Vec::new(),
         stats: WireStats::default(),
-    }
-}
-
-pub(super) fn wrap(inner: Value) -> Value {
-    json!({
-        "type": "object",
-        "properties": { WRAPPER_KEY: inner },
-        "required": [WRAPPER_KEY],
-        "additionalProperties": false,
-    })
-}
-
-pub(super) fn unwrap(step: Step) -> Step {
-    Step::Unwrap {
-        key: WRAPPER_KEY.to_string(),
-        then: Box::new(step),
     }
 }
 

@@ -16,7 +16,6 @@
 //!
 //! Every decision is a compile note, so a user sees what was given up.
 
-use super::compile::{WRAPPER_KEY, unwrap, wrap};
 use super::decode::Step;
 use super::limits::{Excess, Resource, WireBudget, WireLimits, WireStats};
 use super::lower::{Candidate, Failure, Lowering};
@@ -24,6 +23,9 @@ use crate::error::SchemaError;
 use crate::output::SchemaTarget;
 use indexmap::{IndexMap, IndexSet};
 use serde_json::{Value, json};
+
+/// The property that wraps a non-object root, and the fallback string.
+pub const WRAPPER_KEY: &str = "value";
 
 /// Most lowering rounds before the whole answer falls back.
 const MAX_ROUNDS: usize = 24;
@@ -169,6 +171,25 @@ fn nested(inner: &str, outer: &str) -> bool {
     inner
         .strip_prefix(outer)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// `inner` as the one property [`WRAPPER_KEY`] of an object: how a root that
+/// is not an object goes on the wire.
+pub(super) fn wrap(inner: Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": { WRAPPER_KEY: inner },
+        "required": [WRAPPER_KEY],
+        "additionalProperties": false,
+    })
+}
+
+/// `step`, after the answer is taken out of its [`wrap`]per.
+pub(super) fn unwrap(step: Step) -> Step {
+    Step::Unwrap {
+        key: WRAPPER_KEY.to_string(),
+        then: Box::new(step),
+    }
 }
 
 #[cfg(test)]

@@ -19,9 +19,10 @@ mod refs;
 mod validate;
 
 pub use compile::{
-    CompiledSchema, MAX_SCHEMA_DEPTH, WRAPPER_KEY, compile, compile_embedded, compile_embedded_in,
+    CompiledSchema, MAX_SCHEMA_DEPTH, compile, compile_embedded, compile_embedded_in,
 };
 pub use decode::{Branch, DecodePlan, Field, Step};
+pub use fit::WRAPPER_KEY;
 pub use limits::{WireBudget, WireLimits, WireStats};
 pub use refs::{contains_ref, rebase_local_refs};
 pub use validate::{Issue, OwnerValidator};

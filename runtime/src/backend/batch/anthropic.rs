@@ -6,8 +6,8 @@
 
 use super::super::anthropic::AnthropicCodec;
 use super::super::codec::Codec;
-use super::super::config::ProviderConfig;
 use super::super::http::Endpoint;
+use super::super::provider::ProviderConfig;
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
     MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,

@@ -4,8 +4,8 @@
 //! and the output and error files (`GET /files/{id}/content`) once it ends.
 
 use super::super::codec::Codec;
-use super::super::config::ProviderConfig;
 use super::super::http::Endpoint;
+use super::super::provider::ProviderConfig;
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
     MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,

@@ -11,8 +11,8 @@
 
 use super::{Flow, StreamFold, broke_off, error_event, error_fields, event_json};
 use crate::backend::BackendError;
-use crate::backend::codec::Provider;
 use crate::backend::delta::Delta;
+use crate::backend::kind::Provider;
 use serde_json::{Map, Value};
 
 const PROVIDER: &str = Provider::ANTHROPIC.name;
