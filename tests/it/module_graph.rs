@@ -91,12 +91,12 @@ fn folder_graph(files: &[File], folder: &[String]) -> Graph {
         }
         let from = f.module[depth].clone();
         for path in paths_of(&f.module, &f.code) {
-            if path.len() > depth && path.starts_with(folder) {
-                if let Some(to) = target(&path[depth]) {
-                    if to != from {
-                        graph.entry(from.clone()).or_default().insert(to);
-                    }
-                }
+            if path.len() > depth
+                && path.starts_with(folder)
+                && let Some(to) = target(&path[depth])
+                && to != from
+            {
+                graph.entry(from.clone()).or_default().insert(to);
             }
         }
     }
