@@ -50,7 +50,8 @@
 #![forbid(unsafe_code)]
 
 // The flow, one way: vocabulary (`error`, `problem`, `green_red`, `shard`)
-// ← `score` (checks, rubric judge) ← `rows` (results, transcripts) ←
+// ← `score` (checks, rubric judge and grading, Scored, Outcome) ← `rows`
+// (results, transcripts) ←
 // `pricing` ← `arena` (load, lint) ← `run` (backends, runner, batch) ←
 // `report` (model, formats, HTML, compare, statistics); `verdict` (one
 // review) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
@@ -92,12 +93,13 @@ pub use report::calibration::{Calibration, calibrate};
 pub use report::compare::Comparison;
 pub use report::summary::Summary;
 pub use report::{Report, ReportFormat};
-pub use rows::results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
+pub use rows::results::{ResultRow, RowOrigin, read_rows};
 pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 pub use run::progress::{Console, Progress, Silent, write_stderr};
 pub use run::{
     JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
 };
 pub use score::checks::{Check, CheckKind, CheckResult, SequenceMode};
+pub use score::{Outcome, Scored};
 pub use shard::Shard;
 pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

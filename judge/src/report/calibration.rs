@@ -13,7 +13,7 @@ use crate::arena::Arena;
 use crate::green_red::Verdict;
 use crate::report::injection::{InjectionLift, injection_lift};
 use crate::report::stats::{GATE_SLACK, Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
-use crate::rows::results::JudgeRecord;
+use crate::score::JudgeRecord;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

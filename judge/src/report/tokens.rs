@@ -19,7 +19,8 @@
 //!   read or write: a provider that reports nothing and one that reports 0
 //!   look the same in a row, so "0%" would claim what nobody measured.
 
-use crate::rows::results::{Outcome, ResultRow};
+use crate::rows::results::ResultRow;
+use crate::score::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// Why a figure of [`TokenUse`] has no value (its `…_missing` field).
@@ -328,7 +329,8 @@ pub fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rows::results::{JudgeRecord, ROW_VERSION};
+    use crate::rows::results::ROW_VERSION;
+    use crate::score::JudgeRecord;
     use tribunal_runtime::conversation::Usage;
 
     fn row(id: &str, outcome: Outcome, usage: Usage) -> ResultRow {
