@@ -282,6 +282,18 @@ pub struct ItemRates {
     pub new_pass: usize,
 }
 
+/// What a gate makes of a [`Comparison`] ([`Comparison::gate_outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateOutcome<'a> {
+    /// The gate passes.
+    Pass,
+    /// The gate finds a regression.
+    Regression,
+    /// The inputs cannot be gated on (the gate fails closed): the first
+    /// problem found.
+    Ungated(&'a InputProblem),
+}
+
 impl Comparison {
     /// Compares `base` with `new`, each the latest row per (item, repeat),
     /// matching rows by item id and repeat.
@@ -412,12 +424,15 @@ impl Comparison {
         }
     }
 
-    /// The exit code of `compare` under `gate`: 0 a passing gate, 1 a
-    /// regression, 3–7 the first input problem's ([`InputProblem::exit_code`]).
-    pub fn exit_code(&self, gate: Gate) -> u8 {
+    /// What `gate` makes of this comparison: the first input problem when
+    /// the inputs cannot be gated on, else a regression or a pass. The
+    /// caller maps it to what it ends with (`tribunal compare`: its exit
+    /// code).
+    pub fn gate_outcome(&self, gate: Gate) -> GateOutcome<'_> {
         match self.problems.first() {
-            Some(problem) => problem.exit_code(),
-            None => u8::from(self.regressed(gate)),
+            Some(problem) => GateOutcome::Ungated(problem),
+            None if self.regressed(gate) => GateOutcome::Regression,
+            None => GateOutcome::Pass,
         }
     }
 

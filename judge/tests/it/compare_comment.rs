@@ -114,7 +114,7 @@ fn a_changed_verdict() {
     let md = c.to_markdown(SIGNIFICANT);
     assert!(md.contains("## Changed GREEN/RED verdicts"));
     assert!(md.contains("| item-04 | 0 | RED | none |"));
-    assert!(c.to_json(SIGNIFICANT).contains("\"verdict_changes\""));
+    assert!(c.to_json(SIGNIFICANT, 0).contains("\"verdict_changes\""));
 }
 
 #[test]

@@ -40,8 +40,8 @@ pub struct SideInput<'a> {
     pub torn: bool,
 }
 
-/// A reason the comparison cannot be gated on, each with its own code and
-/// exit code.
+/// A reason the comparison cannot be gated on, each with its own code
+/// (`tribunal compare` gives each its own exit code).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum InputProblem {
@@ -95,18 +95,6 @@ impl InputProblem {
             InputProblem::ArenaMismatch { .. } => "arena_mismatch",
             InputProblem::MixedRuns { .. } => "mixed_runs",
             InputProblem::MissingRuns { .. } => "missing_runs",
-        }
-    }
-
-    /// The process exit code `compare` ends with (0 is a passing gate, 1 a
-    /// failing one, 2 an unreadable input or a wrong flag).
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            InputProblem::NoRows { .. } => 3,
-            InputProblem::TornFile { .. } => 4,
-            InputProblem::ArenaMismatch { .. } => 5,
-            InputProblem::MixedRuns { .. } => 6,
-            InputProblem::MissingRuns { .. } => 7,
         }
     }
 }
