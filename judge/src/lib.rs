@@ -11,10 +11,12 @@
 //!   the backends a [`BackendFactory`] supplies, and appends one
 //!   [`ResultRow`] per finished run to a JSON Lines file, flushed at once —
 //!   so an interrupted run resumes where it stopped.
-//! - A [`Report`] scores a set of rows and renders it as JSON, Markdown,
-//!   JUnit or a terminal table. Outcomes: PASS (every check held), FAIL (a
-//!   check failed), ERROR (the run ended with an error code; checks skipped).
-//!   ERROR is never counted as FAIL.
+//! - A [`Report`] scores a set of rows (`report` holds the figures) and
+//!   renders it as JSON, Markdown, JUnit or a terminal table (the formats,
+//!   HTML and the pull-request comment included, are `report::format`).
+//!   Outcomes: PASS (every check held), FAIL (a check failed), ERROR (the
+//!   run ended with an error code; checks skipped). ERROR is never counted
+//!   as FAIL.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -79,7 +81,7 @@ pub mod verdict;
 
 // The public paths of before the folders, kept.
 pub use arena::{mcp, settings};
-pub use report::{calibration, compare, html, stats, summary, tokens};
+pub use report::{calibration, compare, stats, summary, tokens};
 pub use rows::{results, transcript};
 pub use run::{backends, batch, hash, shard_env};
 pub use score::{checks, rubric};
@@ -89,10 +91,11 @@ pub use arena::item::{Injection, Item};
 pub use arena::lint::{lint, lint_for_mock};
 pub use error::JudgeError;
 pub use problem::{LintReport, Problem};
+pub use report::Report;
 pub use report::calibration::{Calibration, calibrate};
 pub use report::compare::Comparison;
+pub use report::format::ReportFormat;
 pub use report::summary::Summary;
-pub use report::{Report, ReportFormat};
 pub use rows::results::{ResultRow, RowOrigin, read_rows};
 pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 pub use run::progress::{Console, Progress, Silent, write_stderr};

@@ -20,11 +20,10 @@ use super::report::read_results_torn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
-use tribunal::judge::compare::{
-    CommentOptions, Gate, GateOutcome, InputProblem, SideCosts, SideInput,
-};
-use tribunal::judge::html::render_compare;
+use tribunal::judge::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::pricing::{CostSummary, Pricing};
+use tribunal::judge::report::format::html::render_compare;
+use tribunal::judge::report::format::{CommentOptions, SideCosts};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

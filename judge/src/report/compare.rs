@@ -19,13 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::CacheCounts;
 
-mod comment;
 mod inputs;
-mod render;
 
-pub use comment::{CommentOptions, SideCosts};
 pub use inputs::{InputProblem, SideInput, Which, input_problems};
-pub use render::COMPARE_VERSION;
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

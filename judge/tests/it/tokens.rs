@@ -4,7 +4,7 @@
 
 use crate::html_fixtures::{row, small_rows};
 use tribunal_judge::compare::Gate;
-use tribunal_judge::html::{ReportPage, render_page};
+use tribunal_judge::report::format::html::{ReportPage, render_page};
 use tribunal_judge::results::read_rows;
 use tribunal_judge::score::JudgeRecord;
 use tribunal_judge::{Comparison, Outcome, Report, ReportFormat, ResultRow};

@@ -3,10 +3,10 @@
 //! the pass-rate change with, beside it, the change in tokens per item run
 //! and per PASS.
 
-use super::{ChangeKind, Comparison, Gate, VerdictChange};
+use super::{MOCK_BANNER, md_escape as md};
+use crate::report::compare::{ChangeKind, Comparison, Gate, VerdictChange};
 use crate::report::stats::PairedMethod;
 use crate::report::tokens::{TokenUse, figure, grouped, signed_count};
-use crate::report::{MOCK_BANNER, md_escape as md};
 use serde::Serialize;
 use std::fmt::Write as _;
 
