@@ -52,11 +52,12 @@
 #![forbid(unsafe_code)]
 
 // The flow, one way: vocabulary (`error`, `problem`, `green_red`, `shard`)
-// ← `score` (checks, rubric judge and grading, Scored, Outcome) ← `rows`
-// (results, transcripts) ←
-// `pricing` ← `arena` (load, lint) ← `run` (backends, runner, batch) ←
-// `report` (model, formats, HTML, compare, statistics); `verdict` (one
-// review) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
+// ← `score` (checks, rubric judge, grading; `Scored`, `Outcome`) ← `rows`
+// (results, transcripts: scores stored) ← `pricing` ← `arena` (one reader
+// per arena.toml table, the dataset, lint) ← `run` (backends, runner,
+// batch: runs an item, hands it to `score`) ← `report` (the figures; their
+// formats in `report::format`); `verdict` (one review) and `snapshot` on
+// top. `tests/it/module_graph.rs` holds it.
 mod error;
 mod green_red;
 mod problem;

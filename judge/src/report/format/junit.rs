@@ -3,6 +3,8 @@
 
 use super::{MOCK_BANNER, REPLAY_BANNER, code_text};
 use crate::report::Report;
+use crate::report::calibration::{Calibration, Subject};
+use crate::report::tokens::TokenUse;
 use crate::rows::results::error_text;
 use crate::score::Outcome;
 use std::fmt::Write as _;
@@ -111,6 +113,99 @@ impl Report {
             let _ = writeln!(out, "    <system-out>{}</system-out>", xml(REPLAY_BANNER));
         }
         out.push_str("  </testsuite>\n</testsuites>\n");
+        out
+    }
+}
+
+impl TokenUse {
+    /// The figures as JUnit properties: a figure without a value gives its
+    /// `…_missing` reason instead.
+    pub fn properties(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = [
+            ("tokens_total", self.total),
+            ("tokens_input", self.input),
+            ("tokens_output", self.output),
+            ("tokens_cache_read", self.cache_read),
+            ("tokens_cache_write", self.cache_write),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        if let Some(j) = self.judge {
+            out.push(("tokens_judge".into(), j.to_string()));
+        }
+        for (name, value, missing) in [
+            ("tokens_per_item", self.per_item, self.per_item_missing),
+            ("tokens_per_pass", self.per_pass, self.per_pass_missing),
+            (
+                "tokens_cached_share",
+                self.cached_share,
+                self.cached_share_missing,
+            ),
+        ] {
+            match value {
+                Some(x) => out.push((name.to_string(), format!("{x:.6}"))),
+                None => out.push((format!("{name}_missing"), self.why(missing).to_string())),
+            }
+        }
+        out
+    }
+}
+
+impl Calibration {
+    /// The JUnit `<property>` pairs (`calibration_…`, or
+    /// `rubric_calibration_…`).
+    pub fn properties(&self) -> Vec<(String, String)> {
+        let prefix = match self.subject {
+            Subject::Verdicts => "calibration",
+            Subject::Rubric => "rubric_calibration",
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut put = |name: &str, value: String| out.push((format!("{prefix}_{name}"), value));
+        let rates = [
+            ("accuracy", &self.accuracy),
+            ("true_red_rate", &self.true_red),
+            ("true_green_rate", &self.true_green),
+        ];
+        for (name, rate) in rates {
+            if let Some(a) = rate {
+                put(name, format!("{:.6}", a.rate));
+                if let Some(ci) = a.ci {
+                    put(&format!("{name}_ci95_low"), format!("{:.6}", ci.low));
+                    put(&format!("{name}_ci95_high"), format!("{:.6}", ci.high));
+                }
+            }
+        }
+        if let Some(k) = &self.kappa {
+            put("kappa", format!("{:.6}", k.value));
+            if let Some(ci) = k.ci {
+                put("kappa_ci95_low", format!("{:.6}", ci.low));
+                put("kappa_ci95_high", format!("{:.6}", ci.high));
+            }
+        }
+        if let Some(k) = self.self_agreement.as_ref().and_then(|s| s.fleiss_kappa) {
+            put("self_fleiss_kappa", format!("{k:.6}"));
+        }
+        put("disagreements", self.disagreements.len().to_string());
+        if let Some(i) = &self.injection {
+            put("injection_pairs", i.pairs.to_string());
+            if let Some(lift) = i.lift {
+                put("injection_lift", format!("{lift:.6}"));
+                put("injection_lift_p", format!("{:.6}", i.p_value));
+            }
+            if let Some(ci) = i.lift_ci {
+                put("injection_lift_ci95_low", format!("{:.6}", ci.low));
+                put("injection_lift_ci95_high", format!("{:.6}", ci.high));
+            }
+            put("injection_no_verdict_clean", i.clean_no_verdict.to_string());
+            put(
+                "injection_no_verdict_injected",
+                i.injected_no_verdict.to_string(),
+            );
+            if let Some(lift) = i.answered_lift {
+                put("injection_lift_answered", format!("{lift:.6}"));
+            }
+        }
         out
     }
 }

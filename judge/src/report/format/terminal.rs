@@ -4,6 +4,7 @@
 
 use super::{MOCK_BANNER, REPLAY_BANNER};
 use crate::report::Report;
+use crate::report::calibration::{Calibration, Subject};
 use std::fmt::Write as _;
 
 impl Report {
@@ -169,5 +170,28 @@ impl Report {
             hat.join(", "),
             items
         ))
+    }
+}
+
+impl Calibration {
+    /// The terminal section.
+    pub fn to_terminal(&self) -> String {
+        let heading = match self.subject {
+            Subject::Verdicts => "CALIBRATION",
+            Subject::Rubric => "RUBRIC CALIBRATION",
+        };
+        let mut out = format!("\n{heading}\n");
+        for line in self.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        let rows = self.disagreement_rows();
+        if !rows.is_empty() {
+            let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(2).max(4);
+            let _ = writeln!(out, "\n{:<width$}  {:<5}  JUDGED", "ITEM", "GOLD");
+            for (id, gold, judged) in rows {
+                let _ = writeln!(out, "{id:<width$}  {gold:<5}  {judged}");
+            }
+        }
+        out
     }
 }
