@@ -39,67 +39,89 @@ pub(super) fn read_items(
     let mut items = Vec::with_capacity(raw.len());
     for (index, (line, raw)) in raw.into_iter().enumerate() {
         let mut at = |m: String| problems.push(Problem::at(DATASET, line, m));
-        let checks = build_checks(
-            &raw,
-            context.schema.output.as_ref(),
-            context.schema.unknown,
-            context.name,
+        let built = build_item(
+            raw,
+            (line, index),
+            context,
+            &permissive,
             &mut cache,
-            context.offered,
             &mut at,
         );
-        if let Some(mock) = raw.mock.as_ref().filter(|_| context.toml_read) {
-            for (t, turn) in mock.iter().enumerate() {
-                for call in &turn.tool_calls {
-                    if !context.offered.contains(&call.name) {
-                        at(format!(
-                            "mock[{t}]: calls tool {:?}, which the arena does not offer",
-                            call.name
-                        ));
-                    }
-                }
-            }
-        }
-        let schema = context.schema.output.clone().or_else(|| {
-            checks.iter().find_map(|c| match &c.check {
-                Check::JsonSchema {
-                    schema: Some(_), ..
-                } => c.schema.clone(),
-                _ => None,
-            })
-        });
-        let schema = match (schema, &permissive) {
-            (Some(s), _) => s,
-            (None, Ok(p)) => p.clone(),
-            (None, Err(e)) => {
-                at(format!("no output schema: {e}"));
-                continue;
-            }
-        };
-        let rubrics = checks
-            .iter()
-            .filter(|c| matches!(c.check, Check::Rubric { .. }))
-            .count();
-        if !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
-            at(format!(
-                "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
-                raw.gold_rubric.len()
-            ));
-        }
-        items.push(Item {
-            id: raw.id,
-            input: raw.input,
-            checks,
-            mock: raw.mock.as_deref().map(ScriptedBackend::steps_of),
-            line,
-            index,
-            schema,
-            gold_rubric: raw.gold_rubric,
-            injection: raw.injection,
-        });
+        items.extend(built);
     }
     lint_twins(&items, problems);
     items
+}
+
+/// The item of dataset line `line` (the `index`th item), its checks built
+/// against the arena; `None` when it has no output schema at all. Its
+/// problems go to `at` (at its line).
+fn build_item(
+    raw: RawItem,
+    (line, index): (usize, usize),
+    context: &ItemContext<'_>,
+    permissive: &Result<Arc<OutputSchema>, tribunal_runtime::SchemaError>,
+    cache: &mut HashMap<String, Arc<OutputSchema>>,
+    at: &mut impl FnMut(String),
+) -> Option<Item> {
+    let checks = build_checks(
+        &raw,
+        context.schema.output.as_ref(),
+        context.schema.unknown,
+        context.name,
+        cache,
+        context.offered,
+        at,
+    );
+    if let Some(mock) = raw.mock.as_ref().filter(|_| context.toml_read) {
+        for (t, turn) in mock.iter().enumerate() {
+            for call in &turn.tool_calls {
+                if !context.offered.contains(&call.name) {
+                    at(format!(
+                        "mock[{t}]: calls tool {:?}, which the arena does not offer",
+                        call.name
+                    ));
+                }
+            }
+        }
+    }
+    let schema = context.schema.output.clone().or_else(|| {
+        checks.iter().find_map(|c| match &c.check {
+            Check::JsonSchema {
+                schema: Some(_), ..
+            } => c.schema.clone(),
+            _ => None,
+        })
+    });
+    let schema = match (schema, permissive) {
+        (Some(s), _) => s,
+        (None, Ok(p)) => p.clone(),
+        (None, Err(e)) => {
+            at(format!("no output schema: {e}"));
+            return None;
+        }
+    };
+    let rubrics = checks
+        .iter()
+        .filter(|c| matches!(c.check, Check::Rubric { .. }))
+        .count();
+    if !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
+        at(format!(
+            "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
+            raw.gold_rubric.len()
+        ));
+    }
+    Some(Item {
+        id: raw.id,
+        input: raw.input,
+        checks,
+        mock: raw.mock.as_deref().map(ScriptedBackend::steps_of),
+        line,
+        index,
+        schema,
+        gold_rubric: raw.gold_rubric,
+        injection: raw.injection,
+    })
 }
 
 /// An injected item's `twin_of` names another item of the dataset, which is
