@@ -1,8 +1,9 @@
 //! [`Comparison`]: a baseline results file against a new one — which item
 //! runs changed outcome (PASS → FAIL/ERROR is a regression, the reverse a
 //! fix), the pass-rate delta with its interval and an exact paired test,
-//! and token and latency deltas; [`Gate`] decides whether CI should fail.
-//! Pure: it takes rows, not files.
+//! and token and latency deltas; [`Gate`] decides whether CI should fail
+//! ([`GateOutcome`]: pass, regression, or inputs that cannot be gated on).
+//! Pure: it takes rows, not files; how it reads is `report::format`'s.
 
 use crate::green_red::Verdict;
 use crate::report::cache_total;

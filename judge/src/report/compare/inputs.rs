@@ -2,8 +2,10 @@
 //! that passes when the run it gates never happened is the worst bug a CI
 //! gate can have, so `compare` fails closed: an empty or torn file, two
 //! arenas, a file that mixes runs, or item runs missing from the new file
-//! each end the comparison with their own exit code before any regression
-//! is counted. Pure: it reads rows and what reading the files found.
+//! each make the gate's outcome
+//! [`GateOutcome::Ungated`](super::GateOutcome::Ungated) before any
+//! regression is counted (`tribunal compare` gives each its own exit
+//! code). Pure: it reads rows and what reading the files found.
 
 use super::{Comparison, RunKey};
 use crate::rows::results::ResultRow;
