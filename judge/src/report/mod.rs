@@ -4,8 +4,8 @@
 //! ([`calibration`]), injection lift ([`injection`]), the comparison of
 //! two runs ([`compare`]) and the statistics under them ([`stats`]). How
 //! they are written out — terminal, Markdown, JSON, JUnit, HTML, the PR
-//! comment — is [`format`]'s (its module doc says why the split runs that
-//! way).
+//! comment — is [`format`](mod@format)'s (its module doc says why the
+//! split runs that way).
 
 pub mod calibration;
 pub mod compare;
