@@ -11,10 +11,12 @@
 //!   the backends a [`BackendFactory`] supplies, and appends one
 //!   [`ResultRow`] per finished run to a JSON Lines file, flushed at once —
 //!   so an interrupted run resumes where it stopped.
-//! - A [`Report`] scores a set of rows and renders it as JSON, Markdown,
-//!   JUnit or a terminal table. Outcomes: PASS (every check held), FAIL (a
-//!   check failed), ERROR (the run ended with an error code; checks skipped).
-//!   ERROR is never counted as FAIL.
+//! - A [`Report`] scores a set of rows (`report` holds the figures) and
+//!   renders it as JSON, Markdown, JUnit or a terminal table (the formats,
+//!   HTML and the pull-request comment included, are `report::format`).
+//!   Outcomes: PASS (every check held), FAIL (a check failed), ERROR (the
+//!   run ended with an error code; checks skipped). ERROR is never counted
+//!   as FAIL.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -50,10 +52,12 @@
 #![forbid(unsafe_code)]
 
 // The flow, one way: vocabulary (`error`, `problem`, `green_red`, `shard`)
-// ← `score` (checks, rubric judge) ← `rows` (results, transcripts) ←
-// `pricing` ← `arena` (load, lint) ← `run` (backends, runner, batch) ←
-// `report` (model, formats, HTML, compare, statistics); `verdict` (one
-// review) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
+// ← `score` (checks, rubric judge, grading; `Scored`, `Outcome`) ← `rows`
+// (results, transcripts: scores stored) ← `pricing` ← `arena` (one reader
+// per arena.toml table, the dataset, lint) ← `run` (backends, runner,
+// batch: runs an item, hands it to `score`) ← `report` (the figures; their
+// formats in `report::format`); `verdict` (one review) and `snapshot` on
+// top. `tests/it/module_graph.rs` holds it.
 mod error;
 mod green_red;
 mod problem;
@@ -78,7 +82,7 @@ pub mod verdict;
 
 // The public paths of before the folders, kept.
 pub use arena::{mcp, settings};
-pub use report::{calibration, compare, html, stats, summary, tokens};
+pub use report::{calibration, compare, stats, summary, tokens};
 pub use rows::{results, transcript};
 pub use run::{backends, batch, hash, shard_env};
 pub use score::{checks, rubric};
@@ -88,16 +92,18 @@ pub use arena::item::{Injection, Item};
 pub use arena::lint::{lint, lint_for_mock};
 pub use error::JudgeError;
 pub use problem::{LintReport, Problem};
+pub use report::Report;
 pub use report::calibration::{Calibration, calibrate};
 pub use report::compare::Comparison;
+pub use report::format::ReportFormat;
 pub use report::summary::Summary;
-pub use report::{Report, ReportFormat};
-pub use rows::results::{Outcome, ResultRow, RowOrigin, Scored, read_rows};
+pub use rows::results::{ResultRow, RowOrigin, read_rows};
 pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 pub use run::progress::{Progress, Silent};
 pub use run::{
     JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
 };
 pub use score::checks::{Check, CheckKind, CheckResult, SequenceMode};
+pub use score::{Outcome, Scored};
 pub use shard::Shard;
 pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

@@ -20,9 +20,10 @@ use super::report::read_results_torn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
-use tribunal::judge::compare::{CommentOptions, Gate, SideCosts, SideInput};
-use tribunal::judge::html::render_compare;
+use tribunal::judge::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::pricing::{CostSummary, Pricing};
+use tribunal::judge::report::format::html::render_compare;
+use tribunal::judge::report::format::{CommentOptions, SideCosts};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -127,13 +128,14 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Some(GateChoice::Any) => Gate::Any,
         Some(GateChoice::Significant) => Gate::Significant { alpha: args.alpha },
     };
+    let exit_code = exit_code(comparison.gate_outcome(gate));
     match args.report {
         CompareFormat::Terminal => {
             print!("{}", comparison.to_text());
             println!("{}", comparison.gate_line(gate));
         }
         CompareFormat::Markdown => print!("{}", comparison.to_markdown(gate)),
-        CompareFormat::Json => print!("{}", comparison.to_json(gate)),
+        CompareFormat::Json => print!("{}", comparison.to_json(gate, exit_code)),
         CompareFormat::Comment => {
             let pricing =
                 super::report_opts::pricing(&Pricing::default(), args.pricing.as_deref())?;
@@ -160,5 +162,23 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     for problem in &comparison.problems {
         eprintln!("tribunal: compare: {problem}");
     }
-    Ok(ExitCode::from(comparison.exit_code(gate)))
+    Ok(ExitCode::from(exit_code))
+}
+
+/// What `tribunal compare` exits with (see the module doc): 0 a passing
+/// gate, 1 a regression, 3–7 inputs that cannot be gated on. Also written
+/// as `exit_code` in `--report json`. (2, an unreadable input or a wrong
+/// flag, is an error before there is a comparison.)
+fn exit_code(outcome: GateOutcome<'_>) -> u8 {
+    match outcome {
+        GateOutcome::Pass => 0,
+        GateOutcome::Regression => 1,
+        GateOutcome::Ungated(problem) => match problem {
+            InputProblem::NoRows { .. } => 3,
+            InputProblem::TornFile { .. } => 4,
+            InputProblem::ArenaMismatch { .. } => 5,
+            InputProblem::MixedRuns { .. } => 6,
+            InputProblem::MissingRuns { .. } => 7,
+        },
+    }
 }

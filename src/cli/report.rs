@@ -9,8 +9,8 @@
 use super::report_opts::{ReportOpts, emit_report_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::html::{ReportPage, render_page};
 use tribunal::judge::pricing::Pricing;
+use tribunal::judge::report::format::html::{ReportPage, render_page};
 use tribunal::judge::results::latest;
 use tribunal::judge::{Calibration, ResultRow, read_rows};
 

@@ -27,7 +27,7 @@ pub(crate) enum ReportChoice {
 
 impl ReportChoice {
     /// The text format `Report` renders; `None` for the HTML page, which
-    /// is built from the rows by `tribunal::judge::html`.
+    /// is built from the rows by `tribunal::judge::report::format::html`.
     fn text_format(self) -> Option<ReportFormat> {
         match self {
             ReportChoice::Terminal => Some(ReportFormat::Terminal),

@@ -70,3 +70,16 @@ impl ApprovalTable {
             .collect()
     }
 }
+
+/// Reads `[approval]` for an arena offering `offered`: the table as
+/// written, each problem in `problems`.
+pub(super) fn read(
+    table: Option<&ApprovalTable>,
+    offered: &[String],
+    problems: &mut Vec<crate::problem::Problem>,
+) -> Option<ApprovalTable> {
+    for message in table.iter().flat_map(|a| a.problems(offered)) {
+        problems.push(crate::problem::Problem::file(super::ARENA_TOML, message));
+    }
+    table.cloned()
+}

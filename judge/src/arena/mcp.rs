@@ -124,6 +124,21 @@ fn url_problem(url: &str) -> Option<&'static str> {
     None
 }
 
+/// Reads `[[mcp]]`: the servers (none when absent), each table's
+/// problems in `problems`.
+pub(super) fn read(
+    tables: Option<Vec<McpServerSpec>>,
+    problems: &mut Vec<crate::problem::Problem>,
+) -> Vec<McpServerSpec> {
+    let servers = tables.unwrap_or_default();
+    for server in &servers {
+        for message in server.problems() {
+            problems.push(crate::problem::Problem::file(super::ARENA_TOML, message));
+        }
+    }
+    servers
+}
+
 impl McpServerSpec {
     /// What is wrong with the table, each as a message naming its field.
     pub fn problems(&self) -> Vec<String> {

@@ -8,30 +8,32 @@
 //! settings.
 
 pub mod approval_table;
+mod budget_table;
+mod dataset;
 pub(crate) mod item;
+mod judge_table;
 pub(crate) mod lint;
 pub mod mcp;
+mod pricing_table;
+mod schema;
 pub mod settings;
 pub(crate) mod toolset;
 mod verdict_table;
 
-use crate::arena::item::{Item, RawItem, parse_line};
+use crate::arena::item::Item;
 use crate::arena::settings::BackendSettings;
 use crate::error::JudgeError;
 use crate::green_red::Verdict;
 use crate::problem::{LintReport, Problem};
-use crate::score::checks::{Check, ItemCheck};
+use crate::score::checks::Check;
 use crate::score::rubric::JudgeSettings;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
-use tribunal_runtime::backend::ScriptedBackend;
 use tribunal_runtime::json::ExtractionMode;
-use tribunal_runtime::{AnswerPolicy, Budget, OnBudget, OnRepeat, OutputSchema, ToolBox};
+use tribunal_runtime::{AnswerPolicy, Budget, ToolBox};
 pub use verdict_table::{VerdictArena, VerdictToml};
 
 /// The arena's configuration file name.
@@ -206,7 +208,7 @@ struct ArenaToml {
     files_root: Option<String>,
     extraction: Option<ExtractionMode>,
     require_tool_first: Option<bool>,
-    budget: Option<BudgetToml>,
+    budget: Option<budget_table::BudgetToml>,
     verdict: Option<VerdictToml>,
     /// Checked by [`settings::checked`] after parsing (its problems at
     /// their lines).
@@ -217,20 +219,6 @@ struct ArenaToml {
     mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
     /// `[approval]`: tool calls that wait for a (scripted) decision.
     approval: Option<approval_table::ApprovalTable>,
-}
-
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BudgetToml {
-    max_tokens: Option<u64>,
-    max_tool_calls: Option<u32>,
-    #[serde(default, deserialize_with = "deadline_secs")]
-    deadline_secs: Option<Duration>,
-    max_turns: Option<u32>,
-    on_budget: Option<OnBudget>,
-    on_repeat: Option<OnRepeat>,
-    max_idle_turns: Option<u32>,
-    max_cost_usd: Option<f64>,
 }
 
 /// The longest arena name.
@@ -250,28 +238,12 @@ pub fn plain_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// `deadline_secs`: a positive number of seconds that fits a `Duration`;
-/// anything else is a lint problem at its line, never a silent default.
-fn deadline_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-    let secs = f64::deserialize(d)?;
-    match Duration::try_from_secs_f64(secs) {
-        Ok(deadline) if !deadline.is_zero() => Ok(Some(deadline)),
-        _ => Err(serde::de::Error::custom(format!(
-            "deadline_secs must be a positive number of seconds, not {secs}"
-        ))),
-    }
-}
-
 /// Loads and checks the arena in `dir`: the arena when it could be built,
-/// and the lint report (empty problems: clean).
+/// and the lint report (empty problems: clean). Each table of arena.toml
+/// has its reader, called in a fixed order (problems at the same place are
+/// listed in it); the dataset's items are read last, against them.
 pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     let mut problems = Vec::new();
-    let folder_name = dir
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "arena".to_string());
     // Unreadable: its problem is the root cause, and the items say nothing
     // of what it would have given them (the schema, the tools).
     let (config, toml_read) = match read_toml(dir, &mut problems) {
@@ -282,367 +254,78 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .name
         .clone()
         .map(toml::Spanned::into_inner)
-        .unwrap_or(folder_name);
-
-    let max_cost_usd = config.budget.as_ref().and_then(|b| b.max_cost_usd);
-    if let Some(m) = max_cost_usd
-        && !(m.is_finite() && m >= 0.0)
-    {
-        problems.push(Problem::file(
-            ARENA_TOML,
-            format!("budget.max_cost_usd must be a finite amount of at least 0, got {m}"),
-        ));
-    }
-    let pricing = match config.pricing.clone().map(|p| p.checked("pricing")) {
-        None => crate::pricing::Pricing::default(),
-        Some(Ok(p)) => p,
-        Some(Err(e)) => {
-            problems.push(Problem::file(ARENA_TOML, e.to_string()));
-            crate::pricing::Pricing::default()
-        }
-    };
-    let schema = config
-        .schema
-        .as_ref()
-        .and_then(|s| read_schema(dir, s, &mut problems));
-    let arena_schema = schema.as_ref().and_then(|s| {
-        OutputSchema::new(&name, s.clone())
-            .map(Arc::new)
-            .map_err(|e| {
-                problems.push(Problem::file(
-                    ARENA_TOML,
-                    format!("schema: invalid schema: {e}"),
-                ))
-            })
-            .ok()
-    });
-
-    // The arena's schema is unknown (not absent) when arena.toml or the
-    // schema file could not be read.
-    let schema_unknown = arena_schema.is_none() && (!toml_read || config.schema.is_some());
-
-    let corpus_path = dir.join(config.corpus.as_deref().unwrap_or(CORPUS));
-    let tools = config.tools.clone().unwrap_or_else(|| {
-        if corpus_path.is_file() {
-            vec!["search".to_string()]
-        } else {
-            Vec::new()
-        }
-    });
-    let mut toolbox = ToolBox::new();
-    let mut tools_digest = String::new();
-    for tool in &tools {
-        match tool.as_str() {
-            "search" => match toolset::search_tool(&corpus_path, &rel(dir, &corpus_path)) {
-                Ok((t, digest)) => {
-                    toolbox.add(t);
-                    tools_digest = digest;
-                }
-                Err(problem) => problems.push(problem),
-            },
-            "files" => {
-                let root = dir.join(config.files_root.as_deref().unwrap_or("."));
-                let tools = inside(dir, &root)
-                    .map_err(|e| format!("files_root: {e}"))
-                    .and_then(|()| toolset::file_tools(&root));
-                match tools {
-                    Ok(ts) => ts.into_iter().for_each(|t| toolbox.add(t)),
-                    Err(message) => problems.push(Problem::file(ARENA_TOML, message)),
-                }
-            }
-            other => problems.push(Problem::file(
-                ARENA_TOML,
-                format!("tools: unknown tool {other:?} (known: search, files)"),
-            )),
-        }
-    }
-    let mcp = config.mcp.clone().unwrap_or_default();
-    for server in &mcp {
-        for message in server.problems() {
-            problems.push(Problem::file(ARENA_TOML, message));
-        }
-    }
-    // The MCP tools are offered once their servers start; their names are
-    // known from the `tools` lists already.
-    let offered: Vec<String> = toolbox
-        .specs()
-        .into_iter()
-        .map(|s| s.name)
-        .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))
-        .collect();
+        .unwrap_or_else(|| folder_name(dir));
+    let p = &mut problems;
+    let (budget, max_cost_usd) = budget_table::read(config.budget.as_ref(), p);
+    let pricing = pricing_table::read(config.pricing.clone(), p);
+    let schema = schema::read(dir, &name, config.schema.as_ref(), toml_read, p);
+    let tools = toolset::read(
+        dir,
+        config.tools.as_deref(),
+        config.corpus.as_deref(),
+        config.files_root.as_deref(),
+        p,
+    );
+    let mcp = mcp::read(config.mcp.clone(), p);
+    let offered = tools.offered(&mcp);
     let verdict = config
         .verdict
         .as_ref()
-        .and_then(|v| verdict_table::load_verdict(dir, v, &tools, &mut problems));
-    for message in config.approval.iter().flat_map(|a| a.problems(&offered)) {
-        problems.push(Problem::file(ARENA_TOML, message));
-    }
-
-    let (judge, judge_problems) = config.judge.clone().unwrap_or_default().settings();
-    for message in judge_problems {
-        problems.push(Problem::file(ARENA_TOML, message));
-    }
-    let raw = read_dataset(dir, &mut problems);
-    let permissive = OutputSchema::new(&name, serde_json::json!({})).map(Arc::new);
-    let mut cache: HashMap<String, Arc<OutputSchema>> = HashMap::new();
-    let mut items = Vec::with_capacity(raw.len());
-    for (index, (line, raw)) in raw.into_iter().enumerate() {
-        let mut at = |m: String| problems.push(Problem::at(DATASET, line, m));
-        let checks = build_checks(
-            &raw,
-            arena_schema.as_ref(),
-            schema_unknown,
-            &name,
-            &mut cache,
-            &offered,
-            &mut at,
-        );
-        if let Some(mock) = raw.mock.as_ref().filter(|_| toml_read) {
-            for (t, turn) in mock.iter().enumerate() {
-                for call in &turn.tool_calls {
-                    if !offered.contains(&call.name) {
-                        at(format!(
-                            "mock[{t}]: calls tool {:?}, which the arena does not offer",
-                            call.name
-                        ));
-                    }
-                }
-            }
-        }
-        let schema = arena_schema.clone().or_else(|| {
-            checks.iter().find_map(|c| match &c.check {
-                Check::JsonSchema {
-                    schema: Some(_), ..
-                } => c.schema.clone(),
-                _ => None,
-            })
-        });
-        let schema = match (schema, &permissive) {
-            (Some(s), _) => s,
-            (None, Ok(p)) => p.clone(),
-            (None, Err(e)) => {
-                at(format!("no output schema: {e}"));
-                continue;
-            }
-        };
-        let rubrics = checks
-            .iter()
-            .filter(|c| matches!(c.check, Check::Rubric { .. }))
-            .count();
-        if !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
-            at(format!(
-                "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
-                raw.gold_rubric.len()
-            ));
-        }
-        items.push(Item {
-            id: raw.id,
-            input: raw.input,
-            checks,
-            mock: raw.mock.as_deref().map(ScriptedBackend::steps_of),
-            line,
-            index,
-            schema,
-            gold_rubric: raw.gold_rubric,
-            injection: raw.injection,
-        });
-    }
-    lint_twins(&items, &mut problems);
-
+        .and_then(|v| verdict_table::load_verdict(dir, v, &tools.names, p));
+    let approval = approval_table::read(config.approval.as_ref(), &offered, p);
+    let judge = judge_table::read(config.judge.clone(), p);
+    let context = dataset::ItemContext {
+        name: &name,
+        schema: &schema,
+        offered: &offered,
+        toml_read,
+    };
+    let items = dataset::read_items(dir, &context, p);
     if let Some(v) = &verdict {
-        v.lint_items(dir, &items, &mut problems);
+        v.lint_items(dir, &items, p);
     }
-    let report_items = items.len();
+    problems.sort_by(|a, b| {
+        (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
+    });
+    let report = LintReport {
+        arena: name.clone(),
+        items: items.len(),
+        problems,
+    };
     let arena = Arena {
-        name: name.clone(),
+        name,
         dir: dir.to_path_buf(),
         description: config.description,
         system: config.system,
-        schema,
-        tools,
-        budget: budget(config.budget.clone().unwrap_or_default()),
+        schema: schema.value,
+        tools: tools.names,
+        budget,
         max_cost_usd,
         answer: AnswerPolicy {
             mode: config.extraction.unwrap_or_default(),
             ..AnswerPolicy::default()
         },
         items,
-        toolbox: Arc::new(toolbox),
+        toolbox: Arc::new(tools.toolbox),
         mcp,
-        tools_digest,
+        tools_digest: tools.digest,
         verdict,
         backend: config.backend.unwrap_or_default(),
         require_tool_first: config.require_tool_first.unwrap_or(false),
         pricing,
         judge,
-        approval: config.approval.clone(),
-    };
-    problems.sort_by(|a, b| {
-        (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
-    });
-    let report = LintReport {
-        arena: name,
-        items: report_items,
-        problems,
+        approval,
     };
     (Some(arena), report)
 }
 
-/// An injected item's `twin_of` names another item of the dataset, which is
-/// clean (no twin of its own): the lift pairs each injected run with it.
-fn lint_twins(items: &[Item], problems: &mut Vec<Problem>) {
-    for item in items {
-        let Some(injection) = &item.injection else {
-            continue;
-        };
-        let message = match items.iter().find(|i| i.id == injection.twin_of) {
-            None => format!("twin_of: no item {:?} in the dataset", injection.twin_of),
-            Some(twin) if twin.id == item.id => "twin_of: an item is not its own twin".to_string(),
-            Some(twin) if twin.injection.is_some() => format!(
-                "twin_of: {:?} is itself an injected twin; name the clean item",
-                twin.id
-            ),
-            Some(_) => continue,
-        };
-        problems.push(Problem::at(DATASET, item.line, message));
-    }
-}
-
-fn build_checks(
-    raw: &RawItem,
-    arena_schema: Option<&Arc<OutputSchema>>,
-    schema_unknown: bool,
-    name: &str,
-    cache: &mut HashMap<String, Arc<OutputSchema>>,
-    offered: &[String],
-    at: &mut impl FnMut(String),
-) -> Vec<ItemCheck> {
-    let mut out = Vec::with_capacity(raw.checks.len());
-    for (i, (check, spec)) in raw.checks.iter().enumerate() {
-        let mut item_check = ItemCheck {
-            check: check.clone(),
-            spec: Arc::new(spec.clone()),
-            schema: None,
-            regex: None,
-            judge_mock: None,
-        };
-        match check {
-            Check::JsonSchema {
-                schema: Some(s), ..
-            } => {
-                let key = s.to_string();
-                if let Some(compiled) = cache.get(&key) {
-                    item_check.schema = Some(compiled.clone());
-                } else {
-                    match OutputSchema::new(name, s.clone()) {
-                        Ok(compiled) => {
-                            let compiled = Arc::new(compiled);
-                            cache.insert(key, compiled.clone());
-                            item_check.schema = Some(compiled);
-                        }
-                        Err(e) => at(format!("checks[{i}]: json_schema: invalid schema: {e}")),
-                    }
-                }
-            }
-            Check::JsonSchema { schema: None, .. } => match arena_schema {
-                Some(s) => item_check.schema = Some(s.clone()),
-                None if schema_unknown => {}
-                None => at(format!(
-                    "checks[{i}]: json_schema: no inline schema and the arena has none"
-                )),
-            },
-            Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => {
-                let ignore_case = matches!(check, Check::Iregex { .. });
-                match regex::RegexBuilder::new(pattern)
-                    .case_insensitive(ignore_case)
-                    .build()
-                {
-                    Ok(re) => item_check.regex = Some(re),
-                    Err(e) => at(format!(
-                        "checks[{i}]: {}: invalid pattern: {}",
-                        check.kind(),
-                        tribunal_runtime::text::one_line(&e.to_string(), 200)
-                    )),
-                }
-            }
-            Check::SentenceCount { min, max, .. } | Check::Approvals { min, max, .. } => {
-                match (min, max) {
-                    (None, None) => at(format!(
-                        "checks[{i}]: {}: give `min`, `max` or both (without them it always holds)",
-                        check.kind()
-                    )),
-                    (Some(lo), Some(hi)) if lo > hi => at(format!(
-                        "checks[{i}]: {}: min {lo} is above max {hi}",
-                        check.kind()
-                    )),
-                    _ => {}
-                }
-            }
-            Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
-                "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
-            )),
-            Check::Rubric { rubric, mock, .. } => {
-                if rubric.trim().is_empty() {
-                    at(format!("checks[{i}]: rubric: `rubric` is empty"));
-                }
-                if let Some(turns) = mock {
-                    if turns.iter().any(|t| !t.tool_calls.is_empty()) {
-                        at(format!(
-                            "checks[{i}]: rubric: mock: the judge is offered no tools, so its turns cannot call any"
-                        ));
-                    }
-                    item_check.judge_mock = Some(ScriptedBackend::steps_of(turns));
-                }
-            }
-            _ => {}
-        }
-        if let Some(tol) = check_tolerance(check)
-            && !(tol.is_finite() && tol >= 0.0)
-        {
-            at(format!(
-                "checks[{i}]: {}: tol {tol} must be a number of at least 0",
-                check.kind()
-            ));
-        }
-        for tool in named_tools(check) {
-            if !offered.iter().any(|o| o == tool) {
-                at(format!(
-                    "checks[{i}]: {}: the arena does not offer a tool named {tool:?}",
-                    check.kind()
-                ));
-            }
-        }
-        out.push(item_check);
-    }
-    out
-}
-
-/// The tolerance a check is written with, if it takes one.
-fn check_tolerance(check: &Check) -> Option<f64> {
-    match check {
-        Check::JsonPathEquals { tol, .. }
-        | Check::NumericEquals { tol, .. }
-        | Check::ToolArgsMatch { tol, .. } => *tol,
-        _ => None,
-    }
-}
-
-/// The tool names a check refers to: each must be a tool the arena offers
-/// (a misspelt name would make `tool_not_used` hold vacuously).
-fn named_tools(check: &Check) -> Vec<&str> {
-    match check {
-        Check::ToolUsed { name, .. }
-        | Check::ToolNotUsed { name, .. }
-        | Check::ToolArgsMatch { name, .. } => vec![name.as_str()],
-        Check::CallCounts { counts, .. } => counts.keys().map(String::as_str).collect(),
-        Check::ToolSequence { tools, .. } => {
-            let mut names: Vec<&str> = tools.iter().map(String::as_str).collect();
-            names.sort_unstable();
-            names.dedup();
-            names
-        }
-        _ => Vec::new(),
-    }
+/// The arena folder's name (the arena's name when arena.toml gives none).
+fn folder_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "arena".to_string())
 }
 
 /// `arena.toml` (the defaults when there is none); `None` when it cannot be
@@ -685,94 +368,6 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
             ));
             None
         }
-    }
-}
-
-fn read_schema(dir: &Path, schema: &toml::Value, problems: &mut Vec<Problem>) -> Option<Value> {
-    match schema {
-        toml::Value::String(p) => {
-            let path = dir.join(p);
-            read_json_file(
-                &path,
-                &format!("schema: cannot read {p}"),
-                &rel(dir, &path),
-                problems,
-            )
-        }
-        toml::Value::Table(_) => match serde_json::to_value(schema) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                problems.push(Problem::file(ARENA_TOML, format!("schema: {e}")));
-                None
-            }
-        },
-        _ => {
-            problems.push(Problem::file(
-                ARENA_TOML,
-                "schema: expected a path or an inline table",
-            ));
-            None
-        }
-    }
-}
-
-/// The well-formed items of the dataset with their 1-based lines; every
-/// problem (including duplicate ids) goes to `problems`.
-fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<(usize, RawItem)> {
-    let text = match std::fs::read_to_string(dir.join(DATASET)) {
-        Ok(t) => t,
-        Err(e) => {
-            problems.push(Problem::file(DATASET, format!("cannot read: {e}")));
-            return Vec::new();
-        }
-    };
-    let mut items: Vec<(usize, RawItem)> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, line_text) in text.lines().enumerate() {
-        let line = i + 1;
-        if line_text.trim().is_empty() {
-            continue;
-        }
-        let parsed = parse_line(line_text);
-        problems.extend(
-            parsed
-                .problems
-                .into_iter()
-                .map(|m| Problem::at(DATASET, line, m)),
-        );
-        if let Some(id) = parsed.id {
-            if let Some(first) = seen.get(&id) {
-                problems.push(Problem::at(
-                    DATASET,
-                    line,
-                    format!("duplicate id {id:?} (first at line {first})"),
-                ));
-                continue;
-            }
-            seen.insert(id, line);
-        }
-        if let Some(item) = parsed.item {
-            items.push((line, item));
-        }
-    }
-    if items.is_empty() && problems.iter().all(|p| p.file != DATASET) {
-        problems.push(Problem::file(DATASET, "no items"));
-    }
-    items
-}
-
-fn budget(b: BudgetToml) -> Budget {
-    let d = Budget::default();
-    Budget {
-        max_tokens: b.max_tokens.or(d.max_tokens),
-        // Priced per backend by the runner ([`Arena::max_cost_usd`]).
-        max_cost: None,
-        max_tool_calls: b.max_tool_calls.or(d.max_tool_calls),
-        deadline: b.deadline_secs.or(d.deadline),
-        max_turns: b.max_turns.unwrap_or(d.max_turns),
-        on_budget: b.on_budget.unwrap_or(d.on_budget),
-        on_repeat: b.on_repeat.unwrap_or(d.on_repeat),
-        max_idle_turns: b.max_idle_turns.unwrap_or(d.max_idle_turns),
     }
 }
 

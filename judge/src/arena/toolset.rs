@@ -1,11 +1,13 @@
 //! The tools an arena can offer, built once per arena from its files:
-//! `search` over the corpus, and the sandboxed file tools.
+//! `search` over the corpus, and the sandboxed file tools — what `tools`,
+//! `corpus` and `files_root` in arena.toml ask for.
 
+use super::{ARENA_TOML, CORPUS, inside, rel};
 use crate::problem::Problem;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::Arc;
-use tribunal_runtime::Tool;
+use tribunal_runtime::{Tool, ToolBox};
 use tribunal_tools::{Corpus, CorpusError, FileTools, SearchTool};
 
 /// The `search` tool over the corpus at `path`, and a digest of the corpus
@@ -43,4 +45,79 @@ pub(crate) fn file_tools(root: &Path) -> Result<Vec<Arc<dyn Tool>>, String> {
 /// Lowercase hex of `bytes`.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The arena's own tools, as `tools` (with `corpus` and `files_root`) asks.
+pub(super) struct Tools {
+    /// The names asked for (default: `search` when the corpus exists).
+    pub(super) names: Vec<String>,
+    /// The tools built.
+    pub(super) toolbox: ToolBox,
+    /// The corpus digest (part of the config hash); empty without `search`.
+    pub(super) digest: String,
+}
+
+impl Tools {
+    /// Every tool name the runs offer: the toolbox's, then the MCP
+    /// servers' (offered once their servers start; their names are known
+    /// from their `tools` lists already).
+    pub(super) fn offered(&self, mcp: &[crate::arena::mcp::McpServerSpec]) -> Vec<String> {
+        self.toolbox
+            .specs()
+            .into_iter()
+            .map(|s| s.name)
+            .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))
+            .collect()
+    }
+}
+
+/// Reads `tools`, `corpus` and `files_root` of the arena in `dir`: the
+/// tools built, each problem in `problems`.
+pub(super) fn read(
+    dir: &Path,
+    tools: Option<&[String]>,
+    corpus: Option<&str>,
+    files_root: Option<&str>,
+    problems: &mut Vec<Problem>,
+) -> Tools {
+    let corpus_path = dir.join(corpus.unwrap_or(CORPUS));
+    let names = tools.map(<[String]>::to_vec).unwrap_or_else(|| {
+        if corpus_path.is_file() {
+            vec!["search".to_string()]
+        } else {
+            Vec::new()
+        }
+    });
+    let mut toolbox = ToolBox::new();
+    let mut digest = String::new();
+    for tool in &names {
+        match tool.as_str() {
+            "search" => match search_tool(&corpus_path, &rel(dir, &corpus_path)) {
+                Ok((t, d)) => {
+                    toolbox.add(t);
+                    digest = d;
+                }
+                Err(problem) => problems.push(problem),
+            },
+            "files" => {
+                let root = dir.join(files_root.unwrap_or("."));
+                let tools = inside(dir, &root)
+                    .map_err(|e| format!("files_root: {e}"))
+                    .and_then(|()| file_tools(&root));
+                match tools {
+                    Ok(ts) => ts.into_iter().for_each(|t| toolbox.add(t)),
+                    Err(message) => problems.push(Problem::file(ARENA_TOML, message)),
+                }
+            }
+            other => problems.push(Problem::file(
+                ARENA_TOML,
+                format!("tools: unknown tool {other:?} (known: search, files)"),
+            )),
+        }
+    }
+    Tools {
+        names,
+        toolbox,
+        digest,
+    }
 }

@@ -13,10 +13,9 @@ use crate::arena::Arena;
 use crate::green_red::Verdict;
 use crate::report::injection::{InjectionLift, injection_lift};
 use crate::report::stats::{GATE_SLACK, Interval, Kappa, cohen_kappa, fleiss_kappa, wilson};
-use crate::rows::results::JudgeRecord;
+use crate::score::JudgeRecord;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 
 /// A share of runs with its 95% Wilson interval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -441,82 +440,5 @@ impl Calibration {
             Subject::Verdicts => "judge vs gold",
             Subject::Rubric => "rubric judge vs human labels",
         }
-    }
-
-    /// The terminal section.
-    pub fn to_terminal(&self) -> String {
-        let heading = match self.subject {
-            Subject::Verdicts => "CALIBRATION",
-            Subject::Rubric => "RUBRIC CALIBRATION",
-        };
-        let mut out = format!("\n{heading}\n");
-        for line in self.lines() {
-            let _ = writeln!(out, "{line}");
-        }
-        let rows = self.disagreement_rows();
-        if !rows.is_empty() {
-            let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(2).max(4);
-            let _ = writeln!(out, "\n{:<width$}  {:<5}  JUDGED", "ITEM", "GOLD");
-            for (id, gold, judged) in rows {
-                let _ = writeln!(out, "{id:<width$}  {gold:<5}  {judged}");
-            }
-        }
-        out
-    }
-
-    /// The JUnit `<property>` pairs (`calibration_…`, or
-    /// `rubric_calibration_…`).
-    pub fn properties(&self) -> Vec<(String, String)> {
-        let prefix = match self.subject {
-            Subject::Verdicts => "calibration",
-            Subject::Rubric => "rubric_calibration",
-        };
-        let mut out: Vec<(String, String)> = Vec::new();
-        let mut put = |name: &str, value: String| out.push((format!("{prefix}_{name}"), value));
-        let rates = [
-            ("accuracy", &self.accuracy),
-            ("true_red_rate", &self.true_red),
-            ("true_green_rate", &self.true_green),
-        ];
-        for (name, rate) in rates {
-            if let Some(a) = rate {
-                put(name, format!("{:.6}", a.rate));
-                if let Some(ci) = a.ci {
-                    put(&format!("{name}_ci95_low"), format!("{:.6}", ci.low));
-                    put(&format!("{name}_ci95_high"), format!("{:.6}", ci.high));
-                }
-            }
-        }
-        if let Some(k) = &self.kappa {
-            put("kappa", format!("{:.6}", k.value));
-            if let Some(ci) = k.ci {
-                put("kappa_ci95_low", format!("{:.6}", ci.low));
-                put("kappa_ci95_high", format!("{:.6}", ci.high));
-            }
-        }
-        if let Some(k) = self.self_agreement.as_ref().and_then(|s| s.fleiss_kappa) {
-            put("self_fleiss_kappa", format!("{k:.6}"));
-        }
-        put("disagreements", self.disagreements.len().to_string());
-        if let Some(i) = &self.injection {
-            put("injection_pairs", i.pairs.to_string());
-            if let Some(lift) = i.lift {
-                put("injection_lift", format!("{lift:.6}"));
-                put("injection_lift_p", format!("{:.6}", i.p_value));
-            }
-            if let Some(ci) = i.lift_ci {
-                put("injection_lift_ci95_low", format!("{:.6}", ci.low));
-                put("injection_lift_ci95_high", format!("{:.6}", ci.high));
-            }
-            put("injection_no_verdict_clean", i.clean_no_verdict.to_string());
-            put(
-                "injection_no_verdict_injected",
-                i.injected_no_verdict.to_string(),
-            );
-            if let Some(lift) = i.answered_lift {
-                put("injection_lift_answered", format!("{lift:.6}"));
-            }
-        }
-        out
     }
 }

@@ -1,8 +1,9 @@
 //! [`Comparison`]: a baseline results file against a new one — which item
 //! runs changed outcome (PASS → FAIL/ERROR is a regression, the reverse a
 //! fix), the pass-rate delta with its interval and an exact paired test,
-//! and token and latency deltas; [`Gate`] decides whether CI should fail.
-//! Pure: it takes rows, not files.
+//! and token and latency deltas; [`Gate`] decides whether CI should fail
+//! ([`GateOutcome`]: pass, regression, or inputs that cannot be gated on).
+//! Pure: it takes rows, not files; how it reads is `report::format`'s.
 
 use crate::green_red::Verdict;
 use crate::report::cache_total;
@@ -11,20 +12,17 @@ use crate::report::stats::percentile;
 use crate::report::stats::{Interval, PairedItem, PairedTest, paired_test, wilson};
 use crate::report::tokens::{TokenChange, TokenUse, run_tokens};
 use crate::rows::RunHeader;
-use crate::rows::results::{Outcome, ResultRow};
+use crate::rows::results::ResultRow;
+use crate::score::Outcome;
 use crate::score::checks::CheckKind;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::CacheCounts;
 
-mod comment;
 mod inputs;
-mod render;
 
-pub use comment::{CommentOptions, SideCosts};
 pub use inputs::{InputProblem, SideInput, Which, input_problems};
-pub use render::COMPARE_VERSION;
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -281,6 +279,18 @@ pub struct ItemRates {
     pub new_pass: usize,
 }
 
+/// What a gate makes of a [`Comparison`] ([`Comparison::gate_outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateOutcome<'a> {
+    /// The gate passes.
+    Pass,
+    /// The gate finds a regression.
+    Regression,
+    /// The inputs cannot be gated on (the gate fails closed): the first
+    /// problem found.
+    Ungated(&'a InputProblem),
+}
+
 impl Comparison {
     /// Compares `base` with `new`, each the latest row per (item, repeat),
     /// matching rows by item id and repeat.
@@ -411,12 +421,15 @@ impl Comparison {
         }
     }
 
-    /// The exit code of `compare` under `gate`: 0 a passing gate, 1 a
-    /// regression, 3–7 the first input problem's ([`InputProblem::exit_code`]).
-    pub fn exit_code(&self, gate: Gate) -> u8 {
+    /// What `gate` makes of this comparison: the first input problem when
+    /// the inputs cannot be gated on, else a regression or a pass. The
+    /// caller maps it to what it ends with (`tribunal compare`: its exit
+    /// code).
+    pub fn gate_outcome(&self, gate: Gate) -> GateOutcome<'_> {
         match self.problems.first() {
-            Some(problem) => problem.exit_code(),
-            None => u8::from(self.regressed(gate)),
+            Some(problem) => GateOutcome::Ungated(problem),
+            None if self.regressed(gate) => GateOutcome::Regression,
+            None => GateOutcome::Pass,
         }
     }
 

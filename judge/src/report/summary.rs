@@ -9,7 +9,8 @@
 //! runs.
 
 use crate::report::stats::{Interval, pass_at_k, pass_hat_k, wilson};
-use crate::rows::results::{Outcome, ResultRow};
+use crate::rows::results::ResultRow;
+use crate::score::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -19,7 +19,8 @@
 //!   read or write: a provider that reports nothing and one that reports 0
 //!   look the same in a row, so "0%" would claim what nobody measured.
 
-use crate::rows::results::{Outcome, ResultRow};
+use crate::rows::results::ResultRow;
+use crate::score::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// Why a figure of [`TokenUse`] has no value (its `…_missing` field).
@@ -179,40 +180,8 @@ impl TokenUse {
         )
     }
 
-    /// The figures as JUnit properties: a figure without a value gives its
-    /// `…_missing` reason instead.
-    pub fn properties(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = [
-            ("tokens_total", self.total),
-            ("tokens_input", self.input),
-            ("tokens_output", self.output),
-            ("tokens_cache_read", self.cache_read),
-            ("tokens_cache_write", self.cache_write),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        if let Some(j) = self.judge {
-            out.push(("tokens_judge".into(), j.to_string()));
-        }
-        for (name, value, missing) in [
-            ("tokens_per_item", self.per_item, self.per_item_missing),
-            ("tokens_per_pass", self.per_pass, self.per_pass_missing),
-            (
-                "tokens_cached_share",
-                self.cached_share,
-                self.cached_share_missing,
-            ),
-        ] {
-            match value {
-                Some(x) => out.push((name.to_string(), format!("{x:.6}"))),
-                None => out.push((format!("{name}_missing"), self.why(missing).to_string())),
-            }
-        }
-        out
-    }
-
-    fn why(&self, missing: Option<Missing>) -> &'static str {
+    /// Why a figure has no value (no runs when not said).
+    pub(crate) fn why(&self, missing: Option<Missing>) -> &'static str {
         missing.unwrap_or(Missing::NoRuns).as_text()
     }
 }
@@ -328,7 +297,8 @@ pub fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rows::results::{JudgeRecord, ROW_VERSION};
+    use crate::rows::results::ROW_VERSION;
+    use crate::score::JudgeRecord;
     use tribunal_runtime::conversation::Usage;
 
     fn row(id: &str, outcome: Outcome, usage: Usage) -> ResultRow {

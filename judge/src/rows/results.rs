@@ -4,8 +4,8 @@
 //! refuses any other damage; merging combines shard files.
 
 use crate::error::{JudgeError, create_parent};
-use crate::green_red::Verdict;
 use crate::score::checks::CheckResult;
+use crate::score::{JudgeRecord, Outcome, Scored};
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,29 +22,6 @@ use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
 
 /// The version of the row layout, written in every row.
 pub const ROW_VERSION: u32 = 1;
-
-/// How an item's run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Outcome {
-    /// Every check held.
-    Pass,
-    /// A check failed.
-    Fail,
-    /// The run ended with an error code (checks skipped). Never a FAIL.
-    Error,
-}
-
-impl Outcome {
-    /// `PASS`, `FAIL` or `ERROR`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pass => "PASS",
-            Outcome::Fail => "FAIL",
-            Outcome::Error => "ERROR",
-        }
-    }
-}
 
 /// One finished run of one item: a line of the results file.
 ///
@@ -131,67 +108,8 @@ pub struct ResultRow {
     pub approvals: Vec<ApprovalRecord>,
 }
 
-/// The rubric judge of a row: who judged, what it used, whether it failed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeRecord {
-    /// The judge's backend name.
-    pub backend: String,
-    /// The judge's model.
-    pub model: String,
-    /// Token usage over every judgement of the row.
-    pub usage: Usage,
-    /// The verdict of each `rubric` check judged, in check order (what a
-    /// rubric calibration scores).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verdicts: Vec<Verdict>,
-    /// Wall time over every judgement of the row, in milliseconds (the
-    /// row's own `wall_ms` is the agent's).
-    #[serde(default)]
-    pub wall_ms: f64,
-    /// Whether a judgement ended in an error (the row is then ERROR with
-    /// the judge's code). Written only when true.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub failed: bool,
-    /// Whether the judge was reached at a custom endpoint (an unpriced
-    /// judge model there costs 0). Written only when true.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub custom_endpoint: bool,
-}
-
 fn is_false(b: &bool) -> bool {
     !*b
-}
-
-/// How a scored run ended, as its row stores it: an answer with its check
-/// results (PASS when every check held, else FAIL), or an error code with
-/// what is known of a backend failure. An ERROR cannot hold an answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scored {
-    /// The run returned a valid answer; `checks` are its results.
-    Answered {
-        /// The validated answer.
-        answer: Value,
-        /// Every check's result, in the item's order.
-        checks: Vec<CheckResult>,
-    },
-    /// The run (or its judge) ended with an error code.
-    Failed {
-        /// The error code.
-        code: ErrorCode,
-        /// On `backend_error`: the failure's kind, status and error type.
-        backend_failure: Option<BackendFailure>,
-    },
-}
-
-impl Scored {
-    /// PASS, FAIL or ERROR.
-    pub fn outcome(&self) -> Outcome {
-        match self {
-            Scored::Answered { checks, .. } if checks.iter().all(|c| c.ok) => Outcome::Pass,
-            Scored::Answered { .. } => Outcome::Fail,
-            Scored::Failed { .. } => Outcome::Error,
-        }
-    }
 }
 
 /// Where a row comes from: everything about a run that is known before it

@@ -1,19 +1,18 @@
-//! One run of an item: the agent's run on its backend, scored by the
-//! item's checks, graded by the rubric judge when it has rubric checks,
+//! One run of an item: the agent's run on its backend, handed to `score`
+//! (the item's checks, then the rubric judge when it has rubric checks),
 //! and made into its row at the end ([`ResultRow::from_run`]).
 
-use super::judging::judge_answer;
 use crate::arena::Arena;
 use crate::arena::item::Item;
-use crate::rows::results::{ResultRow, RowOrigin, Scored};
+use crate::rows::results::{ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
-use crate::score::checks::score;
+use crate::score::{Outcome, RubricJudge, Scored, grade_rubrics};
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tribunal_runtime::cost::ModelPrice;
-use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunOutcome, RunReport};
+use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunReport};
 
 /// A finished run: its row, and the runtime's report and conversation when
 /// a transcript is kept.
@@ -95,7 +94,22 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         Scored::Answered { answer, checks } if item.has_rubric() => {
             // Boxed: a judgement's future is larger than the run's, and
             // every run in flight would otherwise carry room for it.
-            let judged = Box::pin(judge_answer(arena, item, answer, checks, backends.as_ref()));
+            let backend_for = |check: &_| backends.judge_for(item, check);
+            let judge = RubricJudge {
+                name: backends
+                    .judge_name()
+                    .unwrap_or_else(|| ("none".to_string(), "none".to_string())),
+                custom_endpoint: backends.judge_on_custom_endpoint(),
+                settings: &arena.judge,
+                backend_for: &backend_for,
+            };
+            let judged = Box::pin(grade_rubrics(
+                judge,
+                &item.checks,
+                &item.input,
+                answer,
+                checks,
+            ));
             let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
             (graded, Some(record))
         }
@@ -110,7 +124,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
         *s += price.cost(&row.usage);
     }
-    if row.outcome != crate::rows::results::Outcome::Pass {
+    if row.outcome != Outcome::Pass {
         context.failed.store(true, Ordering::Relaxed);
     }
     (row, run)
@@ -180,22 +194,7 @@ pub(super) async fn run_agent(
     }
 }
 
-/// What the item's checks make of a run: its answer with every check's
-/// result, or its error code (checks are skipped). The answer and the
-/// backend failure move out of `report` into the result (the report's
-/// answer is left `null`), the answer without the parser's spare capacity:
-/// a row keeps it until the report.
+/// What the item's checks make of a run ([`crate::score::score_run`]).
 pub(super) fn score_run(item: &Item, report: &mut RunReport) -> Scored {
-    match &mut report.outcome {
-        RunOutcome::Ok { value } => {
-            let mut answer = std::mem::take(value);
-            let checks = score(&item.checks, Some(&answer), report);
-            tribunal_runtime::json::shrink_to_fit(&mut answer);
-            Scored::Answered { checks, answer }
-        }
-        RunOutcome::Error { code } => Scored::Failed {
-            code: *code,
-            backend_failure: report.backend_failure.take(),
-        },
-    }
+    crate::score::score_run(&item.checks, report)
 }

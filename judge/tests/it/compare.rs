@@ -3,7 +3,7 @@
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
 use tribunal_judge::compare::ChangeKind;
-use tribunal_judge::html::render_compare;
+use tribunal_judge::report::format::html::render_compare;
 use tribunal_judge::{CheckKind, Comparison, Outcome};
 use tribunal_runtime::ErrorCode;
 
@@ -262,7 +262,7 @@ fn report_page_and_compare_read_one_header() {
     rows[2].config_hash = "0000aaaa".to_string();
     rows[0].replayed = true;
     let report = tribunal_judge::Report::from_rows("a", &rows);
-    let page = tribunal_judge::html::ReportPage::build(&rows, |_| Ok(None));
+    let page = tribunal_judge::report::format::html::ReportPage::build(&rows, |_| Ok(None));
     let side = tribunal_judge::compare::Side::of(&rows);
     let header = tribunal_judge::rows::RunHeader::of(&rows);
     assert_eq!(header.config_hashes.len(), 2);

@@ -5,8 +5,9 @@
 
 use crate::html_fixtures::row;
 use serde_json::json;
-use tribunal_judge::compare::{CommentOptions, Gate, SideCosts};
+use tribunal_judge::compare::Gate;
 use tribunal_judge::pricing::{CostSummary, Pricing};
+use tribunal_judge::report::format::{CommentOptions, SideCosts};
 use tribunal_judge::{Comparison, Outcome, ResultRow};
 
 const SIGNIFICANT: Gate = Gate::Significant { alpha: 0.05 };
@@ -114,7 +115,7 @@ fn a_changed_verdict() {
     let md = c.to_markdown(SIGNIFICANT);
     assert!(md.contains("## Changed GREEN/RED verdicts"));
     assert!(md.contains("| item-04 | 0 | RED | none |"));
-    assert!(c.to_json(SIGNIFICANT).contains("\"verdict_changes\""));
+    assert!(c.to_json(SIGNIFICANT, 0).contains("\"verdict_changes\""));
 }
 
 #[test]

@@ -5,7 +5,7 @@ use crate::html_fixtures::{
     EVIL_ID, EVIL_TEXT, many_rows, repeated_rows, small_rows, write_fail_transcripts,
 };
 use serde_json::Value;
-use tribunal_judge::html::{ReportPage, data_json, render_page};
+use tribunal_judge::report::format::html::{ReportPage, data_json, render_page};
 
 /// The text of the `<script type="application/json">` block.
 fn embedded_data(html: &str) -> Value {

@@ -155,7 +155,7 @@ async fn an_injection_that_ends_in_an_error_is_counted_apart() {
 #[tokio::test]
 async fn a_failed_judgement_is_no_rubric_verdict() {
     use tribunal_judge::calibration::rubric_verdict;
-    use tribunal_judge::results::JudgeRecord;
+    use tribunal_judge::score::JudgeRecord;
     use tribunal_judge::verdict::Verdict;
     let dir = arena(0);
     let loaded = Arena::load(dir.path()).unwrap();

@@ -360,8 +360,9 @@ async fn reports_of_mock_runs_say_so() {
     let json: serde_json::Value =
         serde_json::from_str(&replayed.render(ReportFormat::Json)).unwrap();
     assert_eq!(json["replayed"], true);
-    let page =
-        tribunal_judge::html::render_page(&tribunal_judge::html::ReportPage::from_rows(&rows));
+    let page = tribunal_judge::report::format::html::render_page(
+        &tribunal_judge::report::format::html::ReportPage::from_rows(&rows),
+    );
     assert!(page.contains(r#"id="replay-banner""#));
 }
 

@@ -4,7 +4,7 @@
 //! statsmodels, as in `stats.rs`).
 
 use crate::html_fixtures::row;
-use tribunal_judge::html::{ReportPage, render_page};
+use tribunal_judge::report::format::html::{ReportPage, render_page};
 use tribunal_judge::summary::{MAX_LISTED_K, summarize};
 use tribunal_judge::{Outcome, Report, ReportFormat, ResultRow};
 

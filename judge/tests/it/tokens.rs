@@ -4,8 +4,9 @@
 
 use crate::html_fixtures::{row, small_rows};
 use tribunal_judge::compare::Gate;
-use tribunal_judge::html::{ReportPage, render_page};
-use tribunal_judge::results::{JudgeRecord, read_rows};
+use tribunal_judge::report::format::html::{ReportPage, render_page};
+use tribunal_judge::results::read_rows;
+use tribunal_judge::score::JudgeRecord;
 use tribunal_judge::{Comparison, Outcome, Report, ReportFormat, ResultRow};
 use tribunal_runtime::conversation::Usage;
 
@@ -190,7 +191,7 @@ fn compare_puts_the_token_change_beside_the_pass_rate_change_in_every_format() {
         "**pass rate 40.0% → 40.0% (+0.0 points) · tokens/item 3,727 → 1,567 (-2,160, -58.0%)**"
     ));
 
-    let json: serde_json::Value = serde_json::from_str(&c.to_json(gate)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&c.to_json(gate, 0)).unwrap();
     insta::assert_json_snapshot!("tokens_compare_json", {
         let mut v = json.clone();
         let o = v.as_object_mut().unwrap();
@@ -237,7 +238,7 @@ fn compare_without_a_pass_on_one_side_has_no_per_pass_change() {
         line.contains("tokens/PASS none → 440 (input + output"),
         "{line}"
     );
-    let json: serde_json::Value = serde_json::from_str(&c.to_json(Gate::Any)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&c.to_json(Gate::Any, 0)).unwrap();
     assert_eq!(json["tokens_per_pass"]["delta"], serde_json::Value::Null);
     assert_eq!(json["base"]["tokens"]["per_pass_missing"], "no_pass");
 }

@@ -2,8 +2,10 @@
 //! that passes when the run it gates never happened is the worst bug a CI
 //! gate can have, so `compare` fails closed: an empty or torn file, two
 //! arenas, a file that mixes runs, or item runs missing from the new file
-//! each end the comparison with their own exit code before any regression
-//! is counted. Pure: it reads rows and what reading the files found.
+//! each make the gate's outcome
+//! [`GateOutcome::Ungated`](super::GateOutcome::Ungated) before any
+//! regression is counted (`tribunal compare` gives each its own exit
+//! code). Pure: it reads rows and what reading the files found.
 
 use super::{Comparison, RunKey};
 use crate::rows::results::ResultRow;
@@ -40,8 +42,8 @@ pub struct SideInput<'a> {
     pub torn: bool,
 }
 
-/// A reason the comparison cannot be gated on, each with its own code and
-/// exit code.
+/// A reason the comparison cannot be gated on, each with its own code
+/// (`tribunal compare` gives each its own exit code).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum InputProblem {
@@ -95,18 +97,6 @@ impl InputProblem {
             InputProblem::ArenaMismatch { .. } => "arena_mismatch",
             InputProblem::MixedRuns { .. } => "mixed_runs",
             InputProblem::MissingRuns { .. } => "missing_runs",
-        }
-    }
-
-    /// The process exit code `compare` ends with (0 is a passing gate, 1 a
-    /// failing one, 2 an unreadable input or a wrong flag).
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            InputProblem::NoRows { .. } => 3,
-            InputProblem::TornFile { .. } => 4,
-            InputProblem::ArenaMismatch { .. } => 5,
-            InputProblem::MixedRuns { .. } => 6,
-            InputProblem::MissingRuns { .. } => 7,
         }
     }
 }

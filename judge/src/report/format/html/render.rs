@@ -9,13 +9,13 @@
 //! markup.
 
 use crate::report::calibration::Calibration;
-use crate::report::html::charts::{
+use crate::report::format::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
 };
-use crate::report::html::escape::{escape_html, script_safe};
-use crate::report::html::page::{PageItem, ReportPage};
+use crate::report::format::html::escape::{escape_html, script_safe};
+use crate::report::format::html::page::{PageItem, ReportPage};
+use crate::report::format::{MOCK_BANNER, REPLAY_BANNER};
 use crate::report::tokens::figure;
-use crate::report::{MOCK_BANNER, REPLAY_BANNER};
 use crate::rows::results::error_text;
 use serde_json::{Value, json};
 use std::collections::HashMap;

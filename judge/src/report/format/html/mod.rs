@@ -13,7 +13,7 @@
 //!   embedded as JSON.
 //!
 //! ```
-//! use tribunal_judge::html::{ReportPage, render_page};
+//! use tribunal_judge::report::format::html::{ReportPage, render_page};
 //!
 //! let page = ReportPage::from_rows(&[]);
 //! let html = render_page(&page);

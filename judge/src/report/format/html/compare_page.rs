@@ -3,10 +3,10 @@
 //! then every changed item run, regressions first. Everything from the
 //! result files is escaped.
 
-use crate::report::MOCK_BANNER;
 use crate::report::compare::{ChangeKind, Comparison, Gate};
-use crate::report::html::escape::escape_html;
-use crate::report::html::render::head;
+use crate::report::format::MOCK_BANNER;
+use crate::report::format::html::escape::escape_html;
+use crate::report::format::html::render::head;
 use std::fmt::Write as _;
 
 /// Renders the comparison page, with the verdict of `gate`.

@@ -6,7 +6,7 @@
 use crate::pricing::{CostSummary, Pricing};
 use crate::report::ReportItem;
 use crate::report::calibration::Calibration;
-use crate::report::html::charts::{Histogram, TokenBars};
+use crate::report::format::html::charts::{Histogram, TokenBars};
 use crate::report::summary::{Summary, summarize};
 use crate::report::tokens::TokenUse;
 use crate::rows::RunHeader;

@@ -2,7 +2,7 @@
 //! histogram and the tokens-per-item chart, plus the chart data
 //! ([`Histogram`], [`TokenBars`]) the page model carries.
 
-use crate::report::html::escape::escape_html;
+use crate::report::format::html::escape::escape_html;
 pub use crate::report::stats::percentile;
 use crate::report::summary::Summary;
 use serde::{Deserialize, Serialize};

@@ -3,10 +3,10 @@
 //! the pass-rate change with, beside it, the change in tokens per item run
 //! and per PASS.
 
-use super::{ChangeKind, Comparison, Gate, VerdictChange};
+use super::{MOCK_BANNER, md_escape as md};
+use crate::report::compare::{ChangeKind, Comparison, Gate, VerdictChange};
 use crate::report::stats::PairedMethod;
 use crate::report::tokens::{TokenUse, figure, grouped, signed_count};
-use crate::report::{MOCK_BANNER, md_escape as md};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -22,7 +22,8 @@ struct ComparisonJson<'a> {
     gate: String,
     gate_fails: bool,
     gate_line: String,
-    /// What `tribunal compare` exits with: 0, 1, or an input problem's code.
+    /// What the caller exits with (`tribunal compare`: 0, 1, or an input
+    /// problem's code), as it maps [`Comparison::gate_outcome`].
     exit_code: u8,
     #[serde(flatten)]
     comparison: &'a Comparison,
@@ -389,14 +390,16 @@ impl Comparison {
     }
 
     /// Pretty JSON, ending with a newline: `version`, the gate (`gate`,
-    /// `gate_fails`, `gate_line`) and every field of the comparison.
-    pub fn to_json(&self, gate: Gate) -> String {
+    /// `gate_fails`, `gate_line`), `exit_code` (what the caller exits
+    /// with: it maps [`Comparison::gate_outcome`] to a code, the judge
+    /// holds no process exit codes) and every field of the comparison.
+    pub fn to_json(&self, gate: Gate, exit_code: u8) -> String {
         let value = ComparisonJson {
             version: COMPARE_VERSION,
             gate: gate.describe(),
             gate_fails: self.fails(gate),
             gate_line: self.gate_line(gate),
-            exit_code: self.exit_code(gate),
+            exit_code,
             comparison: self,
         };
         let mut s = serde_json::to_string_pretty(&value).unwrap_or_else(|e| {

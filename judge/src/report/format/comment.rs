@@ -9,9 +9,9 @@
 //! The body carries no marker: `tribunal github comment` adds the hidden one
 //! it finds the comment by on the next push.
 
-use super::{Change, ChangeKind, Comparison, Gate, Side};
+use super::md_escape as md;
 use crate::pricing::CostSummary;
-use crate::report::md_escape as md;
+use crate::report::compare::{Change, ChangeKind, Comparison, Gate, Side};
 use std::fmt::Write as _;
 
 /// The cost of each side, under one pricing table.

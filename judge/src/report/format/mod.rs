@@ -1,0 +1,130 @@
+//! The formats of the report: every way the figures are written out. The
+//! figures themselves — what a report *computes* — live beside this folder
+//! in `report/`: the [`Report`] model (`report/mod.rs`), the summary and
+//! its intervals (`summary`), tokens per run and per PASS (`tokens`),
+//! judge calibration (`calibration`), injection lift (`injection`), the
+//! comparison of two runs (`compare`) and the statistics under them
+//! (`stats`). Here is only how they read:
+//!
+//! - the run report as a terminal table (`terminal`), Markdown
+//!   (`markdown`), JSON (`json`) and JUnit XML (`junit`), chosen by
+//!   [`ReportFormat`];
+//! - a comparison as text, Markdown and JSON (`compare`) and as the body
+//!   of a pull-request comment (`comment`);
+//! - both as one self-contained HTML page ([`html`]).
+//!
+//! The split runs one way: a format reads figures, a figure never reads a
+//! format — so a new format is a file here, and a figure changes in one
+//! place for every format. A figure keeps its own one-line wording (for
+//! example `TokenUse::line`, `Calibration::lines`): every format quotes
+//! the same sentence, and it is said where the number is made. Process
+//! exit codes are neither: the CLI maps outcomes to them.
+//!
+//! Every rendering of a mock-backend run says so: `"mock": true` in JSON,
+//! a banner elsewhere. Mock pass rates prove the plumbing, not a model.
+
+mod comment;
+mod compare;
+pub mod html;
+mod json;
+mod junit;
+mod markdown;
+mod terminal;
+
+pub use comment::{CommentOptions, SideCosts};
+pub use compare::COMPARE_VERSION;
+pub(crate) use markdown::md_escape;
+
+use crate::error::JudgeError;
+use crate::report::{Report, ReportItem};
+use crate::rows::results::error_text;
+use crate::score::Outcome;
+use std::str::FromStr;
+use tribunal_runtime::ErrorCode;
+
+/// The banner every non-JSON rendering of a mock run carries.
+pub const MOCK_BANNER: &str = "MOCK RUN: a scripted model played each item's `mock` turns. \
+These results prove the plumbing, not a model.";
+
+/// The banner every non-JSON rendering of a replayed run carries.
+pub const REPLAY_BANNER: &str = "REPLAY: every answer was read from a cassette recorded earlier; \
+no model was asked.";
+
+/// The report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// A table for people (the default).
+    #[default]
+    Terminal,
+    /// The JSON report.
+    Json,
+    /// Markdown (for CI summaries).
+    Markdown,
+    /// JUnit XML (for CI test views).
+    Junit,
+}
+
+impl FromStr for ReportFormat {
+    type Err = JudgeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "terminal" | "table" => Ok(ReportFormat::Terminal),
+            "json" => Ok(ReportFormat::Json),
+            "markdown" | "md" => Ok(ReportFormat::Markdown),
+            "junit" => Ok(ReportFormat::Junit),
+            other => Err(JudgeError::Usage(format!(
+                "unknown report format {other:?} (terminal, json, markdown, junit)"
+            ))),
+        }
+    }
+}
+
+impl Report {
+    /// Renders the report in `format`.
+    pub fn render(&self, format: ReportFormat) -> String {
+        match format {
+            ReportFormat::Terminal => self.to_terminal(),
+            ReportFormat::Json => self.to_json(),
+            ReportFormat::Markdown => self.to_markdown(),
+            ReportFormat::Junit => self.to_junit(),
+        }
+    }
+
+    /// An item's one-line detail, with its cost unless this is a mock run
+    /// (where every run costs 0).
+    fn detail(&self, item: &ReportItem) -> String {
+        let detail = item_detail(item);
+        if self.mock {
+            return detail;
+        }
+        match item.cost_usd {
+            Some(usd) => format!("{detail} · ${usd:.6}"),
+            None => format!("{detail} · unpriced"),
+        }
+    }
+}
+
+/// An error code's spelling, `unknown` when there is none.
+fn code_text(code: Option<ErrorCode>) -> &'static str {
+    code.map_or("unknown", ErrorCode::as_str)
+}
+
+/// The one-line detail of an item: the error code, the failed checks, or
+/// how many checks held.
+fn item_detail(item: &ReportItem) -> String {
+    match item.outcome {
+        Outcome::Error => format!(
+            "{} (checks skipped)",
+            error_text(item.error_code, item.backend_failure.as_ref())
+        ),
+        Outcome::Fail => item
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .collect::<Vec<_>>()
+            .join("; "),
+        Outcome::Pass => format!("{} check(s) held", item.checks.len()),
+    }
+}
