@@ -21,7 +21,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tribunal::judge::backends::MOCK_MODEL;
 use tribunal::judge::run::Environment;
-use tribunal::judge::verdict::{Review, Verdict, VerdictSchemas, run_review, submit};
+use tribunal::judge::verdict::{
+    Review, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
+};
 use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};
 use tribunal::runtime::{Backend, Budget};
 use tribunal::tools::FileTools;
@@ -211,7 +213,16 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
         eprintln!("tribunal: the review ended without a verdict: backend_error: {failure}");
     }
     println!("{}", stored.to_json_pretty());
-    Ok(ExitCode::from(stored.outcome.exit_code()))
+    Ok(ExitCode::from(exit_code(stored.outcome)))
+}
+
+/// The exit code of `judge run`: 0 GREEN, 1 RED, 2 no verdict.
+fn exit_code(outcome: VerdictOutcome) -> u8 {
+    match outcome {
+        VerdictOutcome::Green => 0,
+        VerdictOutcome::Red => 1,
+        VerdictOutcome::Error(_) => 2,
+    }
 }
 
 fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<dyn Backend>> {

@@ -7,7 +7,7 @@ use crate::arena::item::Item;
 use crate::rows::results::{ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
-use crate::score::{Outcome, RubricJudge, Scored, grade_rubrics};
+use crate::score::{Outcome, RubricJudge, Scored, grade_rubrics, score_run};
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -90,7 +90,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         _ => None,
     };
     let mut report = report;
-    let (scored, judge) = match score_run(item, &mut report) {
+    let (scored, judge) = match score_run(&item.checks, &mut report) {
         Scored::Answered { answer, checks } if item.has_rubric() => {
             // Boxed: a judgement's future is larger than the run's, and
             // every run in flight would otherwise carry room for it.
@@ -192,9 +192,4 @@ pub(super) async fn run_agent(
             (RunReport::failed(ErrorCode::SchemaMismatch), None)
         }
     }
-}
-
-/// What the item's checks make of a run ([`crate::score::score_run`]).
-pub(super) fn score_run(item: &Item, report: &mut RunReport) -> Scored {
-    crate::score::score_run(&item.checks, report)
 }

@@ -233,7 +233,7 @@ pub(crate) async fn run_one(
         (backend.name(), backend.model()),
     );
     let (mut report, _) = job::run_agent(arena, item, backend, arena.budget, None).await;
-    let scored = job::score_run(item, &mut report);
+    let scored = crate::score::score_run(&item.checks, &mut report);
     ResultRow::from_run(origin, report, scored, None, None)
 }
 

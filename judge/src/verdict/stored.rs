@@ -56,15 +56,6 @@ impl VerdictOutcome {
             VerdictOutcome::Error(_) => None,
         }
     }
-
-    /// The process exit code for this outcome: 0 GREEN, 1 RED, 2 ERROR.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            VerdictOutcome::Green => 0,
-            VerdictOutcome::Red => 1,
-            VerdictOutcome::Error(_) => 2,
-        }
-    }
 }
 
 impl From<Verdict> for VerdictOutcome {
