@@ -72,20 +72,12 @@ pub mod pricing;
 pub mod arena;
 
 pub mod run;
-pub mod runner;
 
 pub mod report;
 
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
 pub mod verdict;
-
-// The public paths of before the folders, kept.
-pub use arena::{mcp, settings};
-pub use report::{calibration, compare, stats, summary, tokens};
-pub use rows::{results, transcript};
-pub use run::{backends, batch, hash, shard_env};
-pub use score::{checks, rubric};
 
 pub use arena::Arena;
 pub use arena::item::{Injection, Item};

@@ -61,6 +61,10 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
+// `nudge`, `task` and `text` are public for the sibling crates (the
+// judge's runner, the tools' and judge's text clipping) and this crate's
+// integration tests, not for embedders: hidden from the docs and the API
+// listing, and free to change in any release.
 mod agent;
 pub mod answer;
 pub mod approval;
@@ -75,6 +79,7 @@ mod error;
 pub mod event;
 pub mod json;
 pub mod machine;
+#[doc(hidden)]
 pub mod nudge;
 #[cfg(feature = "otel")]
 pub mod otel;
@@ -83,8 +88,10 @@ pub mod report;
 pub mod schema;
 mod seen_calls;
 pub mod snapshot;
+#[doc(hidden)]
 pub mod task;
 pub mod telemetry;
+#[doc(hidden)]
 pub mod text;
 pub mod tool;
 mod typed;

@@ -149,7 +149,7 @@ impl BackendRequest<'_> {
 mod tests {
     use super::*;
     use clap::ValueEnum;
-    use tribunal::judge::backends::MOCK_BACKEND;
+    use tribunal::judge::run::backends::MOCK_BACKEND;
 
     #[test]
     fn a_provider_prefix_names_the_backend_and_other_slashes_stay_in_the_model() {

@@ -20,8 +20,8 @@ use super::report::read_results_torn;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::Comparison;
-use tribunal::judge::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::pricing::{CostSummary, Pricing};
+use tribunal::judge::report::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::report::format::html::render_compare;
 use tribunal::judge::report::format::{CommentOptions, SideCosts};
 

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal::judge::backends::MOCK_MODEL;
 use tribunal::judge::run::Environment;
+use tribunal::judge::run::backends::MOCK_MODEL;
 use tribunal::judge::verdict::{
     Review, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };

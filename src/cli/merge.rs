@@ -8,7 +8,7 @@
 use super::report_opts::{ReportOpts, emit_report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::results::{merge_files, missing_shards, rewrite};
+use tribunal::judge::rows::results::{merge_files, missing_shards, rewrite};
 
 /// The exit code of a merge that leaves out shards of the run.
 const MISSING_SHARDS_EXIT: u8 = 8;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::Pricing;
 use tribunal::judge::report::format::html::{ReportPage, render_page};
-use tribunal::judge::results::latest;
+use tribunal::judge::rows::results::latest;
 use tribunal::judge::{Calibration, ResultRow, read_rows};
 
 #[derive(Debug, clap::Args)]
@@ -112,7 +112,7 @@ pub(crate) fn emit_html(
 /// The page model of `rows`, with the transcripts in `transcripts` when given.
 fn page(rows: &[ResultRow], transcripts: Option<&Path>, pricing: &Pricing) -> ReportPage {
     ReportPage::build_priced(rows, pricing, |row| match transcripts {
-        Some(dir) => tribunal::judge::transcript::Transcript::read(dir, &row.id, row.repeat)
+        Some(dir) => tribunal::judge::rows::transcript::Transcript::read(dir, &row.id, row.repeat)
             .map_err(|e| e.to_string()),
         None => Ok(None),
     })

@@ -17,7 +17,7 @@ use super::run_exit::{Calibrations, stopped_early};
 use std::path::Path;
 use std::process::ExitCode;
 use tribunal::judge::run::Environment;
-use tribunal::judge::shard_env::{ShardFlags, resolve_shard};
+use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {

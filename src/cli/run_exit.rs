@@ -3,7 +3,7 @@
 //! `--min-kappa`, and a run that stopped starting items early.
 
 use std::process::ExitCode;
-use tribunal::judge::calibration::{Calibration, calibrate_arena};
+use tribunal::judge::report::calibration::{Calibration, calibrate_arena};
 use tribunal::judge::report::injection::InjectionLift;
 use tribunal::judge::run::CostStop;
 use tribunal::judge::{Arena, ResultRow};

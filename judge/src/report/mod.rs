@@ -35,6 +35,7 @@ pub const REPORT_VERSION: u32 = 1;
 
 /// The scored report. Field names are a contract scripts rely on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Report {
     /// The layout version ([`REPORT_VERSION`]).
     pub version: u32,

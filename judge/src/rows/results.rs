@@ -28,6 +28,7 @@ pub const ROW_VERSION: u32 = 1;
 /// Keyed by (`arena`, `id`, `repeat`, `config_hash`). An ERROR row holds only
 /// its `error_code` — never model text — and no checks or answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResultRow {
     /// The row layout version ([`ROW_VERSION`]).
     pub version: u32,

@@ -217,26 +217,6 @@ async fn run_on(
     })
 }
 
-/// One run of `item` on `backend`, scored by its checks (no rubric judge,
-/// no cost budget): what the deprecated `runner::run_item` returns.
-pub(crate) async fn run_one(
-    arena: &Arena,
-    item: &Item,
-    repeat: u32,
-    backend: Arc<dyn tribunal_runtime::Backend>,
-    config_hash: &str,
-) -> ResultRow {
-    let origin = crate::rows::results::RowOrigin::new(
-        arena.name.as_str(),
-        (item.id.as_str(), item.index, repeat),
-        config_hash,
-        (backend.name(), backend.model()),
-    );
-    let (mut report, _) = job::run_agent(arena, item, backend, arena.budget, None).await;
-    let scored = crate::score::score_run(&item.checks, &mut report);
-    ResultRow::from_run(origin, report, scored, None, None)
-}
-
 /// The items of the run's shard (every item without one), with their
 /// positions.
 fn shard_items<'a>(arena: &'a Arena, options: &RunOptions) -> Vec<(usize, &'a Item)> {

@@ -84,6 +84,7 @@ pub struct Reproduction {
 /// The stored record of one review or submission.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(into = "StoredJson", try_from = "StoredJson")]
+#[non_exhaustive]
 pub struct StoredVerdict {
     /// GREEN, RED or ERROR(code).
     pub outcome: VerdictOutcome,

@@ -5,8 +5,8 @@
 
 use crate::html_fixtures::row;
 use serde_json::json;
-use tribunal_judge::compare::Gate;
 use tribunal_judge::pricing::{CostSummary, Pricing};
+use tribunal_judge::report::compare::Gate;
 use tribunal_judge::report::format::{CommentOptions, SideCosts};
 use tribunal_judge::{Comparison, Outcome, ResultRow};
 

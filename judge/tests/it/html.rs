@@ -136,7 +136,7 @@ fn html_data_stores_each_check_spec_once() {
 fn html_unreadable_transcript_is_a_note() {
     let rows = small_rows();
     let dir = tempfile::tempdir().unwrap();
-    let path = tribunal_judge::transcript::transcript_path(dir.path(), "golden-gate", 0);
+    let path = tribunal_judge::rows::transcript::transcript_path(dir.path(), "golden-gate", 0);
     std::fs::write(&path, "{not json").unwrap();
     let page = ReportPage::with_transcripts(&rows, dir.path());
     assert_eq!(page.notes.len(), 1);
@@ -151,10 +151,11 @@ fn html_transcript_round_trips_through_its_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = t.write(dir.path()).unwrap();
     assert!(path.ends_with("golden-gate.r0.json"));
-    let back = tribunal_judge::transcript::Transcript::read(dir.path(), "golden-gate", 0).unwrap();
+    let back =
+        tribunal_judge::rows::transcript::Transcript::read(dir.path(), "golden-gate", 0).unwrap();
     assert_eq!(back, Some(t));
     assert_eq!(
-        tribunal_judge::transcript::Transcript::read(dir.path(), "absent", 0).unwrap(),
+        tribunal_judge::rows::transcript::Transcript::read(dir.path(), "absent", 0).unwrap(),
         None
     );
 }

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use std::path::Path;
-use tribunal_judge::transcript::Transcript;
+use tribunal_judge::rows::transcript::Transcript;
 use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow};
 use tribunal_runtime::conversation::{Message, ToolCall, ToolResult, Usage};
 use tribunal_runtime::report::ToolCallRecord;
@@ -46,42 +46,38 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
             ),
         ],
     };
-    ResultRow {
-        version: tribunal_judge::results::ROW_VERSION,
-        arena: "structured_output".to_string(),
-        id: id.to_string(),
-        index,
-        repeat,
-        config_hash: "cfg-0123456789ab".to_string(),
-        outcome,
-        error_code: (outcome == Outcome::Error).then_some(ErrorCode::MaxToolCallsExceeded),
-        backend_failure: None,
-        answer: (outcome != Outcome::Error)
-            .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }})),
-        checks,
-        usage: Usage::new(400 + 10 * n, 40 + n),
-        tool_calls: vec![ToolCallRecord {
-            name: "search".to_string(),
-            arguments: format!(r#"{{"query":"{id}"}}"#),
-            ok: true,
-            duration_ms: 0.4,
-            repeated: false,
-        }],
-        wall_ms: 10.0 + 7.5 * n as f64 + f64::from(repeat),
-        turns: 2,
-        repair_used: index % 4 == 3,
-        finalized_after: None,
-        backend: "mock".to_string(),
-        model: "scripted".to_string(),
-        finished_at_ms: 1_786_000_000_000 + n * 1000,
-        replayed: false,
-        custom_endpoint: false,
-        batch: false,
-        cache: None,
-        judge: None,
-        shard: None,
-        approvals: Vec::new(),
-    }
+    // Built as a results file holds it: the row type is non-exhaustive.
+    let error_code = (outcome == Outcome::Error).then_some(ErrorCode::MaxToolCallsExceeded);
+    let answer = (outcome != Outcome::Error)
+        .then(|| json!({"name": id, "height_m": if ok { 300 + n } else { 1 + n }}));
+    let tool_calls = vec![ToolCallRecord {
+        name: "search".to_string(),
+        arguments: format!(r#"{{"query":"{id}"}}"#),
+        ok: true,
+        duration_ms: 0.4,
+        repeated: false,
+    }];
+    serde_json::from_value(json!({
+        "version": tribunal_judge::rows::results::ROW_VERSION,
+        "arena": "structured_output",
+        "id": id,
+        "index": index,
+        "repeat": repeat,
+        "config_hash": "cfg-0123456789ab",
+        "outcome": outcome,
+        "error_code": error_code,
+        "answer": answer,
+        "checks": checks,
+        "usage": Usage::new(400 + 10 * n, 40 + n),
+        "tool_calls": tool_calls,
+        "wall_ms": 10.0 + 7.5 * n as f64 + f64::from(repeat),
+        "turns": 2,
+        "repair_used": index % 4 == 3,
+        "backend": "mock",
+        "model": "scripted",
+        "finished_at_ms": 1_786_000_000_000 + n * 1000,
+    }))
+    .expect("a fixture row reads back")
 }
 
 fn check(kind: CheckKind, ok: bool, detail: &str, spec: serde_json::Value) -> CheckResult {
@@ -121,7 +117,7 @@ pub fn repeated_rows() -> Vec<ResultRow> {
         rows.push(row("golden-gate", 1, repeat, gg));
         rows.push(row("statue-of-liberty", 2, repeat, Outcome::Error));
     }
-    tribunal_judge::results::latest(rows)
+    tribunal_judge::rows::results::latest(rows)
 }
 
 /// The transcript of `row`'s run, whose model text is [`EVIL_TEXT`].

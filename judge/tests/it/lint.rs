@@ -367,11 +367,11 @@ fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     let dir = arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
-    let base = tribunal_judge::hash::config_hash(&arena, "openai-chat", "m", &plan);
+    let base = tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &plan);
     let with = |f: &dyn Fn(&mut tribunal_judge::Arena)| {
         let mut changed = arena.clone();
         f(&mut changed);
-        tribunal_judge::hash::config_hash(&changed, "openai-chat", "m", &plan)
+        tribunal_judge::run::hash::config_hash(&changed, "openai-chat", "m", &plan)
     };
     assert_eq!(with(&|a| a.backend.max_retries = Some(9)), base);
     assert_eq!(with(&|a| a.backend.prompt_cache = Some(false)), base);
@@ -395,7 +395,7 @@ fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     assert_ne!(with(&|a| a.require_tool_first = true), base);
     let native = OutputPlan::native(SchemaTarget::OpenAi);
     assert_ne!(
-        tribunal_judge::hash::config_hash(&arena, "openai-chat", "m", &native),
+        tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &native),
         base
     );
 }

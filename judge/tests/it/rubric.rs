@@ -239,7 +239,7 @@ fn the_judge_enters_the_config_hash_only_with_rubric_checks() {
     let hash = |dataset: &str, toml: &str| {
         let dir = arena_dir(&[("dataset.jsonl", dataset), ("arena.toml", toml)]);
         let arena = Arena::load(dir.path()).unwrap();
-        tribunal_judge::hash::config_hash(&arena, "openai-chat", "m", &plan)
+        tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &plan)
     };
     let rubric = item("a", json!({}));
     let plain =
@@ -282,8 +282,11 @@ async fn the_rubric_judge_is_calibrated_against_gold_rubric_labels() {
     let gold = arena.gold_rubric();
     assert_eq!(gold.len(), 4);
     let result = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;
-    let c = tribunal_judge::calibration::calibrate_rubric(&gold, &result.rows);
-    assert_eq!(c.subject, tribunal_judge::calibration::Subject::Rubric);
+    let c = tribunal_judge::report::calibration::calibrate_rubric(&gold, &result.rows);
+    assert_eq!(
+        c.subject,
+        tribunal_judge::report::calibration::Subject::Rubric
+    );
     // GG 1, RG 1, RR 2: p_o = 3/4; rows G 1/4, R 3/4; columns G 2/4, R 2/4;
     // p_e = 1/8 + 3/8 = 1/2; kappa = (3/4 − 1/2) / (1/2) = 1/2.
     assert_eq!((c.runs, c.runs_without_gold), (4, 0));

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use tribunal_judge::results::merge_files;
+use tribunal_judge::rows::results::merge_files;
 use tribunal_judge::{
     Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, Silent, read_rows, run_arena,
 };
@@ -88,7 +88,7 @@ async fn repeats_report_pass_hat_k_and_unstable_items() {
         .find(|r| r.id == "pass" && r.repeat == 1)
         .unwrap();
     flip.outcome = Outcome::Fail;
-    let s = tribunal_judge::summary::summarize(&rows);
+    let s = tribunal_judge::report::summary::summarize(&rows);
     assert_eq!(s.unstable, vec!["pass".to_string()]);
     assert_eq!(s.pass_hat_k, 0.0);
     assert!((s.per_repeat[1].pass_rate - 0.0).abs() < 1e-9);
@@ -431,13 +431,14 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     let plain = Arena::load(plain_dir.path()).unwrap();
     let plan = tribunal_judge::MockBackends::default().output_plan();
     assert_ne!(
-        tribunal_judge::hash::config_hash(&arena, "mock", "scripted", &plan),
-        tribunal_judge::hash::config_hash(&plain, "mock", "scripted", &plan)
+        tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan),
+        tribunal_judge::run::hash::config_hash(&plain, "mock", "scripted", &plan)
     );
     // So is batch mode; an online run's hash is the plain one.
-    let online = tribunal_judge::hash::config_hash(&arena, "mock", "scripted", &plan);
-    let mode =
-        |batch| tribunal_judge::hash::config_hash_of_mode(&arena, "mock", "scripted", &plan, batch);
+    let online = tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan);
+    let mode = |batch| {
+        tribunal_judge::run::hash::config_hash_of_mode(&arena, "mock", "scripted", &plan, batch)
+    };
     assert_eq!(mode(false), online);
     assert_ne!(mode(true), online);
 
@@ -476,7 +477,7 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
 
 #[tokio::test]
 async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
-    use tribunal_judge::backends::SharedBackend;
+    use tribunal_judge::run::backends::SharedBackend;
     use tribunal_runtime::backend::ScriptedBackend;
     let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 1.0\n");
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
@@ -556,7 +557,7 @@ async fn dropping_the_run_cancels_every_run_in_flight() {
         began: Default::default(),
         finished: Default::default(),
     });
-    let backends = tribunal_judge::backends::SharedBackend::new(slow.clone());
+    let backends = tribunal_judge::run::backends::SharedBackend::new(slow.clone());
     let mut opts = options(&dir.path().join("r.jsonl"));
     opts.concurrency = 3;
     let cut = tokio::time::timeout(

@@ -3,9 +3,9 @@
 //! per item beside the pass-rate change in every format `compare` emits.
 
 use crate::html_fixtures::{row, small_rows};
-use tribunal_judge::compare::Gate;
+use tribunal_judge::report::compare::Gate;
 use tribunal_judge::report::format::html::{ReportPage, render_page};
-use tribunal_judge::results::read_rows;
+use tribunal_judge::rows::results::read_rows;
 use tribunal_judge::score::JudgeRecord;
 use tribunal_judge::{Comparison, Outcome, Report, ReportFormat, ResultRow};
 use tribunal_runtime::conversation::Usage;
