@@ -451,20 +451,8 @@ fn the_backend_imports_follow_its_layers() {
         // Assembly.
         &["config"],
     ];
-    let layer = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
     let graph = folder_graph(&files(&src("runtime")), &["backend".to_string()]);
-    let mut wrong = Vec::new();
-    for (from, to) in &graph {
-        let Some(from_layer) = layer(from) else {
-            wrong.push(format!("{from} is in no layer: place it"));
-            continue;
-        };
-        for t in to {
-            if layer(t).is_none_or(|l| l >= from_layer) {
-                wrong.push(format!("{from} -> {t}"));
-            }
-        }
-    }
+    let wrong = against_layers(&graph, LAYERS);
     assert!(
         wrong.is_empty(),
         "backend/ imports against its layers: {}",
@@ -576,20 +564,8 @@ fn the_judge_imports_follow_its_flow() {
         &["verdict"],
         &["snapshot"],
     ];
-    let layer = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
     let graph = module_graph(&src("judge"));
-    let mut wrong = Vec::new();
-    for (from, to) in &graph {
-        let Some(from_layer) = layer(from) else {
-            wrong.push(format!("{from} is in no layer: place it"));
-            continue;
-        };
-        for t in to {
-            if layer(t).is_none_or(|l| l >= from_layer) {
-                wrong.push(format!("{from} -> {t}"));
-            }
-        }
-    }
+    let wrong = against_layers(&graph, LAYERS);
     assert!(
         wrong.is_empty(),
         "imports against the flow: {}",
@@ -682,4 +658,23 @@ fn the_io_free_core_names_no_io() {
         wrong.is_empty(),
         "the I/O-free core reaches out: {wrong:#?}"
     );
+}
+
+/// The edges of `graph` that do not point to a lower layer of `layers`
+/// (listed bottom first), and the modules that are in none.
+fn against_layers(graph: &Graph, layers: &[&[&str]]) -> Vec<String> {
+    let layer = |m: &str| layers.iter().position(|l| l.contains(&m));
+    let mut wrong = Vec::new();
+    for (from, to) in graph {
+        let Some(from_layer) = layer(from) else {
+            wrong.push(format!("{from} is in no layer: place it"));
+            continue;
+        };
+        for t in to {
+            if layer(t).is_none_or(|l| l >= from_layer) {
+                wrong.push(format!("{from} -> {t}"));
+            }
+        }
+    }
+    wrong
 }
