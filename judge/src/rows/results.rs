@@ -27,6 +27,13 @@ pub const ROW_VERSION: u32 = 1;
 ///
 /// Keyed by (`arena`, `id`, `repeat`, `config_hash`). An ERROR row holds only
 /// its `error_code` — never model text — and no checks or answer.
+///
+/// A row repeats some of a [`RunReport`](tribunal_runtime::RunReport)'s
+/// fields (usage, tool calls, turns, wall time, repair, finalize) on
+/// purpose: it is a stored, flat, versioned line ([`ROW_VERSION`]) that
+/// scripts and `jq` read, whose layout must not move when the runtime's
+/// in-memory report grows; `ResultRow::from_run` is the one place a report
+/// becomes a row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ResultRow {
