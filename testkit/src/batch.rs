@@ -84,7 +84,7 @@ pub struct Fake {
 impl Fake {
     /// A fake of `api` answering with `player`, following `script`.
     pub async fn start(api: Api, player: Player, script: Script) -> Fake {
-        let server = MockServer::start().await;
+        let server = crate::wire::own_server().await;
         let ledger = Arc::new(Mutex::new(Ledger::default()));
         let held = Arc::new(AtomicUsize::new(0));
         Mock::given(any())

@@ -95,6 +95,20 @@ pub async fn model_server(kind: BackendKind, responses: Vec<ResponseTemplate>) -
     model_server_with(kind, Sequence::new(responses)).await
 }
 
+/// A mock server of its own, on a port of its own: never one of wiremock's
+/// pooled servers (`MockServer::start`), which are handed from a finished
+/// test to the next — so a request another test's client sends late (a
+/// retry, a connection closing under load) cannot land in this test's
+/// count. Seen once in CI: `client_errors_are_not_retried` counted two
+/// requests for one 400. Every stand-in server of the workspace starts here.
+pub async fn own_server() -> MockServer {
+    match std::net::TcpListener::bind("127.0.0.1:0") {
+        Ok(listener) => MockServer::builder().listener(listener).start().await,
+        // No port of its own to be had: the pooled server still serves.
+        Err(_) => MockServer::start().await,
+    }
+}
+
 /// A mock server answering `kind`'s endpoint with `responder`.
 pub async fn model_server_with(kind: BackendKind, responder: impl Respond + 'static) -> MockServer {
     serve(endpoint_path(kind), responder).await
@@ -104,7 +118,7 @@ pub async fn model_server_with(kind: BackendKind, responder: impl Respond + 'sta
 /// stand-in server of this crate but the batch fake (which answers every
 /// path) is one of these.
 pub async fn serve(endpoint: &str, responder: impl Respond + 'static) -> MockServer {
-    let server = MockServer::start().await;
+    let server = own_server().await;
     Mock::given(method("POST"))
         .and(path(endpoint))
         .respond_with(responder)

@@ -165,7 +165,7 @@ impl Upload {
 /// 17, and `uploads` as stored artifacts (with `filler` artifacts of
 /// another name listed first) and the runs behind them.
 async fn github_with(comments: &Comments, uploads: &[Upload], filler: usize) -> MockServer {
-    let server = MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     Mock::given(method("POST"))
         .and(path("/graphql"))
         .respond_with(
@@ -670,7 +670,7 @@ async fn a_forks_pull_request_runs_without_the_secrets_and_says_so() {
 #[tokio::test]
 async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
     // Every call refused (the GraphQL `viewer` first of all).
-    let server = MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     Mock::given(wiremock::matchers::any())
         .respond_with(
             ResponseTemplate::new(403)

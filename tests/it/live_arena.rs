@@ -424,7 +424,7 @@ async fn a_cached_rerun_sends_no_request_and_reports_the_same() {
 
 /// A stand-in that answers every request of `api` with one (wrong) record.
 async fn answering_server(api: Api) -> wiremock::MockServer {
-    let server = wiremock::MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     let answer = api.answer(r#"{"name": "x", "year": 1, "height_m": 1, "sources": ["x"]}"#);
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
@@ -484,7 +484,7 @@ async fn base_url_flag_reaches_the_server_and_a_bad_one_stops_once() {
 /// into a pipe, `never` never (the WARN line of a model call that fails).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn color_always_and_never_decide_the_log_lines() {
-    let server = wiremock::MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .respond_with(wiremock::ResponseTemplate::new(400))
         .mount(&server)
@@ -548,7 +548,7 @@ async fn a_server_that_is_not_there_or_refuses_the_key_stops_the_run_before_any_
     assert_eq!(err.matches("cannot connect").count(), 1, "one error: {err}");
     assert!(!out.exists(), "no results file");
 
-    let refusing = wiremock::MockServer::start().await;
+    let refusing = tribunal_testkit::wire::own_server().await;
     wiremock::Mock::given(wiremock::matchers::method("GET"))
         .respond_with(wiremock::ResponseTemplate::new(401).set_body_json(
             serde_json::json!({"error": {"message": "Incorrect API key", "type": "invalid_request_error", "code": "invalid_api_key"}}),

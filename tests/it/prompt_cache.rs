@@ -67,7 +67,7 @@ impl Respond for Researcher {
 
 /// A stand-in Anthropic server playing [`Researcher`], and the marks it saw.
 async fn researcher_server() -> (MockServer, Arc<Mutex<Vec<usize>>>) {
-    let server = MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     let marks = Arc::new(Mutex::new(Vec::new()));
     Mock::given(method("POST"))
         .and(path(Api::Anthropic.endpoint()))

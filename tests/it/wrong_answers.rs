@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -445,7 +445,7 @@ async fn a_stand_in_server_playing_the_wrong_answers_scores_the_same() {
             ("wrong_verdicts", expected_verdicts()),
         ] {
             let arena = fixture(name);
-            let server = MockServer::start().await;
+            let server = tribunal_testkit::wire::own_server().await;
             Mock::given(method("POST"))
                 .and(path(api.endpoint()))
                 .respond_with(ScriptPlayer::new(api, &arena))

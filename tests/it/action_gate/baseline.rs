@@ -159,7 +159,7 @@ async fn github_calls_are_tried_again_after_a_5xx_and_a_secondary_rate_limit() {
     );
 
     // A 403 that is not a rate limit is not tried again.
-    let refused = MockServer::start().await;
+    let refused = tribunal_testkit::wire::own_server().await;
     Mock::given(wiremock::matchers::any())
         .respond_with(
             ResponseTemplate::new(403).set_body_json(json!({"message": "Must have admin rights"})),

@@ -92,7 +92,7 @@ fn sha256(bytes: &[u8]) -> String {
 /// A release server holding `file` (and its `.sha256`, `checksum` or the
 /// right one) under acme/tribunal's tag.
 async fn releases(file: &str, bytes: &[u8], checksum: Option<&str>) -> MockServer {
-    let server = MockServer::start().await;
+    let server = tribunal_testkit::wire::own_server().await;
     let base = format!("/acme/tribunal/releases/download/{TAG}/{file}");
     Mock::given(method("GET"))
         .and(path(base.as_str()))
