@@ -30,7 +30,11 @@
 //! text answer is still read: not every server enforces the requirement).
 //! A call that repeats an earlier one of the run (same name, same arguments)
 //! is not run again: it gets a short result pointing at the earlier one and
-//! still counts toward `max_tool_calls`. When every call of a turn repeats,
+//! still counts toward `max_tool_calls`. Calls of one turn that are the same
+//! run once: each gets that one result, and they count once. A turn asking
+//! for more calls than `max_tool_calls` has left runs those that fit, in
+//! order, and refuses the rest with the reason (checked before any of them
+//! runs); then the budget has been hit. When every call of a turn repeats,
 //! `on_repeat = finalize` (the default) goes to the finalize turn with
 //! [`ErrorCode::ToolCallsRepeated`]: a model in a loop answers from what it
 //! found instead of spending its tool budget on repeats.
@@ -60,7 +64,7 @@ use crate::nudge::tool_first_message;
 use crate::output::SchemaTarget;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
-use crate::seen_calls::{Repeats, SeenCalls};
+use crate::seen_calls::{Repeats, SeenCalls, twins};
 use crate::tool::ToolExecution;
 use approving::{Approving, Held};
 use std::sync::Arc;
@@ -238,6 +242,10 @@ struct AnswerTool {
 
 /// The result a repeated call gets instead of a second run.
 pub const REPEATED_CALL_RESULT: &str = "not run again: this call repeats an earlier call with the same name and arguments, whose result is above. Use that result, call with other arguments, or give your final answer.";
+
+/// The result of a call the tool-call budget could not take.
+pub const BUDGET_REFUSED_RESULT: &str =
+    "error: not executed: the run's tool-call budget is exhausted";
 
 /// The result of a call the model made beside its final answer.
 const BESIDE_ANSWER_RESULT: &str = "not executed: the final answer was given in the same turn";
@@ -523,15 +531,8 @@ impl Machine {
         }
         let at = self.answer_call(&calls);
         if at.is_none() && phase == Phase::Agent && !calls.is_empty() {
-            let requested = calls.len() as u32;
-            if let Some(max) = self.config.budget.max_tool_calls
-                && self.tool_calls_executed.saturating_add(requested) > max
-            {
-                self.refuse_batch(&calls);
-                self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
-                return;
-            }
-            self.start_batch(calls, now);
+            let refused = self.over_budget(&calls);
+            self.start_batch(calls, refused, now);
             return;
         }
         if phase == Phase::Agent && self.must_call_a_tool() {
@@ -727,9 +728,39 @@ impl Machine {
         }
     }
 
+    /// Which calls of a turn the tool-call budget refuses, when it cannot
+    /// take them all (`None`: it can). A call that is the same as an earlier
+    /// call of its turn runs once with it and is not counted again; the
+    /// others are counted in order, the ones that fit run, and the rest —
+    /// with their twins — are refused.
+    fn over_budget(&self, calls: &[ToolCall]) -> Option<Vec<bool>> {
+        let max = self.config.budget.max_tool_calls?;
+        let twins = twins(calls);
+        let twin = |i: usize| twins.as_ref().and_then(|t| t[i]);
+        let requested = (0..calls.len()).filter(|&i| twin(i).is_none()).count();
+        let left = max.saturating_sub(self.tool_calls_executed) as usize;
+        if requested <= left {
+            return None;
+        }
+        let mut refused = vec![false; calls.len()];
+        let mut taken = 0;
+        for i in 0..calls.len() {
+            refused[i] = match twin(i) {
+                Some(j) => refused[j],
+                None if taken < left => {
+                    taken += 1;
+                    false
+                }
+                None => true,
+            };
+        }
+        Some(refused)
+    }
+
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
-    /// the run are answered here, the rest go to the driver.
-    fn start_batch(&mut self, calls: Arc<[ToolCall]>, now: Instant) {
+    /// the run and the ones the budget `refused` are answered here, the
+    /// rest go to the driver.
+    fn start_batch(&mut self, calls: Arc<[ToolCall]>, refused: Option<Vec<bool>>, now: Instant) {
         // The calls are the last message's: `on_turn` has just pushed it. The
         // machine only appends to its conversation, so a call's place there
         // stays valid for the run.
@@ -739,21 +770,37 @@ impl Machine {
             Some(Message::Assistant { tool_calls, .. }) if tool_calls[..] == calls[..]
         ));
         let repeated = self.seen_calls.record_turn(&self.conversation, message);
-        // Usually no call repeats: then the batch itself is shared, not copied.
-        let fresh: Arc<[ToolCall]> = match repeated.any() {
+        let is_refused = |i: usize| refused.as_ref().is_some_and(|r| r[i]);
+        // Usually no call repeats and the budget takes them all: then the
+        // batch itself is shared, not copied.
+        let fresh: Arc<[ToolCall]> = match repeated.any() || refused.is_some() {
             false => Arc::clone(&calls),
             true => calls
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !repeated.of(*i))
+                .filter(|(i, _)| !repeated.of(*i) && !is_refused(*i))
                 .map(|(_, c)| c.clone())
                 .collect(),
         };
+        let settled = refused.as_ref().map(|refused| {
+            refused
+                .iter()
+                .enumerate()
+                .map(|(i, refused)| match *refused {
+                    true => CallState::NotRun {
+                        result: BUDGET_REFUSED_RESULT.to_string(),
+                    },
+                    false if repeated.of(i) => CallState::Repeat,
+                    false => CallState::Run,
+                })
+                .collect()
+        });
+        let over_budget = refused.is_some();
         let batch = Batch {
             calls,
             fresh,
             repeated,
-            settled: None,
+            settled,
         };
         if !batch.fresh.is_empty()
             && let Some(held) = self.hold_for_approval(&batch)
@@ -762,11 +809,13 @@ impl Machine {
             return;
         }
         if batch.fresh.is_empty() {
-            // Nothing to run: every call repeats an earlier one. Each still
-            // gets its notice; then, under `on_repeat = finalize`, the loop is
-            // over: the next request asks for the answer, tools disabled.
+            // Nothing to run: every call repeats an earlier one (or the
+            // budget refused the rest). Each still gets its result; then,
+            // under `on_repeat = finalize`, the loop is over: the next
+            // request asks for the answer, tools disabled.
             self.on_tools(&batch, Vec::new(), now);
-            if self.config.budget.on_repeat == OnRepeat::Finalize && !self.is_done() {
+            if !over_budget && self.config.budget.on_repeat == OnRepeat::Finalize && !self.is_done()
+            {
                 self.finalize(ErrorCode::ToolCallsRepeated);
             }
         } else {
@@ -775,15 +824,42 @@ impl Machine {
     }
 
     fn on_tools(&mut self, batch: &Batch, executions: Vec<ToolExecution>, now: Instant) {
-        self.tool_calls_executed = self
-            .tool_calls_executed
-            .saturating_add(batch.calls.len() as u32);
+        // A call the same as an earlier one of its turn gets that one's
+        // result (it ran once, for both); only a turn with a repeat can
+        // hold one.
+        let twins = match batch.repeated.any() {
+            true => twins(&batch.calls),
+            false => None,
+        };
+        let twin = |i: usize| twins.as_ref().and_then(|t| t[i]);
+        let refused = |i: usize| {
+            batch.settled.as_ref().and_then(|s| s.get(i)).is_some_and(
+                |s| matches!(s, CallState::NotRun { result } if result == BUDGET_REFUSED_RESULT),
+            )
+        };
+        let counted = (0..batch.calls.len())
+            .filter(|&i| twin(i).is_none() && !refused(i))
+            .count();
+        self.tool_calls_executed = self.tool_calls_executed.saturating_add(counted as u32);
         let mut executions = executions.into_iter();
-        let mut results = Vec::with_capacity(batch.calls.len());
+        let mut results: Vec<ToolResult> = Vec::with_capacity(batch.calls.len());
+        // Whether each call went well, kept only for a turn with twins (a
+        // run in flight is memory: most turns allocate nothing for it).
+        let mut oks: Vec<bool> = match twins {
+            Some(_) => Vec::with_capacity(batch.calls.len()),
+            None => Vec::new(),
+        };
         for (index, call) in batch.calls.iter().enumerate() {
             let repeated = batch.repeated.of(index);
             let settled = batch.settled.as_ref().and_then(|s| s.get(index));
-            let (result, ok, duration_ms) = if repeated {
+            let first = twin(index).and_then(|j| Some((results.get(j)?, *oks.get(j)?)));
+            let (result, ok, duration_ms) = if let Some((first, ok)) = first {
+                let result = ToolResult {
+                    id: call.id.clone(),
+                    ..first.clone()
+                };
+                (result, ok, 0.0)
+            } else if repeated {
                 let result = ToolResult {
                     id: call.id.clone(),
                     content: REPEATED_CALL_RESULT.to_string(),
@@ -822,14 +898,20 @@ impl Machine {
                 Some(CallState::RunWith { arguments }) => arguments.clone(),
                 _ => call.arguments.clone(),
             };
-            self.tool_records.push(ToolCallRecord {
-                name: call.name.clone(),
-                arguments,
-                ok,
-                duration_ms,
-                repeated,
-            });
+            // A call the budget refused did not execute: no record.
+            if !refused(index) {
+                self.tool_records.push(ToolCallRecord {
+                    name: call.name.clone(),
+                    arguments,
+                    ok,
+                    duration_ms,
+                    repeated,
+                });
+            }
             results.push(result);
+            if twins.is_some() {
+                oks.push(ok);
+            }
         }
         self.conversation_mut()
             .messages
@@ -838,23 +920,11 @@ impl Machine {
             self.finish(error(ErrorCode::DeadlineExceeded), now);
             return;
         }
+        if (0..batch.calls.len()).any(refused) {
+            self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
+            return;
+        }
         self.state = State::Model(Phase::Agent, Step::Due);
-    }
-
-    /// Answers a refused batch with error results (providers require a result
-    /// for every call); none of the calls runs.
-    fn refuse_batch(&mut self, calls: &[ToolCall]) {
-        let results = calls
-            .iter()
-            .map(|c| ToolResult {
-                id: c.id.clone(),
-                content: "error: not executed: the run's tool-call budget is exhausted".to_string(),
-                is_error: true,
-            })
-            .collect();
-        self.conversation_mut()
-            .messages
-            .push(Message::ToolResults { results });
     }
 
     /// A budget was hit: end the run, or (policy `finalize`) get ready for the

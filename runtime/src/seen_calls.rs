@@ -100,6 +100,37 @@ impl Arguments {
     }
 }
 
+/// Whether `a` and `b` are the same call: the same tool, and arguments
+/// equal as text once trimmed or equal as JSON (object keys in any order).
+pub(crate) fn same_call(a: &ToolCall, b: &ToolCall) -> bool {
+    if a.name != b.name {
+        return false;
+    }
+    let (a, b) = (a.arguments.trim(), b.arguments.trim());
+    a == b
+        || matches!(
+            (Arguments::parse(a), Arguments::parse(b)),
+            (Arguments::Json(x), Arguments::Json(y)) if x == y
+        )
+}
+
+/// For each call of one turn, the earlier call of the same turn it is the
+/// same as ([`same_call`]), if any: the twin that runs for both. `None`
+/// (nothing allocated) when no call of the turn has a twin.
+pub(crate) fn twins(calls: &[ToolCall]) -> Option<Vec<Option<usize>>> {
+    let mut out: Option<Vec<Option<usize>>> = None;
+    for (i, call) in calls.iter().enumerate() {
+        let first = (0..i).find(|&j| {
+            let j_is_first = out.as_ref().is_none_or(|t| t[j].is_none());
+            j_is_first && same_call(&calls[j], call)
+        });
+        if let Some(j) = first {
+            out.get_or_insert_with(|| vec![None; calls.len()])[i] = Some(j);
+        }
+    }
+    out
+}
+
 impl SeenCalls {
     /// The places of the calls recorded, as `[message, call]` pairs (a
     /// snapshot's `seen_calls`).
@@ -193,6 +224,22 @@ impl SeenCalls {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn twins_are_the_same_calls_of_one_turn_each_pointing_at_the_first() {
+        let calls = [
+            call("search", r#"{"query": "a", "k": 3}"#),
+            call("search", r#"{"k": 3, "query": "a"}"#),
+            call("search", r#"{"query": "b"}"#),
+            call("read", r#"{"query": "a", "k": 3}"#),
+            call("search", "{\n  \"query\": \"a\",\n  \"k\": 3\n}"),
+        ];
+        assert_eq!(
+            twins(&calls),
+            Some(vec![None, Some(0), None, None, Some(0)])
+        );
+        assert_eq!(twins(&calls[2..4]), None);
+    }
 
     fn call(name: &str, arguments: &str) -> ToolCall {
         ToolCall {

@@ -220,13 +220,27 @@ impl Machine {
             .iter()
             .map(|c| approving.policy.policy_for(&c.name))
             .collect();
-        let held = (0..batch.calls.len())
-            .any(|i| !batch.repeated.of(i) && policies[i] != ToolPolicy::Auto);
+        // A call the budget refused is settled already: never asked.
+        let refused = |i: usize| {
+            batch
+                .settled
+                .as_ref()
+                .and_then(|s| s.get(i))
+                .filter(|s| matches!(s, CallState::NotRun { .. }))
+                .cloned()
+        };
+        let held = (0..batch.calls.len()).any(|i| {
+            !batch.repeated.of(i) && refused(i).is_none() && policies[i] != ToolPolicy::Auto
+        });
         if !held {
             return None;
         }
         let mut states = Vec::with_capacity(batch.calls.len());
         for (i, call) in batch.calls.iter().enumerate() {
+            if let Some(state) = refused(i) {
+                states.push(state);
+                continue;
+            }
             let state = match policies[i] {
                 _ if batch.repeated.of(i) => CallState::Repeat,
                 ToolPolicy::Ask => CallState::Pending,

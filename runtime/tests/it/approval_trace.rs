@@ -691,3 +691,35 @@ fn the_snapshot_format() {
         ".deadline_left_ms" => "[ms]",
     });
 }
+
+/// A turn over the tool-call budget: the calls that fit go to approval as
+/// ever, the refused ones are never asked about and read the budget's
+/// reason (issue 52).
+#[test]
+fn a_call_the_budget_refuses_is_never_asked_about() {
+    use Step::*;
+    let budget = Budget {
+        max_tool_calls: Some(1),
+        on_budget: tribunal_runtime::OnBudget::Finalize,
+        ..Budget::default()
+    };
+    let played = play(
+        budget,
+        vec![
+            Model(calls(&[write("a"), write("b")])),
+            Decide(Decision::approve()),
+            Model(answer(&eiffel())),
+        ],
+    );
+    assert_eq!(
+        played.trace,
+        "CallModel(tools=3), Ask(write#0), CallTools(write {\"path\":\"a\",\"text\":\"hi\"}), CallModel(tools=0), Done(ok; [approved])"
+    );
+    assert_eq!(
+        played.results,
+        [
+            "write ran".to_string(),
+            tribunal_runtime::machine::BUDGET_REFUSED_RESULT.to_string()
+        ]
+    );
+}

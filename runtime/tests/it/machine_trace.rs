@@ -233,26 +233,68 @@ fn traces() {
             "CallModel(tools=1), CallModel(tools=0), Done(schema_mismatch; repair)",
         ),
         (
-            "tool budget, fail",
+            "tool budget, fail: what fits runs, then the run ends",
             Budget {
                 max_tool_calls: Some(1),
                 ..b()
             },
-            vec![Model(calls(&[("count", json!({})), ("count", json!({}))]))],
-            "CallModel(tools=1), Done(max_tool_calls_exceeded)",
+            vec![
+                Model(calls(&[
+                    ("count", json!({"n": 1})),
+                    ("count", json!({"n": 2})),
+                ])),
+                Tools,
+            ],
+            "CallModel(tools=1), CallTools(1), Done(max_tool_calls_exceeded)",
         ),
         (
-            "tool budget, finalize",
+            "tool budget, finalize: what fits runs, then the answer turn",
             Budget {
                 max_tool_calls: Some(1),
                 on_budget: OnBudget::Finalize,
                 ..b()
             },
             vec![
-                Model(calls(&[("count", json!({})), ("count", json!({}))])),
+                Model(calls(&[
+                    ("count", json!({"n": 1})),
+                    ("count", json!({"n": 2})),
+                ])),
+                Tools,
                 Model(answer(&eiffel())),
             ],
-            "CallModel(tools=1), CallModel(tools=0), Done(ok; finalized after max_tool_calls_exceeded)",
+            "CallModel(tools=1), CallTools(1), CallModel(tools=0), Done(ok; finalized after max_tool_calls_exceeded)",
+        ),
+        (
+            "tool budget spent: a turn of calls runs none",
+            Budget {
+                max_tool_calls: Some(1),
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({"n": 1}))])),
+                Tools,
+                Model(calls(&[
+                    ("count", json!({"n": 2})),
+                    ("count", json!({"n": 3})),
+                ])),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(max_tool_calls_exceeded)",
+        ),
+        (
+            "the same call twice in one turn runs once and counts once",
+            Budget {
+                max_tool_calls: Some(1),
+                ..b()
+            },
+            vec![
+                Model(calls(&[
+                    ("count", json!({"n": 1})),
+                    ("count", json!({"n": 1})),
+                ])),
+                Tools,
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(ok)",
         ),
         (
             "turn budget, finalize then repair",
@@ -418,4 +460,110 @@ fn traces() {
     for (name, budget, steps, expected) in cases {
         assert_eq!(check(budget, steps), expected, "case: {name}");
     }
+}
+
+/// Plays one model turn of `calls` on a machine with `budget`, runs what it
+/// asks to run, and returns the calls it ran and the results every call id
+/// got, in order.
+fn one_turn(budget: Budget, turn: ModelTurn) -> (Vec<String>, Vec<(String, String)>) {
+    let start = Instant::now();
+    let spec = tribunal_runtime::ToolSpec {
+        name: "count".into(),
+        description: "counts".into(),
+        parameters: json!({"type": "object"}),
+    };
+    let mut machine = machine_with(budget, vec![spec], start);
+    let mut ran = Vec::new();
+    let mut turn = Some(turn);
+    while let Some(action) = machine.poll(start) {
+        match action {
+            Action::CallModel(_) => match turn.take() {
+                Some(t) => machine.handle(Input::Turn(t), start),
+                None => break,
+            },
+            Action::CallTools(calls) => {
+                ran.extend(calls.iter().map(|c| format!("{} {}", c.id, c.arguments)));
+                let done: Vec<_> = calls
+                    .iter()
+                    .map(|c| tribunal_runtime::tool::ToolExecution {
+                        result: tribunal_runtime::conversation::ToolResult {
+                            id: c.id.clone(),
+                            content: format!("result of {}", c.arguments),
+                            is_error: false,
+                        },
+                        duration: Duration::from_millis(1),
+                    })
+                    .collect();
+                machine.handle(Input::ToolsDone(done), start);
+            }
+            Action::Done => break,
+        }
+    }
+    let results = machine
+        .conversation()
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            tribunal_runtime::conversation::Message::ToolResults { results } => Some(results),
+            _ => None,
+        })
+        .flatten()
+        .map(|r| (r.id.clone(), r.content.clone()))
+        .collect();
+    (ran, results)
+}
+
+/// Issue 52: a turn asking for one search three times over (and once more
+/// with its keys in another order) runs it once; every call id gets that
+/// one result.
+#[test]
+fn the_same_call_in_one_turn_runs_once_and_each_id_gets_its_result() {
+    let turn = calls(&[
+        ("count", json!({"q": "a", "k": 1})),
+        ("count", json!({"q": "a", "k": 1})),
+        ("count", json!({"q": "b"})),
+        ("count", json!({"k": 1, "q": "a"})),
+    ]);
+    let (ran, results) = one_turn(Budget::default(), turn);
+    assert_eq!(ran, [r#"c0 {"q":"a","k":1}"#, r#"c2 {"q":"b"}"#]);
+    let a = r#"result of {"q":"a","k":1}"#;
+    let b = r#"result of {"q":"b"}"#;
+    let expected: Vec<(String, String)> = [("c0", a), ("c1", a), ("c2", b), ("c3", a)]
+        .iter()
+        .map(|(id, r)| (id.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(results, expected);
+}
+
+/// Issue 52: a turn asking for more calls than the budget has left runs the
+/// ones that fit, in order, and refuses the rest with the reason — not all
+/// of them.
+#[test]
+fn a_turn_over_the_tool_budget_runs_what_fits_and_refuses_the_rest() {
+    let turn = calls(&[
+        ("count", json!({"n": 1})),
+        ("count", json!({"n": 2})),
+        ("count", json!({"n": 1})),
+        ("count", json!({"n": 3})),
+        ("count", json!({"n": 3})),
+    ]);
+    let budget = Budget {
+        max_tool_calls: Some(2),
+        on_budget: OnBudget::Finalize,
+        ..Budget::default()
+    };
+    let (ran, results) = one_turn(budget, turn);
+    assert_eq!(ran, [r#"c0 {"n":1}"#, r#"c1 {"n":2}"#]);
+    let refused = tribunal_runtime::machine::BUDGET_REFUSED_RESULT;
+    let got: Vec<&str> = results.iter().map(|(_, r)| r.as_str()).collect();
+    assert_eq!(
+        got,
+        [
+            r#"result of {"n":1}"#,
+            r#"result of {"n":2}"#,
+            r#"result of {"n":1}"#,
+            refused,
+            refused
+        ]
+    );
 }

@@ -128,9 +128,11 @@ async fn one_call_per_turn_stops_at_max_tool_calls() {
     assert_eq!(requests.len(), 7, "no model turn after the budget");
 }
 
-/// A model that asks for all 100 calls at once: the whole batch is refused.
+/// A model that asks for 100 calls at once with 5 left in the budget: the
+/// 5 that fit run, the other 95 are refused with the reason (checked before
+/// any of them runs), and the run ends at the budget.
 #[tokio::test]
-async fn a_batch_of_100_calls_runs_none() {
+async fn a_batch_of_100_calls_runs_the_five_that_fit() {
     let backend = Arc::new(ScriptedBackend::from_turns(vec![
         search_turn(1, 0),
         search_turn(100, 1),
@@ -149,7 +151,24 @@ async fn a_batch_of_100_calls_runs_none() {
         run.report.outcome.error_code(),
         Some(ErrorCode::MaxToolCallsExceeded)
     );
-    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    assert_eq!(ran.load(Ordering::SeqCst), 6);
+    assert_eq!(
+        run.report.tool_calls.len(),
+        6,
+        "refused calls are not records"
+    );
+    let refused = run
+        .conversation
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResults { results } => Some(results),
+            _ => None,
+        })
+        .flatten()
+        .filter(|r| r.content.contains("tool-call budget is exhausted"))
+        .count();
+    assert_eq!(refused, 95);
 }
 
 /// With `on_budget = finalize`, the model is asked once more without tools;
