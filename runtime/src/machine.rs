@@ -735,10 +735,14 @@ impl Machine {
     /// with their twins — are refused.
     fn over_budget(&self, calls: &[ToolCall]) -> Option<Vec<bool>> {
         let max = self.config.budget.max_tool_calls?;
+        let left = max.saturating_sub(self.tool_calls_executed) as usize;
+        // The usual turn fits whole: no call is compared with another.
+        if calls.len() <= left {
+            return None;
+        }
         let twins = twins(calls);
         let twin = |i: usize| twins.as_ref().and_then(|t| t[i]);
         let requested = (0..calls.len()).filter(|&i| twin(i).is_none()).count();
-        let left = max.saturating_sub(self.tool_calls_executed) as usize;
         if requested <= left {
             return None;
         }

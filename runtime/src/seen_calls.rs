@@ -100,29 +100,41 @@ impl Arguments {
     }
 }
 
-/// Whether `a` and `b` are the same call: the same tool, and arguments
-/// equal as text once trimmed or equal as JSON (object keys in any order).
-pub(crate) fn same_call(a: &ToolCall, b: &ToolCall) -> bool {
-    if a.name != b.name {
-        return false;
+/// Whether the (trimmed) argument texts `a` and `b` of two calls of one
+/// tool are the same arguments: equal as text, or equal as JSON (object
+/// keys in any order), each parsed at most once through its cache.
+fn same_arguments(a: &str, a_parsed: &mut Arguments, b: &str, b_parsed: &mut Arguments) -> bool {
+    if a == b {
+        return true;
     }
-    let (a, b) = (a.arguments.trim(), b.arguments.trim());
-    a == b
-        || matches!(
-            (Arguments::parse(a), Arguments::parse(b)),
-            (Arguments::Json(x), Arguments::Json(y)) if x == y
-        )
+    // serde_json's maps compare without regard to key order.
+    matches!((a_parsed.json(a), b_parsed.json(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// For each call of one turn, the earlier call of the same turn it is the
-/// same as ([`same_call`]), if any: the twin that runs for both. `None`
-/// (nothing allocated) when no call of the turn has a twin.
+/// same as (the same tool, [`same_arguments`]), if any: the twin that runs
+/// for both. `None` (nothing allocated) when no call of the turn has a twin.
 pub(crate) fn twins(calls: &[ToolCall]) -> Option<Vec<Option<usize>>> {
     let mut out: Option<Vec<Option<usize>>> = None;
+    // Each call's arguments, parsed when first compared as JSON (allocated
+    // only then: most turns compare texts or names only).
+    let mut parsed: Vec<Arguments> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
+        let text = call.arguments.trim();
         let first = (0..i).find(|&j| {
-            let j_is_first = out.as_ref().is_none_or(|t| t[j].is_none());
-            j_is_first && same_call(&calls[j], call)
+            let earlier = &calls[j];
+            if out.as_ref().is_some_and(|t| t[j].is_some()) || earlier.name != call.name {
+                return false;
+            }
+            let earlier_text = earlier.arguments.trim();
+            if earlier_text == text {
+                return true;
+            }
+            if parsed.is_empty() {
+                parsed.resize_with(calls.len(), || Arguments::Unparsed);
+            }
+            let (before, from_i) = parsed.split_at_mut(i);
+            same_arguments(text, &mut from_i[0], earlier_text, &mut before[j])
         });
         if let Some(j) = first {
             out.get_or_insert_with(|| vec![None; calls.len()])[i] = Some(j);
@@ -206,13 +218,7 @@ impl SeenCalls {
                 continue;
             }
             let earlier_text = earlier.arguments.trim();
-            if earlier_text == text {
-                return true;
-            }
-            // serde_json's maps compare without regard to key order.
-            if let (Some(a), Some(b)) = (arguments.json(text), seen.arguments.json(earlier_text))
-                && a == b
-            {
+            if same_arguments(text, &mut arguments, earlier_text, &mut seen.arguments) {
                 return true;
             }
         }
