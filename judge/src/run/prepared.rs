@@ -12,6 +12,7 @@ use crate::run::batch::BatchSettings;
 use crate::run::environment::Environment;
 use crate::run::progress::Progress;
 use crate::run::{RunOptions, RunResult, run_arena};
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tribunal_runtime::backend::BackendError;
@@ -175,11 +176,11 @@ impl ReadyRun {
     }
 
     /// `options` in this run's batch mode: the plan's batch API over any
-    /// `options.batch`.
-    fn with_batch(&self, options: &RunOptions) -> RunOptions {
+    /// `options.batch` (a copy only then).
+    fn with_batch<'o>(&self, options: &'o RunOptions) -> Cow<'o, RunOptions> {
         match &self.batch {
-            Some(batch) => options.clone().with_batch(Some(batch.clone())),
-            None => options.clone(),
+            Some(batch) => Cow::Owned(options.clone().with_batch(Some(batch.clone()))),
+            None => Cow::Borrowed(options),
         }
     }
 
