@@ -48,6 +48,7 @@ mod cli_run;
 mod cli_schema;
 mod cli_search;
 mod cli_shards;
+mod cli_shape;
 mod docs;
 mod example;
 mod live_arena;
