@@ -57,8 +57,7 @@ fn sh_lines(text: &str) -> Vec<(usize, String)> {
 /// or `;`/`&&`; and the comment.
 fn shell_words(line: &str) -> (Vec<String>, String) {
     let (mut words, mut word, mut quote, mut in_word) = (Vec::new(), String::new(), None, false);
-    let mut chars = line.char_indices();
-    while let Some((at, c)) = chars.next() {
+    for (at, c) in line.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => word.push(c),

@@ -66,7 +66,6 @@ pub(crate) struct SubmitArgs {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Backend settings: --help")]
 pub(crate) struct ReviewArgs {
     #[command(flatten)]
     schemas: SchemaArgs,

@@ -15,10 +15,7 @@ use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
 
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Backend settings, the judge, shards and more: --help",
-    after_long_help = "The flags' names are the same on every subcommand: docs/cli.md."
-)]
+#[command(after_long_help = "The flags' names are the same on every subcommand: docs/cli.md.")]
 pub(crate) struct RunArgs {
     /// The arena folder (holding dataset.jsonl).
     pub(super) arena: PathBuf,
@@ -96,16 +93,16 @@ pub(crate) struct RunArgs {
     ///
     /// Run only these items (ids, comma-separated or the flag repeated); an
     /// id the dataset does not have is an error.
-    #[arg(long, value_name = "ID,…", value_delimiter = ',', help_heading = heading::ITEMS)]
+    #[arg(long, value_name = "ID,…", value_delimiter = ',', help_heading = heading::SCALE)]
     pub(super) items: Vec<String>,
     /// Run only the first N items (after --items), in dataset order.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = heading::ITEMS)]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) limit: Option<u64>,
     /// Runs per item: per-item pass rates, pass@k and pass^k.
     ///
     /// Runs per item: reports per-item pass rates, pass@k and pass^k, the
     /// per-repeat spread and the unstable items.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::ITEMS)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE)]
     pub(super) repeat: u32,
     /// The results file. Default: runs/<arena>.jsonl.
     ///
@@ -124,10 +121,10 @@ pub(crate) struct RunArgs {
     ///
     /// Replace the rows of --out even when they are another run's (another
     /// arena or config hash); without it such a file is refused, exit 2.
-    #[arg(long, conflicts_with_all = ["resume", "retry_errors"], help_heading = heading::RESULTS)]
+    #[arg(long, conflicts_with_all = ["resume", "retry_errors"], help_heading = heading::RESULTS, hide_short_help = true)]
     pub(super) force: bool,
     /// Record every live request/answer into DIR/<arena>.jsonl.
-    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS)]
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS, hide_short_help = true)]
     pub(super) record: Option<PathBuf>,
     /// Serve answers from DIR/<arena>.jsonl (a cassette written by --record).
     #[arg(long, value_name = "DIR", help_heading = heading::RESULTS)]
@@ -179,7 +176,7 @@ pub(crate) struct RunArgs {
     /// kill polls the same batches instead of paying twice. The run
     /// deadline does not apply. Live backends; not with --record,
     /// --replay, --cache or --max-cost-usd.
-    #[arg(long, help_heading = heading::SCALE)]
+    #[arg(long, help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) batch: bool,
     /// With --batch: seconds between polls of a batch in flight.
     #[arg(long = "batch-poll-secs", value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll, help_heading = heading::SCALE, hide_short_help = true)]
@@ -189,7 +186,7 @@ pub(crate) struct RunArgs {
     /// Run only shard I of N (stable by item id), e.g. 2/4. Without it:
     /// `TRIBUNAL_SHARD=I/N`, else a Kubernetes Indexed Job's
     /// `JOB_COMPLETION_INDEX` (0-based) with --shards.
-    #[arg(long, value_name = "I/N", help_heading = heading::SCALE)]
+    #[arg(long, value_name = "I/N", help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) shard: Option<String>,
     /// The shard count N for `JOB_COMPLETION_INDEX`.
     ///

@@ -17,16 +17,15 @@ pub(crate) mod heading {
     pub(crate) const JUDGE: &str = "Judge";
     /// Limits on each run and on the whole run.
     pub(crate) const BUDGETS: &str = "Budgets";
-    /// Which items run, how often.
-    pub(crate) const ITEMS: &str = "Items";
     /// The results file and cassettes.
     pub(crate) const RESULTS: &str = "Results";
     /// What is printed or written as the report.
     pub(crate) const OUTPUT: &str = "Output";
     /// When the command exits 1.
     pub(crate) const GATE: &str = "Gate";
-    /// Concurrency, provider batches, shards.
-    pub(crate) const SCALE: &str = "Batch and scale";
+    /// Which items run, how often, how many at once: repeats, concurrency,
+    /// provider batches, shards.
+    pub(crate) const SCALE: &str = "Items and scale";
     /// Request settings laid over the arena's `[backend]` table.
     pub(crate) const BACKEND: &str = "Backend settings";
     /// `-v` and `--color`, on every subcommand.
@@ -43,13 +42,17 @@ pub(crate) const RENAMED: &[(&str, &str)] = &[
     ("mock-latency", "mock-latency-ms"),
 ];
 
+/// The ids of the hidden arguments that catch the [`RENAMED`] spellings,
+/// in the same order.
+const RENAMED_IDS: [&str; 3] = ["renamed:deadline", "renamed:batch-poll", "renamed:mock-latency"];
+
 /// Headings of flags whose definitions are shared or live beside their
 /// subcommand's logic (the report options of `run`, `merge` and `report`;
 /// `compare`'s): `(argument id, heading, only in --help)`, set wherever the
 /// argument exists.
 const PLACED: &[(&str, &str, bool)] = &[
     ("report", heading::OUTPUT, false),
-    ("report_file", heading::OUTPUT, false),
+    ("report_file", heading::OUTPUT, true),
     ("html", heading::OUTPUT, false),
     ("transcripts", heading::OUTPUT, true),
     ("pricing", heading::OUTPUT, true),
@@ -63,11 +66,6 @@ const PLACED: &[(&str, &str, bool)] = &[
     ("out", heading::RESULTS, false),
 ];
 
-/// The id of the hidden argument that catches `--old`.
-fn renamed_id(old: &str) -> String {
-    format!("renamed:{old}")
-}
-
 /// The `tribunal` command: the derived one with the placed headings and
 /// the renamed spellings added to every subcommand.
 pub(crate) fn command() -> clap::Command {
@@ -80,10 +78,10 @@ fn shaped(mut cmd: clap::Command) -> clap::Command {
             cmd = cmd.mut_arg(id, |a| a.help_heading(heading).hide_short_help(long_only));
         }
     }
-    for &(old, new) in RENAMED {
+    for (&(old, new), id) in RENAMED.iter().zip(RENAMED_IDS) {
         if cmd.get_arguments().any(|a| a.get_long() == Some(new)) {
             cmd = cmd.arg(
-                Arg::new(renamed_id(old))
+                Arg::new(id)
                     .long(old)
                     .hide(true)
                     .num_args(0..=1)
@@ -151,13 +149,17 @@ where
 
 /// The first renamed spelling on the command line, at any subcommand level.
 fn renamed_used(matches: &ArgMatches) -> Option<(&'static str, &'static str)> {
-    let here = RENAMED.iter().copied().find(|(old, _)| {
-        matches
-            .try_get_raw_occurrences(&renamed_id(old))
-            .ok()
-            .flatten()
-            .is_some_and(|mut o| o.next().is_some())
-    });
+    let here = RENAMED
+        .iter()
+        .zip(RENAMED_IDS)
+        .find(|(_, id)| {
+            matches
+                .try_get_raw_occurrences(id)
+                .ok()
+                .flatten()
+                .is_some_and(|mut o| o.next().is_some())
+        })
+        .map(|(&renamed, _)| renamed);
     here.or_else(|| matches.subcommand().and_then(|(_, sub)| renamed_used(sub)))
 }
 
@@ -176,6 +178,7 @@ mod tests {
         }
         let mut all = Vec::new();
         longs(&cmd, &mut all);
+        assert_eq!(RENAMED.len(), RENAMED_IDS.len());
         for (old, new) in RENAMED {
             assert!(all.iter().any(|l| l == new), "--{new}");
             assert!(all.iter().any(|l| l == old), "--{old} is caught nowhere");

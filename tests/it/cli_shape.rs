@@ -40,11 +40,10 @@ fn run_short_help_fits_a_screen_with_its_flags_grouped_and_logging_last() {
             "Options",
             "Model",
             "Budgets",
-            "Items",
+            "Items and scale",
             "Results",
             "Output",
             "Gate",
-            "Batch and scale",
             "Logging"
         ]
     );
