@@ -22,13 +22,13 @@ pub(crate) struct ManArgs {
 }
 
 pub(crate) fn completions(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
-    let mut cmd = super::shape::command();
+    let mut cmd = super::shape::documented_command();
     clap_complete::generate(args.shell, &mut cmd, "tribunal", &mut std::io::stdout());
     Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn man(args: ManArgs) -> anyhow::Result<ExitCode> {
-    let cmd = super::shape::command();
+    let cmd = super::shape::documented_command();
     match &args.out {
         None => {
             let mut page = Vec::new();

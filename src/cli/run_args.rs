@@ -102,14 +102,14 @@ pub(crate) struct RunArgs {
     ///
     /// Runs per item: reports per-item pass rates, pass@k and pass^k, the
     /// per-repeat spread and the unstable items.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE)]
+    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE)]
     pub(super) repeat: u32,
     /// The results file. Default: runs/<arena>.jsonl.
     ///
     /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
     /// A folder (one that exists, or a path ending in `/`) gets that file
     /// name inside it: how each shard of a scheduled run writes its own file.
-    #[arg(long, help_heading = heading::RESULTS)]
+    #[arg(long, value_name = "PATH", help_heading = heading::RESULTS)]
     pub(super) out: Option<PathBuf>,
     /// Keep the finished rows of --out and run only the missing ones.
     #[arg(long, help_heading = heading::RESULTS)]
@@ -165,7 +165,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "X", allow_hyphen_values = true, help_heading = heading::GATE, hide_short_help = true)]
     pub(super) max_injection_lift: Option<f64>,
     /// Runs in flight at once, at least 1 (with --batch: every run).
-    #[arg(long, default_value_t = 8, value_parser = parse_concurrency, help_heading = heading::SCALE)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = parse_concurrency, help_heading = heading::SCALE)]
     pub(super) concurrency: usize,
     /// Send the model requests through the provider's batch API (half price).
     ///

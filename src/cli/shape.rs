@@ -66,20 +66,27 @@ const PLACED: &[(&str, &str, bool)] = &[
     ("out", heading::RESULTS, false),
 ];
 
-/// The `tribunal` command: the derived one with the placed headings and
-/// the renamed spellings added to every subcommand.
+/// The `tribunal` command the program parses with: the derived one with
+/// the placed headings and the renamed spellings added to every
+/// subcommand.
 pub(crate) fn command() -> clap::Command {
-    shaped(super::Cli::command())
+    shaped(super::Cli::command(), true)
 }
 
-fn shaped(mut cmd: clap::Command) -> clap::Command {
+/// The command as completions and man pages show it: without the renamed
+/// spellings, which nobody should be offered.
+pub(crate) fn documented_command() -> clap::Command {
+    shaped(super::Cli::command(), false)
+}
+
+fn shaped(mut cmd: clap::Command, renamed: bool) -> clap::Command {
     for &(id, heading, long_only) in PLACED {
         if cmd.get_arguments().any(|a| a.get_id() == id) {
             cmd = cmd.mut_arg(id, |a| a.help_heading(heading).hide_short_help(long_only));
         }
     }
     for (&(old, new), id) in RENAMED.iter().zip(RENAMED_IDS) {
-        if cmd.get_arguments().any(|a| a.get_long() == Some(new)) {
+        if renamed && cmd.get_arguments().any(|a| a.get_long() == Some(new)) {
             cmd = cmd.arg(
                 Arg::new(id)
                     .long(old)
@@ -94,7 +101,7 @@ fn shaped(mut cmd: clap::Command) -> clap::Command {
         .map(|c| c.get_name().to_string())
         .collect();
     for name in names {
-        cmd = cmd.mut_subcommand(name, shaped);
+        cmd = cmd.mut_subcommand(name, |c| shaped(c, renamed));
     }
     cmd
 }
