@@ -89,7 +89,9 @@ fn shell_words(line: &str) -> (Vec<String>, String) {
 /// they run the `tribunal` program: `tribunal …` or `cargo run [--release]
 /// -- …` (not an example's or another package's `cargo run`).
 fn tribunal_args(words: &[String]) -> Option<Vec<String>> {
-    let start = words.iter().position(|w| !w.contains('=') || w.starts_with('-'))?;
+    let start = words
+        .iter()
+        .position(|w| !w.contains('=') || w.starts_with('-'))?;
     let words = &words[start..];
     match words.first().map(String::as_str) {
         Some("tribunal") => Some(words[1..].to_vec()),
@@ -110,7 +112,11 @@ fn doc_commands() -> Vec<DocCommand> {
     let mut commands = Vec::new();
     for file in doc_files() {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let name = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (line, text) in sh_lines(&text) {
             let (words, comment) = shell_words(&text);
             if let Some(words) = tribunal_args(&words) {
@@ -149,7 +155,10 @@ fn every_command_in_the_docs_parses_and_live_ones_say_so() {
                     wrong.push(format!("{}: needs a live model: mark it `# live`", c.at));
                 }
                 if c.live && !live {
-                    wrong.push(format!("{}: marked `# live` but runs without a model", c.at));
+                    wrong.push(format!(
+                        "{}: marked `# live` but runs without a model",
+                        c.at
+                    ));
                 }
             }
             Err(Refusal::Renamed { old, new }) => {
@@ -170,11 +179,24 @@ fn shell_words_reads_quotes_comments_and_stops_at_a_pipe() {
         shell_words(r#"X=1 tribunal run a --extra-body '{"top_k": 20}' --note "a b" # live: key"#);
     assert_eq!(
         words,
-        ["X=1", "tribunal", "run", "a", "--extra-body", r#"{"top_k": 20}"#, "--note", "a b"]
+        [
+            "X=1",
+            "tribunal",
+            "run",
+            "a",
+            "--extra-body",
+            r#"{"top_k": 20}"#,
+            "--note",
+            "a b"
+        ]
     );
     assert_eq!(comment, "live: key");
-    let (words, _) = shell_words("tribunal compare a b --report markdown >> \"$GITHUB_STEP_SUMMARY\"");
-    assert_eq!(words, ["tribunal", "compare", "a", "b", "--report", "markdown"]);
+    let (words, _) =
+        shell_words("tribunal compare a b --report markdown >> \"$GITHUB_STEP_SUMMARY\"");
+    assert_eq!(
+        words,
+        ["tribunal", "compare", "a", "b", "--report", "markdown"]
+    );
     let args = tribunal_args(&["cargo", "run", "--release", "--", "run", "x"].map(String::from));
     assert_eq!(args, Some(vec!["run".to_string(), "x".to_string()]));
     let example = ["cargo", "run", "--example", "embed", "--", "--live", "m"].map(String::from);

@@ -23,8 +23,8 @@ mod run;
 mod run_args;
 mod run_exit;
 mod schema;
-mod shape;
 mod search;
+mod shape;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -44,7 +44,11 @@ pub(crate) const RENAMED: &[(&str, &str)] = &[
 
 /// The ids of the hidden arguments that catch the [`RENAMED`] spellings,
 /// in the same order.
-const RENAMED_IDS: [&str; 3] = ["renamed:deadline", "renamed:batch-poll", "renamed:mock-latency"];
+const RENAMED_IDS: [&str; 3] = [
+    "renamed:deadline",
+    "renamed:batch-poll",
+    "renamed:mock-latency",
+];
 
 /// Headings of flags whose definitions are shared or live beside their
 /// subcommand's logic (the report options of `run`, `merge` and `report`;
@@ -147,7 +151,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let mut matches = command().try_get_matches_from(args).map_err(Refusal::Clap)?;
+    let mut matches = command()
+        .try_get_matches_from(args)
+        .map_err(Refusal::Clap)?;
     if let Some((old, new)) = renamed_used(&matches) {
         return Err(Refusal::Renamed { old, new });
     }
@@ -178,7 +184,10 @@ mod tests {
     fn every_renamed_spelling_is_caught_somewhere_and_names_a_flag_that_exists() {
         let cmd = command();
         fn longs(cmd: &clap::Command, out: &mut Vec<String>) {
-            out.extend(cmd.get_arguments().filter_map(|a| a.get_long().map(str::to_string)));
+            out.extend(
+                cmd.get_arguments()
+                    .filter_map(|a| a.get_long().map(str::to_string)),
+            );
             for sub in cmd.get_subcommands() {
                 longs(sub, out);
             }

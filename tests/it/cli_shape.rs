@@ -52,11 +52,19 @@ fn run_short_help_fits_a_screen_with_its_flags_grouped_and_logging_last() {
     insta::assert_snapshot!("run_short_help", help);
     let o = tribunal(&["run", "--help"], dir.path());
     let (long, _) = out(&o);
-    for flag in ["--connect-secs", "--no-cut-runaway", "--judge-model", "--batch-poll-secs"] {
+    for flag in [
+        "--connect-secs",
+        "--no-cut-runaway",
+        "--judge-model",
+        "--batch-poll-secs",
+    ] {
         assert!(long.contains(flag), "{flag} is not in `run --help`");
     }
     let groups = headings(&long);
-    assert!(groups.contains(&"Backend settings".to_string()), "{groups:?}");
+    assert!(
+        groups.contains(&"Backend settings".to_string()),
+        "{groups:?}"
+    );
     assert_eq!(groups.last().map(String::as_str), Some("Logging"));
     for sub in [&["judge", "run", "-h"][..], &["judge", "calibrate", "-h"]] {
         let o = tribunal(sub, dir.path());
@@ -79,7 +87,10 @@ fn old_spellings_are_refused_naming_the_new_flag() {
         let mut args: Vec<String> = ["judge", "run", "--prompt", "prompt.txt", "--root", "."]
             .map(String::from)
             .to_vec();
-        for (flag, file) in [("--pass-schema", "green.json"), ("--fail-schema", "red.json")] {
+        for (flag, file) in [
+            ("--pass-schema", "green.json"),
+            ("--fail-schema", "red.json"),
+        ] {
             args.push(flag.into());
             args.push(schemas.join(file).display().to_string());
         }
@@ -87,21 +98,32 @@ fn old_spellings_are_refused_naming_the_new_flag() {
         args
     };
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (review(&["--deadline", "30"]), "--deadline is now --deadline-secs"),
         (
-            ["run", ARENA, "--deadline", "30"].map(String::from).to_vec(),
+            review(&["--deadline", "30"]),
             "--deadline is now --deadline-secs",
         ),
         (
-            ["judge", "calibrate", CODE_REVIEW, "--deadline=30"].map(String::from).to_vec(),
+            ["run", ARENA, "--deadline", "30"]
+                .map(String::from)
+                .to_vec(),
             "--deadline is now --deadline-secs",
         ),
         (
-            ["run", ARENA, "--batch-poll", "1"].map(String::from).to_vec(),
+            ["judge", "calibrate", CODE_REVIEW, "--deadline=30"]
+                .map(String::from)
+                .to_vec(),
+            "--deadline is now --deadline-secs",
+        ),
+        (
+            ["run", ARENA, "--batch-poll", "1"]
+                .map(String::from)
+                .to_vec(),
             "--batch-poll is now --batch-poll-secs",
         ),
         (
-            ["run", ARENA, "--mock-latency", "5"].map(String::from).to_vec(),
+            ["run", ARENA, "--mock-latency", "5"]
+                .map(String::from)
+                .to_vec(),
             "--mock-latency is now --mock-latency-ms",
         ),
     ];
@@ -128,12 +150,31 @@ fn the_new_spellings_work_on_each_subcommand() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let o = tribunal(
-        &["run", ARENA, "--deadline-secs", "30", "--mock-latency-ms", "1", "--limit", "1", "-q"],
+        &[
+            "run",
+            ARENA,
+            "--deadline-secs",
+            "30",
+            "--mock-latency-ms",
+            "1",
+            "--limit",
+            "1",
+            "-q",
+        ],
         d,
     );
     assert_eq!(o.status.code(), Some(0), "{}", out(&o).1);
     let o = tribunal(
-        &["judge", "calibrate", CODE_REVIEW, "--deadline-secs", "30", "--limit", "2", "-q"],
+        &[
+            "judge",
+            "calibrate",
+            CODE_REVIEW,
+            "--deadline-secs",
+            "30",
+            "--limit",
+            "2",
+            "-q",
+        ],
         d,
     );
     assert_eq!(o.status.code(), Some(0), "{}", out(&o).1);
@@ -193,8 +234,17 @@ fn completions_and_the_man_page_are_made_on_demand() {
     let o = tribunal(&["completions", "bash"], dir.path());
     let (script, err) = out(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    for word in ["tribunal", "run", "calibrate", "--deadline-secs", "completions"] {
-        assert!(script.contains(word), "{word} is not in the bash completions");
+    for word in [
+        "tribunal",
+        "run",
+        "calibrate",
+        "--deadline-secs",
+        "completions",
+    ] {
+        assert!(
+            script.contains(word),
+            "{word} is not in the bash completions"
+        );
     }
     // Renamed spellings are hidden: nobody is offered them.
     assert!(!script.contains("--mock-latency "), "{script}");
@@ -206,9 +256,15 @@ fn completions_and_the_man_page_are_made_on_demand() {
     let o = tribunal(&["man"], dir.path());
     let (page, err) = out(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(page.starts_with(".ie") || page.contains(".TH tribunal"), "{page}");
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH tribunal"),
+        "{page}"
+    );
     assert!(page.contains(".TH tribunal 1"), "{page}");
-    assert!(page.contains(".SH NAME") && page.contains("tribunal"), "{page}");
+    assert!(
+        page.contains(".SH NAME") && page.contains("tribunal"),
+        "{page}"
+    );
     let pages = dir.path().join("man1");
     let o = tribunal(&["man", "--out", "man1"], dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", out(&o).1);

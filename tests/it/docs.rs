@@ -211,7 +211,9 @@ fn every_relative_link_of_the_docs_leads_somewhere() {
 #[test]
 fn anchors_are_github_s() {
     assert_eq!(
-        anchors("# A\n## Snapshot regression: catch `cargo test`\n### The gate (GitHub Actions)\n## A\n"),
+        anchors(
+            "# A\n## Snapshot regression: catch `cargo test`\n### The gate (GitHub Actions)\n## A\n"
+        ),
         [
             "a",
             "snapshot-regression-catch-cargo-test",
@@ -237,7 +239,10 @@ fn each_guide_says_what_its_reader_will_have_and_the_readme_stays_short() {
     let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
     let lines = readme.lines().count();
     assert!(lines <= 250, "README.md is {lines} lines; at most 250");
-    let first_block = readme.split("```sh\n").nth(1).and_then(|b| b.split("```").next());
+    let first_block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next());
     let commands: Vec<&str> = first_block
         .unwrap_or("")
         .lines()
@@ -252,7 +257,11 @@ fn each_guide_says_what_its_reader_will_have_and_the_readme_stays_short() {
         "README.md must open with the two commands"
     );
     assert!(
-        !readme.split("## ").next().unwrap_or("").contains("TRIBUNAL_SKIP_BROWSER"),
+        !readme
+            .split("## ")
+            .next()
+            .unwrap_or("")
+            .contains("TRIBUNAL_SKIP_BROWSER"),
         "the browser paragraph belongs in docs/contributing.md"
     );
 }
