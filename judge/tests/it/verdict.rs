@@ -261,7 +261,7 @@ fn a_valid_submission_is_stored_flat() {
         Some(json!({"verdict": "GREEN", "summary": "Looks right."}))
     );
     assert_eq!(stored.reproduction.backend, "human");
-    assert_eq!(stored.reproduction.config_hash.len(), 64);
+    assert_eq!(stored.reproduction.config_hash.len(), 16);
     let round: StoredVerdict = serde_json::from_str(&stored.to_json_pretty()).unwrap();
     assert_eq!(round, stored);
 }
