@@ -4,14 +4,16 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::parse(std::env::args_os()) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     cli::init_tracing(args.verbose, args.color);
     match cli::dispatch(args.command) {
         Ok(code) => code,

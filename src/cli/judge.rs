@@ -12,6 +12,7 @@
 //!   `--min-kappa`.
 
 use super::backend_choice::{BackendChoice, BackendRequest, Chosen, read_provider_prefix};
+use super::heading;
 use super::preflight::{Checked, before_first_item};
 use anyhow::Context;
 use serde_json::Value;
@@ -45,10 +46,10 @@ pub(crate) enum JudgeCommand {
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {
     /// The GREEN (pass) owner schema, a JSON file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::REVIEW)]
     pass_schema: PathBuf,
     /// The RED (fail) owner schema, a JSON file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::REVIEW)]
     fail_schema: PathBuf,
 }
 
@@ -57,10 +58,10 @@ pub(crate) struct SubmitArgs {
     #[command(flatten)]
     schemas: SchemaArgs,
     /// The verdict: GREEN or RED.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::REVIEW)]
     verdict: Verdict,
     /// The flat owner fields: a JSON object, or @FILE to read it from a file.
-    #[arg(long, value_name = "JSON|@FILE")]
+    #[arg(long, value_name = "JSON|@FILE", help_heading = heading::REVIEW)]
     fields: String,
 }
 
@@ -69,40 +70,57 @@ pub(crate) struct ReviewArgs {
     #[command(flatten)]
     schemas: SchemaArgs,
     /// The review prompt (the change and the question), a text file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::REVIEW)]
     prompt: PathBuf,
     /// The code base: the root of the file tools (list_files, read_file, grep).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = heading::REVIEW)]
     root: PathBuf,
+    /// Replace the default review system prompt with this file's text.
+    #[arg(long, value_name = "FILE", help_heading = heading::REVIEW)]
+    system: Option<PathBuf>,
+    /// Require a tool call (reading the code) before the verdict.
+    #[arg(long, help_heading = heading::REVIEW)]
+    require_tool_first: bool,
     /// The model provider; `mock` plays the --mock script.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
     backend: BackendChoice,
     /// The model name (required for live backends).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::MODEL)]
     model: Option<String>,
     /// Mock mode: a JSON array of script turns the scripted model plays.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::MODEL)]
     mock: Option<PathBuf>,
-    /// Record every request/answer pair to this cassette (live backends).
-    #[arg(long, value_name = "FILE")]
-    record: Option<PathBuf>,
-    /// Serve answers from this cassette instead of the provider (no key needed).
-    #[arg(long, value_name = "FILE")]
-    replay: Option<PathBuf>,
-    /// Replace the default review system prompt with this file's text.
-    #[arg(long, value_name = "FILE")]
-    system: Option<PathBuf>,
     /// Most tool calls over the review. Default: unlimited.
-    #[arg(long)]
+    #[arg(long, value_name = "N", help_heading = heading::BUDGETS)]
     max_tool_calls: Option<u32>,
-    /// The review's wall-clock deadline, in seconds. Default: 300.
-    #[arg(long, value_name = "SECS")]
+    /// The review's deadline in seconds. Default: 300.
+    #[arg(long = "deadline-secs", value_name = "SECS", help_heading = heading::BUDGETS)]
     deadline: Option<f64>,
-    /// Require a tool call (reading the code) before the verdict.
-    #[arg(long)]
-    require_tool_first: bool,
+    /// Record every live request/answer into DIR/<prompt>.jsonl.
+    ///
+    /// Record every live request/answer into DIR/<prompt>.jsonl, the
+    /// prompt file's name with `.jsonl` (as `run --record DIR` writes
+    /// DIR/<arena>.jsonl).
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS)]
+    record: Option<PathBuf>,
+    /// Serve answers from DIR/<prompt>.jsonl (a cassette written by --record).
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS)]
+    replay: Option<PathBuf>,
     #[command(flatten)]
     backend_flags: super::backend_flags::BackendFlags,
+}
+
+impl ReviewArgs {
+    /// Whether the review asks a live model rather than the mock or a
+    /// cassette (the docs mark such commands).
+    #[cfg(test)]
+    pub(super) fn needs_live_model(&self) -> bool {
+        let prefixed = self
+            .model
+            .as_deref()
+            .and_then(super::backend_choice::split_provider);
+        (self.backend.live().is_some() || prefixed.is_some()) && self.replay.is_none()
+    }
 }
 
 pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
@@ -169,7 +187,9 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
             None => defaults.deadline,
             Some(secs) => match Duration::try_from_secs_f64(secs) {
                 Ok(d) if !d.is_zero() => Some(d),
-                _ => anyhow::bail!("--deadline must be a positive number of seconds, not {secs}"),
+                _ => anyhow::bail!(
+                    "--deadline-secs must be a positive number of seconds, not {secs}"
+                ),
             },
         },
         ..defaults
@@ -232,8 +252,8 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
     let chosen = BackendRequest {
         choice: args.backend,
         model: args.model.as_deref(),
-        record: args.record.clone(),
-        replay: args.replay.clone(),
+        record: cassette(args.record.as_deref(), &args.prompt, "--record")?,
+        replay: cassette(args.replay.as_deref(), &args.prompt, "--replay")?,
         cache: None,
         flags: &args.backend_flags,
     }
@@ -242,6 +262,28 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
         Chosen::Mock => mock_backend(args.mock.as_deref()),
         Chosen::Live(backend) => Ok(backend),
     }
+}
+
+/// The cassette of a review in the folder `dir` (`--record` or
+/// `--replay`, named `flag`): `<prompt file stem>.jsonl`, as `run` keeps
+/// `<arena>.jsonl`. A path ending in `.jsonl` is the cassette file the
+/// flag took before it took a folder: refused, saying so.
+fn cassette(dir: Option<&Path>, prompt: &Path, flag: &str) -> anyhow::Result<Option<PathBuf>> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    if dir.extension().is_some_and(|e| e == "jsonl") {
+        anyhow::bail!(
+            "{flag} takes a folder, as on `run`: the cassette is DIR/<prompt>.jsonl; pass {}",
+            dir.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or(".".to_string(), |p| p.display().to_string())
+        );
+    }
+    let stem = prompt
+        .file_stem()
+        .map_or("review".into(), |s| s.to_string_lossy());
+    Ok(Some(dir.join(format!("{stem}.jsonl"))))
 }
 
 /// The scripted backend playing the `--mock` script.

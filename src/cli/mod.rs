@@ -6,6 +6,9 @@ mod backend_choice;
 mod backend_flags;
 mod check;
 mod compare;
+mod completions;
+#[cfg(test)]
+mod doc_commands;
 mod folder;
 mod github;
 mod init;
@@ -21,20 +24,23 @@ mod run_args;
 mod run_exit;
 mod schema;
 mod search;
+mod shape;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+pub(crate) use shape::{heading, parse};
 
 /// tribunal: run tool-using agents with structured answers, and judge them.
 #[derive(Debug, Parser)]
 #[command(name = "tribunal", version, about)]
 pub(crate) struct Cli {
     /// Log more (-v info, -vv debug, -vvv trace). Logs go to stderr.
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, help_heading = heading::LOGGING)]
     pub(crate) verbose: u8,
     /// Colour in log lines: auto (when stderr is a terminal and NO_COLOR is
     /// unset), always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true, help_heading = heading::LOGGING)]
     pub(crate) color: ColorChoice,
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -67,6 +73,10 @@ pub(crate) enum Command {
     /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact.
     #[command(subcommand)]
     Github(github::GitHubCommand),
+    /// Print a shell's completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write every page into a folder with --out.
+    Man(completions::ManArgs),
 }
 
 pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
@@ -82,6 +92,8 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Github(c) => github::run(c),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 

@@ -3,6 +3,7 @@
 //! items, the results file.
 
 use super::backend_choice::{BackendChoice, BackendRequest};
+use super::heading;
 use super::report_opts::ReportOpts;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,24 +15,160 @@ use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
 
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = "The flags' names are the same on every subcommand: docs/cli.md.")]
 pub(crate) struct RunArgs {
     /// The arena folder (holding dataset.jsonl).
     pub(super) arena: PathBuf,
     /// The model provider; `mock` plays each item's scripted turns.
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
     pub(super) backend: BackendChoice,
     /// The model name (required for live backends).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::MODEL)]
     pub(super) model: Option<String>,
+    /// Mock mode: the scripted model waits MS milliseconds per turn.
+    #[arg(long = "mock-latency-ms", value_name = "MS", default_value_t = 0, help_heading = heading::MODEL, hide_short_help = true)]
+    pub(super) mock_latency: u64,
+    /// A person at this terminal decides each tool call (`ask`).
+    ///
+    /// `ask`: a person at this terminal decides each tool call before it
+    /// runs (shown with its arguments; y / n / edit / quit), one run at a
+    /// time, over the arena's [approval]. Refused without a terminal.
+    #[arg(long, value_enum, value_name = "MODE", conflicts_with = "batch", help_heading = heading::MODEL, hide_short_help = true)]
+    pub(super) approve: Option<ApproveChoice>,
+    /// The provider of the `rubric` checks' judge.
+    ///
+    /// Default: `[judge]` backend in arena.toml, else --backend. A live
+    /// judge on a mock run grades the mock answers (--record, --replay and
+    /// --cache are then the judge's): how a judge is calibrated against
+    /// `gold_rubric`.
+    #[arg(long, value_enum, help_heading = heading::JUDGE, hide_short_help = true)]
+    pub(super) judge_backend: Option<BackendChoice>,
+    /// The `rubric` checks' judge model.
+    ///
+    /// The `rubric` checks' judge model (live backends; `[judge]` model in
+    /// arena.toml otherwise). Records into and replays from
+    /// DIR/<arena>.judge.jsonl beside the run's cassette.
+    #[arg(long, value_name = "MODEL", help_heading = heading::JUDGE, hide_short_help = true)]
+    pub(super) judge_model: Option<String>,
+    /// The API root of the judge's server.
+    ///
+    /// The API root of the judge's server (default: --base-url when the
+    /// judge is on the run's provider, else OPENAI_BASE_URL or
+    /// ANTHROPIC_BASE_URL, else the provider's own); a mock run with a live
+    /// judge takes it too.
+    #[arg(long, value_name = "URL", help_heading = heading::JUDGE, hide_short_help = true)]
+    pub(super) judge_base_url: Option<String>,
+    /// Add the judge's calibration against the gold labels to the report.
+    ///
+    /// Add the judge's calibration to the report: its verdicts against the
+    /// items' gold verdicts (each item's `verdict_equals` check), and the
+    /// rubric judge's against `gold_rubric` labels — accuracy, Cohen's
+    /// kappa, true-RED and true-GREEN rates with 95% intervals,
+    /// self-agreement over `--repeat`, and the disagreements.
+    #[arg(long, help_heading = heading::JUDGE, hide_short_help = true)]
+    pub(super) calibrate: bool,
+    /// Each run's deadline in seconds, repair turn included.
+    ///
+    /// Each run's deadline in seconds, repair turn included (default:
+    /// `deadline_secs` in arena.toml's [budget]; it is part of the config
+    /// hash).
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = parse_deadline, help_heading = heading::BUDGETS)]
+    pub(super) deadline_secs: Option<Duration>,
+    /// Stop starting new item runs once the finished ones spent this much.
+    ///
+    /// Stop starting new item runs once the finished ones have spent this
+    /// many USD (at the pricing table's prices; needs the model priced, or
+    /// a mock or local server). Exit 1 when it stops a run.
+    #[arg(long, value_name = "USD", value_parser = parse_usd, help_heading = heading::BUDGETS)]
+    pub(super) max_cost_usd: Option<f64>,
+    /// What a turn that only repeats earlier tool calls gets: finalize or notice.
+    ///
+    /// When every tool call of a turn repeats an earlier call of the run:
+    /// `finalize` asks for the answer with tools disabled, `notice` answers
+    /// the repeats with a notice and goes on. Default: `on_repeat` in
+    /// arena.toml's [budget], else finalize.
+    #[arg(long, value_enum, value_name = "POLICY", help_heading = heading::BUDGETS, hide_short_help = true)]
+    pub(super) on_repeat: Option<OnRepeatChoice>,
+    /// Run only these items (ids, comma-separated or the flag repeated).
+    ///
+    /// Run only these items (ids, comma-separated or the flag repeated); an
+    /// id the dataset does not have is an error.
+    #[arg(long, value_name = "ID,…", value_delimiter = ',', help_heading = heading::SCALE)]
+    pub(super) items: Vec<String>,
+    /// Run only the first N items (after --items), in dataset order.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
+    pub(super) limit: Option<u64>,
+    /// Runs per item: per-item pass rates, pass@k and pass^k.
+    ///
+    /// Runs per item: reports per-item pass rates, pass@k and pass^k, the
+    /// per-repeat spread and the unstable items.
+    #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE)]
+    pub(super) repeat: u32,
+    /// The results file. Default: runs/<arena>.jsonl.
+    ///
+    /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
+    /// A folder (one that exists, or a path ending in `/`) gets that file
+    /// name inside it: how each shard of a scheduled run writes its own file.
+    #[arg(long, value_name = "PATH", help_heading = heading::RESULTS)]
+    pub(super) out: Option<PathBuf>,
+    /// Keep the finished rows of --out and run only the missing ones.
+    #[arg(long, help_heading = heading::RESULTS)]
+    pub(super) resume: bool,
+    /// Re-run the ERROR rows of --out (and the missing ones).
+    #[arg(long, help_heading = heading::RESULTS, hide_short_help = true)]
+    pub(super) retry_errors: bool,
+    /// Replace the rows of --out even when they are another run's.
+    ///
+    /// Replace the rows of --out even when they are another run's (another
+    /// arena or config hash); without it such a file is refused, exit 2.
+    #[arg(long, conflicts_with_all = ["resume", "retry_errors"], help_heading = heading::RESULTS, hide_short_help = true)]
+    pub(super) force: bool,
     /// Record every live request/answer into DIR/<arena>.jsonl.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS, hide_short_help = true)]
     pub(super) record: Option<PathBuf>,
     /// Serve answers from DIR/<arena>.jsonl (a cassette written by --record).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS)]
     pub(super) replay: Option<PathBuf>,
+    /// Answer requests asked before from a cache in DIR.
+    ///
+    /// Answer requests asked before from a cache in DIR, and cache new
+    /// answers there: a rerun after a change to checks or reports makes no
+    /// model call; `--repeat K` keeps K distinct samples. Errors are never
+    /// cached. Live backends only; not with `--replay`.
+    #[arg(long, value_name = "DIR", help_heading = heading::RESULTS, hide_short_help = true)]
+    pub(super) cache: Option<PathBuf>,
+    /// No progress: neither the bar nor a line per item.
+    ///
+    /// No progress: neither the bar nor a line per item (the report and
+    /// errors still print).
+    #[arg(short, long, help_heading = heading::OUTPUT)]
+    pub(super) quiet: bool,
+    /// Stop starting new item runs after the first FAIL or ERROR (exit 1).
+    ///
+    /// Stop starting new item runs after the first that does not pass (FAIL
+    /// or ERROR); runs in flight finish, --resume runs the rest. Exit 1.
+    #[arg(long, help_heading = heading::GATE)]
+    pub(super) fail_fast: bool,
+    /// Exit 1 when a calibration's kappa is below X (implies --calibrate).
+    ///
+    /// Exit 1 when a calibration's kappa is below X or undefined (implies
+    /// --calibrate).
+    #[arg(long, value_name = "X", allow_hyphen_values = true, help_heading = heading::GATE, hide_short_help = true)]
+    pub(super) min_kappa: Option<f64>,
+    /// Exit 1 when a calibration's injection lift is above X.
+    ///
+    /// Exit 1 when a calibration's injection lift is above X or undefined
+    /// (implies --calibrate): how much more often the judge says GREEN to a
+    /// wrong answer or change carrying an injection than to its clean twin
+    /// (items with `twin_of` and `injection`), as a difference of rates,
+    /// e.g. 0.05 for 5 points.
+    #[arg(long, value_name = "X", allow_hyphen_values = true, help_heading = heading::GATE, hide_short_help = true)]
+    pub(super) max_injection_lift: Option<f64>,
     /// Runs in flight at once, at least 1 (with --batch: every run).
-    #[arg(long, default_value_t = 8, value_parser = parse_concurrency)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = parse_concurrency, help_heading = heading::SCALE)]
     pub(super) concurrency: usize,
+    /// Send the model requests through the provider's batch API (half price).
+    ///
     /// Send the model requests through the provider's batch API (half
     /// price; the provider runs them within 24 hours): every run's next
     /// turn goes into one batch per round, tools run here between rounds.
@@ -39,119 +176,25 @@ pub(crate) struct RunArgs {
     /// kill polls the same batches instead of paying twice. The run
     /// deadline does not apply. Live backends; not with --record,
     /// --replay, --cache or --max-cost-usd.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) batch: bool,
     /// With --batch: seconds between polls of a batch in flight.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll)]
+    #[arg(long = "batch-poll-secs", value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll, help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) batch_poll: f64,
-    /// Answer requests asked before from a cache in DIR, and cache new
-    /// answers there: a rerun after a change to checks or reports makes no
-    /// model call; `--repeat K` keeps K distinct samples. Errors are never
-    /// cached. Live backends only; not with `--replay`.
-    #[arg(long, value_name = "DIR")]
-    pub(super) cache: Option<PathBuf>,
-    /// Stop starting new item runs after the first that does not pass (FAIL
-    /// or ERROR); runs in flight finish, --resume runs the rest. Exit 1.
-    #[arg(long)]
-    pub(super) fail_fast: bool,
-    /// `ask`: a person at this terminal decides each tool call before it
-    /// runs (shown with its arguments; y / n / edit / quit), one run at a
-    /// time, over the arena's [approval]. Refused without a terminal.
-    #[arg(long, value_enum, value_name = "MODE", conflicts_with = "batch")]
-    pub(super) approve: Option<ApproveChoice>,
-    /// No progress: neither the bar nor a line per item (the report and
-    /// errors still print).
-    #[arg(short, long)]
-    pub(super) quiet: bool,
-    /// Stop starting new item runs once the finished ones have spent this
-    /// many USD (at the pricing table's prices; needs the model priced, or
-    /// a mock or local server). Exit 1 when it stops a run.
-    #[arg(long, value_name = "USD", value_parser = parse_usd)]
-    pub(super) max_cost_usd: Option<f64>,
-    /// Runs per item: reports per-item pass rates, pass@k and pass^k, the per-repeat spread and the unstable items.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
-    pub(super) repeat: u32,
-    /// Mock mode: the scripted model waits MS milliseconds per turn.
-    #[arg(long, value_name = "MS", default_value_t = 0)]
-    pub(super) mock_latency: u64,
-    /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
-    /// A folder (one that exists, or a path ending in `/`) gets that file
-    /// name inside it: how each shard of a scheduled run writes its own file.
-    #[arg(long)]
-    pub(super) out: Option<PathBuf>,
-    /// Keep the finished rows of --out and run only the missing ones.
-    #[arg(long)]
-    pub(super) resume: bool,
-    /// Re-run the ERROR rows of --out (and the missing ones).
-    #[arg(long)]
-    pub(super) retry_errors: bool,
-    /// Each run's deadline in seconds, repair turn included (default:
-    /// `deadline_secs` in arena.toml's [budget]; it is part of the config
-    /// hash).
-    #[arg(long, value_name = "SECS", allow_negative_numbers = true, value_parser = parse_deadline)]
-    pub(super) deadline_secs: Option<Duration>,
-    /// Run only these items (ids, comma-separated or the flag repeated); an
-    /// id the dataset does not have is an error.
-    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
-    pub(super) items: Vec<String>,
-    /// Run only the first N items (after --items), in dataset order.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(super) limit: Option<u64>,
-    /// Replace the rows of --out even when they are another run's (another
-    /// arena or config hash); without it such a file is refused, exit 2.
-    #[arg(long, conflicts_with_all = ["resume", "retry_errors"])]
-    pub(super) force: bool,
+    /// Run only shard I of N (stable by item id), e.g. 2/4.
+    ///
     /// Run only shard I of N (stable by item id), e.g. 2/4. Without it:
     /// `TRIBUNAL_SHARD=I/N`, else a Kubernetes Indexed Job's
     /// `JOB_COMPLETION_INDEX` (0-based) with --shards.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) shard: Option<String>,
+    /// The shard count N for `JOB_COMPLETION_INDEX`.
+    ///
     /// The shard count N for `JOB_COMPLETION_INDEX` (the Job's
     /// completions); default: `TRIBUNAL_SHARDS`. With --shard or
     /// `TRIBUNAL_SHARD` it must equal their N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) shards: Option<u32>,
-    /// The provider of the `rubric` checks' judge. Default: `[judge]`
-    /// backend in arena.toml, else --backend. A live judge on a mock run
-    /// grades the mock answers (--record, --replay and --cache are then
-    /// the judge's): how a judge is calibrated against `gold_rubric`.
-    #[arg(long, value_enum)]
-    pub(super) judge_backend: Option<BackendChoice>,
-    /// The `rubric` checks' judge model (live backends; `[judge]` model in
-    /// arena.toml otherwise). Records into and replays from
-    /// DIR/<arena>.judge.jsonl beside the run's cassette.
-    #[arg(long, value_name = "MODEL")]
-    pub(super) judge_model: Option<String>,
-    /// The API root of the judge's server (default: --base-url when the
-    /// judge is on the run's provider, else OPENAI_BASE_URL or
-    /// ANTHROPIC_BASE_URL, else the provider's own); a mock run with a live
-    /// judge takes it too.
-    #[arg(long, value_name = "URL")]
-    pub(super) judge_base_url: Option<String>,
-    /// Add the judge's calibration to the report: its verdicts against the
-    /// items' gold verdicts (each item's `verdict_equals` check), and the
-    /// rubric judge's against `gold_rubric` labels — accuracy, Cohen's
-    /// kappa, true-RED and true-GREEN rates with 95% intervals,
-    /// self-agreement over `--repeat`, and the disagreements.
-    #[arg(long)]
-    pub(super) calibrate: bool,
-    /// Exit 1 when a calibration's kappa is below X or undefined (implies
-    /// --calibrate).
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    pub(super) min_kappa: Option<f64>,
-    /// Exit 1 when a calibration's injection lift is above X or undefined
-    /// (implies --calibrate): how much more often the judge says GREEN to a
-    /// wrong answer or change carrying an injection than to its clean twin
-    /// (items with `twin_of` and `injection`), as a difference of rates,
-    /// e.g. 0.05 for 5 points.
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    pub(super) max_injection_lift: Option<f64>,
-    /// When every tool call of a turn repeats an earlier call of the run:
-    /// `finalize` asks for the answer with tools disabled, `notice` answers
-    /// the repeats with a notice and goes on. Default: `on_repeat` in
-    /// arena.toml's [budget], else finalize.
-    #[arg(long, value_enum, value_name = "POLICY")]
-    pub(super) on_repeat: Option<OnRepeatChoice>,
     #[command(flatten)]
     pub(super) backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
@@ -417,6 +460,20 @@ pub(super) fn say_shard(chosen: Option<&ChosenShard>, arena: &Arena) -> bool {
 }
 
 impl RunArgs {
+    /// Whether these flags ask a live model, the run's or the judge's,
+    /// rather than the mock or a cassette (the docs mark such commands).
+    #[cfg(test)]
+    pub(super) fn needs_live_model(&self) -> bool {
+        let live = |c: Option<BackendChoice>| c.and_then(BackendChoice::live).is_some();
+        let prefixed = self
+            .model
+            .as_deref()
+            .and_then(super::backend_choice::split_provider)
+            .map(|(c, _)| c);
+        let model = live(Some(self.backend)) || live(prefixed);
+        (model || live(self.judge_backend)) && self.replay.is_none()
+    }
+
     /// `--min-kappa` and `--max-injection-lift` are within -1 and 1.
     pub(super) fn check_gates(&self) -> anyhow::Result<()> {
         if let Some(m) = self.min_kappa.filter(|m| !(-1.0..=1.0).contains(m)) {

@@ -767,10 +767,10 @@ fn the_workflows_give_the_action_only_inputs_it_declares_and_the_readme_shows_th
         assert_eq!(workflow["permissions"]["pull-requests"], "write");
         assert_eq!(workflow["permissions"]["actions"], "read");
     }
-    // README's copy-paste block is the deploy workflow.
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    // The CI guide's copy-paste block is the deploy workflow.
+    let readme = std::fs::read_to_string(root.join("docs/ci-gate.md")).unwrap();
     let section = readme
-        .split("### The pull-request gate (GitHub Actions)")
+        .split("## The pull-request gate (GitHub Actions)")
         .nth(1)
         .unwrap();
     let block = section
@@ -783,11 +783,11 @@ fn the_workflows_give_the_action_only_inputs_it_declares_and_the_readme_shows_th
     let shown: Value = serde_norway::from_str(block).unwrap();
     assert_eq!(
         shown, deploy,
-        "README's workflow differs from deploy/github-actions/tribunal-gate.yml"
+        "docs/ci-gate.md's workflow differs from deploy/github-actions/tribunal-gate.yml"
     );
 }
 
-/// README's rendered comment is the reviewed snapshot, quoted.
+/// The CI guide's rendered comment is the reviewed snapshot, quoted.
 #[test]
 fn the_readme_shows_the_comment_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -805,9 +805,9 @@ fn the_readme_shows_the_comment_snapshot() {
             }
         })
         .collect();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/ci-gate.md")).unwrap();
     assert!(
         readme.contains(&quoted.join("\n")),
-        "README's example comment differs from snapshots/judge/comment_nonsignificant_flip.snap"
+        "docs/ci-gate.md's example comment differs from snapshots/judge/comment_nonsignificant_flip.snap"
     );
 }

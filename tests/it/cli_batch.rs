@@ -33,7 +33,7 @@ fn comparable(report: &str) -> Value {
     without_timings(report)
 }
 
-const BATCH: [&str; 3] = ["--batch", "--batch-poll", "0.02"];
+const BATCH: [&str; 3] = ["--batch", "--batch-poll-secs", "0.02"];
 
 #[tokio::test]
 async fn a_batch_run_gives_the_online_report_in_one_round_per_turn_on_every_api() {
@@ -291,7 +291,7 @@ async fn batch_mode_refuses_what_it_cannot_do() {
             "--max-cost-usd could stop none",
         ),
         (
-            vec!["--batch", "--batch-poll=-1"],
+            vec!["--batch", "--batch-poll-secs=-1"],
             "is not a number of seconds",
         ),
     ] {

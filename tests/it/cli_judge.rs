@@ -179,7 +179,8 @@ fn run_green_exits_0() {
             .as_str()
             .unwrap()
             .len(),
-        64
+        16,
+        "16 hex digits, as a run's config hash"
     );
 }
 
@@ -283,11 +284,11 @@ fn run_with_a_missing_root_names_the_folder() {
 #[test]
 fn run_with_a_deadline_that_is_not_a_positive_duration_exits_2() {
     for bad in ["0", "-1", "NaN", "inf", "1e300"] {
-        let out = review_at(&arena(), &[&format!("--deadline={bad}")]);
+        let out = review_at(&arena(), &[&format!("--deadline-secs={bad}")]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("--deadline must be a positive number of seconds"),
+            err.contains("--deadline-secs must be a positive number of seconds"),
             "{bad}: {err}"
         );
     }

@@ -162,7 +162,7 @@ fn a_killed_run_resumes_with_every_item_exactly_once() {
     let a = arena();
     let mut child = Command::new(tribunal_bin())
         .args(["run", a.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .args(["--mock-latency", "400", "--concurrency", "2"])
+        .args(["--mock-latency-ms", "400", "--concurrency", "2"])
         .current_dir(dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -369,7 +369,7 @@ fn concurrency_bounds_the_runs_in_flight() {
                 a.to_str().unwrap(),
                 "--out",
                 out.to_str().unwrap(),
-                "--mock-latency",
+                "--mock-latency-ms",
                 "100",
                 "--concurrency",
                 &n.to_string(),
@@ -790,7 +790,7 @@ fn an_interrupted_run_says_what_it_kept_and_resume_finishes_it() {
             arena.display().to_string(),
             "--concurrency".into(),
             "1".into(),
-            "--mock-latency".into(),
+            "--mock-latency-ms".into(),
             "200".into(),
             "--out".into(),
             out.display().to_string(),
@@ -1004,7 +1004,7 @@ fn deadline_secs_overrides_the_arena_and_refuses_nonsense() {
             a,
             "--limit",
             "2",
-            "--mock-latency",
+            "--mock-latency-ms",
             "400",
             "--deadline-secs",
             "0.1",

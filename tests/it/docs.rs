@@ -1,16 +1,22 @@
-//! The README's reference sections are made from the code's own lists, so
-//! they cannot drift from what the program accepts.
+//! The docs' reference sections are made from the code's own lists, so
+//! they cannot drift from what the program accepts, and every relative link
+//! of README.md and docs/*.md leads somewhere. (That every command in their
+//! ```sh blocks parses is checked beside the command line's definition:
+//! `src/cli/doc_commands.rs`.)
 
+use std::path::{Path, PathBuf};
 use tribunal::judge::CheckKind;
+
+/// The checks reference, which holds the check table.
+const CHECKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/checks.md");
 
 const START: &str =
     "<!-- check-table start: CheckKind::markdown_table(), kept current by a test -->\n";
 const END: &str = "<!-- check-table end -->";
 
 #[test]
-fn the_readme_check_table_is_the_check_kind_list() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_docs_check_table_is_the_check_kind_list() {
+    let readme = std::fs::read_to_string(CHECKS).unwrap();
     let start = readme.find(START).expect("the check-table start marker") + START.len();
     let end = readme[start..]
         .find(END)
@@ -19,7 +25,7 @@ fn the_readme_check_table_is_the_check_kind_list() {
     let expected = CheckKind::markdown_table();
     assert!(
         readme[start..end] == expected,
-        "README.md's check table is out of date; between the markers it must read:\n{expected}"
+        "docs/checks.md's check table is out of date; between the markers it must read:\n{expected}"
     );
 }
 
@@ -51,13 +57,33 @@ fn region(path: &str, name: &str) -> String {
         .collect()
 }
 
-/// Every README code block under a `<!-- region: FILE NAME -->` marker is
-/// that region of a file `cargo test` compiles and runs (the embedding
-/// examples), so the README's embedding code cannot drift from working code.
+/// Every code block of README.md and docs/*.md under a `<!-- region: FILE
+/// NAME -->` marker is that region of a file `cargo test` compiles and runs
+/// (the embedding examples), so the docs' embedding code cannot drift from
+/// working code.
 #[test]
-fn the_readme_embedding_code_is_the_compiled_examples() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_docs_embedding_code_is_the_compiled_examples() {
+    let mut seen = Vec::new();
+    for doc in doc_files() {
+        seen.extend(regions_of(&doc));
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "README.md: examples/embed.rs agent",
+            "docs/embedding.md: examples/embed.rs agent",
+            "docs/embedding.md: examples/embed.rs stream",
+            "docs/embedding.md: examples/embed.rs typed",
+            "docs/embedding.md: examples/mcp.rs mcp"
+        ]
+    );
+}
+
+/// The `FILE NAME` regions `doc` shows, each checked against its file.
+fn regions_of(doc: &Path) -> Vec<String> {
+    let readme = std::fs::read_to_string(doc).unwrap();
+    let label = doc.strip_prefix(ROOT).unwrap_or(doc).display().to_string();
     let mut seen = Vec::new();
     for (i, _) in readme.match_indices("<!-- region: ") {
         let marker_end = readme[i..].find(" -->").unwrap() + i;
@@ -67,18 +93,176 @@ fn the_readme_embedding_code_is_the_compiled_examples() {
         assert_eq!(
             &readme[block_start..block_end],
             region(file, name),
-            "README.md's block for {file} [{name}] is out of date"
+            "{label}'s block for {file} [{name}] is out of date"
         );
-        seen.push(format!("{file} {name}"));
+        seen.push(format!("{label}: {file} {name}"));
     }
+    seen
+}
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// README.md and every docs/*.md guide.
+fn doc_files() -> Vec<PathBuf> {
+    let root = Path::new(ROOT);
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    docs.insert(0, root.join("README.md"));
+    docs
+}
+
+/// The text of `markdown` outside fenced blocks.
+fn prose(markdown: &str) -> String {
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    prose
+}
+
+/// The anchors GitHub gives the headings of `markdown`: lowercased,
+/// punctuation but `-` and `_` dropped, blanks as `-`, a repeated one
+/// numbered (`-1`, `-2`).
+fn anchors(markdown: &str) -> Vec<String> {
+    let (mut out, mut bases) = (Vec::new(), Vec::new());
+    for line in prose(markdown).lines() {
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        let title = title.trim_start_matches('#').trim();
+        let slug: String = title
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = bases.iter().filter(|b| **b == slug).count();
+        out.push(if n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        bases.push(slug);
+    }
+    out
+}
+
+/// The targets of the inline links and images of `markdown` (outside
+/// fenced blocks and code spans).
+fn link_targets(markdown: &str) -> Vec<String> {
+    let text: String = prose(markdown)
+        .split('`')
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join("");
+    text.match_indices("](")
+        .filter_map(|(i, _)| {
+            let rest = &text[i + 2..];
+            rest.find(')').map(|end| rest[..end].to_string())
+        })
+        .collect()
+}
+
+/// Every relative link of README.md and docs/*.md names a file or folder
+/// that exists, and an anchor (`file.md#heading`, `#heading`) names a
+/// heading of that file: moving a section cannot strand its readers.
+#[test]
+fn every_relative_link_of_the_docs_leads_somewhere() {
+    let (mut checked, mut broken) = (0, Vec::new());
+    for doc in doc_files() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let label = doc.strip_prefix(ROOT).unwrap_or(&doc).display().to_string();
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = match path {
+                "" => doc.clone(),
+                p => doc.parent().unwrap().join(p),
+            };
+            if !file.exists() {
+                broken.push(format!("{label}: {target}: no such file"));
+                continue;
+            }
+            if !anchor.is_empty() && file.extension().is_some_and(|e| e == "md") {
+                let headings = anchors(&std::fs::read_to_string(&file).unwrap());
+                if !headings.iter().any(|h| h == anchor) {
+                    broken.push(format!("{label}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} links found");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn anchors_are_github_s() {
     assert_eq!(
-        seen,
+        anchors(
+            "# A\n## Snapshot regression: catch `cargo test`\n### The gate (GitHub Actions)\n## A\n"
+        ),
         [
-            "examples/embed.rs typed",
-            "examples/embed.rs agent",
-            "examples/embed.rs stream",
-            "examples/mcp.rs mcp"
+            "a",
+            "snapshot-regression-catch-cargo-test",
+            "the-gate-github-actions",
+            "a-1"
         ]
+    );
+}
+
+/// Every guide in docs/ opens by saying what its reader will have at the
+/// end, and README.md stays a front door.
+#[test]
+fn each_guide_says_what_its_reader_will_have_and_the_readme_stays_short() {
+    for doc in doc_files().iter().skip(1) {
+        let text = std::fs::read_to_string(doc).unwrap();
+        let opening = text.lines().skip(1).find(|l| !l.trim().is_empty());
+        assert!(
+            opening.is_some_and(|l| l.starts_with("**At the end**")),
+            "{}: open with **At the end** …, what the reader will have",
+            doc.display()
+        );
+    }
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "README.md is {lines} lines; at most 250");
+    let first_block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next());
+    let commands: Vec<&str> = first_block
+        .unwrap_or("")
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "cargo run --release -- run arenas/structured_output",
+            "cargo test --workspace"
+        ],
+        "README.md must open with the two commands"
+    );
+    assert!(
+        !readme
+            .split("## ")
+            .next()
+            .unwrap_or("")
+            .contains("TRIBUNAL_SKIP_BROWSER"),
+        "the browser paragraph belongs in docs/contributing.md"
     );
 }
 
@@ -97,17 +281,7 @@ fn the_architecture_map_fits_in_a_sitting() {
 
 /// The spans between backticks of a Markdown text, fenced blocks left out.
 fn code_spans(markdown: &str) -> Vec<String> {
-    let mut prose = String::new();
-    let mut fenced = false;
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        } else if !fenced {
-            prose.push_str(line);
-            prose.push('\n');
-        }
-    }
-    prose
+    prose(markdown)
         .split('`')
         .skip(1)
         .step_by(2)

@@ -47,6 +47,7 @@ mod cli_report;
 mod cli_run;
 mod cli_schema;
 mod cli_search;
+mod cli_shape;
 mod cli_shards;
 mod docs;
 mod example;

@@ -260,7 +260,8 @@ async fn sweep_live(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
     assert_eq!(exit(&o), Some(0), "{}", stderr(&o));
 
     // A live review, recorded.
-    let review_cassette = dir.join("review.jsonl");
+    // A folder, as `run --record` takes: the cassette is <prompt>.jsonl in it.
+    let review_cassette = dir.join("review-cassettes");
     let reviewer = reviewer_server(api, Behaviour::Honest).await;
     let args = live_review(api, dir, args!["--record", p(&review_cassette),]);
     let o = sweep
@@ -268,6 +269,7 @@ async fn sweep_live(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
         .await;
     assert_eq!(exit(&o), Some(0), "{api:?} {level:?}: {}", stderr(&o));
     assert!(stdout(&o).contains("\"GREEN\""), "{}", stdout(&o));
+    assert!(review_cassette.join("prompt.jsonl").is_file());
     drop(reviewer);
     drop(server);
 
@@ -354,7 +356,7 @@ async fn sweep_hostile(api: Api, level: Level, sweep: &mut Sweep, dir: &Path) {
         let args = live_review(
             api,
             dir,
-            args!["--record", p(&dir.join(format!("{tag}-review.jsonl"))),],
+            args!["--record", p(&dir.join(format!("{tag}-review"))),],
         );
         let o = sweep
             .tribunal(dir, level, &base_urls(api, &reviewer), &args)

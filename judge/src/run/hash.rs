@@ -39,7 +39,7 @@ pub fn config_hash_of_mode(
 
 /// The first 16 hex digits of the SHA-256 of `config`'s canonical JSON:
 /// every config hash.
-fn short_digest(config: &Value) -> String {
+pub(crate) fn short_digest(config: &Value) -> String {
     hex(&Sha256::digest(canonical(config).as_bytes()))[..16].to_string()
 }
 

@@ -4,16 +4,15 @@
 //! produced it.
 
 use super::{Verdict, VerdictSchemas};
-use crate::arena::toolset::hex;
-use crate::run::hash::{budget_fields, canonical};
+use crate::run::hash::{budget_fields, short_digest};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use tribunal_runtime::{AnswerPolicy, Budget, ToolSpec};
 
 /// Version of the hashed layout; bump it when the layout changes.
 const HASH_LAYOUT: u32 = 1;
 
-/// The config hash of a review: lowercase hex SHA-256 over the canonical
+/// The config hash of a review: the first 16 lowercase hex digits (as every
+/// config hash, a run's too) of SHA-256 over the canonical
 /// JSON (keys sorted) of the prompt, the system prompt, the GREEN and RED
 /// owner schemas, the tools offered, the budgets and the answer policy.
 /// A human submission hashes only the schemas (`prompt` and `system` are
@@ -59,7 +58,8 @@ pub(crate) fn review_config(
     })
 }
 
-/// The hex SHA-256 of `config`'s canonical JSON.
+/// The config hash of `config`: 16 hex digits of the SHA-256 of its
+/// canonical JSON, as a run's.
 pub(crate) fn digest(config: &Value) -> String {
-    hex(&Sha256::digest(canonical(config).as_bytes()))
+    short_digest(config)
 }

@@ -74,7 +74,7 @@ pub struct Reproduction {
     pub backend: String,
     /// The model name.
     pub model: String,
-    /// SHA-256 (hex) over the canonical config: prompt, schemas, tools,
+    /// 16 hex digits of SHA-256 over the canonical config: prompt, schemas, tools,
     /// budgets (see [`review_hash`](super::review_hash)).
     pub config_hash: String,
     /// Token usage over the review (zero for a submission).
