@@ -93,6 +93,7 @@ pub mod task;
 pub mod telemetry;
 #[doc(hidden)]
 pub mod text;
+mod text_calls;
 pub mod tool;
 mod typed;
 

@@ -227,6 +227,9 @@ struct Batch {
     /// How approval settled each call, when the turn went through approval
     /// (`None`, the usual case: every fresh call runs as made).
     settled: Option<Arc<[crate::approval::CallState]>>,
+    /// Whether the calls were read from the turn's text (the server
+    /// returned none). Not kept across a pause for approval.
+    from_text: bool,
 }
 
 /// The answer tool of the tool strategy and the tool lists it appears in.
@@ -497,14 +500,23 @@ impl Machine {
 
     fn on_turn(&mut self, phase: Phase, turn: ModelTurn, now: Instant) {
         let ModelTurn {
-            text,
-            tool_calls,
+            mut text,
+            mut tool_calls,
             usage,
             stop,
             reasoning,
         } = turn;
         self.turns += 1;
         self.usage.add(usage);
+        // Calls the model wrote into its text stand for the text: the
+        // history then shows the calls as calls, each with its result.
+        let from_text = tool_calls.is_empty() && phase == Phase::Agent && {
+            tool_calls = self.calls_in_text(&text);
+            !tool_calls.is_empty()
+        };
+        if from_text {
+            text.clear();
+        }
         let calls: Arc<[ToolCall]> = tool_calls.into();
         // The text moves into the conversation (an answer can be large); it is
         // read back from there below.
@@ -532,7 +544,7 @@ impl Machine {
         let at = self.answer_call(&calls);
         if at.is_none() && phase == Phase::Agent && !calls.is_empty() {
             let refused = self.over_budget(&calls);
-            self.start_batch(calls, refused, now);
+            self.start_batch(calls, refused, from_text, now);
             return;
         }
         if phase == Phase::Agent && self.must_call_a_tool() {
@@ -556,6 +568,25 @@ impl Machine {
         // Nothing else of the turn runs (on a tools-disabled turn only the
         // answer can count).
         self.on_answer(phase, stop, &calls, at, now);
+    }
+
+    /// The calls written in an agent turn's `text`, of the tools that turn
+    /// offered, when the plan reads text calls (see [`text_calls`](crate::text_calls)).
+    /// Each gets an id no provider id can take: `text-<turn>-<index>`.
+    fn calls_in_text(&self, text: &str) -> Vec<ToolCall> {
+        if !self.config.plan.read_text_calls || text.is_empty() || self.tools.is_empty() {
+            return Vec::new();
+        }
+        let offered = self.request(Phase::Agent).tools;
+        crate::text_calls::read(text, |name| offered.iter().any(|t| t.name == name))
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| ToolCall {
+                id: format!("text-{}-{index}", self.turns),
+                name: call.name,
+                arguments: call.arguments,
+            })
+            .collect()
     }
 
     /// Whether agent requests must still require a tool call
@@ -764,7 +795,13 @@ impl Machine {
     /// Sets up a turn's tool calls: the ones that repeat an earlier call of
     /// the run and the ones the budget `refused` are answered here, the
     /// rest go to the driver.
-    fn start_batch(&mut self, calls: Arc<[ToolCall]>, refused: Option<Vec<bool>>, now: Instant) {
+    fn start_batch(
+        &mut self,
+        calls: Arc<[ToolCall]>,
+        refused: Option<Vec<bool>>,
+        from_text: bool,
+        now: Instant,
+    ) {
         // The calls are the last message's: `on_turn` has just pushed it. The
         // machine only appends to its conversation, so a call's place there
         // stays valid for the run.
@@ -805,6 +842,7 @@ impl Machine {
             fresh,
             repeated,
             settled,
+            from_text,
         };
         if !batch.fresh.is_empty()
             && let Some(held) = self.hold_for_approval(&batch)
@@ -910,6 +948,7 @@ impl Machine {
                     ok,
                     duration_ms,
                     repeated,
+                    from_text: batch.from_text,
                 });
             }
             results.push(result);

@@ -151,6 +151,14 @@ pub struct OutputPlan {
     /// on requests that also offer tools. Requests without tools always
     /// carry it.
     pub schema_on_tool_turns: bool,
+    /// Whether a tool call the model wrote into its text (a JSON object
+    /// with the tool's `name` and `arguments`, bare, fenced or in
+    /// `<tool_call>` tags) is read as a call when the server returned none,
+    /// on agent turns only. [`resolve_plan`](crate::backend::config::resolve_plan)
+    /// turns it on for servers other than the hosted APIs, where small
+    /// models write calls that way and the server may not parse them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_text_calls: bool,
 }
 
 impl OutputPlan {
@@ -160,6 +168,7 @@ impl OutputPlan {
             strategy: OutputStrategy::Native,
             target,
             schema_on_tool_turns: true,
+            read_text_calls: false,
         }
     }
 
@@ -169,6 +178,7 @@ impl OutputPlan {
             strategy: OutputStrategy::Tool,
             target,
             schema_on_tool_turns: false,
+            read_text_calls: false,
         }
     }
 
@@ -178,6 +188,7 @@ impl OutputPlan {
             strategy: OutputStrategy::Prompt,
             target: SchemaTarget::Plain,
             schema_on_tool_turns: false,
+            read_text_calls: false,
         }
     }
 }

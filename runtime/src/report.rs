@@ -128,6 +128,11 @@ pub struct ToolCallRecord {
     /// instead of running again. It still counted toward `max_tool_calls`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub repeated: bool,
+    /// Whether the model wrote the call into its text and the loop read it
+    /// from there ([`OutputPlan::read_text_calls`](crate::output::OutputPlan::read_text_calls)):
+    /// the server returned no call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_text: bool,
 }
 
 /// The record of one run.

@@ -72,6 +72,18 @@ pub(crate) struct BackendFlags {
     /// `--cut-runaway false`: never cut a turn that repeats itself.
     #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
     no_cut_runaway: bool,
+    /// Whether a tool call written as text is read as a call (default: yes
+    /// off the hosted APIs).
+    ///
+    /// Whether a tool call the model wrote into its text (a JSON object with
+    /// the tool's `name` and `arguments`, bare, fenced or in `<tool_call>`
+    /// tags) is read as a call when the server returned none. Default: yes
+    /// for any server but the hosted OpenAI and Anthropic APIs.
+    #[arg(long, value_name = "BOOL", conflicts_with = "no_read_text_calls", help_heading = heading::BACKEND, hide_short_help = true)]
+    read_text_calls: Option<bool>,
+    /// `--read-text-calls false`: take only the calls the server returns.
+    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
+    no_read_text_calls: bool,
     /// Seconds to open a connection to the model's server (default 10).
     #[arg(long, value_name = "S", help_heading = heading::BACKEND, hide_short_help = true)]
     connect_secs: Option<f64>,
@@ -116,6 +128,7 @@ impl BackendFlags {
             extra_body,
             prompt_cache: off_or(self.no_prompt_cache, self.prompt_cache),
             cut_runaway: off_or(self.no_cut_runaway, self.cut_runaway),
+            read_text_calls: off_or(self.no_read_text_calls, self.read_text_calls),
             connect_secs: self.connect_secs,
             preflight_secs: self.preflight_secs,
             first_byte_secs: self.first_byte_secs,
@@ -145,6 +158,8 @@ impl BackendFlags {
             || self.no_parallel_tool_calls
             || self.no_prompt_cache
             || self.no_cut_runaway
+            || self.no_read_text_calls
+            || self.read_text_calls.is_some()
             || self.max_retries.is_some()
             || self.max_output_tokens.is_some()
             || self.temperature.is_some()

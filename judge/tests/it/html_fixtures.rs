@@ -56,6 +56,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         ok: true,
         duration_ms: 0.4,
         repeated: false,
+        from_text: false,
     }];
     serde_json::from_value(json!({
         "version": tribunal_judge::rows::results::ROW_VERSION,

@@ -362,6 +362,35 @@ mod tests {
     }
 
     #[test]
+    fn calls_written_as_text_are_read_off_the_hosted_apis_unless_turned_off() {
+        let chat = BackendKind::OpenAiChat;
+        let auto = BackendOptions::default();
+        assert!(!resolve_plan(chat, "https://api.openai.com/v1", &auto).read_text_calls);
+        let anthropic = resolve_plan(BackendKind::Anthropic, "https://api.anthropic.com", &auto);
+        assert!(!anthropic.read_text_calls);
+        assert!(resolve_plan(chat, "http://127.0.0.1:18084/v1", &auto).read_text_calls);
+        let off = BackendOptions {
+            read_text_calls: Some(false),
+            ..BackendOptions::default()
+        };
+        assert!(!resolve_plan(chat, "http://127.0.0.1:18084/v1", &off).read_text_calls);
+        let on = BackendOptions {
+            read_text_calls: Some(true),
+            ..BackendOptions::default()
+        };
+        assert!(resolve_plan(chat, "https://api.openai.com/v1", &on).read_text_calls);
+        // In the hash only when set: earlier runs keep their identity.
+        use crate::backend::BackendSettings;
+        let unset = BackendSettings::default().hashed();
+        assert!(unset.get("read_text_calls").is_none());
+        let set = BackendSettings {
+            read_text_calls: Some(false),
+            ..BackendSettings::default()
+        };
+        assert_eq!(set.hashed()["read_text_calls"], false);
+    }
+
+    #[test]
     fn auto_keeps_native_on_hosted_apis_and_never_grammars_tool_turns_elsewhere() {
         let auto = BackendOptions::default();
         let chat = BackendKind::OpenAiChat;
@@ -380,7 +409,8 @@ mod tests {
             "not a url",
         ] {
             let plan = resolve_plan(chat, local, &auto);
-            assert_eq!(plan, OutputPlan::tool(SchemaTarget::OpenAi), "{local}");
+            let tool = OutputPlan::tool(SchemaTarget::OpenAi);
+            assert_eq!(plan, OutputPlan { read_text_calls: true, ..tool }, "{local}");
             assert!(!plan.schema_on_tool_turns);
         }
         // A look-alike host is not the hosted API.
@@ -402,7 +432,8 @@ mod tests {
         let anthropic = resolve_plan(BackendKind::Anthropic, "https://api.anthropic.com", &auto);
         assert_eq!(anthropic, OutputPlan::native(SchemaTarget::Anthropic));
         let elsewhere = resolve_plan(BackendKind::Anthropic, "http://127.0.0.1:9/", &auto);
-        assert_eq!(elsewhere, OutputPlan::tool(SchemaTarget::Anthropic));
+        let tool = OutputPlan::tool(SchemaTarget::Anthropic);
+        assert_eq!(elsewhere, OutputPlan { read_text_calls: true, ..tool });
         let prompt = BackendOptions {
             output: OutputChoice::Prompt,
             ..BackendOptions::default()

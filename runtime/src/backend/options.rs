@@ -50,6 +50,11 @@ pub struct BackendOptions {
     /// with [`StopReason::Runaway`](crate::conversation::StopReason::Runaway)
     /// and its usage is an estimate. Default: on.
     pub cut_runaway: bool,
+    /// Whether a tool call the model wrote into its text is read as a call
+    /// when the server returned none. Default (`None`): yes on servers
+    /// other than the hosted OpenAI and Anthropic APIs (see
+    /// [`resolve_plan`](super::resolve_plan)).
+    pub read_text_calls: Option<bool>,
     /// How long a request waits at each stage (connect, the check before
     /// the first item, first byte, stream idle) before it gives the stage
     /// up. Default: [`Timeouts::default`].

@@ -78,6 +78,9 @@ pub fn base_url_from_env(kind: BackendKind, env: &dyn Fn(&str) -> Option<String>
 ///
 /// `schema_on_tool_turns` unset means: on for the hosted APIs, off
 /// elsewhere, so no grammar-forcing schema is sent with tools.
+/// `read_text_calls` unset means the reverse: off for the hosted APIs (they
+/// return every call as a call), on elsewhere, where a small model writes
+/// its calls into its text and the server may not parse them.
 pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions) -> OutputPlan {
     let native_everywhere = is_hosted(kind, base_url);
     let strategy = options.output.fixed().unwrap_or(if native_everywhere {
@@ -94,6 +97,7 @@ pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions)
     if strategy == OutputStrategy::Native {
         plan.schema_on_tool_turns = options.schema_on_tool_turns.unwrap_or(native_everywhere);
     }
+    plan.read_text_calls = options.read_text_calls.unwrap_or(!native_everywhere);
     plan
 }
 

@@ -52,6 +52,10 @@ pub enum CassetteLine {
         /// older cassettes: they did.
         #[serde(default = "yes")]
         schema_on_tool_turns: bool,
+        /// Whether calls written as text were read. Absent in older
+        /// cassettes and when off.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        read_text_calls: bool,
     },
     /// One request and what came back.
     Exchange {
@@ -74,6 +78,7 @@ impl CassetteLine {
             schema_target: info.plan.target,
             strategy: info.plan.strategy,
             schema_on_tool_turns: info.plan.schema_on_tool_turns,
+            read_text_calls: info.plan.read_text_calls,
         }
     }
 }

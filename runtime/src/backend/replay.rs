@@ -65,6 +65,7 @@ impl Replay {
                 schema_target,
                 strategy,
                 schema_on_tool_turns,
+                read_text_calls,
             }) => {
                 if version > CASSETTE_VERSION {
                     return Err(bad(
@@ -76,6 +77,7 @@ impl Replay {
                     strategy,
                     target: schema_target,
                     schema_on_tool_turns,
+                    read_text_calls,
                 };
                 (backend, model, plan)
             }

@@ -77,6 +77,9 @@ pub struct BackendSettings {
     pub prompt_cache: Option<bool>,
     /// Streamed answers, a runaway turn cut. Default: on.
     pub cut_runaway: Option<bool>,
+    /// Tool calls written as text read as calls. Default: on for servers
+    /// other than the hosted APIs (see [`OutputPlan::read_text_calls`](crate::output::OutputPlan::read_text_calls)).
+    pub read_text_calls: Option<bool>,
     /// Seconds to open a connection. Default:
     /// [`DEFAULT_CONNECT_SECS`](super::timeouts::DEFAULT_CONNECT_SECS).
     pub connect_secs: Option<f64>,
@@ -259,6 +262,7 @@ impl BackendSettings {
             extra_body: self.extra_body.clone(),
             prompt_cache: self.prompt_cache.unwrap_or(true),
             cut_runaway: self.cut_runaway.unwrap_or(true),
+            read_text_calls: self.read_text_calls,
             timeouts: self.timeouts(),
             base_url: None,
             record: None,
@@ -288,6 +292,7 @@ impl BackendSettings {
             extra_body,
             prompt_cache: over.prompt_cache.or(self.prompt_cache),
             cut_runaway: over.cut_runaway.or(self.cut_runaway),
+            read_text_calls: over.read_text_calls.or(self.read_text_calls),
             connect_secs: over.connect_secs.or(self.connect_secs),
             preflight_secs: over.preflight_secs.or(self.preflight_secs),
             first_byte_secs: over.first_byte_secs.or(self.first_byte_secs),
@@ -299,8 +304,8 @@ impl BackendSettings {
     /// tribunal's config hash holds): every setting but `max_retries` and
     /// the timeouts (how hard and how patiently a request is tried) and
     /// `prompt_cache` (what it is billed);
-    /// `cut_runaway` only when set, so that identities taken before it
-    /// existed stay as they were.
+    /// `cut_runaway` and `read_text_calls` only when set, so that
+    /// identities taken before they existed stay as they were.
     pub fn hashed(&self) -> Value {
         let mut hashed = json!({
             "output": self.output.as_str(),
@@ -313,6 +318,9 @@ impl BackendSettings {
         });
         if let (Some(cut), Value::Object(map)) = (self.cut_runaway, &mut hashed) {
             map.insert("cut_runaway".into(), json!(cut));
+        }
+        if let (Some(read), Value::Object(map)) = (self.read_text_calls, &mut hashed) {
+            map.insert("read_text_calls".into(), json!(read));
         }
         hashed
     }

@@ -422,6 +422,7 @@ impl Machine {
             calls,
             repeated,
             settled: None,
+            from_text: false,
         };
         machine.state = State::Approval(Held { batch, states });
         Ok(machine)

@@ -27,4 +27,5 @@ mod schema_fit;
 mod schema_satisfiable;
 mod stream_faults;
 mod streaming;
+mod text_calls;
 mod tool_typed;

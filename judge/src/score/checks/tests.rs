@@ -60,6 +60,7 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
             ok: *ok,
             duration_ms: 0.0,
             repeated: false,
+            from_text: false,
         })
         .collect();
     report
@@ -132,6 +133,7 @@ fn report_with_args(calls: &[(&str, &str)]) -> RunReport {
             ok: true,
             duration_ms: 0.0,
             repeated: false,
+            from_text: false,
         })
         .collect();
     report
