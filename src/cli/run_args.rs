@@ -9,7 +9,7 @@ use std::time::Duration;
 use tribunal::judge::run::PreparedRun;
 use tribunal::judge::run::shard_env::ChosenShard;
 use tribunal::judge::run::{JudgeRoute, Overrides, PlanError, RunPlan};
-use tribunal::judge::{Arena, JudgeError, RunMode, Shard};
+use tribunal::judge::{Arena, JudgeError, RunMode};
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
 
@@ -74,11 +74,18 @@ pub(crate) struct RunArgs {
     /// Mock mode: the scripted model waits MS milliseconds per turn.
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub(super) mock_latency: u64,
-    /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
-    /// A folder (one that exists, or a path ending in `/`) gets that file
-    /// name inside it: how each shard of a scheduled run writes its own file.
+    /// The results file. Default: runs/<arena>.<backend>-<model>.jsonl
+    /// (runs/<arena>.mock.jsonl in mock mode; `.batch`, `.replay` and
+    /// `.judge-<backend>-<model>` added by those flags; `.shard-I-of-N`
+    /// for a shard), so runs of other models never collide. A folder (one
+    /// that exists, or a path ending in `/`) gets that file name inside it:
+    /// how each shard of a scheduled run writes its own file.
     #[arg(long)]
     pub(super) out: Option<PathBuf>,
+    /// Also write the HTML report (one self-contained page: charts, each
+    /// item's checks and, with --transcripts, its transcript) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(super) html: Option<PathBuf>,
     /// Keep the finished rows of --out and run only the missing ones.
     #[arg(long)]
     pub(super) resume: bool,
@@ -211,6 +218,21 @@ fn parse_usd(s: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
+    /// What the default results file is named after
+    /// ([`RunLabel`](super::results_path::RunLabel)).
+    pub(super) fn label(&self) -> super::results_path::RunLabel<'_> {
+        super::results_path::RunLabel {
+            backend: self.backend.live().map(BackendKind::as_str),
+            model: self.model.as_deref(),
+            batch: self.batch,
+            replay: self.replay.is_some(),
+            judge_backend: self
+                .judge_backend
+                .map(|j| j.live().map_or("mock", BackendKind::as_str)),
+            judge_model: self.judge_model.as_deref(),
+        }
+    }
+
     /// What `--resume`, `--retry-errors` and `--force` do with the rows of
     /// `--out` (`--retry-errors` also resumes).
     pub(super) fn mode(&self) -> RunMode {
@@ -224,33 +246,6 @@ impl RunArgs {
             RunMode::Fresh
         }
     }
-}
-
-/// The results file: `--out` as given, or the default file name
-/// (`<arena>.jsonl`, `<arena>.shard-I-of-N.jsonl`) inside `--out` when it
-/// names a folder (one that exists, or a path ending in a separator), else
-/// inside `runs/`.
-pub(super) fn out_path(out: Option<&Path>, arena: &str, shard: Option<Shard>) -> PathBuf {
-    let name = match shard {
-        Some(s) => format!("{arena}.shard-{}-of-{}.jsonl", s.index, s.count),
-        None => format!("{arena}.jsonl"),
-    };
-    match out {
-        Some(path) if names_folder(path) => path.join(name),
-        Some(path) => path.to_path_buf(),
-        None => Path::new("runs").join(name),
-    }
-}
-
-/// Whether `path` is an existing folder or is written as one (`results/`).
-fn names_folder(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .as_os_str()
-            .to_string_lossy()
-            .chars()
-            .next_back()
-            .is_some_and(std::path::is_separator)
 }
 
 /// The live backends' names, for a message: `openai-chat, openai-responses, anthropic`.

@@ -3,11 +3,13 @@
 //! block, and the charts as inline SVG. No network access; opens from
 //! `file://`.
 //!
-//! The header and charts are rendered here, escaped; the items table and
-//! each item's detail are built by the page's script from the JSON data,
-//! with `textContent` only — model, tool and dataset text never becomes
-//! markup.
+//! The header, charts and items table are rendered here, escaped, so the
+//! page reads with scripts off; the script filters and sorts the table's
+//! rows and builds each item's detail from the JSON data, with
+//! `textContent` only — model, tool and dataset text never becomes markup.
 
+use crate::report::ReportItem;
+use crate::report::compare::{Change, clipped};
 use crate::report::calibration::Calibration;
 use crate::report::format::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
@@ -94,11 +96,17 @@ pub fn render_page(page: &ReportPage) -> String {
 <span id="shown" class="shown"></span>
 </form>
 <table id="items"><thead><tr><th>id</th>{}<th>outcome</th><th>checks</th><th>error code</th><th class="num">tokens</th><th class="num">latency ms</th><th class="num">tool calls</th><th class="num">turns</th></tr></thead>
-<tbody id="rows"></tbody></table>
-<p><button type="button" id="more" hidden></button></p>
-<noscript><p>The items table needs JavaScript (inline, no network access).</p></noscript>
-</section>"##,
+<tbody id="rows">"##,
         if repeated { "<th>repeat</th>" } else { "" },
+    );
+    for (i, item) in page.items.iter().enumerate() {
+        item_row(&mut out, i, &item.run, repeated);
+    }
+    out.push_str(
+        r#"</tbody></table>
+<p><button type="button" id="more" hidden></button></p>
+</section>
+"#,
     );
     let _ = writeln!(
         out,
@@ -106,6 +114,55 @@ pub fn render_page(page: &ReportPage) -> String {
     );
     let _ = writeln!(out, "<script>\n{JS}</script>\n</body>\n</html>");
     out
+}
+
+/// One row of the items table, as HTML: the page reads without its
+/// script (with scripts off, in a mail client); the script only filters,
+/// sorts and opens these rows (`data-i` is the item's index in the data).
+/// A FAIL row says why under its check count, clipped.
+fn item_row(out: &mut String, i: usize, item: &ReportItem, repeated: bool) {
+    let outcome = item.outcome.as_str();
+    let _ = write!(
+        out,
+        r#"<tr class="item {outcome}" data-i="{i}" data-outcome="{outcome}"><td class="id">{}</td>"#,
+        escape_html(&item.id)
+    );
+    if repeated {
+        let _ = write!(out, r#"<td class="num">{}</td>"#, item.repeat);
+    }
+    let _ = write!(
+        out,
+        r#"<td><span class="badge {outcome}">{outcome}</span></td><td>"#
+    );
+    if item.checks.is_empty() {
+        out.push_str("skipped");
+    } else {
+        let held = item.checks.iter().filter(|c| c.ok).count();
+        let _ = write!(out, "{held}/{}", item.checks.len());
+        let failed: Vec<String> = item
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .collect();
+        if !failed.is_empty() {
+            let why = clipped(&failed.join("; "), Change::DETAIL_CHARS);
+            let _ = write!(out, r#"<div class="why">{}</div>"#, escape_html(&why));
+        }
+    }
+    let code = item
+        .error_code
+        .map(|code| error_text(Some(code), item.backend_failure.as_ref()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        r#"</td><td class="mono">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+        escape_html(&code),
+        item.usage.input_tokens.saturating_add(item.usage.output_tokens),
+        round1(item.wall_ms),
+        item.tool_calls.len(),
+        item.turns
+    );
 }
 
 /// The calibration section: its summary lines and the disagreements.
@@ -175,25 +232,15 @@ fn stats(out: &mut String, page: &ReportPage) {
         s.pass,
         s.total
     );
-    let _ = write!(
-        out,
-        r#"<div class="stat"><span class="n" id="cost">{}</span><span class="k" id="cost-detail">{}</span></div>"#,
-        if page.cost.priced_runs == 0 && page.cost.unpriced_runs > 0 {
-            "unpriced".to_string()
-        } else {
-            format!("${:.4}", page.cost.total_usd)
-        },
-        escape_html(&page.cost.line())
-    );
-    let t = &page.token_use;
-    let _ = write!(
-        out,
-        r#"<div class="stat"><span class="n" id="tokens-per-item">{}</span><span class="k" id="tokens-detail">{}</span></div><div class="stat"><span class="n" id="tokens-per-pass">{}</span><span class="k">tokens per PASS (all runs' tokens over {} PASS run(s))</span></div>"#,
-        t.per_item.map_or_else(|| "none".to_string(), figure),
-        escape_html(&t.line(page.mock)),
-        t.per_pass.map_or_else(|| "none".to_string(), figure),
-        t.pass_runs
-    );
+    if let Some(line) = page.token_use.not_measured(page.mock) {
+        let _ = write!(
+            out,
+            r#"<div class="stat"><span class="n" id="not-measured">not measured</span><span class="k">{}</span></div>"#,
+            escape_html(line)
+        );
+    } else {
+        cost_and_tokens(out, page);
+    }
     if let Some(c) = page.cache {
         let _ = write!(
             out,
@@ -260,6 +307,29 @@ fn stats(out: &mut String, page: &ReportPage) {
     } else {
         out.push_str("</div>");
     }
+}
+
+/// The cost and token stats of the header.
+fn cost_and_tokens(out: &mut String, page: &ReportPage) {
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="cost">{}</span><span class="k" id="cost-detail">{}</span></div>"#,
+        if page.cost.priced_runs == 0 && page.cost.unpriced_runs > 0 {
+            "unpriced".to_string()
+        } else {
+            format!("${:.4}", page.cost.total_usd)
+        },
+        escape_html(&page.cost.line())
+    );
+    let t = &page.token_use;
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="tokens-per-item">{}</span><span class="k" id="tokens-detail">{}</span></div><div class="stat"><span class="n" id="tokens-per-pass">{}</span><span class="k">tokens per PASS (all runs' tokens over {} PASS run(s))</span></div>"#,
+        t.per_item.map_or_else(|| "none".to_string(), figure),
+        escape_html(&t.line(page.mock)),
+        t.per_pass.map_or_else(|| "none".to_string(), figure),
+        t.pass_runs
+    );
 }
 
 /// A rate as a percentage with one decimal.
