@@ -89,7 +89,7 @@ pub fn render_page(page: &ReportPage) -> String {
     let _ = writeln!(
         out,
         r##"<section class="items"><h2>Items</h2>
-<form class="controls" id="controls" onsubmit="return false">
+<form class="controls" id="controls" hidden onsubmit="return false">
 <label>Outcome <select id="filter"><option value="">all</option><option>PASS</option><option>FAIL</option><option>ERROR</option></select></label>
 <label>Search id <input id="search" type="search" placeholder="item id" autocomplete="off"></label>
 <label>Sort <select id="sort"><option value="">report order</option><option value="wall-desc">latency, slowest first</option><option value="wall-asc">latency, fastest first</option><option value="tokens-desc">tokens, most first</option><option value="tokens-asc">tokens, fewest first</option></select></label>
@@ -99,12 +99,18 @@ pub fn render_page(page: &ReportPage) -> String {
 <tbody id="rows">"##,
         if repeated { "<th>repeat</th>" } else { "" },
     );
-    for (i, item) in page.items.iter().enumerate() {
+    for (i, item) in page.items.iter().enumerate().take(ROWS_IN_HTML) {
         item_row(&mut out, i, &item.run, repeated);
     }
+    out.push_str("</tbody></table>\n");
+    if let Some(rest) = page.items.len().checked_sub(ROWS_IN_HTML).filter(|n| *n > 0) {
+        let _ = writeln!(
+            out,
+            r#"<p class="muted" id="rows-not-in-html">… and {rest} more item run(s): without scripts the table shows the first {ROWS_IN_HTML}; the JSON and Markdown reports hold every one.</p>"#
+        );
+    }
     out.push_str(
-        r#"</tbody></table>
-<p><button type="button" id="more" hidden></button></p>
+        r#"<p><button type="button" id="more" hidden></button></p>
 </section>
 "#,
     );
@@ -115,6 +121,11 @@ pub fn render_page(page: &ReportPage) -> String {
     let _ = writeln!(out, "<script>\n{JS}</script>\n</body>\n</html>");
     out
 }
+
+/// How many item rows the page holds as HTML (report order): the page's
+/// script draws this many at first too, and builds the rows past them from
+/// the data. Laying out ten thousand rows takes seconds (BENCHMARKS.md).
+const ROWS_IN_HTML: usize = 1000;
 
 /// One row of the items table, as HTML: the page reads without its
 /// script (with scripts off, in a mail client); the script only filters,
@@ -235,7 +246,7 @@ fn stats(out: &mut String, page: &ReportPage) {
     if let Some(line) = page.token_use.not_measured(page.mock) {
         let _ = write!(
             out,
-            r#"<div class="stat"><span class="n" id="not-measured">not measured</span><span class="k">{}</span></div>"#,
+            r#"<div class="stat" title="{}"><span class="n" id="not-measured">not measured</span><span class="k">tokens and cost (mock run)</span></div>"#,
             escape_html(line)
         );
     } else {

@@ -36,13 +36,50 @@
   }
   function tokens(it) { return it[5] + it[6]; }
 
-  // The rows are the page's own HTML (rendered by tribunal, readable with
-  // scripts off); the script only reorders, hides and opens them.
+  // The first rows are the page's own HTML (rendered by tribunal, readable
+  // with scripts off); the script reorders, hides and opens them, and
+  // builds the rows past them (reports of more than ROWS_IN_HTML items) the
+  // same way render.rs writes a row.
   var rowCache = new Array(items.length);
   Array.prototype.forEach.call(tbody.querySelectorAll("tr.item"), function (tr) {
     rowCache[parseInt(tr.dataset.i, 10)] = tr;
   });
-  function row(i) { return rowCache[i]; }
+  var rest = document.getElementById("rows-not-in-html");
+  if (rest) rest.hidden = true;
+  var WHY_CHARS = 120;
+  function row(i) {
+    if (rowCache[i]) return rowCache[i];
+    var it = items[i];
+    var tr = el("tr", "item " + it[2]);
+    tr.dataset.i = String(i);
+    tr.dataset.outcome = it[2];
+    tr.appendChild(el("td", "id", it[0]));
+    if (repeated) tr.appendChild(el("td", "num", it[1]));
+    var o = el("td");
+    o.appendChild(el("span", "badge " + it[2], it[2]));
+    tr.appendChild(o);
+    var ok = 0, failed = [];
+    for (var c = 0; c < it[9].length; c++) {
+      ok += it[9][c][1];
+      if (!it[9][c][1]) failed.push(it[9][c][0] + ": " + it[9][c][2]);
+    }
+    var checks = el("td", "", it[9].length ? ok + "/" + it[9].length : "skipped");
+    if (failed.length) {
+      var why = failed.join("; ").replace(/\s*[\r\n]+\s*/g, " ");
+      if (why.length > WHY_CHARS) why = why.slice(0, WHY_CHARS - 1) + "…";
+      checks.appendChild(el("div", "why", why));
+    }
+    tr.appendChild(checks);
+    tr.appendChild(el("td", "mono", it[3] || ""));
+    tr.appendChild(el("td", "num", tokens(it)));
+    tr.appendChild(el("td", "num", it[4]));
+    tr.appendChild(el("td", "num", it[10].length));
+    tr.appendChild(el("td", "num", it[7]));
+    rowCache[i] = tr;
+    return tr;
+  }
+  // The controls work only with this script: shown by it.
+  document.getElementById("controls").hidden = false;
 
   function pretty(v) {
     if (typeof v === "string") {
