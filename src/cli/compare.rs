@@ -20,11 +20,11 @@ use super::report::read_results_torn;
 use super::results_path::{RUNS, arena_name, results_of};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::{Comparison, ResultRow};
 use tribunal::judge::pricing::{CostSummary, Pricing};
 use tribunal::judge::report::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::report::format::html::render_compare;
 use tribunal::judge::report::format::{CommentOptions, SideCosts};
+use tribunal::judge::{Comparison, ResultRow};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -77,7 +77,9 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
     );
     println!("next:");
     println!("  tribunal lint {dir}");
-    println!("  tribunal run {dir}                  # mock mode: 2/2 PASS, no key; runs/{name}.mock.jsonl");
+    println!(
+        "  tribunal run {dir}                  # mock mode: 2/2 PASS, no key; runs/{name}.mock.jsonl"
+    );
     println!(
         "  tribunal run {dir} --backend openai-chat --model gpt-4.1-mini   # runs/{name}.openai-chat-gpt-4.1-mini.jsonl"
     );

@@ -91,14 +91,17 @@ pub(crate) fn file_name(arena: &str, kind: &str, label: &str, shard: Option<Shar
         format!(".{kind}")
     };
     match shard {
-        Some(s) => format!("{arena}{kind}.{label}.shard-{}-of-{}.jsonl", s.index, s.count),
+        Some(s) => format!(
+            "{arena}{kind}.{label}.shard-{}-of-{}.jsonl",
+            s.index, s.count
+        ),
         None => format!("{arena}{kind}.{label}.jsonl"),
     }
 }
 
 /// The results file: `--out` as given, or `name` inside `--out` when it
 /// names a folder (one that exists, or a path ending in a separator), else
-/// inside `runs/`. Whether the path is the default one (no file named).
+/// inside `runs/`.
 pub(crate) fn out_path(out: Option<&Path>, name: &str) -> PathBuf {
     match out {
         Some(path) if names_folder(path) => path.join(name),
@@ -201,7 +204,10 @@ mod tests {
             batch: true,
             ..live
         };
-        assert_eq!(replay.text(), "openai-chat-Qwen_Qwen2.5-0.5B_q4_k.batch.replay");
+        assert_eq!(
+            replay.text(),
+            "openai-chat-Qwen_Qwen2.5-0.5B_q4_k.batch.replay"
+        );
         let judged = RunLabel {
             judge_backend: Some("anthropic"),
             judge_model: Some("claude"),

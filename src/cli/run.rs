@@ -10,8 +10,8 @@ use super::backend_choice::read_provider_prefix;
 use super::preflight::{Checked, before_first_item};
 use super::progress::Console;
 use super::report_opts::emit_report_with;
-pub(crate) use super::run_args::RunArgs;
 use super::results_path::{file_name, out_path};
+pub(crate) use super::run_args::RunArgs;
 use super::run_args::{plan_error, say_shard};
 pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
@@ -66,7 +66,11 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         return Ok(ExitCode::from(2));
     }
     // `judge calibrate`'s results go beside `run`'s, never over them.
-    let kind = if rule == ExitRule::Kappa { "calibrate" } else { "" };
+    let kind = if rule == ExitRule::Kappa {
+        "calibrate"
+    } else {
+        ""
+    };
     let name = file_name(&loaded.name, kind, &args.label().text(), shard);
     let out = out_path(args.out.as_deref(), &name);
     let empty_shard = say_shard(chosen.as_ref(), prepared.arena());

@@ -224,7 +224,8 @@ fn json_and_markdown_say_why_the_inputs_cannot_be_gated_on() {
 fn a_dataset_or_an_empty_file_is_no_results_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let base = mock_results(dir.path());
-    let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output/dataset.jsonl");
+    let dataset =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output/dataset.jsonl");
     for gate in ["any", "significant"] {
         let o = compare(&base, &dataset, &["--gate", gate]);
         assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
@@ -233,7 +234,11 @@ fn a_dataset_or_an_empty_file_is_no_results_and_says_so() {
             "{}",
             stderr(&o)
         );
-        assert!(stderr(&o).contains("no_rows: the new file"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("no_rows: the new file"),
+            "{}",
+            stderr(&o)
+        );
         assert!(
             stdout(&o).contains("FAIL (the inputs cannot be gated on: no_rows)"),
             "{}",
@@ -347,7 +352,9 @@ fn compare_of_an_arena_folder_takes_its_two_newest_results() {
     let o = crate::tribunal(&["compare", arena.to_str().unwrap()], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("runs/ holds 0 results file(s) of arena \"structured_output\"; compare needs two"),
+        stderr(&o).contains(
+            "runs/ holds 0 results file(s) of arena \"structured_output\"; compare needs two"
+        ),
         "{}",
         stderr(&o)
     );
@@ -392,13 +399,21 @@ fn compare_of_an_arena_folder_takes_its_two_newest_results() {
         "{}",
         stderr(&o)
     );
-    assert!(stdout(&o).contains("PASS → ERROR (schema_mismatch)"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("PASS → ERROR (schema_mismatch)"),
+        "{}",
+        stdout(&o)
+    );
 
     // A folder and a file, or one file alone, is a usage error.
     let one = runs.join("structured_output.mock.jsonl");
     let o = crate::tribunal(&["compare", one.to_str().unwrap()], dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("compare needs two results files"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("compare needs two results files"),
+        "{}",
+        stderr(&o)
+    );
     let o = crate::tribunal(
         &["compare", arena.to_str().unwrap(), one.to_str().unwrap()],
         dir.path(),

@@ -21,7 +21,8 @@ fn mock_run_passes_and_says_mock_everywhere() {
     assert!(out.contains("15 PASS, 0 FAIL, 0 ERROR"), "{out}");
     // Plain progress lines when stderr is not a terminal; default results file.
     assert!(stderr(&o).contains("[15/15] PASS"), "{}", stderr(&o));
-    let rows = std::fs::read_to_string(dir.path().join("runs/structured_output.mock.jsonl")).unwrap();
+    let rows =
+        std::fs::read_to_string(dir.path().join("runs/structured_output.mock.jsonl")).unwrap();
     assert_eq!(rows.lines().count(), 15);
 
     let o = tribunal(&["run", a, "--report", "json"], dir.path());
@@ -286,8 +287,12 @@ fn shards_merge_into_one_report() {
         );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
-    let s1 = dir.path().join("runs/structured_output.mock.shard-1-of-2.jsonl");
-    let s2 = dir.path().join("runs/structured_output.mock.shard-2-of-2.jsonl");
+    let s1 = dir
+        .path()
+        .join("runs/structured_output.mock.shard-1-of-2.jsonl");
+    let s2 = dir
+        .path()
+        .join("runs/structured_output.mock.shard-2-of-2.jsonl");
     let merged = dir.path().join("merged.jsonl");
     let o = tribunal(
         &[
@@ -967,7 +972,10 @@ fn results_of_another_run_are_never_replaced_without_force() {
         &dir.path()
             .join("runs/code_review.calibrate.openai-chat-qwen.replay.jsonl"),
     );
-    assert!(replayed.iter().all(|r| r["replayed"] == true), "{replayed:?}");
+    assert!(
+        replayed.iter().all(|r| r["replayed"] == true),
+        "{replayed:?}"
+    );
 }
 
 /// `--items` and `--limit` run a part of an arena; an unknown id is named.
@@ -1310,6 +1318,10 @@ fn a_mock_report_says_tokens_and_cost_are_not_measured() {
     assert!(html.contains(said), "{html:.3000}");
     assert!(!html.contains(r#"id="cost""#));
     let o = tribunal(&["run", a, "--report", "markdown"], dir.path());
-    assert!(stdout(&o).contains(&format!("\n{said}\n")), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("\n{said}\n")),
+        "{}",
+        stdout(&o)
+    );
     assert!(!stdout(&o).contains("$0.000000"), "{}", stdout(&o));
 }

@@ -193,7 +193,10 @@ fn html_items_table_reads_without_scripts() {
     let many = render_page(&ReportPage::from_rows(&many_rows(1500)));
     let bare = without_scripts(&many);
     assert_eq!(bare.matches(r#"<tr class="item "#).count(), 1000);
-    assert!(bare.contains("… and 500 more item run(s)"), "the rest is said");
+    assert!(
+        bare.contains("… and 500 more item run(s)"),
+        "the rest is said"
+    );
 }
 
 /// A 10,000-item results file renders into a report under 5 MB.

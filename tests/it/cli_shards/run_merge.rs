@@ -313,7 +313,9 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
     assert!(
         stderr(&o).contains(&format!(
             "{}: results were written with config hash",
-            mixed.join("structured_output.mock.shard-2-of-2.jsonl").display()
+            mixed
+                .join("structured_output.mock.shard-2-of-2.jsonl")
+                .display()
         )),
         "{}",
         stderr(&o)

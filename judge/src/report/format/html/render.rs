@@ -9,8 +9,8 @@
 //! `textContent` only — model, tool and dataset text never becomes markup.
 
 use crate::report::ReportItem;
-use crate::report::compare::{Change, clipped};
 use crate::report::calibration::Calibration;
+use crate::report::compare::{Change, clipped};
 use crate::report::format::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
 };
@@ -103,7 +103,12 @@ pub fn render_page(page: &ReportPage) -> String {
         item_row(&mut out, i, &item.run, repeated);
     }
     out.push_str("</tbody></table>\n");
-    if let Some(rest) = page.items.len().checked_sub(ROWS_IN_HTML).filter(|n| *n > 0) {
+    if let Some(rest) = page
+        .items
+        .len()
+        .checked_sub(ROWS_IN_HTML)
+        .filter(|n| *n > 0)
+    {
         let _ = writeln!(
             out,
             r#"<p class="muted" id="rows-not-in-html">… and {rest} more item run(s): without scripts the table shows the first {ROWS_IN_HTML}; the JSON and Markdown reports hold every one.</p>"#
@@ -169,7 +174,9 @@ fn item_row(out: &mut String, i: usize, item: &ReportItem, repeated: bool) {
         out,
         r#"</td><td class="mono">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
         escape_html(&code),
-        item.usage.input_tokens.saturating_add(item.usage.output_tokens),
+        item.usage
+            .input_tokens
+            .saturating_add(item.usage.output_tokens),
         round1(item.wall_ms),
         item.tool_calls.len(),
         item.turns
