@@ -1,13 +1,15 @@
-//! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
+//! `tribunal compare BASE.jsonl NEW.jsonl | ARENA [--gate any|significant] [--alpha A]
 //! [--allow-missing] [--report terminal|markdown|json|comment] [--html OUT.html]`:
 //! which item runs changed outcome (PASS → FAIL/ERROR regressions, the
-//! reverse fixes), the pass-rate change with its interval and an exact paired
-//! test, and beside it the change in tokens per item run and per PASS;
-//! latency deltas.
+//! reverse fixes, each FAIL with its failed checks' details), the pass-rate
+//! change with its interval and an exact paired test, and beside it the
+//! change in tokens per item run and per PASS; latency deltas. An arena
+//! folder alone compares its two newest results files in `runs/`.
 //!
 //! Exit 0 when the gate passes, 1 when it finds a regression, 2 when an input
 //! cannot be read or a flag is wrong, and 3–7 when the inputs cannot be gated
-//! on (the gate fails closed): 3 a file with no valid row, 4 a torn file,
+//! on (the gate fails closed): 3 a file with no valid row (a dataset
+//! passed by mistake too), 4 a torn file,
 //! 5 two arenas, 6 a file mixing runs, 7 baseline item runs missing from the
 //! new file (`--allow-missing` lets a deliberately smaller run through).
 //!
