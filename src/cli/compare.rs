@@ -1,13 +1,15 @@
-//! `tribunal compare BASE.jsonl NEW.jsonl [--gate any|significant] [--alpha A]
+//! `tribunal compare BASE.jsonl NEW.jsonl | ARENA [--gate any|significant] [--alpha A]
 //! [--allow-missing] [--report terminal|markdown|json|comment] [--html OUT.html]`:
 //! which item runs changed outcome (PASS → FAIL/ERROR regressions, the
-//! reverse fixes), the pass-rate change with its interval and an exact paired
-//! test, and beside it the change in tokens per item run and per PASS;
-//! latency deltas.
+//! reverse fixes, each FAIL with its failed checks' details), the pass-rate
+//! change with its interval and an exact paired test, and beside it the
+//! change in tokens per item run and per PASS; latency deltas. An arena
+//! folder alone compares its two newest results files in `runs/`.
 //!
 //! Exit 0 when the gate passes, 1 when it finds a regression, 2 when an input
 //! cannot be read or a flag is wrong, and 3–7 when the inputs cannot be gated
-//! on (the gate fails closed): 3 a file with no valid row, 4 a torn file,
+//! on (the gate fails closed): 3 a file with no valid row (a dataset
+//! passed by mistake too), 4 a torn file,
 //! 5 two arenas, 6 a file mixing runs, 7 baseline item runs missing from the
 //! new file (`--allow-missing` lets a deliberately smaller run through).
 //!
@@ -17,13 +19,14 @@
 //! `significant`.
 
 use super::report::read_results_torn;
-use std::path::PathBuf;
+use super::results_path::{RUNS, arena_name, results_of};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::Comparison;
 use tribunal::judge::pricing::{CostSummary, Pricing};
 use tribunal::judge::report::compare::{Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::report::format::html::render_compare;
 use tribunal::judge::report::format::{CommentOptions, SideCosts};
+use tribunal::judge::{Comparison, ResultRow};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -54,10 +57,15 @@ pub(crate) enum CompareFormat {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
-    /// The baseline results file (JSON Lines).
+    /// The baseline results file (JSON Lines); or an arena folder, alone:
+    /// then the arena's two newest results files in runs/ (the ones `run`
+    /// writes without --out, one per backend and model) are compared, the
+    /// older as the baseline.
+    #[arg(value_name = "BASE|ARENA")]
     base: PathBuf,
-    /// The new results file (JSON Lines).
-    new: PathBuf,
+    /// The new results file (JSON Lines); not with an arena folder.
+    #[arg(value_name = "NEW")]
+    new: Option<PathBuf>,
     /// When to exit 1. Default: `any` when either file holds mock or
     /// replayed results, `significant` for live results.
     #[arg(long, value_enum)]
@@ -99,6 +107,83 @@ pub(crate) struct CompareArgs {
     pricing: Option<PathBuf>,
 }
 
+/// The two files to compare: as given, or an arena folder's two newest
+/// results files in `runs/` (said on stderr).
+fn sides(args: &CompareArgs) -> anyhow::Result<(PathBuf, PathBuf)> {
+    match (&args.new, args.base.is_dir()) {
+        (Some(new), false) => Ok((args.base.clone(), new.clone())),
+        (Some(_), true) => anyhow::bail!(
+            "{} is a folder: give two results files, or an arena folder alone to compare its two newest results in {RUNS}/",
+            args.base.display()
+        ),
+        (None, false) => anyhow::bail!(
+            "compare needs two results files (BASE NEW), or an arena folder alone; got only {}",
+            args.base.display()
+        ),
+        (None, true) => {
+            let arena = arena_name(&args.base)?;
+            let found = results_of(Path::new(RUNS), &arena)?;
+            let [.., base, new] = found.as_slice() else {
+                let listed: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+                anyhow::bail!(
+                    "{RUNS}/ holds {} results file(s) of arena {arena:?}{}{}; compare needs two: run it again on another backend or model (each writes its own file), or name two files",
+                    found.len(),
+                    if listed.is_empty() { "" } else { ": " },
+                    listed.join(", ")
+                );
+            };
+            eprintln!(
+                "compare: {} (baseline) → {} (new), the newest two of {}",
+                base.display(),
+                new.display(),
+                found.len()
+            );
+            Ok((base.clone(), new.clone()))
+        }
+    }
+}
+
+/// One side's rows (the latest per item run) and whether its file was
+/// torn. A file with lines but not one result row (a dataset passed by
+/// mistake) is said and read as no rows: the gate fails closed with
+/// `no_rows` (exit 3), as for an empty file.
+fn read_side(path: &Path) -> anyhow::Result<(Vec<ResultRow>, bool)> {
+    match read_results_torn(path) {
+        Ok(read) => Ok(read),
+        Err(e) => match not_results(path) {
+            Some(what) => {
+                eprintln!(
+                    "tribunal: compare: {}: {what}; compare the results files `tribunal run` writes (runs/<arena>.<backend>-<model>.jsonl)",
+                    path.display()
+                );
+                Ok((Vec::new(), false))
+            }
+            None => Err(e),
+        },
+    }
+}
+
+/// What `path` looks like when not one of its lines is a result row: a
+/// dataset, or other JSON Lines; `None` when some line is a row (the file
+/// is damaged results: its read error says where) or it cannot be read.
+fn not_results(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines
+        .iter()
+        .any(|l| serde_json::from_str::<ResultRow>(l).is_ok())
+    {
+        return None;
+    }
+    let first: Option<serde_json::Value> = lines.first().and_then(|l| serde_json::from_str(l).ok());
+    let has = |key: &str| first.as_ref().is_some_and(|v| v.get(key).is_some());
+    Some(if has("input") && has("id") {
+        "it looks like a dataset (its lines are items: id, input, checks), not results".to_string()
+    } else {
+        "it is not a results file of `tribunal run`".to_string()
+    })
+}
+
 fn parse_alpha(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
@@ -107,8 +192,9 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 }
 
 pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let base = read_results_torn(&args.base)?;
-    let new = read_results_torn(&args.new)?;
+    let (base_path, new_path) = sides(&args)?;
+    let base = read_side(&base_path)?;
+    let new = read_side(&new_path)?;
     let comparison = Comparison::checked(
         SideInput {
             rows: &base.0,

@@ -77,7 +77,12 @@ pub(crate) fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
     );
     println!("next:");
     println!("  tribunal lint {dir}");
-    println!("  tribunal run {dir}                  # mock mode: 2/2 PASS, no key");
-    println!("  tribunal run {dir} --backend openai-chat --model gpt-4.1-mini");
+    println!(
+        "  tribunal run {dir}                  # mock mode: 2/2 PASS, no key; runs/{name}.mock.jsonl"
+    );
+    println!(
+        "  tribunal run {dir} --backend openai-chat --model gpt-4.1-mini   # runs/{name}.openai-chat-gpt-4.1-mini.jsonl"
+    );
+    println!("  tribunal compare {dir}              # the newest two results files of the arena");
     Ok(ExitCode::SUCCESS)
 }

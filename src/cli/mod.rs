@@ -19,6 +19,7 @@ mod preflight;
 mod progress;
 mod report;
 mod report_opts;
+mod results_path;
 mod run;
 mod run_args;
 mod run_exit;

@@ -10,11 +10,11 @@ use super::backend_choice::read_provider_prefix;
 use super::preflight::{Checked, before_first_item};
 use super::progress::Console;
 use super::report_opts::emit_report_with;
+use super::results_path::{file_name, out_path};
 pub(crate) use super::run_args::RunArgs;
-use super::run_args::{out_path, plan_error, say_shard};
+use super::run_args::{plan_error, say_shard};
 pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
-use std::path::Path;
 use std::process::ExitCode;
 use tribunal::judge::run::Environment;
 use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
@@ -35,14 +35,6 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     let Some(loaded) = args.arena()? else {
         return Ok(ExitCode::from(2));
     };
-    if rule == ExitRule::Kappa
-        && args.out.is_none()
-        && args.shard.is_none()
-        && args.shards.is_none()
-    {
-        // Beside `run`'s results, never over them.
-        args.out = Some(Path::new("runs").join(format!("{}.calibrate.jsonl", loaded.name)));
-    }
     if args.calibrate && loaded.gold_verdicts().is_empty() && loaded.gold_rubric().is_empty() {
         anyhow::bail!(
             "{}: no item has a gold verdict (a verdict_equals check) or gold_rubric labels to calibrate against",
@@ -73,7 +65,14 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     if args.mock_problems(&prepared) > 0 {
         return Ok(ExitCode::from(2));
     }
-    let out = out_path(args.out.as_deref(), &loaded.name, shard);
+    // `judge calibrate`'s results go beside `run`'s, never over them.
+    let kind = if rule == ExitRule::Kappa {
+        "calibrate"
+    } else {
+        ""
+    };
+    let name = file_name(&loaded.name, kind, &args.label().text(), shard);
+    let out = out_path(args.out.as_deref(), &name);
     let empty_shard = say_shard(chosen.as_ref(), prepared.arena());
     let options = RunOptions::new(out.clone())
         .with_concurrency(args.concurrency)
@@ -145,6 +144,15 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .calibrate
         .then(|| Calibrations::of(arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
+    if let Some(html) = &args.html {
+        super::report::emit_html(
+            &result.rows,
+            args.report.transcripts.as_deref(),
+            Some(html),
+            &options.pricing,
+            calibrations.list(),
+        )?;
+    }
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
     let (name, report) = (&arena.name, &args.report);
     let stops = (result.stopped_at_failure, result.stopped_for_cost);

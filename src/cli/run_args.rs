@@ -10,7 +10,7 @@ use std::time::Duration;
 use tribunal::judge::run::PreparedRun;
 use tribunal::judge::run::shard_env::ChosenShard;
 use tribunal::judge::run::{JudgeRoute, Overrides, PlanError, RunPlan};
-use tribunal::judge::{Arena, JudgeError, RunMode, Shard};
+use tribunal::judge::{Arena, JudgeError, RunMode};
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
 
@@ -104,13 +104,22 @@ pub(crate) struct RunArgs {
     /// per-repeat spread and the unstable items.
     #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE)]
     pub(super) repeat: u32,
-    /// The results file. Default: runs/<arena>.jsonl.
+    /// The results file. Default: runs/<arena>.<backend>-<model>.jsonl.
     ///
-    /// The results file. Default: runs/<arena>.jsonl (runs/<arena>.shard-I-of-N.jsonl).
-    /// A folder (one that exists, or a path ending in `/`) gets that file
-    /// name inside it: how each shard of a scheduled run writes its own file.
+    /// The results file. Default: runs/<arena>.<backend>-<model>.jsonl
+    /// (runs/<arena>.mock.jsonl in mock mode; `.batch`, `.replay` and
+    /// `.judge-<backend>-<model>` added by those flags; `.shard-I-of-N`
+    /// for a shard), so runs of other models never collide. A folder (one
+    /// that exists, or a path ending in `/`) gets that file name inside it:
+    /// how each shard of a scheduled run writes its own file.
     #[arg(long, value_name = "PATH", help_heading = heading::RESULTS)]
     pub(super) out: Option<PathBuf>,
+    /// Also write the HTML report to FILE.
+    ///
+    /// Also write the HTML report (one self-contained page: charts, each
+    /// item's checks and, with --transcripts, its transcript) to FILE.
+    #[arg(long, value_name = "FILE", help_heading = heading::RESULTS)]
+    pub(super) html: Option<PathBuf>,
     /// Keep the finished rows of --out and run only the missing ones.
     #[arg(long, help_heading = heading::RESULTS)]
     pub(super) resume: bool,
@@ -254,6 +263,21 @@ fn parse_usd(s: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
+    /// What the default results file is named after
+    /// ([`RunLabel`](super::results_path::RunLabel)).
+    pub(super) fn label(&self) -> super::results_path::RunLabel<'_> {
+        super::results_path::RunLabel {
+            backend: self.backend.live().map(BackendKind::as_str),
+            model: self.model.as_deref(),
+            batch: self.batch,
+            replay: self.replay.is_some(),
+            judge_backend: self
+                .judge_backend
+                .map(|j| j.live().map_or("mock", BackendKind::as_str)),
+            judge_model: self.judge_model.as_deref(),
+        }
+    }
+
     /// What `--resume`, `--retry-errors` and `--force` do with the rows of
     /// `--out` (`--retry-errors` also resumes).
     pub(super) fn mode(&self) -> RunMode {
@@ -267,33 +291,6 @@ impl RunArgs {
             RunMode::Fresh
         }
     }
-}
-
-/// The results file: `--out` as given, or the default file name
-/// (`<arena>.jsonl`, `<arena>.shard-I-of-N.jsonl`) inside `--out` when it
-/// names a folder (one that exists, or a path ending in a separator), else
-/// inside `runs/`.
-pub(super) fn out_path(out: Option<&Path>, arena: &str, shard: Option<Shard>) -> PathBuf {
-    let name = match shard {
-        Some(s) => format!("{arena}.shard-{}-of-{}.jsonl", s.index, s.count),
-        None => format!("{arena}.jsonl"),
-    };
-    match out {
-        Some(path) if names_folder(path) => path.join(name),
-        Some(path) => path.to_path_buf(),
-        None => Path::new("runs").join(name),
-    }
-}
-
-/// Whether `path` is an existing folder or is written as one (`results/`).
-fn names_folder(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .as_os_str()
-            .to_string_lossy()
-            .chars()
-            .next_back()
-            .is_some_and(std::path::is_separator)
 }
 
 /// The live backends' names, for a message: `openai-chat, openai-responses, anthropic`.

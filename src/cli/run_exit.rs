@@ -33,6 +33,12 @@ impl Calibrations {
         Calibrations { verdict, rubric }
     }
 
+    /// Each calibration there is, the verdicts' first (as the HTML page
+    /// takes them).
+    pub(crate) fn list(&self) -> Vec<Calibration> {
+        self.verdict.iter().chain(&self.rubric).cloned().collect()
+    }
+
     /// Whether every calibration's kappa reaches `min` and its injection
     /// lift stays within `max_lift` (each said when it does not); true
     /// without them.

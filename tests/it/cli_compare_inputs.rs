@@ -216,3 +216,207 @@ fn json_and_markdown_say_why_the_inputs_cannot_be_gated_on() {
     assert_eq!(json["exit_code"], 0);
     assert!(json.get("problems").is_none(), "{json}");
 }
+
+/// A dataset passed by mistake is no results file: exit 3 (`no_rows`, as
+/// README's exit codes say), saying what it looks like; an empty file's
+/// side is named as having no rows, never as a broken `( · )`.
+#[test]
+fn a_dataset_or_an_empty_file_is_no_results_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let dataset =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output/dataset.jsonl");
+    for gate in ["any", "significant"] {
+        let o = compare(&base, &dataset, &["--gate", gate]);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("dataset.jsonl: it looks like a dataset (its lines are items: id, input, checks), not results"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains("no_rows: the new file"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            stdout(&o).contains("FAIL (the inputs cannot be gated on: no_rows)"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    // A results file damaged on one line is still an unreadable input.
+    let damaged = dir.path().join("damaged.jsonl");
+    let mut body = std::fs::read_to_string(&base).unwrap();
+    body.push_str("{\"not\": \"a row\"}\n");
+    std::fs::write(&damaged, body).unwrap();
+    let o = compare(&base, &damaged, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let o = compare(&base, &empty, &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("compare structured_output (mock · scripted) → (no result rows)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("( · )"), "{text}");
+    let o = compare(&base, &empty, &["--report", "markdown"]);
+    assert!(
+        stdout(&o).contains("New: no result rows."),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A run that went PASS → FAIL is listed with why, not only which check:
+/// the failed check's detail, clipped to 120 characters, in every format.
+#[test]
+fn a_regression_says_why_its_check_failed_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let rows = json_lines(&base);
+    let failed = |detail: &str| -> Vec<Value> {
+        let mut rows = rows.clone();
+        rows[0]["outcome"] = "FAIL".into();
+        let checks = rows[0]["checks"].as_array_mut().unwrap();
+        let check = checks
+            .iter_mut()
+            .find(|c| c["type"] == "json_path_equals")
+            .unwrap();
+        check["ok"] = false.into();
+        check["detail"] = detail.into();
+        rows
+    };
+    let id = rows[0]["id"].as_str().unwrap().to_string();
+    let new = dir.path().join("new.jsonl");
+    write_rows(&new, &failed("year: expected 1889, got 1890"));
+    let why = "json_path_equals: year: expected 1889, got 1890";
+
+    let o = compare(&base, &new, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("REGRESSION {id} #0: PASS → FAIL ({why})\n")),
+        "{}",
+        stdout(&o)
+    );
+    let o = compare(&base, &new, &["--report", "markdown"]);
+    assert!(
+        stdout(&o).contains(&format!("| {id} | 0 | PASS | FAIL | `{why}` |")),
+        "{}",
+        stdout(&o)
+    );
+    let o = compare(&base, &new, &["--report", "comment"]);
+    assert!(
+        stdout(&o).contains(&format!("- `{id}` #0: PASS → FAIL (`{why}`)\n")),
+        "{}",
+        stdout(&o)
+    );
+    let o = compare(&base, &new, &["--report", "json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        json["changes"][0]["failed_details"][0],
+        "year: expected 1889, got 1890"
+    );
+    let page = dir.path().join("compare.html");
+    let o = compare(&base, &new, &["--html", page.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(why), "{html:.2000}");
+
+    // A long detail is cut to 120 characters, ending in `…`.
+    write_rows(&new, &failed(&format!("year: {}", "x".repeat(500))));
+    let o = compare(&base, &new, &[]);
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains("REGRESSION"))
+        .unwrap()
+        .to_string();
+    let why = &line[line.find("(json_path_equals").unwrap() + 1..line.len() - 1];
+    assert_eq!(why.chars().count(), 120, "{line}");
+    assert!(why.ends_with('…'), "{line}");
+}
+
+/// `compare ARENA` compares the arena's two newest results files in
+/// `runs/` (the older as the baseline) and says which; with fewer than
+/// two it says what it found. Shards, calibrations and another arena's
+/// files are not among them.
+#[test]
+fn compare_of_an_arena_folder_takes_its_two_newest_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output");
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let o = crate::tribunal(&["compare", arena.to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "runs/ holds 0 results file(s) of arena \"structured_output\"; compare needs two"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let rows = json_lines(&mock_results(dir.path()));
+    let mut worse = rows.clone();
+    worse[1]["outcome"] = "ERROR".into();
+    worse[1]["checks"] = Value::Array(Vec::new());
+    worse[1]["answer"] = Value::Null;
+    worse[1]["error_code"] = "schema_mismatch".into();
+    let hour = std::time::Duration::from_secs(3600);
+    let now = std::time::SystemTime::now();
+    let place = |name: &str, rows: &[Value], hours_ago: u32| {
+        let path = runs.join(name);
+        write_rows(&path, rows);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(now - hour * hours_ago)
+            .unwrap();
+    };
+    place("structured_output.mock.jsonl", &rows, 5);
+    place("structured_output.openai-chat-old.jsonl", &rows, 3);
+    place("structured_output.openai-chat-new.jsonl", &worse, 2);
+    // Newer, but not candidates.
+    place("structured_output.mock.shard-1-of-2.jsonl", &rows[..3], 1);
+    place("structured_output.calibrate.mock.jsonl", &rows, 1);
+    let other: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r["arena"] = "structured_output.v2".into();
+            r
+        })
+        .collect();
+    place("structured_output.v2.mock.jsonl", &other, 0);
+
+    let o = crate::tribunal(&["compare", arena.to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("compare: runs/structured_output.openai-chat-old.jsonl (baseline) → runs/structured_output.openai-chat-new.jsonl (new), the newest two of 3"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("PASS → ERROR (schema_mismatch)"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A folder and a file, or one file alone, is a usage error.
+    let one = runs.join("structured_output.mock.jsonl");
+    let o = crate::tribunal(&["compare", one.to_str().unwrap()], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("compare needs two results files"),
+        "{}",
+        stderr(&o)
+    );
+    let o = crate::tribunal(
+        &["compare", arena.to_str().unwrap(), one.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -130,7 +130,7 @@ fn cli_compare_exits_1_on_regression_only() {
 }
 
 #[test]
-fn cli_report_and_compare_exit_2_on_unreadable_input() {
+fn cli_report_exits_2_and_compare_2_or_3_on_unreadable_input() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.jsonl");
     let bad = dir.path().join("bad.jsonl");
@@ -143,8 +143,12 @@ fn cli_report_and_compare_exit_2_on_unreadable_input() {
             os(&dir.path().join("r.html")),
         ]);
         assert_eq!(out.status.code(), Some(2), "report {}", input.display());
+    }
+    // `compare` cannot read a missing file (2); a file without one result
+    // row is "not results at all" (3, `no_rows`: the gate fails closed).
+    for (input, exit) in [(&missing, 2), (&bad, 3)] {
         let out = tribunal_here(&[os("compare"), os(input), os(input)]);
-        assert_eq!(out.status.code(), Some(2), "compare {}", input.display());
+        assert_eq!(out.status.code(), Some(exit), "compare {}", input.display());
     }
 }
 

@@ -21,7 +21,8 @@ fn mock_run_passes_and_says_mock_everywhere() {
     assert!(out.contains("15 PASS, 0 FAIL, 0 ERROR"), "{out}");
     // Plain progress lines when stderr is not a terminal; default results file.
     assert!(stderr(&o).contains("[15/15] PASS"), "{}", stderr(&o));
-    let rows = std::fs::read_to_string(dir.path().join("runs/structured_output.jsonl")).unwrap();
+    let rows =
+        std::fs::read_to_string(dir.path().join("runs/structured_output.mock.jsonl")).unwrap();
     assert_eq!(rows.lines().count(), 15);
 
     let o = tribunal(&["run", a, "--report", "json"], dir.path());
@@ -286,8 +287,12 @@ fn shards_merge_into_one_report() {
         );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
-    let s1 = dir.path().join("runs/structured_output.shard-1-of-2.jsonl");
-    let s2 = dir.path().join("runs/structured_output.shard-2-of-2.jsonl");
+    let s1 = dir
+        .path()
+        .join("runs/structured_output.mock.shard-1-of-2.jsonl");
+    let s2 = dir
+        .path()
+        .join("runs/structured_output.mock.shard-2-of-2.jsonl");
     let merged = dir.path().join("merged.jsonl");
     let o = tribunal(
         &[
@@ -933,7 +938,7 @@ fn results_of_another_run_are_never_replaced_without_force() {
         dir.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let run_file = dir.path().join("runs/code_review.jsonl");
+    let run_file = dir.path().join("runs/code_review.mock.jsonl");
     let run_rows = std::fs::read_to_string(&run_file).unwrap();
     let o = tribunal(
         &["judge", "calibrate", review.to_str().unwrap()],
@@ -942,10 +947,35 @@ fn results_of_another_run_are_never_replaced_without_force() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         dir.path()
-            .join("runs/code_review.calibrate.jsonl")
+            .join("runs/code_review.calibrate.mock.jsonl")
             .is_file()
     );
     assert_eq!(std::fs::read_to_string(&run_file).unwrap(), run_rows);
+    // README's replay after the mock calibration: a file of its own.
+    let cassettes = review.join("cassettes");
+    let o = tribunal(
+        &[
+            "judge",
+            "calibrate",
+            review.to_str().unwrap(),
+            "--backend",
+            "openai-chat",
+            "--model",
+            "qwen",
+            "--replay",
+            cassettes.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let replayed = json_lines(
+        &dir.path()
+            .join("runs/code_review.calibrate.openai-chat-qwen.replay.jsonl"),
+    );
+    assert!(
+        replayed.iter().all(|r| r["replayed"] == true),
+        "{replayed:?}"
+    );
 }
 
 /// `--items` and `--limit` run a part of an arena; an unknown id is named.
@@ -1166,4 +1196,132 @@ fn approve_ask_is_refused_without_a_terminal() {
         dir.path(),
     );
     assert_eq!(code(&o), 2);
+}
+
+/// The commands `tribunal init` suggests, in order, on the default paths:
+/// the mock run, then a live one. Each writes a file named by its backend
+/// and model, so the live run is not refused for the mock's results (nor
+/// the mock's replaced), and `compare ARENA` finds the two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mock_run_and_a_live_run_keep_their_own_files_and_compare_finds_both() {
+    use crate::stand_in::{Api, MODEL, live_env, model_server};
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let a = a.to_str().unwrap();
+    let mock = crate::stand_in::tribunal(&["run", a], dir.path(), &[]).await;
+    assert_eq!(code(&mock), 0, "{}", stderr(&mock));
+    let mock_file = dir.path().join("runs/structured_output.mock.jsonl");
+    assert!(
+        stderr(&mock).contains("results: runs/structured_output.mock.jsonl"),
+        "{}",
+        stderr(&mock)
+    );
+    let mock_rows = std::fs::read_to_string(&mock_file).unwrap();
+    // The mock's file is the older one, whatever the clock's resolution.
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&mock_file)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+
+    let (server, _) = model_server(Api::Chat).await;
+    let live_args = ["run", a, "--backend", "openai-chat", "--model", MODEL];
+    let env = live_env(Api::Chat, &server);
+    let live = crate::stand_in::tribunal(&live_args, dir.path(), &env).await;
+    assert_eq!(code(&live), 0, "{}", stderr(&live));
+    let live_file = format!("runs/structured_output.openai-chat-{MODEL}.jsonl");
+    assert!(
+        stderr(&live).contains(&format!("results: {live_file}")),
+        "{}",
+        stderr(&live)
+    );
+    let live_rows = json_lines(&dir.path().join(&live_file));
+    assert_eq!(live_rows.len(), 15);
+    assert!(live_rows.iter().all(|r| r["backend"] == "openai-chat"));
+    assert_eq!(std::fs::read_to_string(&mock_file).unwrap(), mock_rows);
+
+    let o = tribunal(&["compare", a], dir.path());
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "compare: runs/structured_output.mock.jsonl (baseline) → {live_file} (new)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!(
+            "compare structured_output (mock · scripted) → structured_output (openai-chat · {MODEL})"
+        )),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// `run --html FILE` writes the HTML report in the same step and says
+/// where; its items table is HTML (it reads with scripts off), a FAIL row
+/// saying why.
+#[test]
+fn run_html_writes_the_report_page_beside_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wrong_answers");
+    let page = dir.path().join("pages/report.html");
+    let o = tribunal(
+        &[
+            "run",
+            wrong.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("report: {} (", page.display())),
+        "{}",
+        stderr(&o)
+    );
+    // The terminal report still prints.
+    assert!(stdout(&o).contains("MOCK RUN"), "{}", stdout(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("needs JavaScript"));
+    let row = html
+        .split(r#"<tr class="item FAIL" data-i=""#)
+        .find(|r| r.contains(r#"<td class="id">wrong_value</td>"#))
+        .unwrap_or_else(|| panic!("no server-rendered FAIL row for wrong_value"));
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(
+        row.contains(r#"<div class="why">json_path_equals: year: expected 1889"#),
+        "{row}"
+    );
+}
+
+/// A mock run measured no tokens and no cost: its report says so in one
+/// short line instead of a line of zeros and a $0 cost, in the terminal,
+/// Markdown and HTML reports.
+#[test]
+fn a_mock_report_says_tokens_and_cost_are_not_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = arena();
+    let a = a.to_str().unwrap();
+    let said = "tokens and cost: not measured (mock run: the scripted model spends none)";
+    let page = dir.path().join("r.html");
+    let o = tribunal(&["run", a, "--html", page.to_str().unwrap()], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let terminal = stdout(&o);
+    assert!(terminal.contains(&format!("\n{said}\n")), "{terminal}");
+    assert!(!terminal.contains("$0.000000"), "{terminal}");
+    assert!(!terminal.contains("tokens 0 over"), "{terminal}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(said), "{html:.3000}");
+    assert!(!html.contains(r#"id="cost""#));
+    let o = tribunal(&["run", a, "--report", "markdown"], dir.path());
+    assert!(
+        stdout(&o).contains(&format!("\n{said}\n")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("$0.000000"), "{}", stdout(&o));
 }

@@ -126,6 +126,10 @@ pub struct Change {
     pub error_code: Option<ErrorCode>,
     /// The new run's failed checks' types, if it is a FAIL.
     pub failed_checks: Vec<CheckKind>,
+    /// Why each of `failed_checks` failed (its detail, on one line, at most
+    /// [`Change::DETAIL_CHARS`] characters), in the same order.
+    #[serde(default)]
+    pub failed_details: Vec<String>,
     /// New tokens minus baseline tokens (input + output, the rubric
     /// judge's included).
     pub tokens_delta: i64,
@@ -134,10 +138,47 @@ pub struct Change {
 }
 
 impl Change {
+    /// How long a failed check's detail (and [`Change::why`]) may be, in
+    /// characters: longer ones are cut, ending in `…`.
+    pub const DETAIL_CHARS: usize = 120;
+
     /// The failed checks' types, comma-separated.
     pub fn failed_list(&self) -> String {
         CheckKind::list(&self.failed_checks)
     }
+
+    /// Why the new run did not pass, in at most [`Change::DETAIL_CHARS`]
+    /// characters: its error code, or each failed check with its detail
+    /// (`json_path_equals: year: expected 1889, got 1890`); empty for a
+    /// PASS.
+    pub fn why(&self) -> String {
+        if let Some(code) = self.error_code {
+            return code.to_string();
+        }
+        let each: Vec<String> = self
+            .failed_checks
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| match self.failed_details.get(i) {
+                Some(detail) if !detail.is_empty() => format!("{kind}: {detail}"),
+                _ => kind.to_string(),
+            })
+            .collect();
+        clipped(&each.join("; "), Self::DETAIL_CHARS)
+    }
+}
+
+/// `text` on one line, cut to `max` characters with `…` as the last one
+/// when it is longer.
+pub(crate) fn clipped(text: &str, max: usize) -> String {
+    let line = tribunal_runtime::text::join_lines(text);
+    if line.chars().count() <= max {
+        return line;
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 /// One matched item run whose GREEN/RED verdict differs between the files
@@ -331,10 +372,10 @@ impl Comparison {
                 new: n.outcome,
                 kind,
                 error_code: n.error_code,
-                failed_checks: match n.outcome {
-                    Outcome::Fail => n.checks.iter().filter(|c| !c.ok).map(|c| c.kind).collect(),
-                    _ => Vec::new(),
-                },
+                failed_checks: failed(n).map(|c| c.kind).collect(),
+                failed_details: failed(n)
+                    .map(|c| clipped(&c.detail, Change::DETAIL_CHARS))
+                    .collect(),
                 tokens_delta: run_tokens(n) as i64 - run_tokens(b) as i64,
                 wall_delta_ms: n.wall_ms - b.wall_ms,
             });
@@ -468,6 +509,12 @@ fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -
         item.new_pass += usize::from(n.outcome == Outcome::Pass);
     }
     items.into_values().collect()
+}
+
+/// The failed checks of a FAIL row (none for PASS and ERROR).
+fn failed(row: &ResultRow) -> impl Iterator<Item = &crate::score::checks::CheckResult> {
+    let fail = row.outcome == Outcome::Fail;
+    row.checks.iter().filter(move |c| fail && !c.ok)
 }
 
 fn run_key(r: &ResultRow) -> RunKey {

@@ -23,6 +23,11 @@ use crate::rows::results::ResultRow;
 use crate::score::Outcome;
 use serde::{Deserialize, Serialize};
 
+/// What a mock run's report says instead of its cost and token lines
+/// ([`TokenUse::not_measured`]).
+pub const NOT_MEASURED: &str =
+    "tokens and cost: not measured (mock run: the scripted model spends none)";
+
 /// Why a figure of [`TokenUse`] has no value (its `…_missing` field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -125,6 +130,13 @@ impl TokenUse {
             ratio(t.cache_read, t.input, Missing::NoInputTokens)
         };
         t
+    }
+
+    /// The one line a report gives instead of its cost and token lines
+    /// when nothing was measured: a mock run whose script gave no `usage`
+    /// (every figure would be a zero, every cost $0). `None` otherwise.
+    pub fn not_measured(&self, mock: bool) -> Option<&'static str> {
+        (mock && self.runs > 0 && self.total == 0).then_some(NOT_MEASURED)
     }
 
     /// One line for people, naming every denominator: `tokens 51,510 over

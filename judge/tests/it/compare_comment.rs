@@ -31,6 +31,7 @@ fn flipped(rows: &[ResultRow], flips: usize) -> Vec<ResultRow> {
     for r in rows.iter_mut().take(flips) {
         r.outcome = Outcome::Fail;
         r.checks[1].ok = false;
+        r.checks[1].detail = "year: expected 1889, got 1890".into();
     }
     rows
 }
@@ -82,7 +83,10 @@ fn a_flip_that_is_not_significant_passes_and_still_shows() {
     let base = live_rows(20);
     let body = comment(&base, &flipped(&base, 1), SIGNIFICANT);
     assert!(body.starts_with("### ✅"));
-    assert!(body.contains("- `item-00` #0: PASS → FAIL (failed: json_path_equals)"));
+    // Why, not only which check: the failed check's detail.
+    assert!(body.contains(
+        "- `item-00` #0: PASS → FAIL (`json_path_equals: year: expected 1889, got 1890`)"
+    ));
     insta::assert_snapshot!("comment_nonsignificant_flip", body);
 }
 

@@ -160,6 +160,45 @@ fn html_transcript_round_trips_through_its_file() {
     );
 }
 
+/// The page without its scripts (as with scripts off, or in a mail client).
+fn without_scripts(html: &str) -> String {
+    html.split("<script")
+        .enumerate()
+        .map(|(i, part)| match i {
+            0 => part,
+            _ => part.split_once("</script>").map_or("", |(_, rest)| rest),
+        })
+        .collect()
+}
+
+/// The items table is HTML the page carries, not one its script builds:
+/// every item run's row, a FAIL row saying why; a long report holds its
+/// first 1,000 rows and says how many more its data holds.
+#[test]
+fn html_items_table_reads_without_scripts() {
+    let html = render_page(&ReportPage::from_rows(&small_rows()));
+    let bare = without_scripts(&html);
+    assert!(!bare.contains("<script"));
+    assert!(!html.contains("needs JavaScript"));
+    let rows: Vec<&str> = bare.split(r#"<tr class="item "#).skip(1).collect();
+    assert_eq!(rows.len(), small_rows().len());
+    let fail = rows
+        .iter()
+        .find(|r| r.starts_with("FAIL"))
+        .expect("a FAIL row");
+    assert!(fail.contains(r#"<div class="why">"#), "{fail}");
+    // Hostile ids and details are text in the HTML too.
+    assert!(!bare.contains(EVIL_ID), "an unescaped id");
+
+    let many = render_page(&ReportPage::from_rows(&many_rows(1500)));
+    let bare = without_scripts(&many);
+    assert_eq!(bare.matches(r#"<tr class="item "#).count(), 1000);
+    assert!(
+        bare.contains("… and 500 more item run(s)"),
+        "the rest is said"
+    );
+}
+
 /// A 10,000-item results file renders into a report under 5 MB.
 #[test]
 fn html_ten_thousand_items_stay_under_5_mb() {

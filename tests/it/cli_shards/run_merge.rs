@@ -92,7 +92,7 @@ fn three_shard_processes_chosen_by_the_environment_merge_into_the_unsharded_repo
     assert_eq!(
         names,
         (1..=3)
-            .map(|i| format!("structured_output.shard-{i}-of-3.jsonl"))
+            .map(|i| format!("structured_output.mock.shard-{i}-of-3.jsonl"))
             .collect::<Vec<_>>()
     );
     let mut ids: Vec<String> = Vec::new();
@@ -313,7 +313,9 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
     assert!(
         stderr(&o).contains(&format!(
             "{}: results were written with config hash",
-            mixed.join("structured_output.shard-2-of-2.jsonl").display()
+            mixed
+                .join("structured_output.mock.shard-2-of-2.jsonl")
+                .display()
         )),
         "{}",
         stderr(&o)
@@ -339,7 +341,7 @@ fn a_merge_written_into_its_folder_is_not_read_back() {
         assert_eq!(json_lines(&all).len(), 15);
     }
     // The merged file alone is no shard to merge.
-    std::fs::remove_file(folder.join("structured_output.shard-1-of-1.jsonl")).unwrap();
+    std::fs::remove_file(folder.join("structured_output.mock.shard-1-of-1.jsonl")).unwrap();
     let o = merge_into(&folder, &all, &[], dir.path());
     assert_exit_says(&o, 2, "holds no *.jsonl result files");
 }

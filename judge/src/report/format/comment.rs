@@ -251,12 +251,15 @@ impl Comparison {
     }
 }
 
-/// One changed item run: `` `id` #0: PASS → FAIL (failed: json_schema) ``.
+/// One changed item run: `` `id` #0: PASS → FAIL (`json_path_equals: year:
+/// expected 1889, got 1890`) ``.
 fn change_item(c: &Change) -> String {
-    let why = match c.error_code {
-        Some(code) => format!(" ({code})"),
-        None if !c.failed_checks.is_empty() => format!(" (failed: {})", c.failed_list()),
-        None => String::new(),
+    // A code span: model text in a check's detail cannot format, link or
+    // mention anyone.
+    let why = match (c.error_code, c.why()) {
+        (_, why) if why.is_empty() => String::new(),
+        (Some(_), error_code) => format!(" ({error_code})"),
+        (None, why) => format!(" ({})", code(&why)),
     };
     format!(
         "{} #{}: {} → {}{why}",

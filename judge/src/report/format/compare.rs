@@ -4,7 +4,7 @@
 //! and per PASS.
 
 use super::{MOCK_BANNER, md_escape as md};
-use crate::report::compare::{ChangeKind, Comparison, Gate, VerdictChange};
+use crate::report::compare::{ChangeKind, Comparison, Gate, Side, VerdictChange};
 use crate::report::stats::PairedMethod;
 use crate::report::tokens::{TokenUse, figure, grouped, signed_count};
 use serde::Serialize;
@@ -34,11 +34,7 @@ impl Comparison {
     pub fn to_text(&self) -> String {
         let (b, n) = (&self.base, &self.new);
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "compare {} ({} · {}) → {} ({} · {})",
-            b.arena, b.backend, b.model, n.arena, n.backend, n.model
-        );
+        let _ = writeln!(out, "compare {} → {}", side_text(b), side_text(n));
         let _ = writeln!(out, "{} · {}", self.pass_rate_line(), self.changes_counts());
         let _ = writeln!(out, "{}", self.tokens_line());
         let _ = writeln!(out, "{}", self.paired_line());
@@ -57,10 +53,9 @@ impl Comparison {
                 c.base.as_str(),
                 c.new.as_str()
             );
-            if let Some(code) = &c.error_code {
-                let _ = write!(out, " ({code})");
-            } else if !c.failed_checks.is_empty() {
-                let _ = write!(out, " (failed: {})", c.failed_list());
+            let why = c.why();
+            if !why.is_empty() {
+                let _ = write!(out, " ({why})");
             }
             out.push('\n');
         }
@@ -283,19 +278,19 @@ impl Comparison {
     /// every changed item run.
     pub fn to_markdown(&self, gate: Gate) -> String {
         let (b, n) = (&self.base, &self.new);
-        let mut out = format!("# Compare `{}` → `{}`\n\n", md(&b.arena), md(&n.arena));
+        let arena = |s: &Side| match s.total {
+            0 => "(no result rows)".to_string(),
+            _ => format!("`{}`", md(&s.arena)),
+        };
+        let mut out = format!("# Compare {} → {}\n\n", arena(b), arena(n));
         if b.mock || n.mock {
             let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
         }
         let _ = writeln!(
             out,
-            "Baseline: backend `{}`, model `{}`, config `{}`. New: backend `{}`, model `{}`, config `{}`.\n",
-            md(&b.backend),
-            md(&b.model),
-            md(&b.config_hash),
-            md(&n.backend),
-            md(&n.model),
-            md(&n.config_hash)
+            "Baseline: {}. New: {}.\n",
+            side_markdown(b),
+            side_markdown(n)
         );
         if !self.problems.is_empty() {
             let _ = writeln!(out, "> **The inputs cannot be gated on:**");
@@ -329,10 +324,7 @@ impl Comparison {
                 "\n## Changed item runs\n\n| change | id | repeat | baseline | new | why | Δ tokens |\n|---|---|---:|---|---|---|---:|"
             );
             for c in &self.changes {
-                let why = match c.error_code {
-                    Some(code) => code.to_string(),
-                    None => c.failed_list(),
-                };
+                let why = c.why();
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} | {} | {} | {:+} |",
@@ -341,7 +333,7 @@ impl Comparison {
                     c.repeat,
                     c.base.as_str(),
                     c.new.as_str(),
-                    md(&why),
+                    code_cell(&why),
                     c.tokens_delta
                 );
             }
@@ -409,6 +401,38 @@ impl Comparison {
         s.push('\n');
         s
     }
+}
+
+/// A side as the terminal names it: `arena (backend · model)`, or that it
+/// has no rows (nothing to name).
+fn side_text(s: &Side) -> String {
+    match s.total {
+        0 => "(no result rows)".to_string(),
+        _ => format!("{} ({} · {})", s.arena, s.backend, s.model),
+    }
+}
+
+/// A side as Markdown names it: backend, model and config, or that it has
+/// no rows.
+fn side_markdown(s: &Side) -> String {
+    match s.total {
+        0 => "no result rows".to_string(),
+        _ => format!(
+            "backend `{}`, model `{}`, config `{}`",
+            md(&s.backend),
+            md(&s.model),
+            md(&s.config_hash)
+        ),
+    }
+}
+
+/// Text from a model or dataset in a Markdown table cell: a code span (it
+/// cannot format, link or mention), `|` escaped; empty stays empty.
+fn code_cell(s: &str) -> String {
+    if s.is_empty() {
+        return String::new();
+    }
+    format!("`{}`", md(&s.replace('`', "'")))
 }
 
 /// How a change reads in Markdown.

@@ -24,8 +24,9 @@ impl Report {
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}\n");
         }
-        let _ = writeln!(out, "{}\n", self.cost.line());
-        let _ = writeln!(out, "{}\n", self.tokens.line(self.mock));
+        for line in self.spend_lines() {
+            let _ = writeln!(out, "{line}\n");
+        }
         if let Some(line) = self.cache_line() {
             let _ = writeln!(out, "{line}\n");
         }

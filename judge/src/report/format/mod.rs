@@ -91,6 +91,16 @@ impl Report {
         }
     }
 
+    /// What the runs spent, as the terminal and Markdown say it: the cost
+    /// line and the token line, or the one line saying a mock run measured
+    /// neither ([`TokenUse::not_measured`](crate::report::tokens::TokenUse::not_measured)).
+    fn spend_lines(&self) -> Vec<String> {
+        match self.tokens.not_measured(self.mock) {
+            Some(line) => vec![line.to_string()],
+            None => vec![self.cost.line(), self.tokens.line(self.mock)],
+        }
+    }
+
     /// An item's one-line detail, with its cost unless this is a mock run
     /// (where every run costs 0).
     fn detail(&self, item: &ReportItem) -> String {

@@ -50,8 +50,9 @@ impl Report {
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}");
         }
-        let _ = writeln!(out, "{}", self.cost.line());
-        let _ = writeln!(out, "{}", self.tokens.line(self.mock));
+        for line in self.spend_lines() {
+            let _ = writeln!(out, "{line}");
+        }
         if let Some(line) = self.cache_line() {
             let _ = writeln!(out, "{line}");
         }

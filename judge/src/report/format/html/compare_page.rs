@@ -125,10 +125,7 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
                 ChangeKind::Fix => ("fix", "PASS"),
                 ChangeKind::Changed => ("changed", "ERROR"),
             };
-            let why = match ch.error_code {
-                Some(code) => code.to_string(),
-                None => ch.failed_list(),
-            };
+            let why = ch.why();
             let _ = write!(
                 out,
                 "<tr class=\"change {word}\"><td><span class=\"badge {class}\">{word}</span></td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td class=\"num\">{:+}</td><td class=\"num\">{:+.1}</td></tr>",

@@ -3,12 +3,14 @@
 //! block, and the charts as inline SVG. No network access; opens from
 //! `file://`.
 //!
-//! The header and charts are rendered here, escaped; the items table and
-//! each item's detail are built by the page's script from the JSON data,
-//! with `textContent` only — model, tool and dataset text never becomes
-//! markup.
+//! The header, charts and items table are rendered here, escaped, so the
+//! page reads with scripts off; the script filters and sorts the table's
+//! rows and builds each item's detail from the JSON data, with
+//! `textContent` only — model, tool and dataset text never becomes markup.
 
+use crate::report::ReportItem;
 use crate::report::calibration::Calibration;
+use crate::report::compare::{Change, clipped};
 use crate::report::format::html::charts::{
     latency_caption, latency_histogram, outcome_bar, token_caption, token_chart,
 };
@@ -87,18 +89,35 @@ pub fn render_page(page: &ReportPage) -> String {
     let _ = writeln!(
         out,
         r##"<section class="items"><h2>Items</h2>
-<form class="controls" id="controls" onsubmit="return false">
+<form class="controls" id="controls" hidden onsubmit="return false">
 <label>Outcome <select id="filter"><option value="">all</option><option>PASS</option><option>FAIL</option><option>ERROR</option></select></label>
 <label>Search id <input id="search" type="search" placeholder="item id" autocomplete="off"></label>
 <label>Sort <select id="sort"><option value="">report order</option><option value="wall-desc">latency, slowest first</option><option value="wall-asc">latency, fastest first</option><option value="tokens-desc">tokens, most first</option><option value="tokens-asc">tokens, fewest first</option></select></label>
 <span id="shown" class="shown"></span>
 </form>
 <table id="items"><thead><tr><th>id</th>{}<th>outcome</th><th>checks</th><th>error code</th><th class="num">tokens</th><th class="num">latency ms</th><th class="num">tool calls</th><th class="num">turns</th></tr></thead>
-<tbody id="rows"></tbody></table>
-<p><button type="button" id="more" hidden></button></p>
-<noscript><p>The items table needs JavaScript (inline, no network access).</p></noscript>
-</section>"##,
+<tbody id="rows">"##,
         if repeated { "<th>repeat</th>" } else { "" },
+    );
+    for (i, item) in page.items.iter().enumerate().take(ROWS_IN_HTML) {
+        item_row(&mut out, i, &item.run, repeated);
+    }
+    out.push_str("</tbody></table>\n");
+    if let Some(rest) = page
+        .items
+        .len()
+        .checked_sub(ROWS_IN_HTML)
+        .filter(|n| *n > 0)
+    {
+        let _ = writeln!(
+            out,
+            r#"<p class="muted" id="rows-not-in-html">… and {rest} more item run(s): without scripts the table shows the first {ROWS_IN_HTML}; the JSON and Markdown reports hold every one.</p>"#
+        );
+    }
+    out.push_str(
+        r#"<p><button type="button" id="more" hidden></button></p>
+</section>
+"#,
     );
     let _ = writeln!(
         out,
@@ -106,6 +125,62 @@ pub fn render_page(page: &ReportPage) -> String {
     );
     let _ = writeln!(out, "<script>\n{JS}</script>\n</body>\n</html>");
     out
+}
+
+/// How many item rows the page holds as HTML (report order): the page's
+/// script draws this many at first too, and builds the rows past them from
+/// the data. Laying out ten thousand rows takes seconds (BENCHMARKS.md).
+const ROWS_IN_HTML: usize = 1000;
+
+/// One row of the items table, as HTML: the page reads without its
+/// script (with scripts off, in a mail client); the script only filters,
+/// sorts and opens these rows (`data-i` is the item's index in the data).
+/// A FAIL row says why under its check count, clipped.
+fn item_row(out: &mut String, i: usize, item: &ReportItem, repeated: bool) {
+    let outcome = item.outcome.as_str();
+    let _ = write!(
+        out,
+        r#"<tr class="item {outcome}" data-i="{i}" data-outcome="{outcome}"><td class="id">{}</td>"#,
+        escape_html(&item.id)
+    );
+    if repeated {
+        let _ = write!(out, r#"<td class="num">{}</td>"#, item.repeat);
+    }
+    let _ = write!(
+        out,
+        r#"<td><span class="badge {outcome}">{outcome}</span></td><td>"#
+    );
+    if item.checks.is_empty() {
+        out.push_str("skipped");
+    } else {
+        let held = item.checks.iter().filter(|c| c.ok).count();
+        let _ = write!(out, "{held}/{}", item.checks.len());
+        let failed: Vec<String> = item
+            .checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .collect();
+        if !failed.is_empty() {
+            let why = clipped(&failed.join("; "), Change::DETAIL_CHARS);
+            let _ = write!(out, r#"<div class="why">{}</div>"#, escape_html(&why));
+        }
+    }
+    let code = item
+        .error_code
+        .map(|code| error_text(Some(code), item.backend_failure.as_ref()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        r#"</td><td class="mono">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+        escape_html(&code),
+        item.usage
+            .input_tokens
+            .saturating_add(item.usage.output_tokens),
+        round1(item.wall_ms),
+        item.tool_calls.len(),
+        item.turns
+    );
 }
 
 /// The calibration section: its summary lines and the disagreements.
@@ -175,25 +250,15 @@ fn stats(out: &mut String, page: &ReportPage) {
         s.pass,
         s.total
     );
-    let _ = write!(
-        out,
-        r#"<div class="stat"><span class="n" id="cost">{}</span><span class="k" id="cost-detail">{}</span></div>"#,
-        if page.cost.priced_runs == 0 && page.cost.unpriced_runs > 0 {
-            "unpriced".to_string()
-        } else {
-            format!("${:.4}", page.cost.total_usd)
-        },
-        escape_html(&page.cost.line())
-    );
-    let t = &page.token_use;
-    let _ = write!(
-        out,
-        r#"<div class="stat"><span class="n" id="tokens-per-item">{}</span><span class="k" id="tokens-detail">{}</span></div><div class="stat"><span class="n" id="tokens-per-pass">{}</span><span class="k">tokens per PASS (all runs' tokens over {} PASS run(s))</span></div>"#,
-        t.per_item.map_or_else(|| "none".to_string(), figure),
-        escape_html(&t.line(page.mock)),
-        t.per_pass.map_or_else(|| "none".to_string(), figure),
-        t.pass_runs
-    );
+    if let Some(line) = page.token_use.not_measured(page.mock) {
+        let _ = write!(
+            out,
+            r#"<div class="stat" title="{}"><span class="n" id="not-measured">not measured</span><span class="k">tokens and cost (mock run)</span></div>"#,
+            escape_html(line)
+        );
+    } else {
+        cost_and_tokens(out, page);
+    }
     if let Some(c) = page.cache {
         let _ = write!(
             out,
@@ -260,6 +325,29 @@ fn stats(out: &mut String, page: &ReportPage) {
     } else {
         out.push_str("</div>");
     }
+}
+
+/// The cost and token stats of the header.
+fn cost_and_tokens(out: &mut String, page: &ReportPage) {
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="cost">{}</span><span class="k" id="cost-detail">{}</span></div>"#,
+        if page.cost.priced_runs == 0 && page.cost.unpriced_runs > 0 {
+            "unpriced".to_string()
+        } else {
+            format!("${:.4}", page.cost.total_usd)
+        },
+        escape_html(&page.cost.line())
+    );
+    let t = &page.token_use;
+    let _ = write!(
+        out,
+        r#"<div class="stat"><span class="n" id="tokens-per-item">{}</span><span class="k" id="tokens-detail">{}</span></div><div class="stat"><span class="n" id="tokens-per-pass">{}</span><span class="k">tokens per PASS (all runs' tokens over {} PASS run(s))</span></div>"#,
+        t.per_item.map_or_else(|| "none".to_string(), figure),
+        escape_html(&t.line(page.mock)),
+        t.per_pass.map_or_else(|| "none".to_string(), figure),
+        t.pass_runs
+    );
 }
 
 /// A rate as a percentage with one decimal.

@@ -1,5 +1,7 @@
 // The tribunal report's items table: filter, search, sort and item details.
-// Every piece of item data is placed with textContent, never as markup.
+// The table's rows are HTML rendered by tribunal (the page reads without
+// this script); the details are built here from the JSON data, every piece
+// of item data placed with textContent, never as markup.
 // State lives in the URL fragment (#filter=FAIL&q=id&sort=wall-desc&open=3)
 // so a link (or a headless browser) can open the page in any state.
 // At most PAGE rows are drawn at first ("show more" adds the next PAGE):
@@ -22,7 +24,6 @@
   var searchEl = document.getElementById("search");
   var sortEl = document.getElementById("sort");
   var shownEl = document.getElementById("shown");
-  var rowCache = new Array(items.length);
   var moreEl = document.getElementById("more");
   var PAGE = 1000;
   var state = { filter: "", q: "", sort: "", open: -1, limit: PAGE };
@@ -35,6 +36,17 @@
   }
   function tokens(it) { return it[5] + it[6]; }
 
+  // The first rows are the page's own HTML (rendered by tribunal, readable
+  // with scripts off); the script reorders, hides and opens them, and
+  // builds the rows past them (reports of more than ROWS_IN_HTML items) the
+  // same way render.rs writes a row.
+  var rowCache = new Array(items.length);
+  Array.prototype.forEach.call(tbody.querySelectorAll("tr.item"), function (tr) {
+    rowCache[parseInt(tr.dataset.i, 10)] = tr;
+  });
+  var rest = document.getElementById("rows-not-in-html");
+  if (rest) rest.hidden = true;
+  var WHY_CHARS = 120;
   function row(i) {
     if (rowCache[i]) return rowCache[i];
     var it = items[i];
@@ -46,9 +58,18 @@
     var o = el("td");
     o.appendChild(el("span", "badge " + it[2], it[2]));
     tr.appendChild(o);
-    var ok = 0;
-    for (var c = 0; c < it[9].length; c++) ok += it[9][c][1];
-    tr.appendChild(el("td", "", it[9].length ? ok + "/" + it[9].length : "skipped"));
+    var ok = 0, failed = [];
+    for (var c = 0; c < it[9].length; c++) {
+      ok += it[9][c][1];
+      if (!it[9][c][1]) failed.push(it[9][c][0] + ": " + it[9][c][2]);
+    }
+    var checks = el("td", "", it[9].length ? ok + "/" + it[9].length : "skipped");
+    if (failed.length) {
+      var why = failed.join("; ").replace(/\s*[\r\n]+\s*/g, " ");
+      if (why.length > WHY_CHARS) why = why.slice(0, WHY_CHARS - 1) + "…";
+      checks.appendChild(el("div", "why", why));
+    }
+    tr.appendChild(checks);
     tr.appendChild(el("td", "mono", it[3] || ""));
     tr.appendChild(el("td", "num", tokens(it)));
     tr.appendChild(el("td", "num", it[4]));
@@ -57,6 +78,8 @@
     rowCache[i] = tr;
     return tr;
   }
+  // The controls work only with this script: shown by it.
+  document.getElementById("controls").hidden = false;
 
   function pretty(v) {
     if (typeof v === "string") {
