@@ -128,7 +128,10 @@ fn build_item(
         (Some(s), _) => s,
         (None, Ok(p)) => p.clone(),
         (None, Err(e)) => {
-            at(LineProblem::new(Spot::Line, format!("no output schema: {e}")));
+            at(LineProblem::new(
+                Spot::Line,
+                format!("no output schema: {e}"),
+            ));
             return None;
         }
     };
@@ -338,7 +341,12 @@ fn named_tools(check: &Check) -> Vec<(String, &str)> {
         | Check::ToolArgsMatch { name, .. } => vec![("name".to_string(), name.as_str())],
         Check::CallCounts { counts, .. } => counts
             .keys()
-            .map(|k| (format!("counts/{}", k.replace('~', "~0").replace('/', "~1")), k.as_str()))
+            .map(|k| {
+                (
+                    format!("counts/{}", k.replace('~', "~0").replace('/', "~1")),
+                    k.as_str(),
+                )
+            })
             .collect(),
         Check::ToolSequence { tools, .. } => {
             let mut named: Vec<(String, &str)> = Vec::new();

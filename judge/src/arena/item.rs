@@ -205,7 +205,10 @@ fn parse_injection(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) ->
         Some(other) => {
             problems.push(LineProblem::at(
                 format!("/{field}"),
-                format!("{field}: expected a non-empty string, found {}", kind(other)),
+                format!(
+                    "{field}: expected a non-empty string, found {}",
+                    kind(other)
+                ),
             ));
             None
         }

@@ -52,7 +52,10 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
 /// The character column of serde_json's (byte) `column` on a one-line `text`.
 pub(crate) fn char_column(text: &str, column: usize) -> usize {
     let bytes = column.saturating_sub(1).min(text.len());
-    let end = (0..=bytes).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let end = (0..=bytes)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
     text.get(..end).map_or(0, |s| s.chars().count()) + 1
 }
 
@@ -193,7 +196,10 @@ mod tests {
     fn a_pointer_that_leads_nowhere_has_no_position() {
         assert_eq!(position(SCHEMA, "/nope", Part::Value), None);
         assert_eq!(position(SCHEMA, "/type/0", Part::Value), None);
-        assert_eq!(position(SCHEMA, "/properties/country/type/2", Part::Value), None);
+        assert_eq!(
+            position(SCHEMA, "/properties/country/type/2", Part::Value),
+            None
+        );
         assert_eq!(position(SCHEMA, "type", Part::Value), None);
     }
 

@@ -143,9 +143,12 @@ mod tests {
             u.explain("field"),
             "unknown field `tolerance`; expected one of `path`, `value`, `tol`, `description`"
         );
-        let u = UnknownName::parse("unknown variant `lenent`, expected `lenient` or `strict`")
-            .unwrap();
-        assert_eq!(u.explain("key"), "unknown value `lenent`; did you mean `lenient`?");
+        let u =
+            UnknownName::parse("unknown variant `lenent`, expected `lenient` or `strict`").unwrap();
+        assert_eq!(
+            u.explain("key"),
+            "unknown value `lenent`; did you mean `lenient`?"
+        );
         let u = UnknownName::parse("unknown field `x`, there are no fields").unwrap();
         assert_eq!(u.explain("field"), "unknown field `x`; there is none");
         assert_eq!(UnknownName::parse("missing field `path`"), None);
