@@ -339,7 +339,11 @@ fn check_problems(spec: &Value) -> Result<Check, Vec<(CheckSpot, String)>> {
         };
         let expected = match near_miss::UnknownName::parse(&error) {
             Some(u) if !u.variant => u.expected,
-            _ => {
+            Some(u) => {
+                found.push((CheckSpot::Check, format!("{kind_name}: {}", u.explain(""))));
+                return Err(found);
+            }
+            None => {
                 let missing = error
                     .strip_prefix("missing field `")
                     .and_then(|r| r.strip_suffix('`'));

@@ -5,20 +5,28 @@
 /// The candidate closest to `name` by edit distance (case-insensitive,
 /// a swap of two neighbours counting once), when it is close enough to be a
 /// typo: at most a third of `name`'s length apart, at least 1, at most 3.
-/// Ties go to the first candidate.
+/// Ties go to the first candidate. Failing that, a candidate that `name`
+/// begins with or that begins with `name` (at least 3 letters in common).
 pub(crate) fn closest<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let lower = name.to_lowercase();
     let limit = (lower.chars().count() / 3).clamp(1, 3);
-    candidates
-        .into_iter()
-        .filter(|c| *c != name)
-        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))
+    let candidates: Vec<&str> = candidates.into_iter().filter(|c| *c != name).collect();
+    let near = candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), *c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+        .map(|(_, c)| c);
+    // Else a name written out or cut short (`tolerance` for `tol`).
+    near.or_else(|| {
+        candidates.into_iter().find(|c| {
+            let c = c.to_lowercase();
+            c.len().min(lower.len()) >= 3 && (lower.starts_with(&c) || c.starts_with(&lower))
+        })
+    })
 }
 
 /// `unknown {noun} `{name}`` and, when one of `known` is close, `; did you
@@ -128,6 +136,12 @@ mod tests {
         assert_eq!(closest("Nmae", known), Some("name"));
         assert_eq!(closest("tool", known), Some("tools"));
         assert_eq!(closest("colour", known), None);
+        assert_eq!(closest("tolerance", ["path", "tol"]), Some("tol"));
+        assert_eq!(
+            closest("desc", ["path", "description"]),
+            Some("description")
+        );
+        assert_eq!(closest("to", ["tol"]), Some("tol"));
         assert_eq!(closest("x", known), None);
     }
 
@@ -141,7 +155,12 @@ mod tests {
         assert_eq!(u.expected, ["path", "value", "tol", "description"]);
         assert_eq!(
             u.explain("field"),
-            "unknown field `tolerance`; expected one of `path`, `value`, `tol`, `description`"
+            "unknown field `tolerance`; did you mean `tol`?"
+        );
+        let u = UnknownName::parse("unknown field `colour`, expected `path` or `value`").unwrap();
+        assert_eq!(
+            u.explain("field"),
+            "unknown field `colour`; expected one of `path`, `value`"
         );
         let u =
             UnknownName::parse("unknown variant `lenent`, expected `lenient` or `strict`").unwrap();
