@@ -14,6 +14,7 @@ use super::json_position::{Part, position};
 use super::{Arena, DATASET};
 use crate::problem::Problem;
 use crate::score::checks::Check;
+use crate::score::envelope::{FIELDS_KEY, RESULT_KEY};
 use serde_json::Value;
 use tribunal_runtime::answer::evaluate_answer;
 use tribunal_runtime::approval::ArgumentCheck;
@@ -150,7 +151,13 @@ impl Script<'_> {
                 "{what} breaks the schema: {path}: {}",
                 one_line(&issue.message, 200)
             );
-            let pointers = [format!("{answer}{}", issue.path), answer.clone()];
+            // The issue's place in the answer: its path, or (a verdict's
+            // owner fields) that path inside the envelope.
+            let pointers = [
+                format!("{answer}{}", issue.path),
+                format!("{answer}/{RESULT_KEY}/{FIELDS_KEY}{}", issue.path),
+                answer.clone(),
+            ];
             self.push(&pointers, message);
         }
     }

@@ -67,7 +67,9 @@ async fn scripted_judges_pass_fail_and_error_as_scripted() {
         .collect();
     assert_eq!(
         problems,
-        ["dataset.jsonl:4:199: checks[1]: rubric: mock[1]: the final answer is refused: no_json: no JSON value was found in the response"]
+        [
+            "dataset.jsonl:4:199: checks[1]: rubric: mock[1]: the final answer is refused: no_json: no JSON value was found in the response"
+        ]
     );
     let out = dir.path().join("r.jsonl");
     let result = mock_run(&arena, &options(&out)).await;
