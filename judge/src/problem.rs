@@ -1,5 +1,5 @@
 //! [`Problem`] and [`LintReport`]: what is wrong with an arena's files, each
-//! at its file and line. The vocabulary every part that reads an arena
+//! at its file, line and (where known) column. The vocabulary every part that reads an arena
 //! (`arena.toml` tables, tools, the review arena of `judge submit`) reports
 //! in; [`crate::arena::lint`] is the command that collects them.
 
@@ -13,6 +13,9 @@ pub struct Problem {
     pub file: String,
     /// The 1-based line, when the problem has one.
     pub line: Option<usize>,
+    /// The 1-based column (in characters) on `line`, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     /// What is wrong, in one line.
     pub message: String,
 }
@@ -23,7 +26,20 @@ impl Problem {
         Problem {
             file: file.into(),
             line: Some(line),
+            column: None,
             message: message.into(),
+        }
+    }
+
+    /// A problem at `file:line:column`.
+    pub fn at_column(
+        file: impl Into<String>,
+        (line, column): (usize, usize),
+        message: impl Into<String>,
+    ) -> Self {
+        Problem {
+            column: Some(column),
+            ..Problem::at(file, line, message)
         }
     }
 
@@ -32,6 +48,7 @@ impl Problem {
         Problem {
             file: file.into(),
             line: None,
+            column: None,
             message: message.into(),
         }
     }
@@ -39,9 +56,12 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.file, line, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => {
+                write!(f, "{}:{line}:{column}: {}", self.file, self.message)
+            }
+            (Some(line), None) => write!(f, "{}:{line}: {}", self.file, self.message),
+            _ => write!(f, "{}: {}", self.file, self.message),
         }
     }
 }
@@ -63,7 +83,7 @@ impl LintReport {
         self.problems.is_empty()
     }
 
-    /// One `file:line: message` per line.
+    /// One `file:line:column: message` per line.
     pub fn render(&self) -> String {
         self.problems
             .iter()

@@ -1,6 +1,7 @@
-//! `tribunal lint ARENA…`: every problem of each arena with file:line
-//! (`--mock`: and every item mock mode cannot run). Exit 0 when all are
-//! clean, 2 when there is any problem.
+//! `tribunal lint ARENA…`: every problem of each arena, one line each as
+//! `ARENA/FILE:LINE:COLUMN: message` (as cargo prints them; `--mock`: and
+//! every item mock mode cannot run). Exit 0 when all are clean, 2 when
+//! there is any problem.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +30,11 @@ pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
             tribunal::judge::lint(dir)
         };
         for p in &report.problems {
-            println!("{}: {p}", dir.display());
+            let located = tribunal::judge::Problem {
+                file: dir.join(&p.file).display().to_string(),
+                ..p.clone()
+            };
+            println!("{located}");
         }
         if report.is_clean() {
             println!("{}: ok, {} item(s)", dir.display(), report.items);

@@ -101,7 +101,11 @@ fn exit_codes() {
     )
     .unwrap();
     let o = tribunal(&["run", f], dir.path());
-    assert_exit_says(&o, 2, "dataset.jsonl:1: checks[0]: unknown check type");
+    assert_exit_says(
+        &o,
+        2,
+        "dataset.jsonl:1:47: checks[0]: unknown check type `bogus`",
+    );
     let o = tribunal(&["lint", f], dir.path());
     assert_eq!(code(&o), 2);
     assert!(stdout(&o).contains("dataset.jsonl:1:"), "{}", stdout(&o));

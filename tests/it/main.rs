@@ -41,6 +41,7 @@ mod cli_batch;
 mod cli_compare_inputs;
 mod cli_init;
 mod cli_judge;
+mod cli_lint;
 mod cli_mcp;
 mod cli_replay;
 mod cli_report;

@@ -3,8 +3,10 @@
 //! injected items' twins checked.
 
 use super::DATASET;
-use super::schema::ArenaSchema;
-use crate::arena::item::{Item, RawItem, parse_line};
+use super::json_position::{Part, position};
+use super::near_miss;
+use super::schema::{ArenaSchema, SchemaSource, invalid_schema};
+use crate::arena::item::{Item, LineProblem, ParsedLine, RawItem, Spot, parse_line};
 use crate::problem::Problem;
 use crate::score::checks::{Check, ItemCheck};
 use std::collections::HashMap;
@@ -26,60 +28,89 @@ pub(super) struct ItemContext<'a> {
     pub(super) toml_read: bool,
 }
 
+/// One line of the dataset: its 1-based number, its text and what parsed.
+struct DatasetLine {
+    number: usize,
+    text: String,
+    parsed: ParsedLine,
+}
+
+impl DatasetLine {
+    /// Problem `p` of this line, its column found from its spot.
+    fn problem(&self, p: LineProblem) -> Problem {
+        line_problem(self.number, &self.text, p)
+    }
+}
+
+/// The problem `p` of dataset line `number` (its text `text`), its column
+/// found from its spot.
+pub(super) fn line_problem(number: usize, text: &str, p: LineProblem) -> Problem {
+    let column = match &p.spot {
+        Spot::Line => None,
+        Spot::Column(c) => Some(*c),
+        Spot::Value(pointer) => position(text, pointer, Part::Value).map(|(_, c)| c),
+        Spot::Key(pointer) => position(text, pointer, Part::Key).map(|(_, c)| c),
+    };
+    match column {
+        Some(c) => Problem::at_column(DATASET, (number, c), p.message),
+        None => Problem::at(DATASET, number, p.message),
+    }
+}
+
 /// The items of the dataset in `dir`, built and checked; every problem
-/// goes to `problems` at its line.
+/// goes to `problems` at its line and column. A line with problems gives no
+/// item, but what of it parsed is still checked against the arena, so a
+/// line shows every problem at once, not the first.
 pub(super) fn read_items(
     dir: &Path,
     context: &ItemContext<'_>,
     problems: &mut Vec<Problem>,
 ) -> Vec<Item> {
-    let raw = read_dataset(dir, problems);
+    let lines = read_dataset(dir, problems);
     let permissive = OutputSchema::new(context.name, serde_json::json!({})).map(Arc::new);
     let mut cache: HashMap<String, Arc<OutputSchema>> = HashMap::new();
-    let mut items = Vec::with_capacity(raw.len());
-    for (index, (line, raw)) in raw.into_iter().enumerate() {
-        let mut at = |m: String| problems.push(Problem::at(DATASET, line, m));
+    let mut items = Vec::with_capacity(lines.len());
+    for line in &lines {
         let built = build_item(
-            raw,
-            (line, index),
+            (line, items.len()),
             context,
             &permissive,
             &mut cache,
-            &mut at,
+            problems,
         );
-        items.extend(built);
+        if line.parsed.whole().is_some() {
+            items.extend(built);
+        }
     }
     lint_twins(&items, problems);
     items
 }
 
 /// The item of dataset line `line` (the `index`th item), its checks built
-/// against the arena; `None` when it has no output schema at all. Its
-/// problems go to `at` (at its line).
+/// against the arena; `None` when the line has no item or no output schema
+/// at all. Its problems go to `problems`.
 fn build_item(
-    raw: RawItem,
-    (line, index): (usize, usize),
+    (line, index): (&DatasetLine, usize),
     context: &ItemContext<'_>,
     permissive: &Result<Arc<OutputSchema>, tribunal_runtime::SchemaError>,
     cache: &mut HashMap<String, Arc<OutputSchema>>,
-    at: &mut impl FnMut(String),
+    problems: &mut Vec<Problem>,
 ) -> Option<Item> {
-    let checks = build_checks(
-        &raw,
-        context.schema.output.as_ref(),
-        context.schema.unknown,
-        context.name,
-        cache,
-        context.offered,
-        at,
-    );
+    let raw = line.parsed.item.as_ref()?;
+    let checks = build_checks(line, raw, context, cache, problems);
+    let mut at = |p: LineProblem| problems.push(line.problem(p));
     if let Some(mock) = raw.mock.as_ref().filter(|_| context.toml_read) {
+        let offered: Vec<&str> = context.offered.iter().map(String::as_str).collect();
         for (t, turn) in mock.iter().enumerate() {
-            for call in &turn.tool_calls {
+            for (c, call) in turn.tool_calls.iter().enumerate() {
                 if !context.offered.contains(&call.name) {
-                    at(format!(
-                        "mock[{t}]: calls tool {:?}, which the arena does not offer",
-                        call.name
+                    at(LineProblem::new(
+                        Spot::Value(format!("/mock/{t}/tool_calls/{c}/name")),
+                        format!(
+                            "mock[{t}]: calls tool {:?}, which the arena does not offer{}",
+                            call.name,
+                            near_miss::tool_hint(&call.name, &offered)
+                        ),
                     ));
                 }
             }
@@ -97,7 +128,10 @@ fn build_item(
         (Some(s), _) => s,
         (None, Ok(p)) => p.clone(),
         (None, Err(e)) => {
-            at(format!("no output schema: {e}"));
+            at(LineProblem::new(
+                Spot::Line,
+                format!("no output schema: {e}"),
+            ));
             return None;
         }
     };
@@ -105,22 +139,27 @@ fn build_item(
         .iter()
         .filter(|c| matches!(c.check, Check::Rubric { .. }))
         .count();
-    if !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
-        at(format!(
-            "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
-            raw.gold_rubric.len()
+    // Only on a whole line: a rubric check that did not parse is not counted.
+    let whole = line.parsed.whole().is_some();
+    if whole && !raw.gold_rubric.is_empty() && raw.gold_rubric.len() != rubrics {
+        at(LineProblem::new(
+            Spot::Value("/gold_rubric".into()),
+            format!(
+                "gold_rubric: {} label(s) for {rubrics} rubric check(s); give one per rubric check, in order",
+                raw.gold_rubric.len()
+            ),
         ));
     }
     Some(Item {
-        id: raw.id,
-        input: raw.input,
+        id: raw.id.clone(),
+        input: raw.input.clone(),
         checks,
         mock: raw.mock.as_deref().map(ScriptedBackend::steps_of),
-        line,
+        line: line.number,
         index,
         schema,
-        gold_rubric: raw.gold_rubric,
-        injection: raw.injection,
+        gold_rubric: raw.gold_rubric.clone(),
+        injection: raw.injection.clone(),
     })
 }
 
@@ -144,17 +183,34 @@ fn lint_twins(items: &[Item], problems: &mut Vec<Problem>) {
     }
 }
 
+/// The checks of `raw` (of dataset line `line`) built against the arena:
+/// schemas compiled (`cache`: by their text), patterns, bounds, the tools
+/// they name. Each problem goes to `problems` at its place on the line.
 fn build_checks(
+    line: &DatasetLine,
     raw: &RawItem,
-    arena_schema: Option<&Arc<OutputSchema>>,
-    schema_unknown: bool,
-    name: &str,
+    context: &ItemContext<'_>,
     cache: &mut HashMap<String, Arc<OutputSchema>>,
-    offered: &[String],
-    at: &mut impl FnMut(String),
+    problems: &mut Vec<Problem>,
 ) -> Vec<ItemCheck> {
     let mut out = Vec::with_capacity(raw.checks.len());
-    for (i, (check, spec)) in raw.checks.iter().enumerate() {
+    for (i, check, spec) in &raw.checks {
+        let i = *i;
+        let kind = check.kind();
+        // This check's problems: at a field of it, or (an inline schema's)
+        // placed already.
+        let mut found: Vec<LineProblem> = Vec::new();
+        let mut placed: Vec<Problem> = Vec::new();
+        let mut at = |field: &str, message: String| {
+            let pointer = match field {
+                "" => format!("/checks/{i}"),
+                f => format!("/checks/{i}/{f}"),
+            };
+            found.push(LineProblem::new(
+                Spot::Value(pointer),
+                format!("checks[{i}]: {kind}: {message}"),
+            ));
+        };
         let mut item_check = ItemCheck {
             check: check.clone(),
             spec: Arc::new(spec.clone()),
@@ -170,22 +226,29 @@ fn build_checks(
                 if let Some(compiled) = cache.get(&key) {
                     item_check.schema = Some(compiled.clone());
                 } else {
-                    match OutputSchema::new(name, s.clone()) {
+                    match OutputSchema::new(context.name, s.clone()) {
                         Ok(compiled) => {
                             let compiled = Arc::new(compiled);
                             cache.insert(key, compiled.clone());
                             item_check.schema = Some(compiled);
                         }
-                        Err(e) => at(format!("checks[{i}]: json_schema: invalid schema: {e}")),
+                        Err(e) => {
+                            let source = SchemaSource {
+                                file: DATASET.to_string(),
+                                text: Some(line.text.clone()),
+                                line: Some(line.number),
+                                base: format!("/checks/{i}/schema"),
+                                label: format!("checks[{i}]: json_schema"),
+                            };
+                            placed.extend(invalid_schema(s, &e, &source));
+                        }
                     }
                 }
             }
-            Check::JsonSchema { schema: None, .. } => match arena_schema {
+            Check::JsonSchema { schema: None, .. } => match context.schema.output.as_ref() {
                 Some(s) => item_check.schema = Some(s.clone()),
-                None if schema_unknown => {}
-                None => at(format!(
-                    "checks[{i}]: json_schema: no inline schema and the arena has none"
-                )),
+                None if context.schema.unknown => {}
+                None => at("", "no inline schema and the arena has none".to_string()),
             },
             Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => {
                 let ignore_case = matches!(check, Check::Iregex { .. });
@@ -194,38 +257,42 @@ fn build_checks(
                     .build()
                 {
                     Ok(re) => item_check.regex = Some(re),
-                    Err(e) => at(format!(
-                        "checks[{i}]: {}: invalid pattern: {}",
-                        check.kind(),
-                        tribunal_runtime::text::one_line(&e.to_string(), 200)
-                    )),
+                    Err(e) => at(
+                        if ignore_case { "value" } else { "pattern" },
+                        format!(
+                            "invalid pattern: {}",
+                            tribunal_runtime::text::one_line(&e.to_string(), 200)
+                        ),
+                    ),
                 }
             }
             Check::SentenceCount { min, max, .. } | Check::Approvals { min, max, .. } => {
                 match (min, max) {
-                    (None, None) => at(format!(
-                        "checks[{i}]: {}: give `min`, `max` or both (without them it always holds)",
-                        check.kind()
-                    )),
-                    (Some(lo), Some(hi)) if lo > hi => at(format!(
-                        "checks[{i}]: {}: min {lo} is above max {hi}",
-                        check.kind()
-                    )),
+                    (None, None) => at(
+                        "",
+                        "give `min`, `max` or both (without them it always holds)".to_string(),
+                    ),
+                    (Some(lo), Some(hi)) if lo > hi => {
+                        at("min", format!("min {lo} is above max {hi}"))
+                    }
                     _ => {}
                 }
             }
-            Check::CallCounts { counts, .. } if counts.is_empty() => at(format!(
-                "checks[{i}]: call_counts: `counts` is empty (it would always hold)"
-            )),
+            Check::CallCounts { counts, .. } if counts.is_empty() => at(
+                "counts",
+                "`counts` is empty (it would always hold)".to_string(),
+            ),
             Check::Rubric { rubric, mock, .. } => {
                 if rubric.trim().is_empty() {
-                    at(format!("checks[{i}]: rubric: `rubric` is empty"));
+                    at("rubric", "`rubric` is empty".to_string());
                 }
                 if let Some(turns) = mock {
                     if turns.iter().any(|t| !t.tool_calls.is_empty()) {
-                        at(format!(
-                            "checks[{i}]: rubric: mock: the judge is offered no tools, so its turns cannot call any"
-                        ));
+                        at(
+                            "mock",
+                            "mock: the judge is offered no tools, so its turns cannot call any"
+                                .to_string(),
+                        );
                     }
                     item_check.judge_mock = Some(ScriptedBackend::steps_of(turns));
                 }
@@ -235,19 +302,20 @@ fn build_checks(
         if let Some(tol) = check_tolerance(check)
             && !(tol.is_finite() && tol >= 0.0)
         {
-            at(format!(
-                "checks[{i}]: {}: tol {tol} must be a number of at least 0",
-                check.kind()
-            ));
+            at("tol", format!("tol {tol} must be a number of at least 0"));
         }
-        for tool in named_tools(check) {
-            if !offered.iter().any(|o| o == tool) {
-                at(format!(
-                    "checks[{i}]: {}: the arena does not offer a tool named {tool:?}",
-                    check.kind()
-                ));
+        let offered: Vec<&str> = context.offered.iter().map(String::as_str).collect();
+        for (field, tool) in named_tools(check) {
+            if !offered.contains(&tool) {
+                let hint = near_miss::tool_hint(tool, &offered);
+                at(
+                    &field,
+                    format!("the arena does not offer a tool named {tool:?}{hint}"),
+                );
             }
         }
+        problems.extend(placed);
+        problems.extend(found.into_iter().map(|p| line.problem(p)));
         out.push(item_check);
     }
     out
@@ -263,27 +331,40 @@ fn check_tolerance(check: &Check) -> Option<f64> {
     }
 }
 
-/// The tool names a check refers to: each must be a tool the arena offers
-/// (a misspelt name would make `tool_not_used` hold vacuously).
-fn named_tools(check: &Check) -> Vec<&str> {
+/// The tool names a check refers to, each with the pointer token of its
+/// field in the check: each must be a tool the arena offers (a misspelt
+/// name would make `tool_not_used` hold vacuously).
+fn named_tools(check: &Check) -> Vec<(String, &str)> {
     match check {
         Check::ToolUsed { name, .. }
         | Check::ToolNotUsed { name, .. }
-        | Check::ToolArgsMatch { name, .. } => vec![name.as_str()],
-        Check::CallCounts { counts, .. } => counts.keys().map(String::as_str).collect(),
+        | Check::ToolArgsMatch { name, .. } => vec![("name".to_string(), name.as_str())],
+        Check::CallCounts { counts, .. } => counts
+            .keys()
+            .map(|k| {
+                (
+                    format!("counts/{}", k.replace('~', "~0").replace('/', "~1")),
+                    k.as_str(),
+                )
+            })
+            .collect(),
         Check::ToolSequence { tools, .. } => {
-            let mut names: Vec<&str> = tools.iter().map(String::as_str).collect();
-            names.sort_unstable();
-            names.dedup();
-            names
+            let mut named: Vec<(String, &str)> = Vec::new();
+            for (i, tool) in tools.iter().enumerate() {
+                if !named.iter().any(|(_, t)| t == tool) {
+                    named.push((format!("tools/{i}"), tool.as_str()));
+                }
+            }
+            named
         }
         _ => Vec::new(),
     }
 }
 
-/// The well-formed items of the dataset with their 1-based lines; every
-/// problem (including duplicate ids) goes to `problems`.
-fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<(usize, RawItem)> {
+/// Every non-blank line of the dataset, parsed; every problem of a line
+/// (including a duplicate id: that line then gives no item) goes to
+/// `problems`.
+fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<DatasetLine> {
     let text = match std::fs::read_to_string(dir.join(DATASET)) {
         Ok(t) => t,
         Err(e) => {
@@ -291,37 +372,42 @@ fn read_dataset(dir: &Path, problems: &mut Vec<Problem>) -> Vec<(usize, RawItem)
             return Vec::new();
         }
     };
-    let mut items: Vec<(usize, RawItem)> = Vec::new();
+    let mut lines: Vec<DatasetLine> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, line_text) in text.lines().enumerate() {
-        let line = i + 1;
+        let number = i + 1;
         if line_text.trim().is_empty() {
             continue;
         }
-        let parsed = parse_line(line_text);
+        let mut parsed = parse_line(line_text);
+        let found = std::mem::take(&mut parsed.problems);
         problems.extend(
-            parsed
-                .problems
-                .into_iter()
-                .map(|m| Problem::at(DATASET, line, m)),
+            found
+                .iter()
+                .cloned()
+                .map(|p| line_problem(number, line_text, p)),
         );
-        if let Some(id) = parsed.id {
-            if let Some(first) = seen.get(&id) {
+        parsed.problems = found;
+        if let Some(id) = &parsed.id {
+            if let Some(first) = seen.get(id) {
                 problems.push(Problem::at(
                     DATASET,
-                    line,
+                    number,
                     format!("duplicate id {id:?} (first at line {first})"),
                 ));
                 continue;
             }
-            seen.insert(id, line);
+            seen.insert(id.clone(), number);
         }
-        if let Some(item) = parsed.item {
-            items.push((line, item));
-        }
+        lines.push(DatasetLine {
+            number,
+            text: line_text.to_string(),
+            parsed,
+        });
     }
-    if items.is_empty() && problems.iter().all(|p| p.file != DATASET) {
+    let whole = lines.iter().filter(|l| l.parsed.whole().is_some()).count();
+    if whole == 0 && problems.iter().all(|p| p.file != DATASET) {
         problems.push(Problem::file(DATASET, "no items"));
     }
-    items
+    lines
 }

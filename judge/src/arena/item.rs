@@ -4,6 +4,7 @@
 //! Fields other than these are ignored, so datasets of the public
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
+use crate::arena::near_miss;
 use crate::green_red::Verdict;
 use crate::score::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
@@ -67,61 +68,117 @@ impl Item {
 pub(crate) struct RawItem {
     pub(crate) id: String,
     pub(crate) input: String,
-    pub(crate) checks: Vec<(Check, Value)>,
+    /// The checks that parsed, each with its position in `checks`.
+    pub(crate) checks: Vec<(usize, Check, Value)>,
     pub(crate) mock: Option<Vec<ScriptTurn>>,
     pub(crate) gold_rubric: Vec<Verdict>,
     pub(crate) injection: Option<Injection>,
 }
 
-/// One parsed dataset line: the item when it is well formed, its id when
-/// it has one (for duplicate detection even on a bad item), and every
-/// problem found (one line each, without the file:line prefix).
+/// Where on its line a problem is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Spot {
+    /// The whole line (no column).
+    Line,
+    /// A 1-based column.
+    Column(usize),
+    /// The value at a JSON pointer into the line's object.
+    Value(String),
+    /// The key of the member at a JSON pointer (an unknown key).
+    Key(String),
+}
+
+/// One problem of a dataset line: where, and what (one line, without the
+/// file:line prefix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineProblem {
+    pub(crate) spot: Spot,
+    pub(crate) message: String,
+}
+
+impl LineProblem {
+    pub(crate) fn new(spot: Spot, message: impl Into<String>) -> Self {
+        LineProblem {
+            spot,
+            message: message.into(),
+        }
+    }
+
+    /// A problem with the value at `pointer`.
+    fn at(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        LineProblem::new(Spot::Value(pointer.into()), message)
+    }
+}
+
+/// One parsed dataset line: the item (well formed when `problems` is
+/// empty; else what of it parsed, with placeholders, so its checks can
+/// still be linted), its id when it has one (for duplicate detection even
+/// on a bad item), and every problem found.
 #[derive(Debug, Clone)]
 pub(crate) struct ParsedLine {
     pub(crate) item: Option<RawItem>,
     pub(crate) id: Option<String>,
-    pub(crate) problems: Vec<String>,
+    pub(crate) problems: Vec<LineProblem>,
+}
+
+impl ParsedLine {
+    /// The item, when the line has no problem at all.
+    pub(crate) fn whole(&self) -> Option<&RawItem> {
+        self.item.as_ref().filter(|_| self.problems.is_empty())
+    }
 }
 
 /// Parses one dataset line.
 pub(crate) fn parse_line(text: &str) -> ParsedLine {
-    let bad = |message: String| ParsedLine {
+    let bad = |problem: LineProblem| ParsedLine {
         item: None,
         id: None,
-        problems: vec![message],
+        problems: vec![problem],
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return bad(format!("invalid JSON: {e}")),
+        Err(e) => {
+            let column = crate::arena::json_position::char_column(text, e.column());
+            return bad(LineProblem::new(
+                Spot::Column(column),
+                format!("invalid JSON: {}", crate::arena::json_error(&e)),
+            ));
+        }
     };
     let Value::Object(obj) = value else {
-        return bad("an item must be a JSON object".to_string());
+        return bad(LineProblem::at("", "an item must be a JSON object"));
     };
     let mut problems = Vec::new();
     let id = match obj.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Some(n.to_string()),
         Some(Value::String(_)) => {
-            problems.push("id: must not be empty".to_string());
+            problems.push(LineProblem::at("/id", "id: must not be empty"));
             None
         }
         Some(other) => {
-            problems.push(format!("id: expected a string, found {}", kind(other)));
+            problems.push(LineProblem::at(
+                "/id",
+                format!("id: expected a string, found {}", kind(other)),
+            ));
             None
         }
         None => {
-            problems.push("id: missing".to_string());
+            problems.push(LineProblem::new(Spot::Line, "id: missing"));
             None
         }
     };
     let input = match obj.get("input") {
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            problems.push(format!("input: expected a string, found {}", kind(other)));
+            problems.push(LineProblem::at(
+                "/input",
+                format!("input: expected a string, found {}", kind(other)),
+            ));
             None
         }
         None => {
-            problems.push("input: missing".to_string());
+            problems.push(LineProblem::new(Spot::Line, "input: missing"));
             None
         }
     };
@@ -129,29 +186,29 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
     let mock = parse_mock(&obj, &mut problems);
     let gold_rubric = parse_gold_rubric(&obj, &mut problems);
     let injection = parse_injection(&obj, &mut problems);
-    let item = match (&id, input, checks) {
-        (Some(id), Some(input), Some(checks)) if problems.is_empty() => Some(RawItem {
-            id: id.clone(),
-            input,
-            checks,
-            mock,
-            gold_rubric,
-            injection,
-        }),
-        _ => None,
-    };
+    let item = checks.map(|checks| RawItem {
+        id: id.clone().unwrap_or_default(),
+        input: input.unwrap_or_default(),
+        checks,
+        mock,
+        gold_rubric,
+        injection,
+    });
     ParsedLine { item, id, problems }
 }
 
 /// `twin_of` and `injection`: both or neither, each a non-empty string.
-fn parse_injection(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Injection> {
+fn parse_injection(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) -> Option<Injection> {
     let mut text = |field: &str| match obj.get(field) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
         Some(other) => {
-            problems.push(format!(
-                "{field}: expected a non-empty string, found {}",
-                kind(other)
+            problems.push(LineProblem::at(
+                format!("/{field}"),
+                format!(
+                    "{field}: expected a non-empty string, found {}",
+                    kind(other)
+                ),
             ));
             None
         }
@@ -165,77 +222,167 @@ fn parse_injection(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Opti
     match (twin_of, injection) {
         (Some(twin_of), Some(kind)) => Some(Injection { twin_of, kind }),
         (Some(_), None) => {
-            problems.push("twin_of: an injected twin names its injection too (\"injection\": \"forged_heading\", …)".to_string());
+            problems.push(LineProblem::at("/twin_of", "twin_of: an injected twin names its injection too (\"injection\": \"forged_heading\", …)"));
             None
         }
         (None, Some(_)) => {
-            problems.push(
-                "injection: an injected item names its clean twin too (\"twin_of\": \"<id>\")"
-                    .to_string(),
-            );
+            problems.push(LineProblem::at(
+                "/injection",
+                "injection: an injected item names its clean twin too (\"twin_of\": \"<id>\")",
+            ));
             None
         }
         (None, None) => None,
     }
 }
 
+/// The checks that parse, each with its position; `None` when there is no
+/// list of checks at all. Every problem of every check goes to `problems`.
 fn parse_checks(
     obj: &Map<String, Value>,
-    problems: &mut Vec<String>,
-) -> Option<Vec<(Check, Value)>> {
+    problems: &mut Vec<LineProblem>,
+) -> Option<Vec<(usize, Check, Value)>> {
     let list = match obj.get("checks") {
         Some(Value::Array(list)) if list.is_empty() => {
-            problems.push("checks: empty (an item needs at least one check)".to_string());
+            problems.push(LineProblem::at(
+                "/checks",
+                "checks: empty (an item needs at least one check)",
+            ));
             return None;
         }
         Some(Value::Array(list)) => list,
         Some(other) => {
-            problems.push(format!("checks: expected an array, found {}", kind(other)));
+            problems.push(LineProblem::at(
+                "/checks",
+                format!("checks: expected an array, found {}", kind(other)),
+            ));
             return None;
         }
         None => {
-            problems.push("checks: missing".to_string());
+            problems.push(LineProblem::new(Spot::Line, "checks: missing"));
             return None;
         }
     };
     let mut out = Vec::with_capacity(list.len());
     for (i, spec) in list.iter().enumerate() {
-        match parse_check(spec) {
-            Ok(check) => out.push((check, spec.clone())),
-            Err(message) => problems.push(format!("checks[{i}]: {message}")),
+        match check_problems(spec) {
+            Ok(check) => out.push((i, check, spec.clone())),
+            Err(found) => problems.extend(found.into_iter().map(|(spot, message)| {
+                let pointer = match &spot {
+                    CheckSpot::Check => format!("/checks/{i}"),
+                    CheckSpot::Value(key) => format!("/checks/{i}/{}", escape(key)),
+                    CheckSpot::Key(key) => format!("/checks/{i}/{}", escape(key)),
+                };
+                let spot = match spot {
+                    CheckSpot::Key(_) => Spot::Key(pointer),
+                    _ => Spot::Value(pointer),
+                };
+                LineProblem::new(spot, format!("checks[{i}]: {message}"))
+            })),
         }
     }
-    (out.len() == list.len()).then_some(out)
+    Some(out)
 }
 
-/// Parses one check, naming the problem: unknown type, missing or mistyped
-/// field, unknown field.
-pub(crate) fn parse_check(spec: &Value) -> Result<Check, String> {
+/// Where in a check a problem is.
+enum CheckSpot {
+    /// The check as a whole (a missing field, a wrong type).
+    Check,
+    /// The value of one of its fields.
+    Value(String),
+    /// One of its keys (an unknown field).
+    Key(String),
+}
+
+/// A JSON pointer token for `key` (`~` and `/` escaped).
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Parses one check, or every problem it has: an unknown type (with the
+/// nearest known one), each unknown field (with the nearest field of its
+/// type), then what serde finds in the rest (a missing or mistyped field).
+fn check_problems(spec: &Value) -> Result<Check, Vec<(CheckSpot, String)>> {
     let Value::Object(map) = spec else {
-        return Err(format!("expected an object, found {}", kind(spec)));
+        return Err(vec![(
+            CheckSpot::Check,
+            format!("expected an object, found {}", kind(spec)),
+        )]);
     };
     let kind_name = match map.get("type") {
         Some(Value::String(t)) => t.as_str(),
-        Some(other) => return Err(format!("type: expected a string, found {}", kind(other))),
-        None => return Err("type: missing".to_string()),
+        Some(other) => {
+            return Err(vec![(
+                CheckSpot::Value("type".into()),
+                format!("type: expected a string, found {}", kind(other)),
+            )]);
+        }
+        None => return Err(vec![(CheckSpot::Check, "type: missing".to_string())]),
     };
     if CheckKind::parse(kind_name).is_none() {
-        return Err(format!(
-            "unknown check type {kind_name:?} (known: {})",
-            CheckKind::list(&CheckKind::ALL)
-        ));
+        let known: Vec<&str> = CheckKind::ALL.iter().map(|k| k.as_str()).collect();
+        return Err(vec![(
+            CheckSpot::Value("type".into()),
+            near_miss::unknown("check type", kind_name, &known),
+        )]);
     }
-    serde_json::from_value::<Check>(spec.clone()).map_err(|e| format!("{kind_name}: {e}"))
+    let mut found = Vec::new();
+    // The fields an unknown key was told it probably meant: such a field
+    // is then not also reported missing.
+    let mut suggested: Vec<String> = Vec::new();
+    let mut rest = map.clone();
+    loop {
+        let error = match serde_json::from_value::<Check>(Value::Object(rest.clone())) {
+            Ok(check) if found.is_empty() => return Ok(check),
+            Ok(_) => return Err(found),
+            Err(e) => e.to_string(),
+        };
+        let expected = match near_miss::UnknownName::parse(&error) {
+            Some(u) if !u.variant => u.expected,
+            Some(u) => {
+                found.push((CheckSpot::Check, format!("{kind_name}: {}", u.explain(""))));
+                return Err(found);
+            }
+            None => {
+                let missing = error
+                    .strip_prefix("missing field `")
+                    .and_then(|r| r.strip_suffix('`'));
+                if !missing.is_some_and(|m| suggested.iter().any(|s| s == m)) {
+                    found.push((CheckSpot::Check, format!("{kind_name}: {error}")));
+                }
+                return Err(found);
+            }
+        };
+        let unknown_keys: Vec<String> = rest
+            .keys()
+            .filter(|k| *k != "type" && !expected.contains(k))
+            .cloned()
+            .collect();
+        if unknown_keys.is_empty() {
+            found.push((CheckSpot::Check, format!("{kind_name}: {error}")));
+            return Err(found);
+        }
+        let known: Vec<&str> = expected.iter().map(String::as_str).collect();
+        for key in unknown_keys {
+            rest.remove(&key);
+            suggested.extend(near_miss::closest(&key, known.iter().copied()).map(str::to_string));
+            let message = near_miss::unknown("field", &key, &known);
+            found.push((CheckSpot::Key(key), format!("{kind_name}: {message}")));
+        }
+    }
 }
 
-fn parse_mock(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Vec<ScriptTurn>> {
+fn parse_mock(
+    obj: &Map<String, Value>,
+    problems: &mut Vec<LineProblem>,
+) -> Option<Vec<ScriptTurn>> {
     let list = match obj.get("mock") {
         None | Some(Value::Null) => return None,
         Some(Value::Array(list)) => list,
         Some(other) => {
-            problems.push(format!(
-                "mock: expected an array of turns, found {}",
-                kind(other)
+            problems.push(LineProblem::at(
+                "/mock",
+                format!("mock: expected an array of turns, found {}", kind(other)),
             ));
             return None;
         }
@@ -244,7 +391,7 @@ fn parse_mock(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Ve
     for (i, turn) in list.iter().enumerate() {
         match serde_json::from_value::<ScriptTurn>(turn.clone()) {
             Ok(t) => turns.push(t),
-            Err(e) => problems.push(format!("mock[{i}]: malformed script turn: {e}")),
+            Err(e) => problems.push(turn_problem(i, turn, &e.to_string())),
         }
     }
     Some(turns)
@@ -252,23 +399,41 @@ fn parse_mock(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Ve
 
 /// `gold_rubric`: a verdict (`"GREEN"`/`"RED"`) or a list of them, one per
 /// rubric check.
-fn parse_gold_rubric(obj: &Map<String, Value>, problems: &mut Vec<String>) -> Vec<Verdict> {
-    let list: Vec<&Value> = match obj.get("gold_rubric") {
+fn parse_gold_rubric(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) -> Vec<Verdict> {
+    let (list, pointer): (Vec<&Value>, fn(usize) -> String) = match obj.get("gold_rubric") {
         None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(list)) => list.iter().collect(),
-        Some(one) => vec![one],
+        Some(Value::Array(list)) => (list.iter().collect(), |i| format!("/gold_rubric/{i}")),
+        Some(one) => (vec![one], |_| "/gold_rubric".to_string()),
     };
     let mut out = Vec::with_capacity(list.len());
     for (i, v) in list.into_iter().enumerate() {
         match v.as_str().and_then(Verdict::parse) {
             Some(verdict) => out.push(verdict),
-            None => problems.push(format!(
-                "gold_rubric[{i}]: expected \"GREEN\" or \"RED\", found {}",
-                crate::score::envelope::short(v)
+            None => problems.push(LineProblem::at(
+                pointer(i),
+                format!(
+                    "gold_rubric[{i}]: expected \"GREEN\" or \"RED\", found {}",
+                    crate::score::envelope::short(v)
+                ),
             )),
         }
     }
     out
+}
+
+/// The problem of mock turn `i` that did not parse: an unknown key at
+/// that key, with the nearest known one; anything else at the turn.
+fn turn_problem(i: usize, turn: &Value, error: &str) -> LineProblem {
+    match near_miss::UnknownName::parse(error) {
+        Some(u) if !u.variant && turn.get(&u.name).is_some() => LineProblem::new(
+            Spot::Key(format!("/mock/{i}/{}", escape(&u.name))),
+            format!("mock[{i}]: {}", u.explain("key")),
+        ),
+        _ => LineProblem::at(
+            format!("/mock/{i}"),
+            format!("mock[{i}]: malformed script turn: {error}"),
+        ),
+    }
 }
 
 /// A JSON type's name, for messages.

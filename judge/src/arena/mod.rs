@@ -11,9 +11,12 @@ pub mod approval_table;
 mod budget_table;
 mod dataset;
 pub(crate) mod item;
+pub(crate) mod json_position;
 mod judge_table;
 pub(crate) mod lint;
 pub mod mcp;
+mod mock_lint;
+pub(crate) mod near_miss;
 mod pricing_table;
 mod schema;
 pub mod settings;
@@ -284,9 +287,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     if let Some(v) = &verdict {
         v.lint_items(dir, &items, p);
     }
-    problems.sort_by(|a, b| {
-        (a.file != ARENA_TOML, &a.file, a.line).cmp(&(b.file != ARENA_TOML, &b.file, b.line))
-    });
+    sort_problems(&mut problems);
     let report = LintReport {
         arena: name.clone(),
         items: items.len(),
@@ -319,6 +320,19 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     (Some(arena), report)
 }
 
+/// Problems in file order: arena.toml first, then by file, line and
+/// column (problems at the same place keep the order they were found in).
+fn sort_problems(problems: &mut [Problem]) {
+    problems.sort_by(|a, b| {
+        (a.file != ARENA_TOML, &a.file, a.line, a.column).cmp(&(
+            b.file != ARENA_TOML,
+            &b.file,
+            b.line,
+            b.column,
+        ))
+    });
+}
+
 /// The arena folder's name (the arena's name when arena.toml gives none).
 fn folder_name(dir: &Path) -> String {
     dir.canonicalize()
@@ -340,7 +354,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
             return None;
         }
     };
-    let line_at = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+    let line_at = |offset: usize| json_position::line_column(&text, offset).0;
     match toml::from_str::<ArenaToml>(&text) {
         Ok(mut c) => {
             if let Some(name) = c.name.take_if(|n| !plain_name(n.get_ref())) {
@@ -360,11 +374,15 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
             Some(c)
         }
         Err(e) => {
-            let line = e.span().map(|s| line_at(s.start)).unwrap_or(1);
-            problems.push(Problem::at(
+            let at = e
+                .span()
+                .map(|s| json_position::line_column(&text, s.start))
+                .unwrap_or((1, 1));
+            let message = near_miss::explain_message(e.message(), "key");
+            problems.push(Problem::at_column(
                 ARENA_TOML,
-                line,
-                tribunal_runtime::text::one_line(e.message(), 300),
+                at,
+                tribunal_runtime::text::one_line(&message, 300),
             ));
             None
         }
@@ -391,16 +409,23 @@ fn inside(dir: &Path, root: &Path) -> Result<(), String> {
     }
 }
 
+/// A JSON file of an arena: its value and its text (for the positions of
+/// problems found in the value).
+pub(crate) struct JsonFile {
+    pub(crate) value: Value,
+    pub(crate) text: String,
+}
+
 /// The JSON in the file at `path`, an arena file named in `arena.toml`:
 /// `None` with a problem of `arena.toml` when it cannot be read (`what`,
-/// then the OS error), or with one at its line of `file` when it is not
-/// JSON.
+/// then the OS error), or with one at its line and column of `file` when
+/// it is not JSON.
 fn read_json_file(
     path: &Path,
     what: &str,
     file: &str,
     problems: &mut Vec<Problem>,
-) -> Option<Value> {
+) -> Option<JsonFile> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -409,11 +434,28 @@ fn read_json_file(
         }
     };
     match serde_json::from_str(&text) {
-        Ok(v) => Some(v),
+        Ok(value) => Some(JsonFile { value, text }),
         Err(e) => {
-            problems.push(Problem::at(file, e.line(), format!("invalid JSON: {e}")));
+            let line_text = text.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
+            let column = json_position::char_column(line_text, e.column());
+            problems.push(Problem::at_column(
+                file,
+                (e.line(), column),
+                format!("invalid JSON: {}", json_error(&e)),
+            ));
             None
         }
+    }
+}
+
+/// serde_json's message without its " at line L column C" (the problem
+/// gives the position itself, once).
+pub(crate) fn json_error(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match full.strip_suffix(&suffix) {
+        Some(message) => message.to_string(),
+        None => full,
     }
 }
 

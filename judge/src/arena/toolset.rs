@@ -111,7 +111,10 @@ pub(super) fn read(
             }
             other => problems.push(Problem::file(
                 ARENA_TOML,
-                format!("tools: unknown tool {other:?} (known: search, files)"),
+                format!(
+                    "tools: {}",
+                    super::near_miss::unknown("tool", other, &["search", "files"])
+                ),
             )),
         }
     }

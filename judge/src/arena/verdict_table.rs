@@ -126,7 +126,21 @@ pub(crate) fn load_verdict(
     }
 }
 
+/// The owner schema `key` names (`rel`): `None` when it cannot be read or
+/// breaks its metaschema (each mistake at its place in the file).
 fn read_json(dir: &Path, key: &str, rel: &str, problems: &mut Vec<Problem>) -> Option<Value> {
     let what = format!("verdict.{key}: cannot read {rel}");
-    super::read_json_file(&dir.join(rel), &what, rel, problems)
+    let file = super::read_json_file(&dir.join(rel), &what, rel, problems)?;
+    let Err(e) = tribunal_runtime::OutputSchema::new(key, file.value.clone()) else {
+        return Some(file.value);
+    };
+    let source = super::schema::SchemaSource {
+        file: rel.to_string(),
+        text: Some(file.text),
+        line: None,
+        base: String::new(),
+        label: format!("verdict.{key}"),
+    };
+    problems.extend(super::schema::invalid_schema(&file.value, &e, &source));
+    None
 }

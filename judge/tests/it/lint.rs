@@ -55,20 +55,20 @@ fn each_problem_names_its_file_and_line() {
     .join("\n");
     let found = problems(&[("dataset.jsonl", &dataset)]);
     let expect_prefixes = [
-        "dataset.jsonl:1: checks[0]: unknown check type \"json_vaild\"",
-        "dataset.jsonl:2: checks[0]: json_path_equals: missing field `path`",
-        "dataset.jsonl:3: input: expected a string, found a number",
-        "dataset.jsonl:3: checks[0]: tool_used: invalid type: integer `3`",
-        "dataset.jsonl:4: checks[0]: json_schema: invalid schema",
+        "dataset.jsonl:1:47: checks[0]: unknown check type `json_vaild`; did you mean `json_valid`?",
+        "dataset.jsonl:2:38: checks[0]: json_path_equals: missing field `path`",
+        "dataset.jsonl:3:22: input: expected a string, found a number",
+        "dataset.jsonl:3:36: checks[0]: tool_used: invalid type: integer `3`",
+        "dataset.jsonl:4:81: checks[0]: json_schema: /type: unknown type `nope`; expected one of `array`,",
         "dataset.jsonl:5: duplicate id \"a\" (first at line 1)",
-        "dataset.jsonl:6: mock[0]: malformed script turn: unknown field `jsn`",
-        "dataset.jsonl:7: checks[0]: regex: invalid pattern",
-        "dataset.jsonl:8: checks[0]: json_path_equals: unknown field `tolerance`",
-        "dataset.jsonl:9: checks[0]: tool_used: the arena does not offer a tool named \"search\"",
-        "dataset.jsonl:10: checks[0]: json_schema: no inline schema and the arena has none",
-        "dataset.jsonl:11: invalid JSON",
+        "dataset.jsonl:6:73: mock[0]: unknown key `jsn`; did you mean `json`?",
+        "dataset.jsonl:7:67: checks[0]: regex: invalid pattern",
+        "dataset.jsonl:8:92: checks[0]: json_path_equals: unknown field `tolerance`; did you mean `tol`?",
+        "dataset.jsonl:9:68: checks[0]: tool_used: the arena does not offer a tool named \"search\"; it offers none",
+        "dataset.jsonl:10:38: checks[0]: json_schema: no inline schema and the arena has none",
+        "dataset.jsonl:11:24: invalid JSON: EOF while parsing an object",
         "dataset.jsonl:12: id: missing",
-        "dataset.jsonl:12: checks: empty",
+        "dataset.jsonl:12:26: checks: empty",
     ];
     for prefix in expect_prefixes {
         assert!(
@@ -99,16 +99,17 @@ fn the_agentic_arena_checks_are_linted_at_their_line() {
     .join("\n");
     let found = problems(&[("dataset.jsonl", &dataset), ("arena.toml", toml)]);
     let expected = [
-        "dataset.jsonl:1: checks[0]: iregex: invalid pattern",
-        "dataset.jsonl:2: checks[0]: sentence_count: give `min`, `max` or both",
-        "dataset.jsonl:3: checks[0]: sentence_count: min 4 is above max 2",
-        "dataset.jsonl:4: checks[0]: call_counts: `counts` is empty",
-        "dataset.jsonl:5: checks[0]: tool_not_used: the arena does not offer a tool named \"delete_file\"",
-        "dataset.jsonl:6: checks[0]: tool_sequence: the arena does not offer a tool named \"serch\"",
-        "dataset.jsonl:7: checks[0]: numeric_equals: tol -1 must be a number of at least 0",
-        "dataset.jsonl:8: checks[0]: tool_sequence: unknown variant `prefix`",
-        "dataset.jsonl:9: checks[0]: iregex: unknown field `pattern`",
-        "dataset.jsonl:10: checks[0]: call_counts: the arena does not offer a tool named \"web\"",
+        "dataset.jsonl:1:66: checks[0]: iregex: invalid pattern",
+        "dataset.jsonl:2:38: checks[0]: sentence_count: give `min`, `max` or both",
+        "dataset.jsonl:3:72: checks[0]: sentence_count: min 4 is above max 2",
+        "dataset.jsonl:4:72: checks[0]: call_counts: `counts` is empty",
+        "dataset.jsonl:5:72: checks[0]: tool_not_used: the arena does not offer a tool named \"delete_file\"; it offers `list_files`, `read_file`, `grep`",
+        "dataset.jsonl:6:87: checks[0]: tool_sequence: the arena does not offer a tool named \"serch\"",
+        "dataset.jsonl:7:84: checks[0]: numeric_equals: tol -1 must be a number of at least 0",
+        "dataset.jsonl:8:38: checks[0]: tool_sequence: unknown value `prefix`; expected one of `strict`, `unordered`, `subset`, `superset`",
+        "dataset.jsonl:9:38: checks[0]: iregex: missing field `value`",
+        "dataset.jsonl:9:57: checks[0]: iregex: unknown field `pattern`; expected one of `value`, `description`",
+        "dataset.jsonl:10:107: checks[0]: call_counts: the arena does not offer a tool named \"web\"",
     ];
     for (got, want) in found.iter().zip(expected) {
         assert!(
@@ -116,8 +117,9 @@ fn the_agentic_arena_checks_are_linted_at_their_line() {
             "{got:?} does not start with {want:?}"
         );
     }
-    // One problem per bad line (a tool misspelt twice is named once); the
-    // last line, every new type written well, has none.
+    // One problem per mistake (a tool misspelt twice is named once; a
+    // misnamed field is unknown and its own field missing); the last line,
+    // every new type written well, has none.
     assert_eq!(found.len(), expected.len(), "{}", found.join("\n"));
 }
 
@@ -164,7 +166,7 @@ fn arena_toml_and_corpus_problems_have_lines() {
     ]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("arena.toml:4: unknown field `max_turn`"),
+        found[0].starts_with("arena.toml:4:1: unknown key `max_turn`; did you mean `max_turns`?"),
         "{found:?}"
     );
 
@@ -174,7 +176,7 @@ fn arena_toml_and_corpus_problems_have_lines() {
         let toml = format!("name = \"x\"\n[budget]\n\ndeadline_secs = {bad}\n");
         let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &toml)]);
         assert_eq!(found.len(), 1, "{bad}: {found:?}");
-        assert!(found[0].starts_with("arena.toml:4: "), "{bad}: {found:?}");
+        assert!(found[0].starts_with("arena.toml:4:"), "{bad}: {found:?}");
         if bad != "\"soon\"" {
             assert!(
                 found[0].contains("deadline_secs must be a positive"),
@@ -218,7 +220,10 @@ fn arena_toml_and_corpus_problems_have_lines() {
         ("dataset.jsonl", &line),
         ("arena.toml", "tools = [\"web\"]\n"),
     ]);
-    assert!(found[0].contains("unknown tool \"web\""), "{found:?}");
+    assert!(
+        found[0].contains("tools: unknown tool `web`; expected one of `search`, `files`"),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -283,7 +288,7 @@ fn backend_settings_are_checked_at_their_line() {
     let found = problems(&[("dataset.jsonl", &line), ("arena.toml", &bad)]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("arena.toml:2: unknown variant `grammar`"),
+        found[0].starts_with("arena.toml:2:10: unknown value `grammar`; expected one of"),
         "{found:?}"
     );
     assert!(
@@ -312,7 +317,8 @@ fn backend_settings_are_checked_at_their_line() {
     let unknown = "[backend]\ntemprature = 0\n";
     let found = problems(&[("dataset.jsonl", &line), ("arena.toml", unknown)]);
     assert!(
-        found[0].starts_with("arena.toml:2: unknown field `temprature`"),
+        found[0]
+            .starts_with("arena.toml:2:1: unknown key `temprature`; did you mean `temperature`?"),
         "{found:?}"
     );
 }
@@ -515,7 +521,7 @@ fn an_unreadable_arena_toml_or_schema_is_the_one_problem() {
             "a typo'd key",
             "schema = \"schema.json\"\ntools = [\"search\"]\nsystme = \"hi\"\n",
             schema,
-            "unknown field `systme`",
+            "unknown key `systme`; did you mean `system`?",
         ),
         (
             "bad TOML",

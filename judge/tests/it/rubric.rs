@@ -58,7 +58,19 @@ async fn scripted_judges_pass_fail_and_error_as_scripted() {
     .join("\n");
     let dir = arena_dir(&[("dataset.jsonl", &dataset)]);
     let arena = Arena::load(dir.path()).unwrap();
-    assert!(lint_for_mock(dir.path()).is_clean());
+    // Lint says beforehand what the run shows: the broken judge's script
+    // ends with an answer the judge's envelope refuses.
+    let problems: Vec<String> = lint_for_mock(dir.path())
+        .problems
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "dataset.jsonl:4:199: checks[1]: rubric: mock[1]: the final answer is refused: no_json: no JSON value was found in the response"
+        ]
+    );
     let out = dir.path().join("r.jsonl");
     let result = mock_run(&arena, &options(&out)).await;
     let row = |id: &str| result.rows.iter().find(|r| r.id == id).unwrap();
@@ -204,9 +216,9 @@ fn rubric_checks_and_the_judge_table_are_linted() {
     let expected = [
         "arena.toml: judge: deadline_secs must be a positive number of seconds, got -1",
         "arena.toml: judge: unknown backend \"ollama\"",
-        "dataset.jsonl:1: checks[0]: rubric: `rubric` is empty",
-        "dataset.jsonl:2: checks[0]: rubric: mock: the judge is offered no tools",
-        "dataset.jsonl:3: checks[0]: rubric: unknown variant `AMBER`",
+        "dataset.jsonl:1:59: checks[0]: rubric: `rubric` is empty",
+        "dataset.jsonl:2:70: checks[0]: rubric: mock: the judge is offered no tools",
+        "dataset.jsonl:3:33: checks[0]: rubric: unknown value `AMBER`; expected one of `GREEN`, `RED`",
     ];
     assert_eq!(found.len(), expected.len(), "{}", found.join("\n"));
     for (got, want) in found.iter().zip(expected) {

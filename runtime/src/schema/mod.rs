@@ -25,7 +25,7 @@ pub use decode::{Branch, DecodePlan, Field, Step};
 pub use fit::WRAPPER_KEY;
 pub use limits::{WireBudget, WireLimits, WireStats};
 pub use refs::{contains_ref, rebase_local_refs};
-pub use validate::{Issue, OwnerValidator};
+pub use validate::{Issue, OwnerValidator, schema_issues};
 
 use crate::error::SchemaError;
 use crate::output::SchemaTarget;

@@ -24,6 +24,21 @@ impl Issue {
     }
 }
 
+/// Every place `schema` breaks the metaschema of its draft, each at its
+/// JSON pointer in `schema` itself (not in the metaschema), in the
+/// validator's order: what a lint shows where [`OwnerValidator::new`] only
+/// names the first. Empty when the schema is valid or its metaschema cannot
+/// be resolved (an unknown `$schema`).
+pub fn schema_issues(schema: &Value) -> Vec<Issue> {
+    match jsonschema::meta::validator_for(schema) {
+        Ok(meta) => meta
+            .iter_errors(schema)
+            .map(|e| Issue::new(e.instance_path().to_string(), e.to_string()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// A compiled validator for an owner schema.
 #[derive(Debug)]
 pub struct OwnerValidator {
