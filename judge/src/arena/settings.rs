@@ -16,6 +16,7 @@
 //! extra_body = { top_k = 20 }   # merged into every request body
 //! prompt_cache = false          # default on: Anthropic cache breakpoints
 //! cut_runaway = false           # default on: stream, cut a turn that loops
+//! read_text_calls = false       # default on off the hosted APIs: calls written as text
 //! connect_secs = 10             # timeouts per stage of a request (the
 //! preflight_secs = 15           #   defaults shown; the runtime's
 //! first_byte_secs = 300         #   `backend::timeouts` says why)
@@ -28,8 +29,8 @@
 //! continue a results file; prompt-cache breakpoints change what a request
 //! is billed, not what the model is asked or answers, so runs with caching
 //! on and off are one configuration (and `compare` sets their costs side
-//! by side). `cut_runaway` enters the hash only when set: a cut turn is
-//! another answer.
+//! by side). `cut_runaway` and `read_text_calls` enter the hash only when
+//! set: a cut turn, or a call read from text, is another answer.
 //! Mock runs ignore the table.
 
 use crate::problem::Problem;
