@@ -15,6 +15,8 @@
 //! ([`OutputPlan::read_text_calls`](crate::output::OutputPlan::read_text_calls));
 //! the calls then run as any call does, their arguments checked by the tool.
 
+use crate::json::{ParseLimits, parse_strict};
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// At most this many `{` are tried as the start of an object: a text is
@@ -41,11 +43,16 @@ pub(crate) fn read(text: &str, offered: impl Fn(&str) -> bool) -> Vec<TextCall> 
         if starts > MAX_STARTS {
             break;
         }
-        let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        // serde_json finds where the object ends (its recursion limit on:
+        // no stack overflow); the strict parser then reads it as any answer
+        // is read (a duplicate key is no call).
+        let mut values =
+            serde_json::Deserializer::from_str(&text[start..]).into_iter::<IgnoredAny>();
         match values.next() {
-            Some(Ok(value)) => {
+            Some(Ok(_)) => {
                 from = start + values.byte_offset();
-                if let Some(call) = as_call(value, &offered)
+                if let Ok(value) = parse_strict(&text[start..from], &ParseLimits::default())
+                    && let Some(call) = as_call(value, &offered)
                     && !calls.contains(&call)
                 {
                     calls.push(call);
@@ -142,6 +149,8 @@ mod tests {
         assert!(names(r#"{"name": "rm", "arguments": {"path": "/"}}"#).is_empty());
         // A record that has a `name` (the landmark record) but no arguments.
         assert!(names(r#"{"name": "list_files", "year": 1889}"#).is_empty());
+        // A duplicate key makes the call ambiguous.
+        assert!(names(r#"{"name": "grep", "name": "rm", "arguments": {}}"#).is_empty());
         // Arguments that are no object.
         assert!(names(r#"{"name": "grep", "arguments": [1, 2]}"#).is_empty());
         assert!(names(r#"{"name": "grep", "arguments": "not json"}"#).is_empty());

@@ -79,7 +79,7 @@ pub(crate) struct RunArgs {
     /// Stop starting new item runs once the finished ones have spent this
     /// many USD (at the pricing table's prices; needs the model priced, or
     /// a mock or local server). Exit 1 when it stops a run.
-    #[arg(long, value_name = "USD", value_parser = parse_usd, help_heading = heading::BUDGETS)]
+    #[arg(long, value_name = "USD", value_parser = parse_usd, help_heading = heading::BUDGETS, hide_short_help = true)]
     pub(super) max_cost_usd: Option<f64>,
     /// What a turn that only repeats earlier tool calls gets: finalize or notice.
     ///

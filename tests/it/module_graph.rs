@@ -599,6 +599,7 @@ fn the_io_free_core_names_no_io() {
         "nudge",
         "report",
         "seen_calls",
+        "text_calls",
         "text",
     ];
     /// The types of other modules the core names: the request the machine

@@ -410,7 +410,14 @@ mod tests {
         ] {
             let plan = resolve_plan(chat, local, &auto);
             let tool = OutputPlan::tool(SchemaTarget::OpenAi);
-            assert_eq!(plan, OutputPlan { read_text_calls: true, ..tool }, "{local}");
+            assert_eq!(
+                plan,
+                OutputPlan {
+                    read_text_calls: true,
+                    ..tool
+                },
+                "{local}"
+            );
             assert!(!plan.schema_on_tool_turns);
         }
         // A look-alike host is not the hosted API.
@@ -433,7 +440,13 @@ mod tests {
         assert_eq!(anthropic, OutputPlan::native(SchemaTarget::Anthropic));
         let elsewhere = resolve_plan(BackendKind::Anthropic, "http://127.0.0.1:9/", &auto);
         let tool = OutputPlan::tool(SchemaTarget::Anthropic);
-        assert_eq!(elsewhere, OutputPlan { read_text_calls: true, ..tool });
+        assert_eq!(
+            elsewhere,
+            OutputPlan {
+                read_text_calls: true,
+                ..tool
+            }
+        );
         let prompt = BackendOptions {
             output: OutputChoice::Prompt,
             ..BackendOptions::default()
