@@ -4,7 +4,7 @@
 Usage: python3 live/summarize.py RESULTS.jsonl [TRANSCRIPTS_DIR]
 
 Prints PASS/FAIL/ERROR, tool calls per item (the answer tool is never one),
-repeated calls, turns, seconds per turn and tokens, then one line per item
+repeated calls, calls read from text, turns, seconds per turn and tokens, then one line per item
 that did not pass: its error code, or the checks that failed. With the
 transcripts folder it also says which items answered through the answer tool,
 and whether each item's first tool call came before its answer.
@@ -21,6 +21,8 @@ def main() -> None:
     outcomes = Counter(r["outcome"] for r in rows)
     calls = [len(r["tool_calls"]) for r in rows]
     repeated = sum(1 for r in rows for c in r["tool_calls"] if c.get("repeated"))
+    from_text = sum(1 for r in rows for c in r["tool_calls"] if c.get("from_text"))
+    text_items = sum(1 for r in rows if any(c.get("from_text") for c in r["tool_calls"]))
     turns = sum(r["turns"] for r in rows)
     wall = sum(r["wall_ms"] for r in rows) / 1000
     tokens_in = sum(r["usage"]["input_tokens"] for r in rows)
@@ -32,7 +34,7 @@ def main() -> None:
     )
     print(
         f"tool calls per item: mean {sum(calls) / len(rows):.1f}, min {min(calls)}, max {max(calls)}"
-        f" ({repeated} repeated); turns {turns} ({turns / len(rows):.1f} per item); "
+        f" ({repeated} repeated, {from_text} read from text in {text_items} items); turns {turns} ({turns / len(rows):.1f} per item); "
         f"{wall / max(turns, 1):.2f} s per turn; tokens in {tokens_in}, out {tokens_out} "
         f"({(tokens_in + tokens_out) / len(rows):.0f} per item); repairs {sum(r['repair_used'] for r in rows)}"
     )
