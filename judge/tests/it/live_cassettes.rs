@@ -35,6 +35,10 @@ fn the_cassettes_come_from_the_real_server_under_auto() {
         );
         assert!(replay.remaining() > 0, "{name}");
     }
+    // Recorded with calls written as text read (issue 51): five of its runs
+    // hold such a call.
+    let code_review = Replay::from_file(cassette("code_review")).unwrap();
+    assert!(code_review.output_plan().read_text_calls);
 }
 
 #[test]
@@ -47,9 +51,9 @@ fn structured_output_replayed_from_a_real_small_model() {
     );
 }
 
-/// The whole code_review arena, recorded on 2026-12-04 (LIVE.md): its 42
-/// runs hold calls cut by the deadline (replayed as `deadline_exceeded`),
-/// runs ended by `no_progress` and by `truncated`, and runs finalized after
+/// The whole code_review arena, recorded on 2026-12-05 (LIVE.md): its 42
+/// runs hold calls the model wrote as text (read as calls), runs ended by
+/// `no_progress`, `runaway` and `truncated`, and runs finalized after
 /// repeats — every outcome as it happened live.
 #[test]
 fn code_review_replayed_from_a_real_small_model() {
