@@ -16,6 +16,13 @@ pub enum OnBudget {
     Finalize,
 }
 
+impl OnBudget {
+    /// Whether this is [`OnBudget::Fail`] (the default).
+    pub fn is_fail(&self) -> bool {
+        *self == OnBudget::Fail
+    }
+}
+
 /// What happens when every tool call of a turn repeats an earlier call of
 /// the run (same tool, equal arguments): the model is going round in a loop.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +69,13 @@ pub struct Budget {
     /// Default: 3 (the first turn and two nudges).
     #[serde(default = "default_max_idle_turns")]
     pub max_idle_turns: u32,
+    /// What to do when `max_idle_turns` is reached. Default: fail, with
+    /// `no_progress`: a run that never called a tool gave no answer worth
+    /// grading. `finalize` asks once, tools disabled, for an answer anyway
+    /// (the report says it was finalized after `no_progress`; checks that
+    /// require a tool call still fail it).
+    #[serde(default, skip_serializing_if = "OnBudget::is_fail")]
+    pub on_idle: OnBudget,
 }
 
 fn default_max_idle_turns() -> u32 {
@@ -79,6 +93,7 @@ impl Default for Budget {
             on_budget: OnBudget::Fail,
             on_repeat: OnRepeat::Finalize,
             max_idle_turns: default_max_idle_turns(),
+            on_idle: OnBudget::Fail,
         }
     }
 }

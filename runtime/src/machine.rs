@@ -555,7 +555,12 @@ impl Machine {
             // Until a tool has run, every agent turn that gets here was text:
             // the run's turns so far are its idle turns in a row.
             if self.turns >= self.config.budget.max_idle_turns {
-                self.finish(error(ErrorCode::NoProgress), now);
+                match self.config.budget.on_idle {
+                    OnBudget::Finalize => self.finalize(ErrorCode::NoProgress),
+                    OnBudget::Fail => {
+                        self.finish(error(ErrorCode::NoProgress), now);
+                    }
+                }
                 return;
             }
             tracing::trace!("text before the first tool call; asking for a tool call");

@@ -18,6 +18,7 @@ pub(super) struct BudgetToml {
     on_budget: Option<OnBudget>,
     on_repeat: Option<OnRepeat>,
     max_idle_turns: Option<u32>,
+    on_idle: Option<OnBudget>,
     max_cost_usd: Option<f64>,
 }
 
@@ -64,5 +65,6 @@ fn budget(b: BudgetToml) -> Budget {
         on_budget: b.on_budget.unwrap_or(d.on_budget),
         on_repeat: b.on_repeat.unwrap_or(d.on_repeat),
         max_idle_turns: b.max_idle_turns.unwrap_or(d.max_idle_turns),
+        on_idle: b.on_idle.unwrap_or(d.on_idle),
     }
 }

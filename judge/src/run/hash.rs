@@ -160,9 +160,9 @@ pub fn with_live_approval(hash: &str, policy: &ApprovalPolicy) -> String {
 /// The budget fields a config hash covers (the cost budget is added apart,
 /// only when set). `on_repeat` decides whether a looping run answers or
 /// spends its tool budget, `max_idle_turns` when a run that will not call a
-/// tool ends: both shape results, so both are hashed.
+/// tool ends and `on_idle` how: they shape results, so they are hashed.
 pub(crate) fn budget_fields(budget: &Budget) -> Value {
-    json!({
+    let mut fields = json!({
         "max_tokens": budget.max_tokens,
         "max_tool_calls": budget.max_tool_calls,
         "deadline_ms": budget.deadline.map(|d| d.as_millis() as u64),
@@ -170,7 +170,14 @@ pub(crate) fn budget_fields(budget: &Budget) -> Value {
         "on_budget": budget.on_budget,
         "on_repeat": budget.on_repeat,
         "max_idle_turns": budget.max_idle_turns,
-    })
+    });
+    // `on_idle` only when it finalizes: earlier hashes stay as they were.
+    if !budget.on_idle.is_fail()
+        && let Value::Object(map) = &mut fields
+    {
+        map.insert("on_idle".into(), json!(budget.on_idle));
+    }
+    fields
 }
 
 /// Compact JSON with object keys sorted at every level.

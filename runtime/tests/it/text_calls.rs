@@ -36,11 +36,20 @@ fn play(
     require_tool_first: bool,
     turns: Vec<ModelTurn>,
 ) -> (String, RunReport, Vec<Message>) {
+    play_with(Budget::default(), read_text_calls, require_tool_first, turns)
+}
+
+fn play_with(
+    budget: Budget,
+    read_text_calls: bool,
+    require_tool_first: bool,
+    turns: Vec<ModelTurn>,
+) -> (String, RunReport, Vec<Message>) {
     let start = Instant::now();
     let mut plan = OutputPlan::tool(SchemaTarget::Plain);
     plan.read_text_calls = read_text_calls;
     let config = MachineConfig {
-        budget: Budget::default(),
+        budget,
         answer: AnswerPolicy::default(),
         max_output_tokens: None,
         plan,
@@ -207,4 +216,38 @@ fn a_repair_turn_never_reads_text_as_calls() {
         "model[final_answer,list_files,read_file] → model[final_answer] → schema_mismatch"
     );
     assert!(report.tool_calls.is_empty());
+}
+
+/// Issue 51, part 2: a run that writes prose on every turn while a tool
+/// call is required ends `no_progress` (the default), or, under
+/// `on_idle = finalize`, is asked once, tools off, for its answer — which
+/// the report marks as finalized after `no_progress`.
+#[test]
+fn idle_turns_end_the_run_or_under_on_idle_finalize_ask_for_the_answer() {
+    let prose = || text("GREEN\n\nThe change renames the function.");
+    let (trace, _, _) = play(true, true, vec![prose(), prose(), prose()]);
+    assert_eq!(
+        trace,
+        "model[list_files,read_file] → model[list_files,read_file] → model[list_files,read_file] → no_progress"
+    );
+    let budget = Budget {
+        on_idle: tribunal_runtime::OnBudget::Finalize,
+        ..Budget::default()
+    };
+    let (trace, report, messages) =
+        play_with(budget, true, true, vec![prose(), prose(), prose(), final_answer(&eiffel())]);
+    assert_eq!(
+        trace,
+        "model[list_files,read_file] → model[list_files,read_file] → model[list_files,read_file] → model[final_answer] → ok"
+    );
+    assert_eq!(report.finalized_after, Some(tribunal_runtime::ErrorCode::NoProgress));
+    assert!(report.tool_calls.is_empty());
+    let asked = messages.iter().rev().find_map(|m| match m {
+        Message::User { text } => Some(text.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        asked.as_deref(),
+        Some("No tools can be called any more. Give your final answer now, by calling final_answer.")
+    );
 }
