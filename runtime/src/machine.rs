@@ -510,9 +510,11 @@ impl Machine {
         self.usage.add(usage);
         // Calls the model wrote into its text stand for the text: the
         // history then shows the calls as calls, each with its result.
-        let from_text = tool_calls.is_empty() && phase == Phase::Agent && {
+        let from_text = if tool_calls.is_empty() && phase == Phase::Agent {
             tool_calls = self.calls_in_text(&text);
             !tool_calls.is_empty()
+        } else {
+            false
         };
         if from_text {
             text.clear();
@@ -582,7 +584,7 @@ impl Machine {
         if !self.config.plan.read_text_calls || text.is_empty() || self.tools.is_empty() {
             return Vec::new();
         }
-        let offered = self.request(Phase::Agent).tools;
+        let (offered, _) = self.offer(Phase::Agent);
         crate::text_calls::read(text, |name| offered.iter().any(|t| t.name == name))
             .into_iter()
             .enumerate()
@@ -739,16 +741,7 @@ impl Machine {
     /// right), while a grammar-forced JSON answer after tool calls copied the
     /// tool-call shape (`"name": "search"` in 6 of 15).
     fn request(&self, phase: Phase) -> ModelRequest {
-        let agent = phase == Phase::Agent;
-        let (tools, tool_choice) = match (&self.answer_tool, agent) {
-            (_, true) if self.must_call_a_tool() => (Arc::clone(&self.tools), ToolChoice::Required),
-            (Some(answer), true) if !self.tools.is_empty() => {
-                (Arc::clone(&answer.with_user), ToolChoice::Auto)
-            }
-            (Some(answer), _) => (Arc::clone(&answer.alone), ToolChoice::Required),
-            (None, true) => (Arc::clone(&self.tools), ToolChoice::Auto),
-            (None, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
-        };
+        let (tools, tool_choice) = self.offer(phase);
         let output = match self.config.plan.strategy {
             OutputStrategy::Native if tools.is_empty() || self.config.plan.schema_on_tool_turns => {
                 self.output.clone()
@@ -761,6 +754,21 @@ impl Machine {
             tool_choice,
             output,
             max_output_tokens: self.config.max_output_tokens,
+        }
+    }
+
+    /// The tools a request of `phase` offers, and whether it requires a
+    /// call (see [`request`](Self::request)).
+    fn offer(&self, phase: Phase) -> (Arc<[ToolSpec]>, ToolChoice) {
+        let agent = phase == Phase::Agent;
+        match (&self.answer_tool, agent) {
+            (_, true) if self.must_call_a_tool() => (Arc::clone(&self.tools), ToolChoice::Required),
+            (Some(answer), true) if !self.tools.is_empty() => {
+                (Arc::clone(&answer.with_user), ToolChoice::Auto)
+            }
+            (Some(answer), _) => (Arc::clone(&answer.alone), ToolChoice::Required),
+            (None, true) => (Arc::clone(&self.tools), ToolChoice::Auto),
+            (None, false) => (Arc::from(Vec::new()), ToolChoice::Auto),
         }
     }
 

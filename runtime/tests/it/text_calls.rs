@@ -36,7 +36,12 @@ fn play(
     require_tool_first: bool,
     turns: Vec<ModelTurn>,
 ) -> (String, RunReport, Vec<Message>) {
-    play_with(Budget::default(), read_text_calls, require_tool_first, turns)
+    play_with(
+        Budget::default(),
+        read_text_calls,
+        require_tool_first,
+        turns,
+    )
 }
 
 fn play_with(
@@ -234,13 +239,20 @@ fn idle_turns_end_the_run_or_under_on_idle_finalize_ask_for_the_answer() {
         on_idle: tribunal_runtime::OnBudget::Finalize,
         ..Budget::default()
     };
-    let (trace, report, messages) =
-        play_with(budget, true, true, vec![prose(), prose(), prose(), final_answer(&eiffel())]);
+    let (trace, report, messages) = play_with(
+        budget,
+        true,
+        true,
+        vec![prose(), prose(), prose(), final_answer(&eiffel())],
+    );
     assert_eq!(
         trace,
         "model[list_files,read_file] → model[list_files,read_file] → model[list_files,read_file] → model[final_answer] → ok"
     );
-    assert_eq!(report.finalized_after, Some(tribunal_runtime::ErrorCode::NoProgress));
+    assert_eq!(
+        report.finalized_after,
+        Some(tribunal_runtime::ErrorCode::NoProgress)
+    );
     assert!(report.tool_calls.is_empty());
     let asked = messages.iter().rev().find_map(|m| match m {
         Message::User { text } => Some(text.clone()),
@@ -248,6 +260,8 @@ fn idle_turns_end_the_run_or_under_on_idle_finalize_ask_for_the_answer() {
     });
     assert_eq!(
         asked.as_deref(),
-        Some("No tools can be called any more. Give your final answer now, by calling final_answer.")
+        Some(
+            "No tools can be called any more. Give your final answer now, by calling final_answer."
+        )
     );
 }

@@ -81,12 +81,7 @@ impl Report {
             match item.outcome {
                 Outcome::Pass => out.push_str("/>\n"),
                 Outcome::Fail => {
-                    let failed: Vec<String> = item
-                        .checks
-                        .iter()
-                        .filter(|c| !c.ok)
-                        .map(|c| format!("{}: {}", c.kind, c.detail))
-                        .collect();
+                    let failed = super::failed_checks(item);
                     let _ = writeln!(
                         out,
                         ">\n      <failure type=\"check\" message=\"{}\">{}</failure>\n    </testcase>",

@@ -128,13 +128,17 @@ fn item_detail(item: &ReportItem) -> String {
             "{} (checks skipped)",
             error_text(item.error_code, item.backend_failure.as_ref())
         ),
-        Outcome::Fail => item
-            .checks
-            .iter()
-            .filter(|c| !c.ok)
-            .map(|c| format!("{}: {}", c.kind, c.detail))
-            .collect::<Vec<_>>()
-            .join("; "),
+        Outcome::Fail => failed_checks(item).join("; "),
         Outcome::Pass => format!("{} check(s) held", item.checks.len()),
     }
+}
+
+/// Each failed check of an item as `kind: detail`, in check order: what
+/// every format says of a FAIL.
+fn failed_checks(item: &ReportItem) -> Vec<String> {
+    item.checks
+        .iter()
+        .filter(|c| !c.ok)
+        .map(|c| format!("{}: {}", c.kind, c.detail))
+        .collect()
 }

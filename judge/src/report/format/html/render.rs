@@ -155,12 +155,7 @@ fn item_row(out: &mut String, i: usize, item: &ReportItem, repeated: bool) {
     } else {
         let held = item.checks.iter().filter(|c| c.ok).count();
         let _ = write!(out, "{held}/{}", item.checks.len());
-        let failed: Vec<String> = item
-            .checks
-            .iter()
-            .filter(|c| !c.ok)
-            .map(|c| format!("{}: {}", c.kind, c.detail))
-            .collect();
+        let failed = super::super::failed_checks(item);
         if !failed.is_empty() {
             let why = clipped(&failed.join("; "), Change::DETAIL_CHARS);
             let _ = write!(out, r#"<div class="why">{}</div>"#, escape_html(&why));
