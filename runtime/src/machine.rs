@@ -39,6 +39,14 @@
 //! [`ErrorCode::ToolCallsRepeated`]: a model in a loop answers from what it
 //! found instead of spending its tool budget on repeats.
 //!
+//! When the plan reads text calls ([`OutputPlan::read_text_calls`], servers
+//! other than the hosted APIs), an agent turn that came back with no call but
+//! with a call of an offered tool written in its text runs that call
+//! (`text_calls.rs`); finalize and repair turns never do. Under
+//! `require_tool_first`, `max_idle_turns` prose turns in a row end the run
+//! with [`ErrorCode::NoProgress`], or under `on_idle = finalize` go to the
+//! finalize turn.
+//!
 //! With [`Machine::with_approval`], a turn whose calls include an `ask` or a
 //! `deny` tool's stops at an approval point before any of them runs:
 //! [`poll`](Machine::poll) returns `None` while
