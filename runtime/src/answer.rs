@@ -147,11 +147,11 @@ pub fn repair_message(rejection: &Rejection, answer_tool: Option<&str>) -> Strin
 /// final answer is due now from what the tools returned — as one JSON
 /// object, or as a call to `answer_tool` under the tool strategy.
 pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
+    let how = match answer_tool {
+        Some(tool) => format!("by calling {tool}"),
+        None => "as one JSON object matching the required schema, and nothing else".to_string(),
+    };
     if code == ErrorCode::NoProgress {
-        let how = match answer_tool {
-            Some(tool) => format!("by calling {tool}"),
-            None => "as one JSON object matching the required schema, and nothing else".to_string(),
-        };
         return format!("No tools can be called any more. Give your final answer now, {how}.");
     }
     let spent = match code {
@@ -160,10 +160,6 @@ pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
             "your last calls repeated earlier ones, whose results are above"
         }
         _ => "the tool-call budget is spent",
-    };
-    let how = match answer_tool {
-        Some(tool) => format!("by calling {tool}"),
-        None => "as one JSON object matching the required schema, and nothing else".to_string(),
     };
     format!(
         "No more tools can be called: {spent}. Give your final answer now, from what the tool results above show, {how}."

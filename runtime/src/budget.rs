@@ -16,13 +16,6 @@ pub enum OnBudget {
     Finalize,
 }
 
-impl OnBudget {
-    /// Whether this is [`OnBudget::Fail`] (the default).
-    pub fn is_fail(&self) -> bool {
-        *self == OnBudget::Fail
-    }
-}
-
 /// What happens when every tool call of a turn repeats an earlier call of
 /// the run (same tool, equal arguments): the model is going round in a loop.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,8 +67,14 @@ pub struct Budget {
     /// grading. `finalize` asks once, tools disabled, for an answer anyway
     /// (the report says it was finalized after `no_progress`; checks that
     /// require a tool call still fail it).
-    #[serde(default, skip_serializing_if = "OnBudget::is_fail")]
+    #[serde(default, skip_serializing_if = "is_fail")]
     pub on_idle: OnBudget,
+}
+
+/// `on_idle` at its default: left out of a serialized budget, so budgets
+/// written before it existed read and hash as they did.
+fn is_fail(policy: &OnBudget) -> bool {
+    *policy == OnBudget::Fail
 }
 
 fn default_max_idle_turns() -> u32 {

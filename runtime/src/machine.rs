@@ -431,7 +431,11 @@ impl Machine {
                     }
                     if phase == Phase::Agent && self.turns >= self.config.budget.max_turns {
                         // Ends the run or turns to the finalize phase: decide again.
-                        self.budget_hit(ErrorCode::MaxTurnsExceeded, now);
+                        self.budget_hit(
+                            ErrorCode::MaxTurnsExceeded,
+                            self.config.budget.on_budget,
+                            now,
+                        );
                         continue;
                     }
                     let request = self.request(phase);
@@ -565,12 +569,7 @@ impl Machine {
             // Until a tool has run, every agent turn that gets here was text:
             // the run's turns so far are its idle turns in a row.
             if self.turns >= self.config.budget.max_idle_turns {
-                match self.config.budget.on_idle {
-                    OnBudget::Finalize => self.finalize(ErrorCode::NoProgress),
-                    OnBudget::Fail => {
-                        self.finish(error(ErrorCode::NoProgress), now);
-                    }
-                }
+                self.budget_hit(ErrorCode::NoProgress, self.config.budget.on_idle, now);
                 return;
             }
             tracing::trace!("text before the first tool call; asking for a tool call");
@@ -985,7 +984,11 @@ impl Machine {
             return;
         }
         if (0..batch.calls.len()).any(refused) {
-            self.budget_hit(ErrorCode::MaxToolCallsExceeded, now);
+            self.budget_hit(
+                ErrorCode::MaxToolCallsExceeded,
+                self.config.budget.on_budget,
+                now,
+            );
             return;
         }
         self.state = State::Model(Phase::Agent, Step::Due);
@@ -993,8 +996,8 @@ impl Machine {
 
     /// A budget was hit: end the run, or (policy `finalize`) get ready for the
     /// one tools-disabled final-answer request.
-    fn budget_hit(&mut self, code: ErrorCode, now: Instant) {
-        match self.config.budget.on_budget {
+    fn budget_hit(&mut self, code: ErrorCode, policy: OnBudget, now: Instant) {
+        match policy {
             OnBudget::Fail => {
                 self.finish(error(code), now);
             }

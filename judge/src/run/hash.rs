@@ -7,11 +7,11 @@ use crate::arena::Arena;
 use crate::arena::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tribunal_runtime::Budget;
 use tribunal_runtime::approval::ApprovalPolicy;
 use tribunal_runtime::cost::ModelPrice;
 use tribunal_runtime::json::sorted_keys;
 use tribunal_runtime::output::OutputPlan;
+use tribunal_runtime::{Budget, OnBudget};
 
 /// Version of the hashed layout; bump it when the layout changes.
 const HASH_LAYOUT: u32 = 2;
@@ -172,7 +172,7 @@ pub(crate) fn budget_fields(budget: &Budget) -> Value {
         "max_idle_turns": budget.max_idle_turns,
     });
     // `on_idle` only when it finalizes: earlier hashes stay as they were.
-    if !budget.on_idle.is_fail()
+    if budget.on_idle != OnBudget::Fail
         && let Value::Object(map) = &mut fields
     {
         map.insert("on_idle".into(), json!(budget.on_idle));
