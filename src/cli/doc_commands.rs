@@ -137,6 +137,7 @@ fn needs_live_model(command: &Command) -> bool {
         Command::Run(args) => args.needs_live_model(),
         Command::Judge(super::judge::JudgeCommand::Calibrate(args)) => args.needs_live_model(),
         Command::Judge(super::judge::JudgeCommand::Run(args)) => args.needs_live_model(),
+        Command::Review(args) => args.needs_live_model(),
         _ => false,
     }
 }

@@ -131,10 +131,12 @@ pub(crate) fn run(command: JudgeCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+pub(super) fn read_schemas(green: &Path, red: &Path) -> anyhow::Result<VerdictSchemas> {
+    Ok(VerdictSchemas::new(read_json(green)?, read_json(red)?)?)
+}
+
 fn load_schemas(args: &SchemaArgs) -> anyhow::Result<VerdictSchemas> {
-    let green = read_json(&args.pass_schema)?;
-    let red = read_json(&args.fail_schema)?;
-    Ok(VerdictSchemas::new(green, red)?)
+    read_schemas(&args.pass_schema, &args.fail_schema)
 }
 
 fn read_json(path: &Path) -> anyhow::Result<Value> {
@@ -237,7 +239,7 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The exit code of `judge run`: 0 GREEN, 1 RED, 2 no verdict.
-fn exit_code(outcome: VerdictOutcome) -> u8 {
+pub(super) fn exit_code(outcome: VerdictOutcome) -> u8 {
     match outcome {
         VerdictOutcome::Green => 0,
         VerdictOutcome::Red => 1,
@@ -246,29 +248,65 @@ fn exit_code(outcome: VerdictOutcome) -> u8 {
 }
 
 fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<dyn Backend>> {
-    if args.mock.is_some() && args.backend.live().is_some() {
-        anyhow::bail!("--mock needs --backend mock");
-    }
-    let chosen = BackendRequest {
+    let stem = args
+        .prompt
+        .file_stem()
+        .map_or("review".into(), |s| s.to_string_lossy().into_owned());
+    let model = ReviewModel {
         choice: args.backend,
         model: args.model.as_deref(),
-        record: cassette(args.record.as_deref(), &args.prompt, "--record")?,
-        replay: cassette(args.replay.as_deref(), &args.prompt, "--replay")?,
-        cache: None,
+        mock: args.mock.as_deref(),
+        record: args.record.as_deref(),
+        replay: args.replay.as_deref(),
         flags: &args.backend_flags,
-    }
-    .choose(settings, &Environment::of_process())?;
-    match chosen {
-        Chosen::Mock => mock_backend(args.mock.as_deref()),
-        Chosen::Live(backend) => Ok(backend),
+    };
+    model.backend(&stem, settings)
+}
+
+/// Who answers a review (`judge run`, `review`): the backend and model
+/// flags, the mock script, the cassette folders.
+pub(super) struct ReviewModel<'a> {
+    pub(super) choice: BackendChoice,
+    pub(super) model: Option<&'a str>,
+    pub(super) mock: Option<&'a Path>,
+    pub(super) record: Option<&'a Path>,
+    pub(super) replay: Option<&'a Path>,
+    pub(super) flags: &'a super::backend_flags::BackendFlags,
+}
+
+impl ReviewModel<'_> {
+    /// The backend; a cassette is `<stem>.jsonl` in the `--record` or
+    /// `--replay` folder.
+    pub(super) fn backend(
+        &self,
+        stem: &str,
+        settings: &BackendSettings,
+    ) -> anyhow::Result<Arc<dyn Backend>> {
+        if self.mock.is_some() && self.choice.live().is_some() {
+            anyhow::bail!("--mock needs --backend mock");
+        }
+        let chosen = BackendRequest {
+            choice: self.choice,
+            model: self.model,
+            record: cassette(self.record, stem, "--record")?,
+            replay: cassette(self.replay, stem, "--replay")?,
+            cache: None,
+            flags: self.flags,
+        }
+        .choose(settings, &Environment::of_process())?;
+        match chosen {
+            Chosen::Mock => mock_backend(self.mock),
+            Chosen::Live(backend) => Ok(backend),
+        }
     }
 }
 
 /// The cassette of a review in the folder `dir` (`--record` or
-/// `--replay`, named `flag`): `<prompt file stem>.jsonl`, as `run` keeps
-/// `<arena>.jsonl`. A path ending in `.jsonl` is the cassette file the
-/// flag took before it took a folder: refused, saying so.
-fn cassette(dir: Option<&Path>, prompt: &Path, flag: &str) -> anyhow::Result<Option<PathBuf>> {
+/// `--replay`, named `flag`): `<stem>.jsonl` (the prompt file's stem for
+/// `judge run`), as `run` keeps `<arena>.jsonl`. A path ending in `.jsonl`
+/// is the cassette file the flag took before it took a folder: refused,
+/// saying so.
+fn cassette(dir: Option<&Path>, stem: &str, flag: &str) -> anyhow::Result<Option<PathBuf>> {
     let Some(dir) = dir else {
         return Ok(None);
     };
@@ -280,9 +318,6 @@ fn cassette(dir: Option<&Path>, prompt: &Path, flag: &str) -> anyhow::Result<Opt
                 .map_or(".".to_string(), |p| p.display().to_string())
         );
     }
-    let stem = prompt
-        .file_stem()
-        .map_or("review".into(), |s| s.to_string_lossy());
     Ok(Some(dir.join(format!("{stem}.jsonl"))))
 }
 

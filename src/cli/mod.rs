@@ -10,6 +10,7 @@ mod completions;
 #[cfg(test)]
 mod doc_commands;
 mod folder;
+mod git_change;
 mod github;
 mod init;
 mod judge;
@@ -20,6 +21,7 @@ mod progress;
 mod report;
 mod report_opts;
 mod results_path;
+mod review;
 mod run;
 mod run_args;
 mod run_exit;
@@ -64,6 +66,8 @@ pub(crate) enum Command {
     Check(check::CheckArgs),
     /// Search a corpus with the same BM25 ranking the `search` tool uses.
     Search(search::SearchArgs),
+    /// Review a change (a git range, the uncommitted changes or a diff file) against requirements: the verdict, exit 0 GREEN, 1 RED, 2 no verdict.
+    Review(Box<review::ReviewArgs>),
     /// GREEN/RED verdicts: human submissions and code reviews.
     #[command(subcommand)]
     Judge(judge::JudgeCommand),
@@ -88,6 +92,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Merge(a) => merge::run(a),
         Command::Schema(c) => schema::run(c),
         Command::Check(a) => check::run(a),
+        Command::Review(a) => review::run(*a),
         Command::Search(a) => search::run(a),
         Command::Judge(c) => judge::run(c),
         Command::Report(a) => report::run(a),

@@ -45,6 +45,7 @@ mod cli_lint;
 mod cli_mcp;
 mod cli_replay;
 mod cli_report;
+mod cli_review;
 mod cli_run;
 mod cli_schema;
 mod cli_search;

@@ -10,6 +10,7 @@
 pub mod approval_table;
 mod budget_table;
 mod dataset;
+pub mod inline_files;
 pub(crate) mod item;
 pub(crate) mod json_position;
 mod judge_table;
@@ -81,6 +82,9 @@ pub struct Arena {
     /// Live backends' output strategy and request settings (`[backend]`).
     /// Default: every setting at its default.
     pub backend: BackendSettings,
+    /// Files of each item put into its first user message after its input
+    /// (`inline_files`; see [`inline_files`]). Default: none.
+    pub inline_files: Vec<String>,
     /// Whether every run must call a tool before it may answer
     /// (`require_tool_first`; see [`tribunal_runtime::Agent::with_tool_required_first`]).
     /// Default: no.
@@ -209,6 +213,8 @@ struct ArenaToml {
     corpus: Option<String>,
     /// The root of the file tools, relative to the arena folder. Default: the folder.
     files_root: Option<String>,
+    /// Files of each item put into its first user message.
+    inline_files: Option<Vec<String>>,
     extraction: Option<ExtractionMode>,
     require_tool_first: Option<bool>,
     budget: Option<budget_table::BudgetToml>,
@@ -283,10 +289,21 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         offered: &offered,
         toml_read,
     };
-    let items = dataset::read_items(dir, &context, p);
+    let mut items = dataset::read_items(dir, &context, p);
     if let Some(v) = &verdict {
         v.lint_items(dir, &items, p);
     }
+    let inline_files = config.inline_files.clone().unwrap_or_default();
+    let files_root = dir.join(config.files_root.as_deref().unwrap_or("."));
+    let root_of = |item: &Item| {
+        let root = match &verdict {
+            Some(v) => v.item_dir(dir, &item.id),
+            None => None,
+        }
+        .unwrap_or_else(|| files_root.clone());
+        inside(dir, &root).map(|()| root)
+    };
+    inline_files::attach(&inline_files, &root_of, &mut items, p);
     sort_problems(&mut problems);
     let report = LintReport {
         arena: name.clone(),
@@ -313,6 +330,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         verdict,
         backend: config.backend.unwrap_or_default(),
         require_tool_first: config.require_tool_first.unwrap_or(false),
+        inline_files,
         pricing,
         judge,
         approval,

@@ -81,6 +81,12 @@ fn config_value(
     if let (Some(approval), Some(map)) = (&arena.approval, config.as_object_mut()) {
         map.insert("approval".to_string(), json!(approval));
     }
+    // Only when set: the first message carries the items' files.
+    if !arena.inline_files.is_empty()
+        && let Some(map) = config.as_object_mut()
+    {
+        map.insert("inline_files".to_string(), json!(arena.inline_files));
+    }
     // Only with rubric checks: the judge decides outcomes too.
     if arena.has_rubric()
         && let Some(map) = config.as_object_mut()

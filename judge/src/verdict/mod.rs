@@ -9,6 +9,7 @@
 //! validated against the chosen verdict's original owner schema. A review
 //! ends GREEN, RED or ERROR(code); an ERROR keeps only its code.
 
+pub mod change_review;
 mod hash;
 mod review;
 mod stored;

@@ -14,6 +14,7 @@ mod html;
 mod html_browser;
 mod html_fixtures;
 mod injection;
+mod inline_files;
 mod lint;
 mod live_cassettes;
 mod mcp_lint;
