@@ -311,3 +311,34 @@ fn no_verdict_is_exit_2_with_the_reason() {
         stderr(&out)
     );
 }
+
+/// The model's server is checked before the review: none at the base URL
+/// is one line naming it, exit 2, nothing printed on stdout.
+#[test]
+fn a_dead_server_stops_the_review_before_it_starts() {
+    let repo = repository();
+    let out = review(
+        repo.path(),
+        &[
+            "review",
+            "HEAD~1",
+            "--requirements",
+            "x",
+            "--backend",
+            "openai-chat",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot connect to http://127.0.0.1:9/v1/models"),
+        "{err}"
+    );
+    assert!(err.contains("no review ran"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -450,3 +450,62 @@ fn each_outcome_has_its_verdict() {
     assert_eq!(VerdictOutcome::Red.verdict(), Some(Verdict::Red));
     assert_eq!(error.verdict(), None);
 }
+
+/// The built-in schemas of `tribunal review` are the code_review arena's:
+/// what the arena calibrates is what the command asks for.
+#[test]
+fn the_change_review_schemas_are_the_code_review_arenas() {
+    use tribunal_judge::verdict::change_review::{green_schema, red_schema};
+    assert_eq!(green_schema(), read("schemas/green.json"));
+    assert_eq!(red_schema(), read("schemas/red.json"));
+}
+
+/// A change review's first request: its system prompt, the requirements
+/// numbered, the diff inline, the file tools offered and a tool call
+/// required before the verdict.
+#[tokio::test]
+async fn a_change_review_starts_from_the_requirements_and_the_diff() {
+    use tribunal_judge::verdict::change_review::{
+        CHANGE_REVIEW_SYSTEM, change_review, change_review_schemas,
+    };
+    use tribunal_runtime::conversation::Message;
+    let dir = arena_dir().join("items/pagination_off_by_one");
+    let diff = std::fs::read_to_string(dir.join("CHANGE.diff")).unwrap();
+    let tools = tribunal_tools::FileTools::new(&dir).unwrap().into_toolbox();
+    let review = change_review(
+        Arc::new(change_review_schemas().unwrap()),
+        "page numbers start at 1\nno page holds more than `size` records",
+        &diff,
+    )
+    .with_tools(tools);
+    let backend = Arc::new(ScriptedBackend::from_script(&turns(json!([
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "src/pagination.py"}}]},
+        {"json": {"result": {"verdict": "RED", "verdictFields": red_fields()}}},
+    ]))));
+    let (stored, _) = run_review(&review, backend.clone()).await.unwrap();
+    assert_eq!(stored.outcome, VerdictOutcome::Red);
+    let first = &backend.requests()[0];
+    assert_eq!(
+        first.conversation.system.as_deref(),
+        Some(CHANGE_REVIEW_SYSTEM)
+    );
+    let Message::User { text } = &first.conversation.messages[0] else {
+        panic!("{:?}", first.conversation.messages[0]);
+    };
+    assert!(
+        text.contains(
+            "- R1: page numbers start at 1\n- R2: no page holds more than `size` records"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!("CHANGE.diff:\n```diff\n{diff}```")),
+        "{text}"
+    );
+    assert_eq!(
+        first.tool_choice,
+        tribunal_runtime::output::ToolChoice::Required
+    );
+    let offered: Vec<String> = first.tools.iter().map(|t| t.name.clone()).collect();
+    assert!(offered.contains(&"read_file".to_string()), "{offered:?}");
+}
