@@ -1,7 +1,8 @@
 //! What the model reads when it wrote text on a turn that required a tool
 //! call ([`MachineConfig::require_tool_first`](crate::machine::MachineConfig)):
-//! the tools it may call, by name, and one call written out from the first
-//! tool's own parameter schema.
+//! the tools it may call, by name, and one call written out from a tool's
+//! own parameter schema (the first tool whose schema gives an example value,
+//! else the first tool).
 //!
 //! Measured on llama.cpp (code_review, a 1.5B model): after a nudge that
 //! named no tool, the model answered "I do not have a specific tool to call
@@ -18,7 +19,8 @@ const MAX_NAMED: usize = 8;
 const MAX_EXAMPLE_CHARS: usize = 200;
 
 /// The nudge after text on a tool-first turn, naming `tools` (the user's
-/// tools offered on that turn) and showing one call of the first.
+/// tools offered on that turn) and showing one call: of the first tool
+/// whose required parameters carry an `examples` value, else of the first.
 pub fn tool_first_message(tools: &[ToolSpec]) -> String {
     let mut out =
         String::from("No tool has been called yet, and this task needs one: call a tool first");
@@ -38,15 +40,39 @@ pub fn tool_first_message(tools: &[ToolSpec]) -> String {
             1 => format!("the tool offered is {}", names.remove(0)),
             _ => format!("the tools offered are {}{more}", names.join(", ")),
         };
-        let example = example_arguments(&first.parameters).to_string();
+        // A tool whose author gave an example value (a path that exists)
+        // makes the more useful call to copy; else the first tool.
+        let shown = tools
+            .iter()
+            .find(|t| has_examples(&t.parameters))
+            .unwrap_or(first);
+        let example = example_arguments(&shown.parameters).to_string();
         out.push_str(&format!(
             " ({list}). For example, call {} with the arguments {}",
-            first.name,
+            shown.name,
             clip(&example, Limit::Chars(MAX_EXAMPLE_CHARS))
         ));
     }
     out.push_str(". Your answer must come from what the tools return.");
     out
+}
+
+/// Whether a required property of the object schema `schema` carries an
+/// `examples` value.
+fn has_examples(schema: &Value) -> bool {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    required
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|name| {
+            properties
+                .and_then(|p| p.get(name))
+                .and_then(|p| p.get("examples"))
+                .and_then(|e| e.get(0))
+                .is_some()
+        })
 }
 
 /// Arguments that show a call's shape: each required property of an object
@@ -97,6 +123,26 @@ mod tests {
             description: String::new(),
             parameters,
         }
+    }
+
+    #[test]
+    fn a_tool_with_an_example_value_is_the_call_shown() {
+        let tools = [
+            spec("list_files", json!({"type": "object", "properties": {}})),
+            spec(
+                "read_file",
+                json!({"type": "object", "properties": {
+                    "path": {"type": "string", "examples": ["live/summarize.py"]}
+                }, "required": ["path"]}),
+            ),
+        ];
+        assert!(
+            tool_first_message(&tools).contains(
+                "(the tools offered are list_files, read_file). For example, call read_file with the arguments {\"path\":\"live/summarize.py\"}."
+            ),
+            "{}",
+            tool_first_message(&tools)
+        );
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub(crate) struct ReviewArgs {
     /// numbered R1, R2, …
     #[arg(long, value_name = "TEXT|@FILE", help_heading = heading::REVIEW)]
     requirements: String,
-    /// The repository (any folder in it): the root of the file tools.
+    /// The repository: with a range, any folder in it (the file tools are
+    /// rooted at its top); with --diff, the folder the diff's paths start from.
     #[arg(long, value_name = "DIR", default_value = ".", help_heading = heading::REVIEW)]
     repo: PathBuf,
     /// Your own GREEN (pass) owner schema, a JSON file (with --fail-schema).
@@ -114,9 +115,13 @@ pub(crate) fn run(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
             diff.len()
         );
     }
-    let tools = FileTools::new(&root)
-        .with_context(|| format!("the file tools at {}", root.display()))?
-        .into_toolbox();
+    let mut files =
+        FileTools::new(&root).with_context(|| format!("the file tools at {}", root.display()))?;
+    // The call a model is shown first reads a file the change touches.
+    if let Some(path) = first_changed_file(&diff, &files) {
+        files = files.with_example_path(path);
+    }
+    let tools = files.into_toolbox();
     let settings = args.backend_flags.settings()?;
     let schemas = match (&args.pass_schema, &args.fail_schema) {
         (Some(green), Some(red)) => read_schemas(green, red)?,
@@ -186,9 +191,8 @@ fn change(args: &ReviewArgs) -> anyhow::Result<(PathBuf, String)> {
             git_change::diff(&root, args.range.as_deref())?,
         ));
     };
-    // A diff's paths are relative to its repository's top: root the tools
-    // there when --repo is in one, else at --repo itself.
-    let root = git_change::repository_root(&args.repo).unwrap_or_else(|_| args.repo.clone());
+    // The folder the diff's paths are relative to, as named.
+    let root = args.repo.clone();
     let diff = if file.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -199,6 +203,17 @@ fn change(args: &ReviewArgs) -> anyhow::Result<(PathBuf, String)> {
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?
     };
     Ok((root, diff))
+}
+
+/// The first file the diff leaves in place (`+++ b/PATH`, not a deletion)
+/// that the file tools can read.
+fn first_changed_file(diff: &str, files: &FileTools) -> Option<String> {
+    diff.lines()
+        .filter_map(|line| line.strip_prefix("+++ "))
+        .map(|path| path.strip_prefix("b/").unwrap_or(path).trim_end())
+        .filter(|path| *path != "/dev/null")
+        .find(|path| files.resolve(path).is_ok_and(|p| p.is_file()))
+        .map(str::to_string)
 }
 
 /// `value`, or the text of the file it names after `@`.
@@ -310,7 +325,7 @@ fn cost_line(stored: &StoredVerdict, report: &RunReport) -> String {
 fn why(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::NoProgress => {
-            "the model kept writing text instead of calling a tool to read the code; a model that calls tools reliably, or `--read-text-calls true` for one that writes its calls as text"
+            "the model wrote its verdict as prose, turn after turn, instead of calling a tool to read the code (small local models do; their server does not hold them to the tool call): try a model that calls tools"
         }
         ErrorCode::Runaway | ErrorCode::Truncated => {
             "the model's answer ran on until it was cut; try again, or a larger model"
@@ -325,5 +340,26 @@ fn why(code: ErrorCode) -> &'static str {
         ErrorCode::BackendError => "the model's server failed; the line below says how",
         ErrorCode::Refused => "the model refused, or the provider's filter stopped it",
         _ => "see docs/reliability.md for this code",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_path_is_the_first_file_the_diff_leaves_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/kept.py"), "x\n").unwrap();
+        let files = FileTools::new(dir.path()).unwrap();
+        let diff = "--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\
+                    --- a/missing.py\n+++ b/missing.py\n@@ -1 +1 @@\n-x\n+y\n\
+                    --- a/src/kept.py\n+++ b/src/kept.py\n@@ -1 +1 @@\n-w\n+x\n";
+        assert_eq!(
+            first_changed_file(diff, &files).as_deref(),
+            Some("src/kept.py")
+        );
+        assert_eq!(first_changed_file("+++ b/../outside\n", &files), None);
     }
 }

@@ -45,6 +45,8 @@ pub struct FileTools {
 struct Inner {
     sandbox: Sandbox,
     max_output_bytes: usize,
+    /// A path worth reading first, shown as read_file's example.
+    example_path: Option<String>,
 }
 
 impl FileTools {
@@ -67,6 +69,7 @@ impl FileTools {
             inner: Arc::new(Inner {
                 sandbox: Sandbox::new(canonical),
                 max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+                example_path: None,
             }),
         })
     }
@@ -78,6 +81,22 @@ impl FileTools {
             inner: Arc::new(Inner {
                 sandbox: self.inner.sandbox.clone(),
                 max_output_bytes: max.max(1),
+                example_path: self.inner.example_path.clone(),
+            }),
+        }
+    }
+
+    /// Shows `path` (relative to the root, e.g. a file a change touches)
+    /// as `read_file`'s example: in its `path` description and as the
+    /// parameter's `examples`, so the call a model is shown first (the
+    /// runtime's nudge writes one out from `examples`) reads a file that
+    /// is there. Default: none (the description's example is generic).
+    pub fn with_example_path(self, path: impl Into<String>) -> FileTools {
+        FileTools {
+            inner: Arc::new(Inner {
+                sandbox: self.inner.sandbox.clone(),
+                max_output_bytes: self.inner.max_output_bytes,
+                example_path: Some(path.into()),
             }),
         }
     }
@@ -287,13 +306,21 @@ impl Tool for ReadFile {
          Optionally only lines start_line..=end_line."
     }
     fn parameters(&self) -> Value {
+        let path = match &self.0.example_path {
+            Some(example) => json!({
+                "type": "string",
+                "description": format!("Path relative to the root, e.g. `{example}`."),
+                "examples": [example],
+            }),
+            None => json!({
+                "type": "string",
+                "description": "Path relative to the root, e.g. `src/lib.rs`."
+            }),
+        };
         json!({
             "type": "object",
             "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "Path relative to the root, e.g. `src/lib.rs`."
-                },
+                "path": path,
                 "start_line": { "type": "integer", "minimum": 1, "description": "First line (default 1)." },
                 "end_line": { "type": "integer", "minimum": 1, "description": "Last line, inclusive (default: the last line)." }
             },

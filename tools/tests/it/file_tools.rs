@@ -368,3 +368,35 @@ fn tools_are_advertised_with_their_schemas() {
     assert_eq!(specs[1].parameters["required"], json!(["path"]));
     assert_eq!(specs[2].parameters["required"], json!(["pattern"]));
 }
+
+/// An example path is read_file's example, in its description and as the
+/// `examples` value the runtime's nudge writes a call from; the other
+/// tools are unchanged.
+#[test]
+fn an_example_path_is_shown_as_read_files_example() {
+    let t = Tree::new();
+    let plain = t.toolbox().specs();
+    let specs = FileTools::new(t.root())
+        .unwrap()
+        .with_example_path("src/lib.rs")
+        .into_toolbox()
+        .specs();
+    let path = &specs[1].parameters["properties"]["path"];
+    assert_eq!(path["examples"], json!(["src/lib.rs"]));
+    assert_eq!(
+        path["description"],
+        "Path relative to the root, e.g. `src/lib.rs`."
+    );
+    assert!(
+        plain[1].parameters["properties"]["path"]
+            .get("examples")
+            .is_none()
+    );
+    assert_eq!(specs[0], plain[0]);
+    assert_eq!(specs[2], plain[2]);
+    let nudge = tribunal_runtime::nudge::tool_first_message(&specs);
+    assert!(
+        nudge.contains("call read_file with the arguments {\"path\":\"src/lib.rs\"}"),
+        "{nudge}"
+    );
+}
