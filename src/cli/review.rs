@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tribunal::judge::arena::diff::first_changed_file;
 use tribunal::judge::arena::inline_files::MAX_INLINE_BYTES;
 use tribunal::judge::report::tokens::grouped;
 use tribunal::judge::verdict::change_review::{change_review, change_review_schemas};
@@ -205,17 +206,6 @@ fn change(args: &ReviewArgs) -> anyhow::Result<(PathBuf, String)> {
     Ok((root, diff))
 }
 
-/// The first file the diff leaves in place (`+++ b/PATH`, not a deletion)
-/// that the file tools can read.
-fn first_changed_file(diff: &str, files: &FileTools) -> Option<String> {
-    diff.lines()
-        .filter_map(|line| line.strip_prefix("+++ "))
-        .map(|path| path.strip_prefix("b/").unwrap_or(path).trim_end())
-        .filter(|path| *path != "/dev/null")
-        .find(|path| files.resolve(path).is_ok_and(|p| p.is_file()))
-        .map(str::to_string)
-}
-
 /// `value`, or the text of the file it names after `@`.
 fn text_or_file(value: &str, flag: &str) -> anyhow::Result<String> {
     match value.strip_prefix('@') {
@@ -340,26 +330,5 @@ fn why(code: ErrorCode) -> &'static str {
         ErrorCode::BackendError => "the model's server failed; the line below says how",
         ErrorCode::Refused => "the model refused, or the provider's filter stopped it",
         _ => "see docs/reliability.md for this code",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_example_path_is_the_first_file_the_diff_leaves_that_exists() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/kept.py"), "x\n").unwrap();
-        let files = FileTools::new(dir.path()).unwrap();
-        let diff = "--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\
-                    --- a/missing.py\n+++ b/missing.py\n@@ -1 +1 @@\n-x\n+y\n\
-                    --- a/src/kept.py\n+++ b/src/kept.py\n@@ -1 +1 @@\n-w\n+x\n";
-        assert_eq!(
-            first_changed_file(diff, &files).as_deref(),
-            Some("src/kept.py")
-        );
-        assert_eq!(first_changed_file("+++ b/../outside\n", &files), None);
     }
 }

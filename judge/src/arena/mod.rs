@@ -10,6 +10,7 @@
 pub mod approval_table;
 mod budget_table;
 mod dataset;
+pub mod diff;
 pub mod inline_files;
 pub(crate) mod item;
 pub(crate) mod json_position;

@@ -8,6 +8,8 @@
 //! pass_schema = "schemas/green.json"   # the GREEN owner schema
 //! fail_schema = "schemas/red.json"     # the RED owner schema
 //! item_root = "items/{id}"             # optional: file tools rooted per item
+//! example_path_from = "CHANGE.diff"     # optional: read_file's example is
+//!                                       # the first file this diff changes
 //! ```
 //!
 //! Every item's answer is then the verdict envelope; the stored answer is the
@@ -18,6 +20,7 @@
 //! to it; the arena-wide tools are then not offered to that run.
 
 use super::{ARENA_TOML, DATASET};
+use crate::arena::diff::first_changed_file;
 use crate::arena::item::Item;
 use crate::arena::toolset::file_tools;
 use crate::problem::Problem;
@@ -27,6 +30,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_runtime::ToolBox;
+use tribunal_tools::FileTools;
 
 /// The `[verdict]` table of `arena.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -40,6 +44,11 @@ pub struct VerdictToml {
     /// with `{id}` standing for the item id. Default: none (the arena's tools).
     #[serde(default)]
     pub item_root: Option<String>,
+    /// A diff in each item's folder whose first changed file is shown as
+    /// `read_file`'s example (and so in the nudge's example call), e.g.
+    /// `CHANGE.diff`. Needs `item_root`. Default: none (a generic example).
+    #[serde(default)]
+    pub example_path_from: Option<String>,
 }
 
 /// The review of a verdict arena: its owner schemas and where each item's
@@ -51,6 +60,9 @@ pub struct VerdictArena {
     /// The per-item root of the file tools (`{id}` is the item id), relative
     /// to the arena folder. `None`: the arena's own tools.
     pub item_root: Option<String>,
+    /// The diff in each item's folder whose first changed file is
+    /// `read_file`'s example (`example_path_from`). Default: none.
+    pub example_path_from: Option<String>,
 }
 
 impl VerdictArena {
@@ -68,11 +80,27 @@ impl VerdictArena {
     pub fn toolbox_for(&self, arena_dir: &Path, item_id: &str) -> Option<Arc<ToolBox>> {
         let dir = self.item_dir(arena_dir, item_id)?;
         let mut toolbox = ToolBox::new();
-        match file_tools(&dir) {
-            Ok(tools) => tools.into_iter().for_each(|t| toolbox.add(t)),
+        match FileTools::new(&dir) {
+            Ok(files) => self.with_example(files).add_to(&mut toolbox),
             Err(e) => tracing::warn!(item = %item_id, "no file tools: {e}"),
         }
         Some(Arc::new(toolbox))
+    }
+
+    /// `files` with the first file of the item's `example_path_from` diff
+    /// as read_file's example, when the arena names one and it has one.
+    fn with_example(&self, files: FileTools) -> FileTools {
+        let Some(name) = &self.example_path_from else {
+            return files;
+        };
+        let diff = files
+            .resolve(name)
+            .ok()
+            .and_then(|path| std::fs::read_to_string(path).ok());
+        match diff.and_then(|d| first_changed_file(&d, &files)) {
+            Some(path) => files.with_example_path(path),
+            None => files,
+        }
     }
 
     /// Checks that every item's folder exists and lies inside the arena
@@ -84,14 +112,41 @@ impl VerdictArena {
                 continue;
             };
             let checked = file_tools(&dir).and_then(|_| super::inside(arena_dir, &dir));
-            let Err(message) = checked else {
+            if let Err(message) = checked {
+                problems.push(Problem::at(
+                    DATASET,
+                    item.line,
+                    format!("verdict.item_root: item {:?}: {message}", item.id),
+                ));
                 continue;
-            };
-            problems.push(Problem::at(
-                DATASET,
-                item.line,
-                format!("verdict.item_root: item {:?}: {message}", item.id),
-            ));
+            }
+            if let Some(message) = self.example_problem(&dir) {
+                problems.push(Problem::at(
+                    DATASET,
+                    item.line,
+                    format!("verdict.example_path_from: item {:?}: {message}", item.id),
+                ));
+            }
+        }
+    }
+}
+
+impl VerdictArena {
+    /// Why the item folder `dir` gives no example path, when the arena
+    /// asks for one: its diff is missing, or changes no file that is there.
+    fn example_problem(&self, dir: &Path) -> Option<String> {
+        let name = self.example_path_from.as_ref()?;
+        let files = FileTools::new(dir).ok()?;
+        let diff = match files.resolve(name).map(std::fs::read_to_string) {
+            Ok(Ok(diff)) => diff,
+            Ok(Err(e)) => return Some(format!("{name}: {e}")),
+            Err(e) => return Some(format!("{name}: {e}")),
+        };
+        match first_changed_file(&diff, &files) {
+            Some(_) => None,
+            None => Some(format!(
+                "{name} changes no file that is in the item's folder"
+            )),
         }
     }
 }
@@ -105,6 +160,12 @@ pub(crate) fn load_verdict(
     tools: &[String],
     problems: &mut Vec<Problem>,
 ) -> Option<VerdictArena> {
+    if table.example_path_from.is_some() && table.item_root.is_none() {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "verdict.example_path_from: needs verdict.item_root (the diff is read in each item's folder)",
+        ));
+    }
     if table.item_root.is_some() && !tools.iter().any(|t| t == "files") {
         problems.push(Problem::file(
             ARENA_TOML,
@@ -118,6 +179,7 @@ pub(crate) fn load_verdict(
         Ok(s) => Some(VerdictArena {
             schemas: Arc::new(s),
             item_root: table.item_root.clone(),
+            example_path_from: table.example_path_from.clone(),
         }),
         Err(e) => {
             problems.push(Problem::file(ARENA_TOML, format!("verdict: {e}")));

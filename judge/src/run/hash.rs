@@ -81,6 +81,16 @@ fn config_value(
     if let (Some(approval), Some(map)) = (&arena.approval, config.as_object_mut()) {
         map.insert("approval".to_string(), json!(approval));
     }
+    // Only when set: read_file's example is the item's changed file.
+    if let (Some(example), Some(verdict)) = (
+        arena
+            .verdict
+            .as_ref()
+            .and_then(|v| v.example_path_from.as_ref()),
+        config.get_mut("verdict"),
+    ) {
+        verdict["example_path_from"] = json!(example);
+    }
     // Only when set: the first message carries the items' files.
     if !arena.inline_files.is_empty()
         && let Some(map) = config.as_object_mut()

@@ -14,8 +14,13 @@ const MOCK: &str =
 /// A verdict arena of items `a` and `b`, each with its folder, and
 /// `inline` as its `inline_files` line.
 fn review_arena(inline: &str) -> tempfile::TempDir {
+    review_arena_with(inline, "")
+}
+
+/// [`review_arena`] with `verdict` added to its `[verdict]` table.
+fn review_arena_with(inline: &str, verdict: &str) -> tempfile::TempDir {
     let toml = format!(
-        "tools = [\"files\"]\nfiles_root = \"items\"\n{inline}\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{{id}}\"\n"
+        "tools = [\"files\"]\nfiles_root = \"items\"\n{inline}\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{{id}}\"\n{verdict}\n"
     );
     let dataset = format!(
         "{}\n{}\n",
@@ -31,6 +36,7 @@ fn review_arena(inline: &str) -> tempfile::TempDir {
         let item = dir.path().join("items").join(id);
         std::fs::create_dir_all(&item).unwrap();
         std::fs::write(item.join("CHANGE.diff"), format!("-old {id}\n+new {id}\n")).unwrap();
+        std::fs::write(item.join(format!("{id}.py")), "x = 1\n").unwrap();
     }
     dir
 }
@@ -112,4 +118,50 @@ fn a_file_outside_the_items_folder_is_never_read() {
     );
     let dir = review_arena("inline_files = [\"/etc/passwd\"]");
     assert_eq!(problems(dir.path()).len(), 2);
+}
+
+/// `example_path_from`: each item's read_file shows the first file its
+/// diff changes as the example; a diff that changes no file there is a
+/// lint problem at the item's line.
+#[test]
+fn read_file_shows_the_file_each_items_diff_changes() {
+    let dir = review_arena_with("", "example_path_from = \"CHANGE.diff\"");
+    for id in ["a", "b"] {
+        let diff = format!("--- a/{id}.py\n+++ b/{id}.py\n@@ -1 +1 @@\n-x = 0\n+x = 1\n");
+        std::fs::write(dir.path().join("items").join(id).join("CHANGE.diff"), diff).unwrap();
+    }
+    let arena = Arena::load(dir.path()).unwrap();
+    let verdict = arena.verdict.as_ref().unwrap();
+    for id in ["a", "b"] {
+        let tools = verdict.toolbox_for(dir.path(), id).unwrap().specs();
+        let read = tools.iter().find(|t| t.name == "read_file").unwrap();
+        assert_eq!(
+            read.parameters["properties"]["path"]["examples"],
+            serde_json::json!([format!("{id}.py")])
+        );
+    }
+    // No such setting: no example.
+    let plain = Arena::load(review_arena("").path()).unwrap();
+    let tools = plain
+        .verdict
+        .as_ref()
+        .unwrap()
+        .toolbox_for(dir.path(), "a")
+        .unwrap()
+        .specs();
+    let read = tools.iter().find(|t| t.name == "read_file").unwrap();
+    assert!(
+        read.parameters["properties"]["path"]
+            .get("examples")
+            .is_none()
+    );
+
+    std::fs::write(dir.path().join("items/b/CHANGE.diff"), "+++ b/gone.py\n").unwrap();
+    let lines = problems(dir.path());
+    assert_eq!(
+        lines,
+        [
+            "dataset.jsonl:2: verdict.example_path_from: item \"b\": CHANGE.diff changes no file that is in the item's folder"
+        ]
+    );
 }
