@@ -187,12 +187,7 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
         max_tool_calls: args.max_tool_calls.or(defaults.max_tool_calls),
         deadline: match args.deadline {
             None => defaults.deadline,
-            Some(secs) => match Duration::try_from_secs_f64(secs) {
-                Ok(d) if !d.is_zero() => Some(d),
-                _ => anyhow::bail!(
-                    "--deadline-secs must be a positive number of seconds, not {secs}"
-                ),
-            },
+            Some(secs) => Some(deadline(secs)?),
         },
         ..defaults
     };
@@ -236,6 +231,14 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     }
     println!("{}", stored.to_json_pretty());
     Ok(ExitCode::from(exit_code(stored.outcome)))
+}
+
+/// A review's `--deadline-secs`: a positive, finite number of seconds.
+pub(super) fn deadline(secs: f64) -> anyhow::Result<Duration> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => anyhow::bail!("--deadline-secs must be a positive number of seconds, not {secs}"),
+    }
 }
 
 /// The exit code of `judge run`: 0 GREEN, 1 RED, 2 no verdict.

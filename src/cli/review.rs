@@ -7,7 +7,7 @@
 
 use super::git_change;
 use super::heading;
-use super::judge::{ReviewModel, exit_code, read_schemas};
+use super::judge::{ReviewModel, deadline, exit_code, read_schemas};
 use super::preflight::{Checked, before_first_item};
 use anyhow::Context;
 use serde_json::Value;
@@ -15,7 +15,6 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 use tribunal::judge::arena::diff::first_changed_file;
 use tribunal::judge::arena::inline_files::MAX_INLINE_BYTES;
 use tribunal::judge::report::tokens::grouped;
@@ -131,10 +130,7 @@ pub(crate) fn run(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     let mut review = change_review(Arc::new(schemas), &requirements, &diff).with_tools(tools);
     review.budget.max_tool_calls = args.max_tool_calls.or(review.budget.max_tool_calls);
     if let Some(secs) = args.deadline {
-        match Duration::try_from_secs_f64(secs) {
-            Ok(d) if !d.is_zero() => review.budget.deadline = Some(d),
-            _ => anyhow::bail!("--deadline-secs must be a positive number of seconds, not {secs}"),
-        }
+        review.budget.deadline = Some(deadline(secs)?);
     }
     if let Some(max) = settings.max_output_tokens {
         review = review.with_max_output_tokens(max);
@@ -228,7 +224,7 @@ fn for_a_person(stored: &StoredVerdict, report: &RunReport) -> String {
             out.push_str(stored.outcome.as_str());
             if let Some(summary) = summary {
                 out.push_str(": ");
-                out.push_str(summary);
+                out.push_str(&shown(summary));
             }
             out.push('\n');
             for (key, value) in fields {
@@ -254,33 +250,41 @@ fn for_a_person(stored: &StoredVerdict, report: &RunReport) -> String {
 /// line, a list of strings on one line, anything else as compact JSON.
 fn field_lines(key: &str, value: &Value) -> String {
     let Value::Array(items) = value else {
-        let shown = value
-            .as_str()
-            .map_or_else(|| value.to_string(), str::to_string);
-        return format!("  {key}: {shown}\n");
+        let text = value.as_str().map_or_else(|| value.to_string(), shown);
+        return format!("  {}: {text}\n", shown(key));
     };
     if items.iter().all(Value::is_string) {
-        let list: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-        return format!("  {key}: {}\n", list.join(", "));
+        let list: Vec<String> = items.iter().filter_map(Value::as_str).map(shown).collect();
+        return format!("  {}: {}\n", shown(key), list.join(", "));
     }
-    let mut out = format!("  {key}:\n");
+    let mut out = format!("  {}:\n", shown(key));
     for item in items {
         let place = item.get("file").and_then(Value::as_str).map(|file| {
             match item.get("line").and_then(Value::as_u64) {
-                Some(line) => format!("{file}:{line}"),
-                None => file.to_string(),
+                Some(line) => format!("{}:{line}", shown(file)),
+                None => shown(file),
             }
         });
         let said = item
             .get("problem")
             .and_then(Value::as_str)
-            .map_or_else(|| item.to_string(), str::to_string);
+            .map_or_else(|| shown(&item.to_string()), shown);
         match place {
             Some(place) => out.push_str(&format!("    {place}: {said}\n")),
             None => out.push_str(&format!("    - {said}\n")),
         }
     }
     out
+}
+
+/// A model's text as one terminal line: its lines joined, every other
+/// control character (an escape sequence's ESC among them) replaced, so
+/// a verdict cannot move the cursor, recolour or retitle the terminal.
+fn shown(text: &str) -> String {
+    tribunal::runtime::text::join_lines(text)
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// `model on backend · N tool calls, M file reads · T tokens · S s`.

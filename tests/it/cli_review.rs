@@ -342,3 +342,29 @@ fn a_dead_server_stops_the_review_before_it_starts() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// The model's text reaches the terminal as text: an escape sequence in a
+/// finding cannot recolour or move anything, and its lines are joined.
+#[test]
+fn a_verdict_cannot_write_escape_sequences_to_the_terminal() {
+    let repo = repository();
+    let mock = script(
+        repo.path(),
+        json!({"verdict": "RED", "verdictFields": {
+            "summary": "bad\u{1b}[2J\nchange",
+            "findings": [{"file": "src/page.py\u{1b}]0;owned\u{7}", "line": 2, "problem": "x\ry"}],
+            "covered": ["R1"]
+        }}),
+    );
+    let out = review(
+        repo.path(),
+        &["review", "HEAD~1", "--requirements", "x", "--mock", &mock],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\r'),
+        "{text:?}"
+    );
+    assert!(text.starts_with("RED: bad\u{fffd}[2J change\n"), "{text:?}");
+}
