@@ -81,15 +81,8 @@ pub(crate) struct ReviewArgs {
     /// Require a tool call (reading the code) before the verdict.
     #[arg(long, help_heading = heading::REVIEW)]
     require_tool_first: bool,
-    /// The model provider; `mock` plays the --mock script.
-    #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
-    backend: BackendChoice,
-    /// The model name (required for live backends).
-    #[arg(long, help_heading = heading::MODEL)]
-    model: Option<String>,
-    /// Mock mode: a JSON array of script turns the scripted model plays.
-    #[arg(long, value_name = "FILE", help_heading = heading::MODEL)]
-    mock: Option<PathBuf>,
+    #[command(flatten)]
+    reviewer: ReviewerArgs,
     /// Most tool calls over the review. Default: unlimited.
     #[arg(long, value_name = "N", help_heading = heading::BUDGETS)]
     max_tool_calls: Option<u32>,
@@ -115,11 +108,56 @@ impl ReviewArgs {
     /// cassette (the docs mark such commands).
     #[cfg(test)]
     pub(super) fn needs_live_model(&self) -> bool {
+        self.reviewer.is_live() && self.replay.is_none()
+    }
+}
+
+/// Who reviews (`judge run`, `review`): the provider, the model, the mock
+/// script.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReviewerArgs {
+    /// The model provider; `mock` plays the --mock script.
+    #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
+    pub(super) backend: BackendChoice,
+    /// The model name (required for live backends).
+    #[arg(long, help_heading = heading::MODEL)]
+    pub(super) model: Option<String>,
+    /// Mock mode: a JSON array of script turns the scripted model plays.
+    #[arg(long, value_name = "FILE", help_heading = heading::MODEL)]
+    pub(super) mock: Option<PathBuf>,
+}
+
+impl ReviewerArgs {
+    /// Whether a live model reviews (`--backend` or a provider prefix).
+    #[cfg(test)]
+    pub(super) fn is_live(&self) -> bool {
         let prefixed = self
             .model
             .as_deref()
             .and_then(super::backend_choice::split_provider);
-        (self.backend.live().is_some() || prefixed.is_some()) && self.replay.is_none()
+        self.backend.live().is_some() || prefixed.is_some()
+    }
+
+    /// Who answers, with the cassette folders and backend flags.
+    pub(super) fn with<'a>(
+        &'a self,
+        record: Option<&'a Path>,
+        replay: Option<&'a Path>,
+        flags: &'a super::backend_flags::BackendFlags,
+    ) -> ReviewModel<'a> {
+        ReviewModel {
+            choice: self.backend,
+            model: self.model.as_deref(),
+            mock: self.mock.as_deref(),
+            record,
+            replay,
+            flags,
+        }
+    }
+
+    /// `--model openai/gpt-4.1-mini` without `--backend` names both.
+    pub(super) fn read_provider_prefix(&mut self) {
+        read_provider_prefix(&mut self.backend, &mut self.model);
     }
 }
 
@@ -173,8 +211,7 @@ fn run_submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
-    // `--model openai/gpt-4.1-mini` without `--backend` names both.
-    read_provider_prefix(&mut args.backend, &mut args.model);
+    args.reviewer.read_provider_prefix();
     let schemas = Arc::new(load_schemas(&args.schemas)?);
     let prompt = std::fs::read_to_string(&args.prompt)
         .with_context(|| format!("cannot read {}", args.prompt.display()))?;
@@ -255,26 +292,24 @@ fn backend(args: &ReviewArgs, settings: &BackendSettings) -> anyhow::Result<Arc<
         .prompt
         .file_stem()
         .map_or("review".into(), |s| s.to_string_lossy().into_owned());
-    let model = ReviewModel {
-        choice: args.backend,
-        model: args.model.as_deref(),
-        mock: args.mock.as_deref(),
-        record: args.record.as_deref(),
-        replay: args.replay.as_deref(),
-        flags: &args.backend_flags,
-    };
-    model.backend(&stem, settings)
+    args.reviewer
+        .with(
+            args.record.as_deref(),
+            args.replay.as_deref(),
+            &args.backend_flags,
+        )
+        .backend(&stem, settings)
 }
 
 /// Who answers a review (`judge run`, `review`): the backend and model
 /// flags, the mock script, the cassette folders.
 pub(super) struct ReviewModel<'a> {
-    pub(super) choice: BackendChoice,
-    pub(super) model: Option<&'a str>,
-    pub(super) mock: Option<&'a Path>,
-    pub(super) record: Option<&'a Path>,
-    pub(super) replay: Option<&'a Path>,
-    pub(super) flags: &'a super::backend_flags::BackendFlags,
+    choice: BackendChoice,
+    model: Option<&'a str>,
+    mock: Option<&'a Path>,
+    record: Option<&'a Path>,
+    replay: Option<&'a Path>,
+    flags: &'a super::backend_flags::BackendFlags,
 }
 
 impl ReviewModel<'_> {

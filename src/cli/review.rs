@@ -7,7 +7,7 @@
 
 use super::git_change;
 use super::heading;
-use super::judge::{ReviewModel, deadline, exit_code, read_schemas};
+use super::judge::{ReviewerArgs, deadline, exit_code, read_schemas};
 use super::preflight::{Checked, before_first_item};
 use anyhow::Context;
 use serde_json::Value;
@@ -46,15 +46,8 @@ pub(crate) struct ReviewArgs {
     /// Your own RED (fail) owner schema, a JSON file (with --pass-schema).
     #[arg(long, value_name = "FILE", requires = "pass_schema", help_heading = heading::REVIEW)]
     fail_schema: Option<PathBuf>,
-    /// The model provider; `mock` plays the --mock script.
-    #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
-    backend: super::backend_choice::BackendChoice,
-    /// The model name (required for live backends).
-    #[arg(long, help_heading = heading::MODEL)]
-    model: Option<String>,
-    /// Mock mode: a JSON array of script turns the scripted model plays.
-    #[arg(long, value_name = "FILE", help_heading = heading::MODEL)]
-    mock: Option<PathBuf>,
+    #[command(flatten)]
+    reviewer: ReviewerArgs,
     /// Most tool calls over the review. Default: 12.
     #[arg(long, value_name = "N", help_heading = heading::BUDGETS)]
     max_tool_calls: Option<u32>,
@@ -79,11 +72,7 @@ impl ReviewArgs {
     /// cassette (the docs mark such commands).
     #[cfg(test)]
     pub(super) fn needs_live_model(&self) -> bool {
-        let prefixed = self
-            .model
-            .as_deref()
-            .and_then(super::backend_choice::split_provider);
-        (self.backend.live().is_some() || prefixed.is_some()) && self.replay.is_none()
+        self.reviewer.is_live() && self.replay.is_none()
     }
 }
 
@@ -91,7 +80,7 @@ impl ReviewArgs {
 const CASSETTE_STEM: &str = "review";
 
 pub(crate) fn run(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
-    super::backend_choice::read_provider_prefix(&mut args.backend, &mut args.model);
+    args.reviewer.read_provider_prefix();
     let requirements = text_or_file(&args.requirements, "--requirements")?;
     if requirements.trim().is_empty() {
         anyhow::bail!("--requirements is empty: say what the change must do");
@@ -135,15 +124,14 @@ pub(crate) fn run(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
     if let Some(max) = settings.max_output_tokens {
         review = review.with_max_output_tokens(max);
     }
-    let backend = ReviewModel {
-        choice: args.backend,
-        model: args.model.as_deref(),
-        mock: args.mock.as_deref(),
-        record: args.record.as_deref(),
-        replay: args.replay.as_deref(),
-        flags: &args.backend_flags,
-    }
-    .backend(CASSETTE_STEM, &settings)?;
+    let backend = args
+        .reviewer
+        .with(
+            args.record.as_deref(),
+            args.replay.as_deref(),
+            &args.backend_flags,
+        )
+        .backend(CASSETTE_STEM, &settings)?;
     let review = review.with_settings(serde_json::json!({
         "backend": backend.name(),
         "model": backend.model(),
