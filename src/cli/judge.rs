@@ -23,10 +23,10 @@ use std::time::Duration;
 use tribunal::judge::run::Environment;
 use tribunal::judge::run::backends::MOCK_MODEL;
 use tribunal::judge::verdict::{
-    Review, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
+    Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
 use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};
-use tribunal::runtime::{Backend, Budget};
+use tribunal::runtime::{Backend, Budget, Run};
 use tribunal::tools::FileTools;
 
 #[derive(Debug, clap::Subcommand)]
@@ -242,7 +242,29 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
         review = review.with_system(system);
     }
     let backend = backend(&args, &settings)?;
-    // Everything of the backend that shapes the answer enters the hash.
+    let (stored, _run) = match checked_review(review, backend, &settings)? {
+        Ok(reviewed) => reviewed,
+        Err(code) => return Ok(code),
+    };
+    if let Some(failure) = &stored.backend_failure {
+        // The stored verdict keeps the code; a person reads why here too.
+        eprintln!("tribunal: the review ended without a verdict: backend_error: {failure}");
+    }
+    println!("{}", stored.to_json_pretty());
+    Ok(ExitCode::from(exit_code(stored.outcome)))
+}
+
+/// `review` on `backend`, after the check of its server: the stored
+/// verdict and the run, or the exit code when it did not run (interrupted:
+/// 130). `settings` enter the config hash: everything of the backend that
+/// shapes the answer does. As `run`: a server that is not there, never
+/// answers, is no API or refuses the key is one line (the error) and exit
+/// 2 before the review.
+pub(super) fn checked_review(
+    review: Review,
+    backend: Arc<dyn Backend>,
+    settings: &BackendSettings,
+) -> anyhow::Result<Result<(StoredVerdict, Run), ExitCode>> {
     let review = review.with_settings(serde_json::json!({
         "backend": backend.name(),
         "model": backend.model(),
@@ -250,24 +272,16 @@ fn run_review_command(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
         "plan": backend.output_plan(),
     }));
     let runtime = super::tokio_runtime()?;
-    // As `run`: a server that is not there, never answers, is no API or
-    // refuses the key is one line and exit 2 before the review.
     if let Checked::Interrupted(code) =
         before_first_item(&runtime, backend.preflight(), "no review")?
     {
-        return Ok(code);
+        return Ok(Err(code));
     }
     let Some(reviewed) = super::unless_interrupted(&runtime, run_review(&review, backend)) else {
         eprintln!("\ntribunal: interrupted during the review: no verdict was given or stored");
-        return Ok(ExitCode::from(130));
+        return Ok(Err(ExitCode::from(130)));
     };
-    let (stored, _run) = reviewed?;
-    if let Some(failure) = &stored.backend_failure {
-        // The stored verdict keeps the code; a person reads why here too.
-        eprintln!("tribunal: the review ended without a verdict: backend_error: {failure}");
-    }
-    println!("{}", stored.to_json_pretty());
-    Ok(ExitCode::from(exit_code(stored.outcome)))
+    Ok(Ok(reviewed?))
 }
 
 /// A review's `--deadline-secs`: a positive, finite number of seconds.

@@ -7,8 +7,7 @@
 
 use super::git_change;
 use super::heading;
-use super::judge::{ReviewerArgs, deadline, exit_code, read_schemas};
-use super::preflight::{Checked, before_first_item};
+use super::judge::{ReviewerArgs, checked_review, deadline, exit_code, read_schemas};
 use anyhow::Context;
 use serde_json::Value;
 use std::io::Read;
@@ -19,7 +18,7 @@ use tribunal::judge::arena::diff::first_changed_file;
 use tribunal::judge::arena::inline_files::MAX_INLINE_BYTES;
 use tribunal::judge::report::tokens::grouped;
 use tribunal::judge::verdict::change_review::{change_review, change_review_schemas};
-use tribunal::judge::verdict::{StoredVerdict, VerdictOutcome, run_review};
+use tribunal::judge::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal::runtime::{ErrorCode, RunReport};
 use tribunal::tools::FileTools;
 
@@ -132,23 +131,10 @@ pub(crate) fn run(mut args: ReviewArgs) -> anyhow::Result<ExitCode> {
             &args.backend_flags,
         )
         .backend(CASSETTE_STEM, &settings)?;
-    let review = review.with_settings(serde_json::json!({
-        "backend": backend.name(),
-        "model": backend.model(),
-        "request": settings.hashed(),
-        "plan": backend.output_plan(),
-    }));
-    let runtime = super::tokio_runtime()?;
-    if let Checked::Interrupted(code) =
-        before_first_item(&runtime, backend.preflight(), "no review")?
-    {
-        return Ok(code);
-    }
-    let Some(reviewed) = super::unless_interrupted(&runtime, run_review(&review, backend)) else {
-        eprintln!("\ntribunal: interrupted during the review: no verdict was given");
-        return Ok(ExitCode::from(130));
+    let (stored, run) = match checked_review(review, backend, &settings)? {
+        Ok(reviewed) => reviewed,
+        Err(code) => return Ok(code),
     };
-    let (stored, run) = reviewed?;
     if args.json {
         println!("{}", stored.to_json_pretty());
     } else {
