@@ -40,14 +40,21 @@ pub(crate) fn repository_root(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(PathBuf::from(top.trim_end_matches(['\n', '\r'])))
 }
 
-/// The diff of `range` in the repository at `root` (`None`: the
-/// uncommitted changes, staged or not, against HEAD). A range that starts
-/// with `-` is refused (git would read it as an option).
-pub(crate) fn diff(root: &Path, range: Option<&str>) -> anyhow::Result<String> {
-    let range = range.unwrap_or("HEAD");
-    if range.starts_with('-') || range.trim().is_empty() {
+/// Refuses a range git would read as an option (a side starting with
+/// `-`) or that names nothing.
+fn checked(range: &str) -> anyhow::Result<&str> {
+    let sides = range.split("..").map(|side| side.trim_start_matches('.'));
+    if range.trim().is_empty() || sides.clone().any(|side| side.starts_with('-')) {
         bail!("{range:?} is not a revision range (e.g. HEAD~1, main..HEAD)");
     }
+    Ok(range)
+}
+
+/// The diff of `range` in the repository at `root` (`None`: the
+/// uncommitted changes, staged or not, against HEAD). A range with a side
+/// that starts with `-` is refused (git would read it as an option).
+pub(crate) fn diff(root: &Path, range: Option<&str>) -> anyhow::Result<String> {
+    let range = checked(range.unwrap_or("HEAD"))?;
     git(
         root,
         &[
@@ -87,7 +94,10 @@ pub(crate) fn elsewhere(root: &Path, range: Option<&str>) -> anyhow::Result<Opti
             ],
         )
     };
-    let (end_commit, head) = (commit(end)?, commit("HEAD")?);
+    // A revision git cannot resolve is the diff's error to report.
+    let (Ok(end_commit), Ok(head)) = (commit(checked(end)?), commit("HEAD")) else {
+        return Ok(None);
+    };
     if end_commit.trim() == head.trim() {
         return Ok(None);
     }

@@ -154,13 +154,11 @@ fn change(args: &ReviewArgs) -> anyhow::Result<(PathBuf, String)> {
     super::folder::require_folder(&args.repo, "the --repo folder")?;
     let Some(file) = &args.diff else {
         let root = git_change::repository_root(&args.repo)?;
+        let diff = git_change::diff(&root, args.range.as_deref())?;
         if let Some(note) = git_change::elsewhere(&root, args.range.as_deref())? {
             eprintln!("tribunal: {note}");
         }
-        return Ok((
-            root.clone(),
-            git_change::diff(&root, args.range.as_deref())?,
-        ));
+        return Ok((root, diff));
     };
     // The folder the diff's paths are relative to, as named.
     let root = args.repo.clone();

@@ -238,6 +238,39 @@ fn outside_a_repository_or_with_an_option_as_range_it_says_what_to_do() {
         "{}",
         stderr(&out)
     );
+    let out = review(
+        repo.path(),
+        &[
+            "review",
+            "HEAD..--output=/tmp/x",
+            "--requirements",
+            "x",
+            "--mock",
+            &mock,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is not a revision range"),
+        "{}",
+        stderr(&out)
+    );
+    // A revision git does not know: git's own words, once.
+    let out = review(
+        repo.path(),
+        &[
+            "review",
+            "main..nosuch",
+            "--requirements",
+            "x",
+            "--mock",
+            &mock,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("git diff") && err.contains("nosuch"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 /// A range that ends elsewhere than HEAD is reviewed against the working

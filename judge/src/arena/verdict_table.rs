@@ -129,9 +129,7 @@ impl VerdictArena {
             }
         }
     }
-}
 
-impl VerdictArena {
     /// Why the item folder `dir` gives no example path, when the arena
     /// asks for one: its diff is missing, or changes no file that is there.
     fn example_problem(&self, dir: &Path) -> Option<String> {
