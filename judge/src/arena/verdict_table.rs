@@ -90,16 +90,26 @@ impl VerdictArena {
     /// `files` with the first file of the item's `example_path_from` diff
     /// as read_file's example, when the arena names one and it has one.
     fn with_example(&self, files: FileTools) -> FileTools {
+        match self.example_path(&files) {
+            Ok(Some(path)) => files.with_example_path(path),
+            _ => files,
+        }
+    }
+
+    /// The first file the item's `example_path_from` diff (under `files`'
+    /// root) changes: `None` when the arena names no diff; the reason when
+    /// the diff cannot be read or changes no file that is there.
+    fn example_path(&self, files: &FileTools) -> Result<Option<String>, String> {
         let Some(name) = &self.example_path_from else {
-            return files;
+            return Ok(None);
         };
-        let diff = files
-            .resolve(name)
-            .ok()
-            .and_then(|path| std::fs::read_to_string(path).ok());
-        match diff.and_then(|d| first_changed_file(&d, &files)) {
-            Some(path) => files.with_example_path(path),
-            None => files,
+        let path = files.resolve(name).map_err(|e| format!("{name}: {e}"))?;
+        let diff = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        match first_changed_file(&diff, files) {
+            Some(changed) => Ok(Some(changed)),
+            None => Err(format!(
+                "{name} changes no file that is in the item's folder"
+            )),
         }
     }
 
@@ -133,19 +143,8 @@ impl VerdictArena {
     /// Why the item folder `dir` gives no example path, when the arena
     /// asks for one: its diff is missing, or changes no file that is there.
     fn example_problem(&self, dir: &Path) -> Option<String> {
-        let name = self.example_path_from.as_ref()?;
         let files = FileTools::new(dir).ok()?;
-        let diff = match files.resolve(name).map(std::fs::read_to_string) {
-            Ok(Ok(diff)) => diff,
-            Ok(Err(e)) => return Some(format!("{name}: {e}")),
-            Err(e) => return Some(format!("{name}: {e}")),
-        };
-        match first_changed_file(&diff, &files) {
-            Some(_) => None,
-            None => Some(format!(
-                "{name} changes no file that is in the item's folder"
-            )),
-        }
+        self.example_path(&files).err()
     }
 }
 
