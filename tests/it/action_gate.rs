@@ -447,8 +447,9 @@ fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
 }
 
-/// `git ARGS` in `dir`, which must succeed; its stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
+/// `git ARGS` in `dir`, which must succeed; its stdout, trimmed. (Also
+/// the repositories of `cli_review`.)
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args([
             "-c",

@@ -2,27 +2,12 @@
 //! or a diff file, reviewed with the file tools at the repository; the
 //! verdict for a person or as JSON; exit 0 GREEN, 1 RED, 2 no verdict.
 
+use crate::action_gate::git;
 use crate::stand_in::{stderr, stdout};
 use crate::tribunal;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A repository of two commits: `src/page.py` written, then changed.
 fn repository() -> tempfile::TempDir {
@@ -186,90 +171,40 @@ fn nothing_to_review_is_exit_2_saying_what_to_name() {
         "tribunal: no uncommitted change to review: name a range, e.g. `tribunal review HEAD~1`; no review\n"
     );
     assert!(out.stdout.is_empty());
-    let out = review(
+    refused(
         repo.path(),
-        &[
-            "review",
-            "HEAD..HEAD",
-            "--requirements",
-            "x",
-            "--mock",
-            &mock,
-        ],
+        &["HEAD..HEAD"],
+        &mock,
+        "HEAD..HEAD changes nothing",
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("HEAD..HEAD changes nothing"),
-        "{}",
-        stderr(&out)
-    );
+}
+
+/// `tribunal review ARGS --requirements x --mock MOCK` in `dir`: exit 2,
+/// nothing on stdout, and stderr (returned) saying `said`.
+fn refused(dir: &Path, args: &[&str], mock: &str, said: &str) -> String {
+    let mut all = vec!["review", "--requirements", "x", "--mock", mock];
+    all.extend_from_slice(args);
+    let out = review(dir, &all);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    let err = stderr(&out);
+    assert!(err.contains(said), "{args:?}: {err}");
+    err
 }
 
 #[test]
 fn outside_a_repository_or_with_an_option_as_range_it_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let mock = script(dir.path(), red());
-    let out = review(
-        dir.path(),
-        &["review", "--requirements", "x", "--mock", &mock],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("is not in a git repository: run inside one, or pass --diff FILE"),
-        "{}",
-        stderr(&out)
-    );
+    let not_a_repository = "is not in a git repository: run inside one, or pass --diff FILE";
+    refused(dir.path(), &[], &mock, not_a_repository);
     let repo = repository();
-    let out = review(
-        repo.path(),
-        &[
-            "review",
-            "--requirements",
-            "x",
-            "--mock",
-            &mock,
-            "--",
-            "--output=/tmp/x",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("is not a revision range"),
-        "{}",
-        stderr(&out)
-    );
-    let out = review(
-        repo.path(),
-        &[
-            "review",
-            "HEAD..--output=/tmp/x",
-            "--requirements",
-            "x",
-            "--mock",
-            &mock,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("is not a revision range"),
-        "{}",
-        stderr(&out)
-    );
+    let not_a_range = "is not a revision range";
+    refused(repo.path(), &["--", "--output=/tmp/x"], &mock, not_a_range);
+    refused(repo.path(), &["HEAD..--output=/tmp/x"], &mock, not_a_range);
     // A revision git does not know: git's own words, once.
-    let out = review(
-        repo.path(),
-        &[
-            "review",
-            "main..nosuch",
-            "--requirements",
-            "x",
-            "--mock",
-            &mock,
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(err.contains("git diff") && err.contains("nosuch"), "{err}");
+    let err = refused(repo.path(), &["main..nosuch"], &mock, "git diff");
+    assert!(err.contains("nosuch"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
