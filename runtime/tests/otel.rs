@@ -73,7 +73,10 @@ async fn a_run_exports_genai_spans_and_nothing_of_its_content() {
     )
     .await;
     let options = BackendOptions {
-        output: OutputChoice::Native,
+        settings: tribunal_runtime::backend::BackendSettings {
+            output: OutputChoice::Native,
+            ..Default::default()
+        },
         ..BackendOptions::default()
     };
     let agent = Agent::new(

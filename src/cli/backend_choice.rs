@@ -135,11 +135,12 @@ impl BackendRequest<'_> {
             return Ok(Chosen::Mock);
         };
         let options = BackendOptions {
+            settings: settings.clone(),
+            timeouts: None,
             base_url: self.flags.base_url().map(str::to_string),
             record: self.record,
             replay: self.replay,
             cache: self.cache,
-            ..settings.options()
         };
         Ok(Chosen::Live(connect_model(kind, &model, &options, env)?))
     }

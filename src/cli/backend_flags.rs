@@ -1,146 +1,160 @@
-//! The live-backend flags `run` and `judge run` share: the output strategy
-//! and request settings, laid over an arena's `[backend]` table.
+//! The live-backend flags `run` and `judge run` share: `--base-url`, and
+//! one flag per backend setting (two for a truth value: `--X BOOL` and
+//! `--no-X`), made from the settings' declaration
+//! ([`BackendSettings::SPECS`]) — a setting declared there is a flag here
+//! with nothing more to write — and laid over an arena's `[backend]` table.
 
 use super::heading;
-use anyhow::Context;
-use serde_json::Value;
-use tribunal::runtime::OutputChoice;
-use tribunal::runtime::backend::BackendSettings;
+use clap::builder::ValueParser;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use tribunal::runtime::backend::setting_spec::{SettingGroup, SettingKind};
+use tribunal::runtime::backend::{BackendSettings, FlagValue, SettingSpec};
 
-#[derive(Debug, Default, clap::Args)]
+/// `--base-url`'s id.
+const BASE_URL: &str = "base_url";
+
+#[derive(Debug, Default)]
 pub(crate) struct BackendFlags {
-    /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1.
-    ///
-    /// The API root of the model's server, e.g. http://127.0.0.1:8080/v1
-    /// (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's
-    /// own). A server off the provider's hosts needs no key.
-    #[arg(long, value_name = "URL", help_heading = heading::MODEL)]
+    /// `--base-url`.
     base_url: Option<String>,
-    /// Per-request output-token ceiling.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::BUDGETS, hide_short_help = true)]
-    max_output_tokens: Option<u32>,
-    /// Output strategy: auto, native, tool or prompt.
-    ///
-    /// Output strategy: auto (default: native on the hosted OpenAI and
-    /// Anthropic APIs, tool on any other base URL),
-    /// native, tool or prompt.
-    #[arg(long, value_name = "STRATEGY", help_heading = heading::BACKEND, hide_short_help = true)]
-    output: Option<OutputChoice>,
-    /// Native strategy: also send the schema on requests that offer tools.
-    ///
-    /// Native strategy: also send the schema on requests that offer tools
-    /// (default: yes on the hosted APIs, no elsewhere).
-    #[arg(long, value_name = "BOOL", conflicts_with = "no_schema_on_tool_turns", help_heading = heading::BACKEND, hide_short_help = true)]
-    schema_on_tool_turns: Option<bool>,
-    /// `--schema-on-tool-turns false`.
-    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
-    no_schema_on_tool_turns: bool,
-    /// Retries per request after the first attempt (default 2).
-    #[arg(long, value_name = "N", help_heading = heading::BACKEND, hide_short_help = true)]
-    max_retries: Option<u32>,
-    /// Sampling temperature.
-    #[arg(long, value_name = "T", help_heading = heading::BACKEND, hide_short_help = true)]
-    temperature: Option<f64>,
-    /// Sampling seed (openai-chat and compatible servers).
-    #[arg(long, value_name = "N", help_heading = heading::BACKEND, hide_short_help = true)]
-    seed: Option<i64>,
-    /// Whether the model may call several tools in one turn.
-    #[arg(long, value_name = "BOOL", conflicts_with = "no_parallel_tool_calls", help_heading = heading::BACKEND, hide_short_help = true)]
-    parallel_tool_calls: Option<bool>,
-    /// `--parallel-tool-calls false`.
-    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
-    no_parallel_tool_calls: bool,
-    /// A JSON object merged into every request body, e.g. '{"top_k": 20}'.
-    #[arg(long, value_name = "JSON", help_heading = heading::BACKEND, hide_short_help = true)]
-    extra_body: Option<String>,
-    /// Whether requests mark their prefix for the provider's prompt cache.
-    ///
-    /// Whether requests mark their prefix for the provider's prompt cache
-    /// (Anthropic `cache_control` breakpoints; default: yes).
-    #[arg(long, value_name = "BOOL", conflicts_with = "no_prompt_cache", help_heading = heading::BACKEND, hide_short_help = true)]
-    prompt_cache: Option<bool>,
-    /// `--prompt-cache false`: send no prompt-cache breakpoints.
-    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
-    no_prompt_cache: bool,
-    /// Whether a turn that repeats itself is cut where it began (default: yes).
-    ///
-    /// Whether answers stream so that a turn repeating itself (or writing a
-    /// long blank stretch) is cut there, not paid for up to the output
-    /// limit (default: yes).
-    #[arg(long, value_name = "BOOL", conflicts_with = "no_cut_runaway", help_heading = heading::BACKEND, hide_short_help = true)]
-    cut_runaway: Option<bool>,
-    /// `--cut-runaway false`: never cut a turn that repeats itself.
-    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
-    no_cut_runaway: bool,
-    /// Whether a tool call written as text is read as a call (default: yes
-    /// off the hosted APIs).
-    ///
-    /// Whether a tool call the model wrote into its text (a JSON object with
-    /// the tool's `name` and `arguments`, bare, fenced or in `<tool_call>`
-    /// tags) is read as a call when the server returned none. Default: yes
-    /// for any server but the hosted OpenAI and Anthropic APIs.
-    #[arg(long, value_name = "BOOL", conflicts_with = "no_read_text_calls", help_heading = heading::BACKEND, hide_short_help = true)]
-    read_text_calls: Option<bool>,
-    /// `--read-text-calls false`: take only the calls the server returns.
-    #[arg(long, help_heading = heading::BACKEND, hide_short_help = true)]
-    no_read_text_calls: bool,
-    /// Seconds to open a connection to the model's server (default 10).
-    #[arg(long, value_name = "S", help_heading = heading::BACKEND, hide_short_help = true)]
-    connect_secs: Option<f64>,
-    /// Seconds for the check before the first item, `GET /models` (default 15).
-    #[arg(long, value_name = "S", help_heading = heading::BACKEND, hide_short_help = true)]
-    preflight_secs: Option<f64>,
-    /// Seconds from a request to the first byte of its answer (default 300).
-    ///
-    /// Seconds from sending a request to the first byte of its answer: a
-    /// busy local server or a reasoning model may take minutes (default 300).
-    #[arg(long, value_name = "S", help_heading = heading::BACKEND, hide_short_help = true)]
-    first_byte_secs: Option<f64>,
-    /// Seconds an answer may go without a byte once it started (default 60).
-    ///
-    /// Seconds an answer may go without a byte once it started before it
-    /// is cut and asked again (default 60).
-    #[arg(long, value_name = "S", help_heading = heading::BACKEND, hide_short_help = true)]
-    stream_idle_secs: Option<f64>,
+    /// Each setting a flag set, by name, typed by its declared kind.
+    set: Vec<(&'static str, FlagValue)>,
+}
+
+/// The id of a truth value's `--no-` flag.
+fn off_id(spec: &SettingSpec) -> String {
+    format!("no_{}", spec.name)
+}
+
+/// The help of a flag as clap's derive writes a doc comment: the line
+/// without its final period; the long help, when there is one, is the
+/// whole line, a blank line, then the rest.
+fn described(arg: Arg, line: &str, long: Option<&str>) -> Arg {
+    let arg = arg.help(line.trim_end_matches('.').to_string());
+    match long {
+        Some(long) => arg.long_help(format!("{line}\n\n{long}")),
+        None => arg,
+    }
+}
+
+/// The flag (or the two flags) of one setting.
+fn setting_args(spec: &'static SettingSpec) -> Vec<Arg> {
+    let heading = match spec.group {
+        SettingGroup::Budget => heading::BUDGETS,
+        SettingGroup::Request => heading::BACKEND,
+    };
+    let parser: ValueParser = match spec.kind {
+        SettingKind::Bool => clap::value_parser!(bool),
+        SettingKind::Count { min: 0 } => clap::value_parser!(u32).into(),
+        SettingKind::Count { min } => clap::value_parser!(u32).range(i64::from(min)..).into(),
+        SettingKind::Integer => clap::value_parser!(i64).into(),
+        SettingKind::Number { .. } | SettingKind::Seconds => clap::value_parser!(f64).into(),
+        kind => {
+            ValueParser::new(move |text: &str| kind.check_choice(text).map(|()| text.to_string()))
+        }
+    };
+    let arg = Arg::new(spec.name)
+        .long(spec.flag())
+        .value_name(spec.value_name)
+        .action(ArgAction::Set)
+        .value_parser(parser)
+        .help_heading(heading)
+        .hide_short_help(true);
+    let arg = described(arg, spec.help, spec.long_help);
+    if spec.kind != SettingKind::Bool {
+        return vec![arg];
+    }
+    let off_help = match spec.off_help {
+        Some(what) => format!("`--{} false`: {what}", spec.flag()),
+        None => format!("`--{} false`", spec.flag()),
+    };
+    let off = Arg::new(off_id(spec))
+        .long(format!("no-{}", spec.flag()))
+        .action(ArgAction::SetTrue)
+        .help(off_help)
+        .help_heading(heading)
+        .hide_short_help(true);
+    vec![arg.conflicts_with(off_id(spec)), off]
+}
+
+impl clap::Args for BackendFlags {
+    fn augment_args(cmd: Command) -> Command {
+        let base_url = Arg::new(BASE_URL)
+            .long("base-url")
+            .value_name("URL")
+            .action(ArgAction::Set)
+            .value_parser(clap::value_parser!(String))
+            .help_heading(heading::MODEL);
+        let base_url = described(
+            base_url,
+            "The API root of the model's server, e.g. http://127.0.0.1:8080/v1.",
+            Some(
+                "The API root of the model's server, e.g. http://127.0.0.1:8080/v1 (default: OPENAI_BASE_URL or ANTHROPIC_BASE_URL, else the provider's own). A server off the provider's hosts needs no key.",
+            ),
+        );
+        cmd.arg(base_url)
+            .args(BackendSettings::SPECS.iter().flat_map(setting_args))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for BackendFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut flags = BackendFlags::default();
+        flags.update_from_arg_matches(matches)?;
+        Ok(flags)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        if let Some(url) = matches.get_one::<String>(BASE_URL) {
+            self.base_url = Some(url.clone());
+        }
+        for spec in BackendSettings::SPECS {
+            let Some(value) = flag_value(spec, matches) else {
+                continue;
+            };
+            self.set.retain(|(name, _)| *name != spec.name);
+            self.set.push((spec.name, value));
+        }
+        Ok(())
+    }
+}
+
+/// What the flags of `spec` set in `matches`, if they set it.
+fn flag_value(spec: &SettingSpec, matches: &ArgMatches) -> Option<FlagValue> {
+    let name = spec.name;
+    match spec.kind {
+        SettingKind::Bool if matches.get_flag(&off_id(spec)) => Some(FlagValue::Bool(false)),
+        SettingKind::Bool => matches.get_one::<bool>(name).copied().map(FlagValue::Bool),
+        SettingKind::Count { .. } => matches.get_one::<u32>(name).copied().map(FlagValue::Count),
+        SettingKind::Integer => matches
+            .get_one::<i64>(name)
+            .copied()
+            .map(FlagValue::Integer),
+        SettingKind::Number { .. } | SettingKind::Seconds => {
+            matches.get_one::<f64>(name).copied().map(FlagValue::Number)
+        }
+        _ => matches
+            .get_one::<String>(name)
+            .cloned()
+            .map(FlagValue::Text),
+    }
 }
 
 impl BackendFlags {
     /// The settings these flags set (unset flags stay at their defaults, so
-    /// laying them over a table keeps its values).
+    /// laying them over a table keeps its values). A setting that cannot be
+    /// used is named as the flag that set it.
     pub(crate) fn settings(&self) -> anyhow::Result<BackendSettings> {
-        let extra_body = match &self.extra_body {
-            None => Default::default(),
-            Some(text) => {
-                match serde_json::from_str::<Value>(text).context("--extra-body is not JSON")? {
-                    Value::Object(map) => map,
-                    _ => anyhow::bail!("--extra-body must be a JSON object"),
-                }
-            }
-        };
-        let settings = BackendSettings {
-            output: self.output.unwrap_or_default(),
-            schema_on_tool_turns: off_or(self.no_schema_on_tool_turns, self.schema_on_tool_turns),
-            max_retries: self.max_retries,
-            max_output_tokens: self.max_output_tokens,
-            temperature: self.temperature,
-            seed: self.seed,
-            parallel_tool_calls: off_or(self.no_parallel_tool_calls, self.parallel_tool_calls),
-            extra_body,
-            prompt_cache: off_or(self.no_prompt_cache, self.prompt_cache),
-            cut_runaway: off_or(self.no_cut_runaway, self.cut_runaway),
-            read_text_calls: off_or(self.no_read_text_calls, self.read_text_calls),
-            connect_secs: self.connect_secs,
-            preflight_secs: self.preflight_secs,
-            first_byte_secs: self.first_byte_secs,
-            stream_idle_secs: self.stream_idle_secs,
-        };
+        let named =
+            |field: &str, reason: &str| anyhow::anyhow!("--{} {reason}", field.replace('_', "-"));
+        let settings = BackendSettings::from_flags(self.set.iter().cloned())
+            .map_err(|p| named(p.field(), p.reason()))?;
         match settings.problems().first() {
-            // Named as the flag that set it.
-            Some(problem) => anyhow::bail!(
-                "--{} {}",
-                problem.field().replace('_', "-"),
-                problem.reason()
-            ),
+            Some(problem) => Err(named(problem.field(), problem.reason())),
             None => Ok(settings),
         }
     }
@@ -152,87 +166,93 @@ impl BackendFlags {
 
     /// Whether any flag is set (they need a live backend).
     pub(crate) fn any(&self) -> bool {
-        self.output.is_some()
-            || self.schema_on_tool_turns.is_some()
-            || self.no_schema_on_tool_turns
-            || self.no_parallel_tool_calls
-            || self.no_prompt_cache
-            || self.no_cut_runaway
-            || self.no_read_text_calls
-            || self.read_text_calls.is_some()
-            || self.max_retries.is_some()
-            || self.max_output_tokens.is_some()
-            || self.temperature.is_some()
-            || self.seed.is_some()
-            || self.parallel_tool_calls.is_some()
-            || self.extra_body.is_some()
-            || self.prompt_cache.is_some()
-            || self.cut_runaway.is_some()
-            || self.connect_secs.is_some()
-            || self.preflight_secs.is_some()
-            || self.first_byte_secs.is_some()
-            || self.stream_idle_secs.is_some()
-            || self.base_url.is_some()
+        self.base_url.is_some() || !self.set.is_empty()
     }
-}
-
-/// A setting's `--X BOOL`, or false with its `--no-X`.
-fn off_or(off: bool, flag: Option<bool>) -> Option<bool> {
-    if off { Some(false) } else { flag }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// The flags as a command line of `args` gives them.
+    fn parsed(args: &[&str]) -> Result<BackendFlags, clap::Error> {
+        let cmd = BackendFlags::augment_args(Command::new("t"));
+        let matches = cmd.try_get_matches_from(std::iter::once("t").chain(args.iter().copied()))?;
+        BackendFlags::from_arg_matches(&matches)
+    }
 
     #[test]
     fn a_setting_that_cannot_be_used_is_named_as_its_flag() {
-        let refused = |flags: BackendFlags| flags.settings().err().map(|e| e.to_string());
-        let streamed = refused(BackendFlags {
-            extra_body: Some(r#"{"stream": false, "top_k": 2}"#.into()),
-            temperature: Some(7.0),
-            ..BackendFlags::default()
-        });
+        let refused = |args: &[&str]| {
+            parsed(args)
+                .map_err(|e| e.to_string())
+                .and_then(|f| f.settings().map_err(|e| e.to_string()))
+                .err()
+        };
         assert_eq!(
-            streamed.as_deref(),
+            refused(&["--extra-body", r#"{"stream": false, "top_k": 2}"#]).as_deref(),
             Some(
                 "--extra-body sets stream, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)"
             )
         );
-        let hot = refused(BackendFlags {
-            temperature: Some(7.0),
-            ..BackendFlags::default()
-        });
         assert_eq!(
-            hot.as_deref(),
+            refused(&["--temperature", "7"]).as_deref(),
             Some("--temperature must be between 0 and 2, not 7")
         );
-        let idle = refused(BackendFlags {
-            stream_idle_secs: Some(-1.0),
-            ..BackendFlags::default()
-        });
         assert_eq!(
-            idle.as_deref(),
+            refused(&["--temperature", "NaN"]).as_deref(),
+            Some("--temperature must be between 0 and 2, not NaN")
+        );
+        assert_eq!(
+            refused(&["--stream-idle-secs=-1"]).as_deref(),
             Some(
                 "--stream-idle-secs must be a number of seconds above 0 and at most 86400, not -1"
             )
         );
-        let fine = BackendFlags {
-            seed: Some(3),
-            no_prompt_cache: true,
-            ..BackendFlags::default()
-        };
-        let settings = fine.settings().ok();
+        assert_eq!(
+            refused(&["--extra-body", "[1]"]).as_deref(),
+            Some("--extra-body must be a JSON object")
+        );
+        let unknown = refused(&["--output", "grammar"]).unwrap_or_default();
+        assert!(
+            unknown.contains(
+                "unknown output strategy `grammar` (expected auto, native, tool or prompt)"
+            ),
+            "{unknown}"
+        );
+        let fine = parsed(&["--seed", "3", "--no-prompt-cache"]).ok();
+        let settings = fine.as_ref().and_then(|f| f.settings().ok());
         assert_eq!(settings.as_ref().and_then(|s| s.seed), Some(3));
         assert_eq!(settings.and_then(|s| s.prompt_cache), Some(false));
-        let uncut = BackendFlags {
-            no_cut_runaway: true,
-            no_parallel_tool_calls: true,
-            ..BackendFlags::default()
-        };
-        assert!(uncut.any());
-        let settings = uncut.settings().ok();
+        let uncut = parsed(&["--no-cut-runaway", "--no-parallel-tool-calls"]).ok();
+        assert!(uncut.as_ref().is_some_and(BackendFlags::any));
+        let settings = uncut.and_then(|f| f.settings().ok());
         assert_eq!(settings.as_ref().and_then(|s| s.cut_runaway), Some(false));
         assert_eq!(settings.and_then(|s| s.parallel_tool_calls), Some(false));
+        assert!(parsed(&["--no-prompt-cache", "--prompt-cache", "true"]).is_err());
+        assert!(
+            parsed(&["--max-output-tokens", "0"]).is_err(),
+            "clap's range"
+        );
+        assert!(!parsed(&[]).is_ok_and(|f| f.any()));
+    }
+
+    #[test]
+    fn every_declared_setting_is_a_flag_and_reads_back_as_set() {
+        for spec in BackendSettings::SPECS {
+            let value = match spec.kind {
+                SettingKind::Bool => "true",
+                SettingKind::Choice { names, .. } => names.last().copied().unwrap_or_default(),
+                SettingKind::JsonObject => r#"{"top_k": 1}"#,
+                _ => "1",
+            };
+            let flag = format!("--{}", spec.flag());
+            let settings = parsed(&[&flag, value])
+                .map_err(|e| e.to_string())
+                .and_then(|f| f.settings().map_err(|e| e.to_string()));
+            let settings = settings.unwrap_or_else(|e| panic!("{flag} {value}: {e}"));
+            assert_ne!(settings, BackendSettings::default(), "{flag} set nothing");
+        }
     }
 }

@@ -165,10 +165,8 @@ pub fn provider(
         options.record.is_none() && options.replay.is_none() && options.cache.is_none(),
         "wire::provider connects a bare provider: wrap it to record, replay or cache"
     );
-    let options = BackendOptions {
-        max_retries: 0,
-        ..options.clone()
-    };
+    let mut options = options.clone();
+    options.settings.max_retries = Some(0);
     connect_with_env(kind, "test-model", &options, &env_for(kind, server)).unwrap()
 }
 
@@ -342,11 +340,11 @@ pub fn search_agent(backend: Arc<dyn Backend>) -> tribunal_runtime::Agent {
 /// turns too (the stand-in servers run on localhost, where `auto` would
 /// pick the tool strategy for the OpenAI APIs).
 pub fn hosted() -> BackendOptions {
-    BackendOptions {
+    BackendOptions::from(tribunal_runtime::backend::BackendSettings {
         output: tribunal_runtime::OutputChoice::Native,
         schema_on_tool_turns: Some(true),
-        ..BackendOptions::default()
-    }
+        ..Default::default()
+    })
 }
 
 /// Fixed search results for the landmark question.

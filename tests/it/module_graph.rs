@@ -433,8 +433,9 @@ fn the_backend_imports_follow_its_layers() {
     const LAYERS: &[&[&str]] = &[
         // Vocabulary.
         &["timeouts", "delta", "kind", "prompt_cache", "scripted"],
-        &["options"],
+        &["setting_spec"],
         &["settings"],
+        &["options"],
         &["provider"],
         // Codecs: pure functions of a request and an answer.
         &["wire", "runaway"],

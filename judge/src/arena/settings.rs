@@ -38,7 +38,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use std::collections::HashMap;
 pub use tribunal_runtime::backend::settings::{
-    BackendSettings, RESERVED_BODY_FIELDS, SettingProblem, extra_body_problem, temperature_problem,
+    BackendSettings, RESERVED_BODY_FIELDS, SettingProblem,
 };
 
 /// `[backend]` as read: the settings without the values that cannot be
@@ -101,8 +101,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "arena.toml:6: backend.extra_body sets stream, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)",
                 "arena.toml:4: backend.temperature must be between 0 and 2, not 9",
+                "arena.toml:6: backend.extra_body sets stream, which the backend itself sends (reserved: model, messages, input, tools, tool_choice, stream)",
             ]
         );
         assert_eq!(kept.seed, Some(1));

@@ -422,11 +422,12 @@ impl RunPlan {
         env: &Environment,
     ) -> Result<Arc<dyn Backend>, PlanError> {
         let options = BackendOptions {
+            settings: arena.backend.clone(),
+            timeouts: None,
             base_url: url.map(str::to_string),
             record: self.record.as_ref().map(|dir| dir.join(cassette)),
             replay: self.replay.as_ref().map(|dir| dir.join(cassette)),
             cache: self.cache.clone(),
-            ..arena.backend.options()
         };
         connect_model(kind, model, &options, env)
     }
@@ -479,7 +480,7 @@ impl RunPlan {
         };
         let options = BackendOptions {
             base_url: self.base_url.clone(),
-            ..arena.backend.options()
+            ..BackendOptions::from(arena.backend.clone())
         };
         let service = connect_batch(*kind, model, &options, &|k| env.var(k))?;
         Ok(BatchSettings { service, poll })

@@ -356,10 +356,8 @@ fn backend_settings_load_into_the_arena() {
         serde_json::json!({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}})
     );
     assert_eq!(b.prompt_cache, Some(false));
-    let options = b.options();
-    assert_eq!(options.max_retries, 5);
-    assert_eq!(options.output, tribunal_runtime::OutputChoice::Native);
-    assert!(!options.prompt_cache);
+    assert_eq!(b.max_retries(), 5);
+    assert!(!b.prompt_cache());
 }
 
 /// The config hash holds every backend setting and the output plan, but not

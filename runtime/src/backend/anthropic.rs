@@ -183,7 +183,7 @@ impl Codec for AnthropicCodec {
             output_config,
         };
         let mut body = wire::encode_body(&body, config)?;
-        if config.prompt_cache {
+        if config.settings.prompt_cache() {
             prompt_cache::place_breakpoints(&mut body, &config.model, previous_end);
         }
         Ok(body)

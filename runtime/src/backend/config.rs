@@ -38,30 +38,27 @@ pub use super::provider::{
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
-pub use super::settings::{RESERVED_BODY_FIELDS, extra_body_problem};
+pub use super::settings::RESERVED_BODY_FIELDS;
 use super::{Backend, BackendError, BackendErrorKind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The cache file of `kind` under `config`: a digest of the backend, model,
-/// base URL, output plan and request settings (never the key), so answers
-/// of one configuration are never served to another. Not
-/// [`ProviderConfig::prompt_cache`]: prompt-cache breakpoints never change
-/// an answer (the `prompt_cache` module docs, "Cassette and cache keys"). But
-/// [`ProviderConfig::cut_runaway`]: a cut turn is another answer.
+/// base URL, output plan and the request settings declared `cached`
+/// ([`BackendSettings::cache_identity`](super::BackendSettings::cache_identity);
+/// never the key), so answers of one configuration are never served to
+/// another.
 fn cache_file_name(kind: BackendKind, config: &ProviderConfig) -> String {
     use sha2::{Digest, Sha256};
-    let identity = serde_json::json!({
+    let mut identity = serde_json::json!({
         "backend": kind.as_str(),
         "model": config.model,
         "base_url": config.base_url,
         "plan": config.plan,
-        "temperature": config.temperature,
-        "seed": config.seed,
-        "parallel_tool_calls": config.parallel_tool_calls,
-        "extra_body": config.extra_body,
-        "cut_runaway": config.cut_runaway,
     });
+    if let serde_json::Value::Object(map) = &mut identity {
+        map.extend(config.settings.cache_identity());
+    }
     let digest = Sha256::digest(crate::json::sorted_keys(&identity).to_string().as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("{}-{hex}.jsonl", kind.as_str())
@@ -93,8 +90,11 @@ pub fn connect_with_env(
 ) -> Result<Arc<dyn Backend>, BackendError> {
     // Before the replay too: a body no live connect would send is no
     // body to replay either.
-    if let Some(problem) = extra_body_problem(&options.extra_body) {
-        return Err(BackendError::new(BackendErrorKind::Config, problem));
+    if let Some(problem) = options.settings.problem_of("extra_body") {
+        return Err(BackendError::new(
+            BackendErrorKind::Config,
+            problem.to_string(),
+        ));
     }
     if options.replay.is_some() && options.cache.is_some() {
         return Err(BackendError::new(
@@ -116,7 +116,7 @@ pub fn connect_with_env(
             ));
         }
         let recorded = replay.output_plan().strategy;
-        if let Some(wanted) = options.output.fixed().filter(|w| *w != recorded) {
+        if let Some(wanted) = options.settings.output.fixed().filter(|w| *w != recorded) {
             return Err(BackendError::new(
                 BackendErrorKind::Config,
                 format!(
@@ -135,7 +135,7 @@ pub fn connect_with_env(
     let provider = live_provider(kind, config)?;
     layered(
         provider,
-        options.max_retries,
+        options.settings.max_retries(),
         cache_file,
         options.record.as_deref(),
     )
@@ -370,12 +370,18 @@ mod tests {
         assert!(!anthropic.read_text_calls);
         assert!(resolve_plan(chat, "http://127.0.0.1:18084/v1", &auto).read_text_calls);
         let off = BackendOptions {
-            read_text_calls: Some(false),
+            settings: crate::backend::BackendSettings {
+                read_text_calls: Some(false),
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         assert!(!resolve_plan(chat, "http://127.0.0.1:18084/v1", &off).read_text_calls);
         let on = BackendOptions {
-            read_text_calls: Some(true),
+            settings: crate::backend::BackendSettings {
+                read_text_calls: Some(true),
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         assert!(resolve_plan(chat, "https://api.openai.com/v1", &on).read_text_calls);
@@ -425,14 +431,20 @@ mod tests {
         assert_eq!(lookalike.strategy, OutputStrategy::Tool);
         // Native on a compatible server: no schema beside tools unless asked.
         let native = BackendOptions {
-            output: OutputChoice::Native,
+            settings: crate::backend::BackendSettings {
+                output: OutputChoice::Native,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let plan = resolve_plan(chat, "http://127.0.0.1:18084/v1", &native);
         assert_eq!(plan.strategy, OutputStrategy::Native);
         assert!(!plan.schema_on_tool_turns);
         let forced = BackendOptions {
-            schema_on_tool_turns: Some(true),
+            settings: crate::backend::BackendSettings {
+                schema_on_tool_turns: Some(true),
+                ..native.clone().settings
+            },
             ..native.clone()
         };
         assert!(resolve_plan(chat, "http://127.0.0.1:18084/v1", &forced).schema_on_tool_turns);
@@ -448,7 +460,10 @@ mod tests {
             }
         );
         let prompt = BackendOptions {
-            output: OutputChoice::Prompt,
+            settings: crate::backend::BackendSettings {
+                output: OutputChoice::Prompt,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         assert_eq!(
@@ -459,10 +474,12 @@ mod tests {
 
     #[test]
     fn settings_a_provider_cannot_take_are_config_errors() {
-        let with = |temperature, seed| BackendOptions {
-            temperature,
-            seed,
-            ..BackendOptions::default()
+        let with = |temperature, seed| {
+            BackendOptions::from(crate::backend::BackendSettings {
+                temperature,
+                seed,
+                ..Default::default()
+            })
         };
         assert!(check_options(BackendKind::OpenAiChat, &with(Some(1.5), Some(7))).is_ok());
         let hot = check_options(BackendKind::Anthropic, &with(Some(1.5), None)).unwrap_err();
@@ -479,6 +496,7 @@ mod tests {
         // `stream` would break reading the answer (every call streams).
         let mut streamed = with(None, None);
         streamed
+            .settings
             .extra_body
             .insert("stream".into(), serde_json::json!(false));
         let owned = check_options(BackendKind::OpenAiChat, &streamed).unwrap_err();
@@ -498,10 +516,13 @@ mod tests {
             "/../tests/cassettes/embed.qwen.jsonl"
         );
         let messages = BackendOptions {
-            extra_body: serde_json::json!({"messages": [], "top_k": 20})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
+            settings: crate::backend::BackendSettings {
+                extra_body: serde_json::json!({"messages": [], "top_k": 20})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let replayed = BackendOptions {
@@ -523,7 +544,7 @@ mod tests {
         }
         // The same body without the reserved field connects.
         let mut fine = messages.clone();
-        fine.extra_body.remove("messages");
+        fine.settings.extra_body.remove("messages");
         let chat = connect_with_env(BackendKind::OpenAiChat, "qwen", &fine, &env);
         assert_eq!(chat.is_ok(), built(BackendKind::OpenAiChat));
     }

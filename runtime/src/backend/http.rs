@@ -117,7 +117,7 @@ impl<C: Codec> Backend for HttpBackend<C> {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        if self.config.cut_runaway {
+        if self.config.settings.cut_runaway() {
             return self.complete_streaming(request, &ignore_delta);
         }
         Box::pin(async move {
@@ -145,7 +145,7 @@ impl<C: Codec> Backend for HttpBackend<C> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             let mut body = C::encode(request, &self.config)?;
-            let guard = self.config.cut_runaway.then(RunawayGuard::new);
+            let guard = self.config.settings.cut_runaway().then(RunawayGuard::new);
             let answer = if C::stream_body(&mut body) {
                 match self
                     .endpoint

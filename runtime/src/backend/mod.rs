@@ -44,6 +44,7 @@ pub mod replay;
 pub mod retry;
 pub mod runaway;
 pub mod scripted;
+pub mod setting_spec;
 pub mod settings;
 pub mod stream;
 pub mod timeouts;
@@ -67,6 +68,7 @@ pub use record::Recording;
 pub use replay::Replay;
 pub use retry::Retry;
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
+pub use setting_spec::{FlagValue, SettingSpec};
 pub use settings::{BackendSettings, SettingProblem};
 pub use timeouts::{Stage, Timeouts};
 

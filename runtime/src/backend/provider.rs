@@ -5,11 +5,10 @@
 
 use super::kind::BackendKind;
 use super::options::BackendOptions;
-use super::settings::extra_body_problem;
+use super::settings::BackendSettings;
 use super::timeouts::Timeouts;
 use super::{BackendError, BackendErrorKind};
 use crate::output::{OutputPlan, OutputStrategy};
-use serde_json::{Map, Value};
 
 /// Whether `base_url` is the provider's own hosted API (OpenAI, Azure
 /// OpenAI, Anthropic) rather than another server speaking its wire format.
@@ -83,11 +82,15 @@ pub fn base_url_from_env(kind: BackendKind, env: &dyn Fn(&str) -> Option<String>
 /// its calls into its text and the server may not parse them.
 pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions) -> OutputPlan {
     let native_everywhere = is_hosted(kind, base_url);
-    let strategy = options.output.fixed().unwrap_or(if native_everywhere {
-        OutputStrategy::Native
-    } else {
-        OutputStrategy::Tool
-    });
+    let strategy = options
+        .settings
+        .output
+        .fixed()
+        .unwrap_or(if native_everywhere {
+            OutputStrategy::Native
+        } else {
+            OutputStrategy::Tool
+        });
     let target = kind.provider().target;
     let mut plan = match strategy {
         OutputStrategy::Native => OutputPlan::native(target),
@@ -95,9 +98,15 @@ pub fn resolve_plan(kind: BackendKind, base_url: &str, options: &BackendOptions)
         OutputStrategy::Prompt => OutputPlan::prompt(),
     };
     if strategy == OutputStrategy::Native {
-        plan.schema_on_tool_turns = options.schema_on_tool_turns.unwrap_or(native_everywhere);
+        plan.schema_on_tool_turns = options
+            .settings
+            .schema_on_tool_turns
+            .unwrap_or(native_everywhere);
     }
-    plan.read_text_calls = options.read_text_calls.unwrap_or(!native_everywhere);
+    plan.read_text_calls = options
+        .settings
+        .read_text_calls
+        .unwrap_or(!native_everywhere);
     plan
 }
 
@@ -110,21 +119,12 @@ pub struct ProviderConfig {
     pub api_key: String,
     /// Base URL without the endpoint path (e.g. `https://api.openai.com/v1`).
     pub base_url: String,
-    /// How final answers are asked for (resolved from the options).
+    /// How final answers are asked for (resolved from the settings).
     pub plan: OutputPlan,
-    /// Sampling temperature, if set.
-    pub temperature: Option<f64>,
-    /// Sampling seed, if set.
-    pub seed: Option<i64>,
-    /// Parallel tool calls, if set.
-    pub parallel_tool_calls: Option<bool>,
-    /// Extra top-level body fields (see [`BackendOptions::extra_body`]).
-    pub extra_body: Map<String, Value>,
-    /// Prompt-cache breakpoints on (see [`BackendOptions::prompt_cache`]).
-    pub prompt_cache: bool,
-    /// Runaway turns cut (see [`BackendOptions::cut_runaway`]).
-    pub cut_runaway: bool,
-    /// Per-stage timeouts (see [`BackendOptions::timeouts`]).
+    /// The request settings, checked for this provider
+    /// ([`check_options`]).
+    pub settings: BackendSettings,
+    /// Per-stage timeouts ([`BackendOptions::timeouts`]).
     pub timeouts: Timeouts,
 }
 
@@ -135,12 +135,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("api_key", &"[redacted]")
             .field("base_url", &self.base_url)
             .field("plan", &self.plan)
-            .field("temperature", &self.temperature)
-            .field("seed", &self.seed)
-            .field("parallel_tool_calls", &self.parallel_tool_calls)
-            .field("extra_body", &self.extra_body)
-            .field("prompt_cache", &self.prompt_cache)
-            .field("cut_runaway", &self.cut_runaway)
+            .field("settings", &self.settings)
             .field("timeouts", &self.timeouts)
             .finish()
     }
@@ -203,13 +198,8 @@ impl ProviderConfig {
             api_key,
             plan: resolve_plan(kind, &base_url, options),
             base_url,
-            temperature: options.temperature,
-            seed: options.seed,
-            parallel_tool_calls: options.parallel_tool_calls,
-            extra_body: options.extra_body.clone(),
-            prompt_cache: options.prompt_cache,
-            cut_runaway: options.cut_runaway,
-            timeouts: options.timeouts,
+            settings: options.settings.clone(),
+            timeouts: options.timeouts(),
         })
     }
 }
@@ -217,10 +207,12 @@ impl ProviderConfig {
 /// Refuses settings `kind` cannot send, rather than dropping them: a
 /// temperature outside the provider's range (OpenAI 0–2, Anthropic 0–1), a
 /// seed on the Responses or Anthropic APIs, which have none, and an extra
-/// body that sets a field the backend sends itself ([`extra_body_problem`]).
+/// body that sets a field the backend sends itself
+/// ([`RESERVED_BODY_FIELDS`](super::settings::RESERVED_BODY_FIELDS)).
 pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), BackendError> {
     let bad = |m: String| Err(BackendError::new(BackendErrorKind::Config, m));
-    if let Some(t) = options.temperature {
+    let settings = &options.settings;
+    if let Some(t) = settings.temperature {
         let max = if kind == BackendKind::Anthropic {
             1.0
         } else {
@@ -232,13 +224,13 @@ pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), 
             ));
         }
     }
-    if options.seed.is_some() && kind != BackendKind::OpenAiChat {
+    if settings.seed.is_some() && kind != BackendKind::OpenAiChat {
         return bad(format!(
             "the {kind} API takes no seed (only openai-chat and compatible servers do)"
         ));
     }
-    if let Some(problem) = extra_body_problem(&options.extra_body) {
-        return bad(problem);
+    if let Some(problem) = settings.problem_of("extra_body") {
+        return bad(problem.to_string());
     }
     Ok(())
 }

@@ -26,10 +26,10 @@ pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
     let Value::Object(map) = body else {
         return;
     };
-    if let Some(t) = config.temperature {
+    if let Some(t) = config.settings.temperature {
         map.insert("temperature".to_string(), Value::from(t));
     }
-    if let Some(seed) = config.seed {
+    if let Some(seed) = config.settings.seed {
         map.insert("seed".to_string(), Value::from(seed));
     }
 }
@@ -63,7 +63,7 @@ pub(crate) fn offer<'a, T>(
             .map(|t| encode(t, strict_ready(&t.parameters)))
             .collect(),
         required: request.tool_choice == ToolChoice::Required,
-        parallel: config.parallel_tool_calls,
+        parallel: config.settings.parallel_tool_calls,
     })
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn encode_body<T: serde::Serialize>(
         )
     })?;
     apply_sampling(&mut body, config);
-    merge_extra(&mut body, &config.extra_body);
+    merge_extra(&mut body, &config.settings.extra_body);
     Ok(body)
 }
 

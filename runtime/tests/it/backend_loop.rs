@@ -79,7 +79,10 @@ async fn anthropic_tool_call_then_repair() {
 async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
     let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let options = BackendOptions {
-        output: OutputChoice::Prompt,
+        settings: tribunal_runtime::backend::BackendSettings {
+            output: OutputChoice::Prompt,
+            ..Default::default()
+        },
         ..BackendOptions::default()
     };
     let bodies = tool_then_repair(BackendKind::OpenAiChat, &options).await;
@@ -95,12 +98,15 @@ async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
 async fn schema_can_stay_off_tool_turns() {
     for kind in ALL {
         let options = BackendOptions {
-            output: OutputChoice::Native,
-            schema_on_tool_turns: Some(false),
-            extra_body: json!({"output_config": {"effort": "low"}, "temperature": 0})
-                .as_object()
-                .unwrap()
-                .clone(),
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Native,
+                schema_on_tool_turns: Some(false),
+                extra_body: json!({"output_config": {"effort": "low"}, "temperature": 0})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let bodies = tool_then_repair(kind, &options).await;
@@ -357,7 +363,10 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
         )
         .await;
         let options = BackendOptions {
-            output: OutputChoice::Tool,
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Tool,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let budget = tribunal_runtime::Budget {
@@ -583,7 +592,10 @@ async fn a_cut_answer_call_gets_the_repair_on_a_server_that_parses_the_history()
         )
         .await;
         let options = BackendOptions {
-            output: OutputChoice::Tool,
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Tool,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let run = eiffel_run(kind, &server, &options, Default::default()).await;

@@ -57,16 +57,25 @@ async fn research_run(kind: BackendKind, options: &BackendOptions, system: &str)
 fn strategies() -> [BackendOptions; 3] {
     [
         BackendOptions {
-            output: OutputChoice::Native,
-            schema_on_tool_turns: Some(true),
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Native,
+                schema_on_tool_turns: Some(true),
+                ..Default::default()
+            },
             ..BackendOptions::default()
         },
         BackendOptions {
-            output: OutputChoice::Tool,
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Tool,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         },
         BackendOptions {
-            output: OutputChoice::Prompt,
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Prompt,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         },
     ]
@@ -122,7 +131,12 @@ async fn consecutive_agent_requests_share_a_byte_identical_prefix_on_every_api()
         for options in strategies() {
             let bodies = research_run(kind, &options, &long_system()).await;
             for (n, pair) in bodies.windows(2).enumerate() {
-                let what = format!("{:?}, request {} then {}", options.output, n + 1, n + 2);
+                let what = format!(
+                    "{:?}, request {} then {}",
+                    options.settings.output,
+                    n + 1,
+                    n + 2
+                );
                 assert_prefix_kept(kind, &pair[0], &pair[1], &what);
             }
         }
@@ -181,7 +195,10 @@ async fn anthropic_requests_mark_the_stable_prefix_the_previous_end_and_the_late
 async fn no_marks_when_turned_off_or_below_the_minimum() {
     let kind = BackendKind::Anthropic;
     let off = BackendOptions {
-        prompt_cache: false,
+        settings: tribunal_runtime::backend::BackendSettings {
+            prompt_cache: Some(false),
+            ..strategies()[0].clone().settings
+        },
         ..strategies()[0].clone()
     };
     for body in research_run(kind, &off, &long_system()).await {

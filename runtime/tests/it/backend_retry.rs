@@ -24,7 +24,7 @@ fn request() -> ModelRequest {
 /// clock jumps to any pending timer while a real server is still answering.
 fn paused() -> BackendOptions {
     BackendOptions {
-        timeouts: tribunal_runtime::backend::Timeouts::unbounded(),
+        timeouts: Some(tribunal_runtime::backend::Timeouts::unbounded()),
         ..BackendOptions::default()
     }
 }
@@ -150,7 +150,10 @@ async fn connection_failures_are_retried_exactly_max_retries_times() {
         _ => None,
     };
     let options = BackendOptions {
-        max_retries: 0,
+        settings: tribunal_runtime::backend::BackendSettings {
+            max_retries: Some(0),
+            ..Default::default()
+        },
         ..BackendOptions::default()
     };
     let backend = connect_with_env(BackendKind::OpenAiChat, "m", &options, &env).unwrap();

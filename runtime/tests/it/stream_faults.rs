@@ -41,11 +41,14 @@ fn backend(kind: BackendKind, server: &FaultyServer, max_retries: u32) -> Arc<dy
         _ => None,
     };
     let options = BackendOptions {
-        // The answer as text on every API (a stand-in on localhost would
-        // get the tool strategy under `auto`).
-        output: OutputChoice::Native,
-        max_retries,
-        timeouts: timeouts(),
+        settings: tribunal_runtime::backend::BackendSettings {
+            // The answer as text on every API (a stand-in on localhost
+            // would get the tool strategy under `auto`).
+            output: OutputChoice::Native,
+            max_retries: Some(max_retries),
+            ..Default::default()
+        },
+        timeouts: Some(timeouts()),
         ..BackendOptions::default()
     };
     connect_with_env(kind, "test-model", &options, &env).unwrap()
@@ -290,7 +293,7 @@ async fn the_deadline_still_ends_a_stall_no_timeout_cuts() {
     let base = server.base_url(kind);
     let env = move |name: &str| (name == "OPENAI_BASE_URL").then(|| base.clone());
     let options = BackendOptions {
-        timeouts: Timeouts::unbounded(),
+        timeouts: Some(Timeouts::unbounded()),
         ..BackendOptions::default()
     };
     let backend = connect_with_env(kind, "test-model", &options, &env).unwrap();

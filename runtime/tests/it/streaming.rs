@@ -191,7 +191,10 @@ async fn streamed_equals_whole(kind: BackendKind) {
     let input = "Give me the landmark record of the Eiffel Tower.";
     // The plain run reads whole answers: runaway turns are not watched for.
     let unwatched = BackendOptions {
-        cut_runaway: false,
+        settings: tribunal_runtime::backend::BackendSettings {
+            cut_runaway: Some(false),
+            ..hosted().settings
+        },
         ..hosted()
     };
     let plain = search_agent(provider(kind, &whole, &unwatched))
@@ -295,7 +298,10 @@ async fn a_truncated_stream_is_truncated_like_a_whole_answer() {
 async fn under_the_tool_strategy_the_answer_streams_as_answer_tool_arguments() {
     let kind = BackendKind::OpenAiChat;
     let options = BackendOptions {
-        output: OutputChoice::Tool,
+        settings: tribunal_runtime::backend::BackendSettings {
+            output: OutputChoice::Tool,
+            ..Default::default()
+        },
         ..BackendOptions::default()
     };
     let answer = eiffel();
@@ -700,7 +706,10 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
         // truncated one.
         let server = model_server(kind, script()).await;
         let unwatched = BackendOptions {
-            cut_runaway: false,
+            settings: tribunal_runtime::backend::BackendSettings {
+                cut_runaway: Some(false),
+                ..hosted().settings
+            },
             ..hosted()
         };
         let (_, run) = stream_to_end(&search_agent(provider(kind, &server, &unwatched)), "q").await;
@@ -719,7 +728,10 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
 async fn an_answer_that_runs_away_twice_ends_the_run_as_runaway() {
     let kind = BackendKind::OpenAiChat;
     let options = BackendOptions {
-        output: OutputChoice::Tool,
+        settings: tribunal_runtime::backend::BackendSettings {
+            output: OutputChoice::Tool,
+            ..Default::default()
+        },
         ..BackendOptions::default()
     };
     let looping = json!({"name": "Eiffel Tower", "id": "1372-0137200005".repeat(60)});

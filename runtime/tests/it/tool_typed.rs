@@ -248,7 +248,10 @@ async fn each_backend_offers_a_typed_tool_strict_and_decodes_its_call() {
         )
         .await;
         let options = BackendOptions {
-            output: OutputChoice::Native,
+            settings: tribunal_runtime::backend::BackendSettings {
+                output: OutputChoice::Native,
+                ..Default::default()
+            },
             ..BackendOptions::default()
         };
         let backend =
