@@ -5,8 +5,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
-use std::sync::Arc;
-use tribunal_judge::{Arena, MockBackends, Report, ReportFormat, RunOptions, Silent, run_arena};
+use tribunal_judge::run::{Environment, RunPlan};
+use tribunal_judge::{Arena, Report, ReportFormat, RunOptions, Silent};
 
 fn mock_run(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
@@ -19,17 +19,15 @@ fn mock_run(c: &mut Criterion) {
     c.bench_function("structured_output_load", |b| {
         b.iter(|| Arena::load(&dir).unwrap())
     });
-    let arena = Arc::new(Arena::load(&dir).unwrap());
+    let arena = Arena::load(&dir).unwrap();
+    // The one way an arena runs: planned, prepared, its tools started.
+    let prepared = RunPlan::mock()
+        .prepare(&arena, &Environment::empty())
+        .unwrap();
+    let ready = rt.block_on(prepared.start_tools()).unwrap();
     c.bench_function("structured_output_run_and_report", |b| {
         b.iter(|| {
-            let result = rt
-                .block_on(run_arena(
-                    arena.clone(),
-                    Arc::new(MockBackends::default()),
-                    &options,
-                    &Silent,
-                ))
-                .unwrap();
+            let result = rt.block_on(ready.run(&options, &Silent)).unwrap();
             Report::from_rows(&arena.name, &result.rows).render(ReportFormat::Json)
         })
     });

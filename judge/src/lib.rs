@@ -7,10 +7,15 @@
 //!   optional mock script), optional `arena.toml` and `corpus.json`.
 //!   [`lint`] lists every problem with file:line; [`Arena::load`] refuses an
 //!   arena with any.
-//! - [`run_arena`] runs every item (× `repeat`) with bounded concurrency on
-//!   the backends a [`BackendFactory`] supplies, and appends one
-//!   [`ResultRow`] per finished run to a JSON Lines file, flushed at once —
-//!   so an interrupted run resumes where it stopped.
+//! - A [`RunPlan`](run::RunPlan) says what an arena runs on (the mock, a
+//!   live model, or backends of your own, a [`BackendFactory`]);
+//!   [`prepare`](run::RunPlan::prepare), then
+//!   [`start_tools`](run::PreparedRun::start_tools) (its `[[mcp]]` servers)
+//!   give the [`ReadyRun`](run::ReadyRun) that runs every item (× `repeat`)
+//!   with bounded concurrency, appending one [`ResultRow`] per finished run
+//!   to a JSON Lines file, flushed at once — so an interrupted run resumes
+//!   where it stopped. It is the one way to run an arena: `tribunal run`
+//!   takes it too.
 //! - A [`Report`] scores a set of rows (`report` holds the figures) and
 //!   renders it as JSON, Markdown, JUnit or a terminal table (the formats,
 //!   HTML and the pull-request comment included, are `report::format`).
@@ -19,8 +24,8 @@
 //!   as FAIL.
 //!
 //! ```
-//! use std::sync::Arc;
-//! use tribunal_judge::{run_arena, Arena, MockBackends, Report, RunOptions, Silent};
+//! use tribunal_judge::run::{Environment, RunPlan};
+//! use tribunal_judge::{Arena, Report, RunOptions, Silent};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -32,9 +37,11 @@
 //!        "mock": [{"json": {"n": 42}}]}"#.replace('\n', " "),
 //! )?;
 //! let arena = Arena::load(dir.path())?;
+//! let prepared = RunPlan::mock().prepare(&arena, &Environment::empty())?;
+//! prepared.preflight().await?;
+//! let ready = prepared.start_tools().await?;
 //! let options = RunOptions::new(dir.path().join("results.jsonl")).with_concurrency(8);
-//! let arena = Arc::new(arena);
-//! let result = run_arena(arena.clone(), Arc::new(MockBackends::default()), &options, &Silent).await?;
+//! let result = ready.run(&options, &Silent).await?;
 //! let report = Report::from_rows(&arena.name, &result.rows);
 //! assert!(report.mock);
 //! assert_eq!((report.summary.pass, report.summary.fail, report.summary.error), (1, 0, 0));
@@ -92,9 +99,7 @@ pub use report::summary::Summary;
 pub use rows::results::{ResultRow, RowOrigin, read_rows};
 pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
 pub use run::progress::{Progress, Silent};
-pub use run::{
-    JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult, run_arena, run_arena_into,
-};
+pub use run::{JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult};
 pub use score::checks::{Check, CheckKind, CheckResult, SequenceMode};
 pub use score::{Outcome, Scored};
 pub use shard::Shard;

@@ -25,10 +25,10 @@
 use crate::arena::Arena;
 use crate::error::JudgeError;
 use crate::report::Report;
-use crate::run::backends::{BackendFactory, MockBackends, SharedBackend};
+use crate::run::backends::SharedBackend;
 use crate::run::hash::canonical;
 use crate::run::progress::Silent;
-use crate::run::{RunOptions, run_arena};
+use crate::run::{Environment, RunOptions, RunPlan};
 use crate::verdict::StoredVerdict;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -58,28 +58,41 @@ pub const REDACTED_HASH: &str = "[hash]";
 const DURATION_KEYS: [&str; 4] = ["wall_ms", "duration_ms", "elapsed_ms", "finished_at_ms"];
 
 /// Runs the arena in `dir` from `source` and returns its snapshot value
-/// (redacted, keys sorted). Fails when the arena does not load (lint
-/// problems) or the cassette cannot be read. The rows stay in memory: no
-/// results file is written.
+/// (redacted, keys sorted), the way `tribunal run` runs it
+/// ([`RunPlan::prepare`], the mock checks, its `[[mcp]]` servers started
+/// with this process's variables). Fails when the arena does not load (lint
+/// problems), an item has no mock script to play, the cassette cannot be
+/// read or a server does not start. The rows stay in memory: no results
+/// file is written.
 pub async fn arena_snapshot(dir: &Path, source: &SnapshotSource) -> Result<Value, JudgeError> {
-    let arena = Arc::new(Arena::load(dir)?);
-    let backends: Arc<dyn BackendFactory> = match source {
-        SnapshotSource::Mock => Arc::new(MockBackends::default()),
-        SnapshotSource::Replay(cassette) => Arc::new(
-            SharedBackend::new(Arc::new(
-                Replay::from_file(cassette).map_err(|e| JudgeError::Usage(e.to_string()))?,
+    let usage = |e: &dyn std::fmt::Display| JudgeError::Usage(e.to_string());
+    let arena = Arena::load(dir)?;
+    let plan = match source {
+        SnapshotSource::Mock => RunPlan::mock(),
+        SnapshotSource::Replay(cassette) => {
+            let replay = Replay::from_file(cassette).map_err(|e| usage(&e))?;
+            RunPlan::mock().with_backends(Arc::new(
+                SharedBackend::new(Arc::new(replay)).replaying(true),
             ))
-            .replaying(true),
-        ),
+        }
     };
+    let prepared = plan
+        .prepare(&arena, &Environment::of_process())
+        .map_err(|e| usage(&e))?;
+    if let Some(problem) = prepared.mock_problems().first() {
+        return Err(JudgeError::Usage(format!(
+            "{}: {problem} (the snapshot plays each item's mock script)",
+            dir.display()
+        )));
+    }
+    prepared.preflight().await.map_err(|e| usage(&e))?;
+    let ready = prepared.start_tools().await.map_err(|e| usage(&e))?;
     let options = RunOptions::in_memory().with_concurrency(4).with_pricing(
         crate::pricing::Pricing::builtin()
             .clone()
             .overlaid(&arena.pricing),
     );
-    let rows = run_arena(arena.clone(), backends, &options, &Silent)
-        .await?
-        .rows;
+    let rows = ready.run(&options, &Silent).await?.rows;
     let report = Report::from_rows(&arena.name, &rows);
     let report = serde_json::to_value(&report).map_err(|e| JudgeError::Usage(e.to_string()))?;
     let mut verdicts = Map::new();

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tribunal_judge::{Arena, MockBackends, RunOptions, RunResult, Silent, run_arena};
+use tribunal_judge::run::{Environment, ReadyRun, RunPlan};
+use tribunal_judge::{
+    Arena, BackendFactory, JudgeError, MockBackends, RowSink, RunOptions, RunResult, Silent,
+};
 
 /// The repository's `arenas/` folder.
 pub fn arenas_dir() -> PathBuf {
@@ -38,13 +41,41 @@ pub async fn try_mock_run(
     arena: &Arena,
     options: &RunOptions,
 ) -> Result<RunResult, tribunal_judge::JudgeError> {
-    run_arena(
-        Arc::new(arena.clone()),
-        Arc::new(MockBackends::default()),
-        options,
-        &Silent,
-    )
-    .await
+    run_on(arena, Arc::new(MockBackends::default()), options).await
+}
+
+/// `arena` ready to run on `backends`, the way every run goes
+/// ([`RunPlan::with_backends`], prepared, its tools started).
+pub async fn ready_on(
+    arena: &Arena,
+    backends: Arc<dyn BackendFactory>,
+) -> Result<ReadyRun, JudgeError> {
+    let usage = |e: &dyn std::fmt::Display| JudgeError::Usage(e.to_string());
+    let prepared = RunPlan::mock()
+        .with_backends(backends)
+        .prepare(arena, &Environment::empty())
+        .map_err(|e| usage(&e))?;
+    prepared.start_tools().await.map_err(|e| usage(&e))
+}
+
+/// Runs `arena` on `backends` with `options`.
+pub async fn run_on(
+    arena: &Arena,
+    backends: Arc<dyn BackendFactory>,
+    options: &RunOptions,
+) -> Result<RunResult, JudgeError> {
+    ready_on(arena, backends).await?.run(options, &Silent).await
+}
+
+/// [`run_on`] with the rows going to `sink`.
+pub async fn run_on_into(
+    arena: &Arena,
+    backends: Arc<dyn BackendFactory>,
+    options: &RunOptions,
+    sink: &mut dyn RowSink,
+) -> Result<RunResult, JudgeError> {
+    let ready = ready_on(arena, backends).await?;
+    ready.run_into(options, &Silent, sink).await
 }
 
 /// A one-line item with a mock answer `answer` and checks `checks` (JSON text).

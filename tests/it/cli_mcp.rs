@@ -439,3 +439,18 @@ fn cassette_run(arena: &str, flag: &str, tapes: &Path, out: &Path) -> Vec<String
     .map(|s| s.to_string())
     .collect()
 }
+
+/// A user's `assert_arena_snapshot!` of an arena with `[[mcp]]` servers runs
+/// as `tribunal run` does: the servers start and their tools answer (it once
+/// ran the items without them, every call an unknown tool).
+#[test]
+fn a_snapshot_of_an_mcp_arena_runs_with_its_servers_tools() {
+    use tribunal::judge::snapshot::{SnapshotSource, arena_snapshot_blocking};
+    let dir = arena(&calc(r#"["add"]"#));
+    let value = arena_snapshot_blocking(dir.path(), &SnapshotSource::Mock);
+    let value = value.unwrap_or_else(|e| panic!("the snapshot did not run: {e}"));
+    let item = &value["report"]["items"][0];
+    assert_eq!(item["outcome"], "PASS", "{value:#}");
+    assert_eq!(item["tool_calls"][0]["name"], "add", "{value:#}");
+    assert_eq!(item["tool_calls"][0]["ok"], true, "{value:#}");
+}

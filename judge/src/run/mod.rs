@@ -91,7 +91,7 @@ pub struct CostStop {
 ///
 /// Fails only on infrastructure problems (results file, config mismatch on
 /// resume); every model or backend failure is an ERROR row.
-pub async fn run_arena(
+pub(crate) async fn run_arena(
     arena: Arc<Arena>,
     backends: Arc<dyn BackendFactory>,
     options: &RunOptions,
@@ -110,10 +110,10 @@ pub async fn run_arena(
 }
 
 /// [`run_arena`] with the rows going to `sink` as runs finish (an
-/// embedder's own store, a [`MemorySink`]). `options.out` is still where
+/// embedder's own store, a [`MemorySink`]: [`ReadyRun::run_into`]). `options.out` is still where
 /// rows kept from earlier runs are read ([`RunMode::Resume`]) and where a
 /// batch run keeps its journal; the sink should hold those same rows.
-pub async fn run_arena_into(
+pub(crate) async fn run_arena_into(
     arena: Arc<Arena>,
     backends: Arc<dyn BackendFactory>,
     options: &RunOptions,

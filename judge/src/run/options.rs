@@ -51,11 +51,11 @@ pub struct RunOptions {
     /// (FAIL or ERROR); runs already in flight finish and are kept, and
     /// `RunMode::Resume` runs the rest. Default: off.
     pub fail_fast: bool,
-    /// Send the model requests through the provider's batch API, one round
-    /// of batches per turn ([`crate::run::batch`]); `backends` then names the
-    /// run (its backend, model and output plan must be the batch API's) and
-    /// judges rubric checks. `None`: online.
-    pub batch: Option<BatchSettings>,
+    /// The provider's batch API the model requests go through, one round
+    /// of batches per turn ([`crate::run::batch`]); set only from the plan
+    /// ([`RunPlan::with_batch`](super::RunPlan::with_batch)), by the
+    /// [`ReadyRun`](super::ReadyRun) it made. `None`: online.
+    pub(crate) batch: Option<BatchSettings>,
     /// Every run's tool calls put to this approver under this policy,
     /// over the arena's `[approval]` (a person at a terminal, a UI). Its
     /// runs get their own config hash: decisions made live are not the
@@ -173,7 +173,7 @@ impl RunOptions {
     }
 
     /// Through the provider's batch API ([`crate::run::batch`]).
-    pub fn with_batch(mut self, batch: Option<BatchSettings>) -> Self {
+    pub(crate) fn with_batch(mut self, batch: Option<BatchSettings>) -> Self {
         self.batch = batch;
         self
     }

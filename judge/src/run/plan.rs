@@ -57,11 +57,16 @@ impl JudgeRoute {
 ///     .with_replay(Some("arenas/qa/cassettes".into()));
 /// assert!(!plan.is_mock());
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct RunPlan {
-    /// The live provider and model; `None`: the mock.
+    /// The live provider and model; `None`: the mock (or
+    /// [`backends`](Self::backends)).
     pub model: Option<(BackendKind, String)>,
+    /// Backends of the caller's own (a scripted agent, an in-house
+    /// gateway), instead of the mock or a connected model: the one way a
+    /// custom backend runs an arena ([`RunPlan::with_backends`]).
+    pub backends: Option<Arc<dyn BackendFactory>>,
     /// Who judges rubric checks.
     pub judge: JudgeRoute,
     /// The judge's model, over `model` in `[judge]`.
@@ -87,6 +92,28 @@ pub struct RunPlan {
     /// Batch mode: the model requests go through the provider's batch API,
     /// polled this often. `None`: one request at a time.
     pub batch_poll: Option<Duration>,
+}
+
+impl std::fmt::Debug for RunPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunPlan")
+            .field("model", &self.model)
+            .field(
+                "backends",
+                &self.backends.as_ref().map(|b| (b.name(), b.model())),
+            )
+            .field("judge", &self.judge)
+            .field("judge_model", &self.judge_model)
+            .field("record", &self.record)
+            .field("replay", &self.replay)
+            .field("cache", &self.cache)
+            .field("base_url", &self.base_url)
+            .field("judge_base_url", &self.judge_base_url)
+            .field("mock_latency", &self.mock_latency)
+            .field("overrides", &self.overrides)
+            .field("batch_poll", &self.batch_poll)
+            .finish()
+    }
 }
 
 /// What a run changes of the arena as loaded — the items it runs and the
@@ -192,6 +219,13 @@ pub enum PlanError {
     /// A batch API on the mock.
     #[error("a batch run needs a live backend")]
     BatchOnMock,
+    /// Backends of the caller's own ([`RunPlan::with_backends`]) with a
+    /// model to connect, cassettes, a cache or batch mode, which only
+    /// connected backends have.
+    #[error(
+        "a plan with backends of its own connects nothing: it takes no model, cassettes, cache or batch API"
+    )]
+    OwnBackends,
     /// [`Overrides::items`] names an item the arena does not have.
     #[error("the arena has no item {id:?} (its {count} item(s) start {})", first.join(", "))]
     UnknownItem {
@@ -228,6 +262,15 @@ impl RunPlan {
             model: Some((kind, model.into())),
             ..RunPlan::default()
         }
+    }
+
+    /// The arena runs on `backends` (the caller's own), not on the mock or
+    /// a connected model; their judge grades rubric checks. Cassettes, the
+    /// cache and base URLs are then the caller's business: a plan with
+    /// backends of its own and any of them is refused when prepared.
+    pub fn with_backends(mut self, backends: Arc<dyn BackendFactory>) -> Self {
+        self.backends = Some(backends);
+        self
     }
 
     /// Who judges rubric checks.
@@ -292,7 +335,10 @@ impl RunPlan {
 
     /// Whether the agent's model is the mock.
     pub fn is_mock(&self) -> bool {
-        self.model.is_none()
+        match &self.backends {
+            Some(backends) => backends.is_mock(),
+            None => self.model.is_none(),
+        }
     }
 
     /// Everything a run of `loaded` under this plan needs, assembled once:
@@ -348,6 +394,17 @@ impl RunPlan {
         arena: &Arena,
         env: &Environment,
     ) -> Result<Arc<dyn BackendFactory>, PlanError> {
+        if let Some(backends) = &self.backends {
+            if self.model.is_some()
+                || self.record.is_some()
+                || self.replay.is_some()
+                || self.cache.is_some()
+                || self.batch_poll.is_some()
+            {
+                return Err(PlanError::OwnBackends);
+            }
+            return Ok(backends.clone());
+        }
         let mock = MockBackends {
             latency: self.mock_latency,
         };

@@ -11,7 +11,8 @@ use crate::run::backends::BackendFactory;
 use crate::run::batch::BatchSettings;
 use crate::run::environment::Environment;
 use crate::run::progress::Progress;
-use crate::run::{RunOptions, RunResult, run_arena};
+use crate::run::sink::RowSink;
+use crate::run::{RunOptions, RunResult, run_arena, run_arena_into};
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -175,8 +176,8 @@ impl ReadyRun {
         Ok(super::terms::terms(&self.arena, self.backends.as_ref(), &options)?.hash)
     }
 
-    /// `options` in this run's batch mode: the plan's batch API over any
-    /// `options.batch` (a copy only then).
+    /// `options` in this run's batch mode: the plan's batch API (a copy
+    /// only then).
     fn with_batch<'o>(&self, options: &'o RunOptions) -> Cow<'o, RunOptions> {
         match &self.batch {
             Some(batch) => Cow::Owned(options.clone().with_batch(Some(batch.clone()))),
@@ -184,8 +185,8 @@ impl ReadyRun {
         }
     }
 
-    /// Runs every item ([`run_arena`]) with `options`; in batch mode
-    /// through the plan's batch API (over any `options.batch`).
+    /// Runs every item with `options`; in batch mode through the plan's
+    /// batch API.
     pub async fn run(
         &self,
         options: &RunOptions,
@@ -197,6 +198,28 @@ impl ReadyRun {
             self.backends.clone(),
             &options,
             progress,
+        )
+        .await
+    }
+
+    /// [`run`](Self::run) with the rows going to `sink` as runs finish (an
+    /// embedder's own store, a [`MemorySink`](crate::MemorySink)).
+    /// `options.out` is still where rows kept from earlier runs are read
+    /// ([`RunMode::Resume`](crate::RunMode::Resume)) and where a batch run
+    /// keeps its journal; the sink should hold those same rows.
+    pub async fn run_into(
+        &self,
+        options: &RunOptions,
+        progress: &dyn Progress,
+        sink: &mut dyn RowSink,
+    ) -> Result<RunResult, JudgeError> {
+        let options = self.with_batch(options);
+        run_arena_into(
+            self.arena.clone(),
+            self.backends.clone(),
+            &options,
+            progress,
+            sink,
         )
         .await
     }

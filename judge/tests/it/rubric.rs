@@ -5,10 +5,10 @@
 use serde_json::json;
 use std::sync::Arc;
 use tribunal_judge::pricing::Pricing;
-use tribunal_judge::{Arena, Outcome, Report, SharedBackend, lint_for_mock, run_arena};
+use tribunal_judge::{Arena, Outcome, Report, SharedBackend, lint_for_mock};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_testkit::arenas::{arena_dir, mock_run, options};
+use tribunal_testkit::arenas::{arena_dir, mock_run, options, run_on};
 
 /// A judge turn answering `verdict` with `reason`.
 fn verdict_turn(verdict: &str, reason: &str) -> serde_json::Value {
@@ -152,14 +152,7 @@ async fn the_judges_usage_and_cost_are_in_the_row_and_the_report() {
     .with_model("gpt-4.1");
     let backends = SharedBackend::new(Arc::new(agent)).with_judge(Arc::new(judge), false);
     let opts = options(&dir.path().join("r.jsonl"));
-    let result = run_arena(
-        Arc::new(arena),
-        Arc::new(backends),
-        &opts,
-        &tribunal_judge::Silent,
-    )
-    .await
-    .unwrap();
+    let result = run_on(&arena, Arc::new(backends), &opts).await.unwrap();
     let row = &result.rows[0];
     assert_eq!(row.outcome, Outcome::Pass, "{:?}", row.checks);
     let judge = row.judge.as_ref().unwrap();
@@ -338,14 +331,8 @@ async fn the_judges_time_is_its_own_beside_the_agents() {
     let backends = tribunal_judge::MockBackends {
         latency: std::time::Duration::from_millis(50),
     };
-    let result = run_arena(
-        Arc::new(arena),
-        Arc::new(backends),
-        &options(&dir.path().join("r.jsonl")),
-        &tribunal_judge::Silent,
-    )
-    .await
-    .unwrap();
+    let opts = options(&dir.path().join("r.jsonl"));
+    let result = run_on(&arena, Arc::new(backends), &opts).await.unwrap();
     let row = &result.rows[0];
     assert_eq!(row.outcome, Outcome::Pass);
     assert_eq!(row.wall_ms, 50.0);

@@ -6,11 +6,11 @@ use std::time::Duration;
 use tribunal_judge::run::{Environment, JudgeRoute, Overrides, PlanError, RunPlan};
 use tribunal_judge::{
     Arena, JudgeError, MemorySink, MockBackends, Outcome, ResultRow, RowOrigin, RowSink, RunMode,
-    RunOptions, Scored, Silent, run_arena, run_arena_into,
+    RunOptions, Scored,
 };
 use tribunal_runtime::backend::{BackendKind, BackendSettings};
 use tribunal_runtime::{ErrorCode, OnRepeat, RunReport};
-use tribunal_testkit::arenas::{arena_dir, arenas_dir, item};
+use tribunal_testkit::arenas::{arena_dir, arenas_dir, item, run_on, run_on_into};
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
 
@@ -46,7 +46,7 @@ async fn rows_go_to_the_sink_given_and_no_file_is_written() {
     let mut sink = Recorder::default();
     let options = RunOptions::default().with_concurrency(1);
     let backends = Arc::new(MockBackends::default());
-    let result = run_arena_into(arena, backends, &options, &Silent, &mut sink)
+    let result = run_on_into(&arena, backends, &options, &mut sink)
         .await
         .unwrap();
     // One write per finished run here (one in flight), each row once.
@@ -68,18 +68,13 @@ async fn a_retried_error_replaces_its_row_in_the_sink() {
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
     let out = dir.path().join("r.jsonl");
     let backends = Arc::new(MockBackends::default());
-    let first = run_arena(
-        arena.clone(),
-        backends.clone(),
-        &RunOptions::new(&out),
-        &Silent,
-    )
-    .await
-    .unwrap();
+    let first = run_on(&arena, backends.clone(), &RunOptions::new(&out))
+        .await
+        .unwrap();
     assert_eq!(first.rows.len(), 2);
     let mut sink = Recorder::default();
     let retry = RunOptions::new(&out).with_mode(RunMode::RetryErrors);
-    run_arena_into(arena, backends, &retry, &Silent, &mut sink)
+    run_on_into(&arena, backends, &retry, &mut sink)
         .await
         .unwrap();
     assert_eq!(sink.appends, [vec!["broken"]]);
@@ -97,11 +92,10 @@ async fn a_memory_sink_keeps_what_an_in_memory_run_returns() {
     )]);
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
     let mut sink = MemorySink::new();
-    let result = run_arena_into(
-        arena,
+    let result = run_on_into(
+        &arena,
         Arc::new(MockBackends::default()),
         &RunOptions::in_memory(),
-        &Silent,
         &mut sink,
     )
     .await
@@ -231,5 +225,32 @@ fn prepare_changes_a_copy_of_the_arena_never_the_loaded_one() {
             assert_eq!(first.len(), ids.len().min(5));
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// Backends of the caller's own enter through the plan, which then
+/// connects nothing: a model, cassettes, a cache or a batch API beside
+/// them is refused, not silently dropped.
+#[test]
+fn a_plan_with_its_own_backends_refuses_what_only_connected_backends_have() {
+    let dir = arena_dir(&[(
+        "dataset.jsonl",
+        &item("a", CHECKS, r#"[{"json": {"n": 1}}]"#),
+    )]);
+    let arena = Arena::load(dir.path()).unwrap();
+    let own = || RunPlan::mock().with_backends(Arc::new(MockBackends::default()));
+    let env = Environment::empty();
+    assert!(own().prepare(&arena, &env).is_ok());
+    for plan in [
+        own().with_replay(Some(dir.path().into())),
+        own().with_record(Some(dir.path().into())),
+        own().with_cache(Some(dir.path().into())),
+        own().with_batch(Some(std::time::Duration::from_secs(1))),
+    ] {
+        let refused = plan.prepare(&arena, &env).err();
+        assert!(
+            matches!(refused, Some(PlanError::OwnBackends)),
+            "{refused:?}"
+        );
     }
 }

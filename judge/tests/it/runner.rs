@@ -5,13 +5,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tribunal_judge::rows::results::merge_files;
-use tribunal_judge::{
-    Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, Silent, read_rows, run_arena,
-};
+use tribunal_judge::{Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, read_rows};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_testkit::arenas::{
-    arena_dir, item, mock_run, options, structured_output, try_mock_run,
+    arena_dir, item, mock_run, options, run_on, structured_output, try_mock_run,
 };
 
 const CHECKS: &str = r#"[{"type": "json_path_equals", "path": "n", "value": 1}]"#;
@@ -483,11 +481,10 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
     let out = dir.path().join("r.jsonl");
     let backend = Arc::new(ScriptedBackend::from_turns([]).with_model("gpt-9-preview"));
-    let err = run_arena(
-        arena.clone(),
+    let err = run_on(
+        &arena,
         Arc::new(SharedBackend::new(backend.clone())),
         &options(&out),
-        &Silent,
     )
     .await
     .expect_err("unpriced");
@@ -500,7 +497,7 @@ async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     // On a local server the same model costs 0, so the budget holds.
     let local = SharedBackend::new(backend).on_custom_endpoint(true);
     assert!(
-        run_arena(arena, Arc::new(local), &options(&out), &Silent)
+        run_on(&arena, Arc::new(local), &options(&out))
             .await
             .is_ok()
     );
@@ -562,7 +559,7 @@ async fn dropping_the_run_cancels_every_run_in_flight() {
     opts.concurrency = 3;
     let cut = tokio::time::timeout(
         Duration::from_secs(1),
-        run_arena(arena, Arc::new(backends), &opts, &Silent),
+        run_on(&arena, Arc::new(backends), &opts),
     )
     .await;
     assert!(cut.is_err(), "the timeout dropped the run");
