@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tribunal::judge::run::PreparedRun;
 use tribunal::judge::run::shard_env::ChosenShard;
-use tribunal::judge::run::{JudgeRoute, Overrides, PlanError, RunPlan};
+use tribunal::judge::run::{JudgeRoute, PlanError, RunPlan};
 use tribunal::judge::{Arena, JudgeError, RunMode};
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
@@ -335,14 +335,12 @@ impl RunArgs {
             );
         }
         let batch = self.batch_poll(&plan)?;
-        let overrides = Overrides::default()
+        Ok(plan
             .with_items(self.items.clone())
             .with_limit(self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
             .with_deadline(self.deadline_secs)
             .with_on_repeat(self.on_repeat.map(OnRepeat::from))
-            .with_backend(self.backend_flags.settings()?);
-        Ok(plan
-            .with_overrides(overrides)
+            .with_backend(self.backend_flags.settings()?)
             .with_batch(batch)
             .with_judge(judge)
             .with_judge_model(self.judge_model.clone())
@@ -357,7 +355,7 @@ impl RunArgs {
 
 impl RunArgs {
     /// The arena as loaded (`None` when it has lint problems, printed
-    /// here); what the flags change of it is the plan's ([`Overrides`]).
+    /// here); what the flags change of it is the plan's.
     pub(super) fn arena(&self) -> anyhow::Result<Option<Arena>> {
         super::folder::require_folder(&self.arena, "the arena folder")?;
         let arena = match Arena::load(&self.arena) {

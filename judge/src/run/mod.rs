@@ -28,7 +28,7 @@ mod terms;
 
 pub use environment::Environment;
 pub use options::{RunApproval, RunMode, RunOptions};
-pub use plan::{JudgeRoute, Overrides, PlanError, RunPlan, connect_model};
+pub use plan::{JudgeRoute, PlanError, RunPlan, connect_model};
 pub use prepared::{PreparedRun, ReadyRun};
 pub use sink::{JsonlSink, MemorySink, RowSink};
 

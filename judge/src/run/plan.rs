@@ -1,6 +1,7 @@
 //! [`RunPlan`]: what an arena runs on — the mock or a live model, the
 //! rubric checks' judge, cassettes, the rerun cache, the base URL, batch
-//! mode — and what it changes of the arena as loaded ([`Overrides`]).
+//! mode — and what it changes of the arena as loaded (items, deadline,
+//! repeat policy, backend settings), laid over it by one overlay.
 //! [`RunPlan::prepare`] turns a plan and a loaded arena into a
 //! [`PreparedRun`](super::PreparedRun), the way `tribunal run` does, so
 //! that an embedder runs an arena as the CLI does.
@@ -87,8 +88,19 @@ pub struct RunPlan {
     pub judge_base_url: Option<String>,
     /// Mock mode: the scripted model waits this long per turn.
     pub mock_latency: Duration,
-    /// What the run changes of the arena as loaded.
-    pub overrides: Overrides,
+    /// Only these item ids (all when empty); an id the arena lacks is
+    /// [`PlanError::UnknownItem`]. Item ids are not in the config hash: a
+    /// smaller run's rows compare and resume with a whole run's.
+    pub items: Vec<String>,
+    /// Only the first N items (after [`items`](Self::items)), in dataset order.
+    pub limit: Option<usize>,
+    /// Each run's deadline, over `[budget]`'s.
+    pub deadline: Option<Duration>,
+    /// The repeated-call policy, over `[budget]`'s.
+    pub on_repeat: Option<OnRepeat>,
+    /// Backend settings laid over `[backend]`'s
+    /// ([`BackendSettings::overlaid`]).
+    pub backend: BackendSettings,
     /// Batch mode: the model requests go through the provider's batch API,
     /// polled this often. `None`: one request at a time.
     pub batch_poll: Option<Duration>,
@@ -110,92 +122,13 @@ impl std::fmt::Debug for RunPlan {
             .field("base_url", &self.base_url)
             .field("judge_base_url", &self.judge_base_url)
             .field("mock_latency", &self.mock_latency)
-            .field("overrides", &self.overrides)
+            .field("items", &self.items)
+            .field("limit", &self.limit)
+            .field("deadline", &self.deadline)
+            .field("on_repeat", &self.on_repeat)
+            .field("backend", &self.backend)
             .field("batch_poll", &self.batch_poll)
             .finish()
-    }
-}
-
-/// What a run changes of the arena as loaded — the items it runs and the
-/// settings `tribunal run`'s flags lay over `arena.toml` (those enter the
-/// config hash). The loaded [`Arena`] itself is never changed.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct Overrides {
-    /// Only these item ids (all when empty); an id the arena lacks is
-    /// [`PlanError::UnknownItem`]. Item ids are not in the config hash: a
-    /// smaller run's rows compare and resume with a whole run's.
-    pub items: Vec<String>,
-    /// Only the first N items (after [`items`](Self::items)), in dataset order.
-    pub limit: Option<usize>,
-    /// Each run's deadline, over `[budget]`'s.
-    pub deadline: Option<Duration>,
-    /// The repeated-call policy, over `[budget]`'s.
-    pub on_repeat: Option<OnRepeat>,
-    /// Backend settings laid over `[backend]`'s
-    /// ([`BackendSettings::overlaid`]).
-    pub backend: BackendSettings,
-}
-
-impl Overrides {
-    /// Only these item ids.
-    pub fn with_items(mut self, ids: Vec<String>) -> Self {
-        self.items = ids;
-        self
-    }
-
-    /// Only the first `n` items.
-    pub fn with_limit(mut self, n: Option<usize>) -> Self {
-        self.limit = n;
-        self
-    }
-
-    /// Each run's deadline.
-    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
-        self.deadline = deadline;
-        self
-    }
-
-    /// The repeated-call policy.
-    pub fn with_on_repeat(mut self, policy: Option<OnRepeat>) -> Self {
-        self.on_repeat = policy;
-        self
-    }
-
-    /// Backend settings over `[backend]`'s.
-    pub fn with_backend(mut self, settings: BackendSettings) -> Self {
-        self.backend = settings;
-        self
-    }
-
-    /// `loaded` as these overrides change it: a new value.
-    fn apply(&self, loaded: &Arena) -> Result<Arena, PlanError> {
-        if let Some(id) = self
-            .items
-            .iter()
-            .find(|id| !loaded.items.iter().any(|i| &i.id == *id))
-        {
-            return Err(PlanError::UnknownItem {
-                id: id.clone(),
-                count: loaded.items.len(),
-                first: loaded.items.iter().take(5).map(|i| i.id.clone()).collect(),
-            });
-        }
-        let mut arena = loaded.clone();
-        if !self.items.is_empty() {
-            arena.items.retain(|i| self.items.contains(&i.id));
-        }
-        if let Some(n) = self.limit {
-            arena.items.truncate(n);
-        }
-        if let Some(deadline) = self.deadline {
-            arena.budget.deadline = Some(deadline);
-        }
-        if let Some(policy) = self.on_repeat {
-            arena.budget.on_repeat = policy;
-        }
-        arena.backend = arena.backend.overlaid(&self.backend);
-        Ok(arena)
     }
 }
 
@@ -226,7 +159,7 @@ pub enum PlanError {
         "a plan with backends of its own connects nothing: it takes no model, cassettes, cache or batch API"
     )]
     OwnBackends,
-    /// [`Overrides::items`] names an item the arena does not have.
+    /// [`RunPlan::items`] names an item the arena does not have.
     #[error("the arena has no item {id:?} (its {count} item(s) start {})", first.join(", "))]
     UnknownItem {
         /// The id.
@@ -321,9 +254,33 @@ impl RunPlan {
         self
     }
 
-    /// What the run changes of the arena as loaded.
-    pub fn with_overrides(mut self, overrides: Overrides) -> Self {
-        self.overrides = overrides;
+    /// Only these item ids.
+    pub fn with_items(mut self, ids: Vec<String>) -> Self {
+        self.items = ids;
+        self
+    }
+
+    /// Only the first `n` items.
+    pub fn with_limit(mut self, n: Option<usize>) -> Self {
+        self.limit = n;
+        self
+    }
+
+    /// Each run's deadline, over `[budget]`'s.
+    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The repeated-call policy, over `[budget]`'s.
+    pub fn with_on_repeat(mut self, policy: Option<OnRepeat>) -> Self {
+        self.on_repeat = policy;
+        self
+    }
+
+    /// Backend settings over `[backend]`'s.
+    pub fn with_backend(mut self, settings: BackendSettings) -> Self {
+        self.backend = settings;
         self
     }
 
@@ -342,14 +299,14 @@ impl RunPlan {
     }
 
     /// Everything a run of `loaded` under this plan needs, assembled once:
-    /// the arena as the [`Overrides`] and the judge route change it (a new
+    /// the arena as the plan's items and settings and its judge route change it (a new
     /// value; `loaded` is not changed), the backends (the mock, the mock
     /// with a live judge, or a live model recording or replaying, with its
     /// judge), the batch API, and where the `[[mcp]]` tools come from.
     /// Keys and base URLs are read from `env`, nowhere else. Creates the
     /// folder of a recording; sends nothing.
     pub fn prepare(&self, loaded: &Arena, env: &Environment) -> Result<PreparedRun, PlanError> {
-        let mut arena = self.overrides.apply(loaded)?;
+        let mut arena = self.arena_of(loaded)?;
         self.apply_judge(&mut arena);
         let backends = self.backends(&arena, env)?;
         let batch = match self.batch_poll {
@@ -366,6 +323,38 @@ impl RunPlan {
             env.clone(),
             live_judge_on_mock,
         ))
+    }
+
+    /// `loaded` with what the plan changes of it laid over (its items,
+    /// then `[budget]`'s deadline and repeat policy, then `[backend]`): a
+    /// new value, the one overlay of a run's settings on its arena's.
+    fn arena_of(&self, loaded: &Arena) -> Result<Arena, PlanError> {
+        if let Some(id) = self
+            .items
+            .iter()
+            .find(|id| !loaded.items.iter().any(|i| &i.id == *id))
+        {
+            return Err(PlanError::UnknownItem {
+                id: id.clone(),
+                count: loaded.items.len(),
+                first: loaded.items.iter().take(5).map(|i| i.id.clone()).collect(),
+            });
+        }
+        let mut arena = loaded.clone();
+        if !self.items.is_empty() {
+            arena.items.retain(|i| self.items.contains(&i.id));
+        }
+        if let Some(n) = self.limit {
+            arena.items.truncate(n);
+        }
+        if let Some(deadline) = self.deadline {
+            arena.budget.deadline = Some(deadline);
+        }
+        if let Some(policy) = self.on_repeat {
+            arena.budget.on_repeat = policy;
+        }
+        arena.backend = arena.backend.overlaid(&self.backend);
+        Ok(arena)
     }
 
     /// Lays the plan's judge over `arena`'s `[judge]` (which is part of the

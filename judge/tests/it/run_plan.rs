@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_judge::run::{Environment, JudgeRoute, Overrides, PlanError, RunPlan};
+use tribunal_judge::run::{Environment, JudgeRoute, PlanError, RunPlan};
 use tribunal_judge::{
     Arena, JudgeError, MemorySink, MockBackends, Outcome, ResultRow, RowOrigin, RowSink, RunMode,
     RunOptions, Scored,
@@ -194,7 +194,7 @@ fn prepare_changes_a_copy_of_the_arena_never_the_loaded_one() {
     let loaded = Arena::load(&arenas_dir().join("structured_output")).unwrap();
     let before = format!("{loaded:?}");
     let ids: Vec<String> = loaded.items.iter().map(|i| i.id.clone()).collect();
-    let overrides = Overrides::default()
+    let prepared = RunPlan::mock()
         .with_items(vec![ids[2].clone(), ids[0].clone(), ids[1].clone()])
         .with_limit(Some(2))
         .with_deadline(Some(Duration::from_secs(7)))
@@ -202,9 +202,7 @@ fn prepare_changes_a_copy_of_the_arena_never_the_loaded_one() {
         .with_backend(BackendSettings {
             temperature: Some(0.25),
             ..BackendSettings::default()
-        });
-    let prepared = RunPlan::mock()
-        .with_overrides(overrides)
+        })
         .prepare(&loaded, &env)
         .unwrap();
     let arena = prepared.arena();
@@ -217,7 +215,7 @@ fn prepare_changes_a_copy_of_the_arena_never_the_loaded_one() {
     assert_eq!(format!("{loaded:?}"), before, "the loaded arena changed");
     // An id the arena lacks is named, with the ids it has.
     let unknown = RunPlan::mock()
-        .with_overrides(Overrides::default().with_items(vec!["atlantis".into()]))
+        .with_items(vec!["atlantis".into()])
         .prepare(&loaded, &env);
     match unknown {
         Err(PlanError::UnknownItem { id, count, first }) => {
