@@ -7,8 +7,9 @@
 use super::heading;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use tribunal::runtime::backend::setting_spec::{SettingGroup, SettingKind};
-use tribunal::runtime::backend::{BackendSettings, FlagValue, SettingSpec};
+use tribunal::runtime::backend::{
+    BackendSettings, FlagValue, SettingGroup, SettingKind, SettingSpec,
+};
 
 /// `--base-url`'s id.
 const BASE_URL: &str = "base_url";

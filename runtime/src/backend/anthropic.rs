@@ -21,11 +21,10 @@ use crate::conversation::{Message, ModelTurn, StopReason, ToolCall, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub use super::codec::ANTHROPIC_VERSION;
 /// `max_tokens` when the request sets none and a JSON answer is asked for.
-pub const STRUCTURED_MAX_TOKENS: u32 = 8192;
+pub(super) const STRUCTURED_MAX_TOKENS: u32 = 8192;
 /// `max_tokens` when the request sets none and free text is asked for.
-pub const TEXT_MAX_TOKENS: u32 = 4096;
+pub(super) const TEXT_MAX_TOKENS: u32 = 4096;
 
 /// The Messages wire format (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, Default)]

@@ -8,7 +8,7 @@
 //! decides. Encoding and decoding can therefore be snapshotted, unit-tested
 //! and fuzzed without a server.
 
-pub use super::kind::{ANTHROPIC_VERSION, Auth, Provider};
+pub(crate) use super::kind::Provider;
 use super::provider::ProviderConfig;
 use super::stream::StreamFold;
 use super::{BackendError, ModelRequest};

@@ -30,15 +30,12 @@ use super::cache::Cached;
 use super::http::Anthropic;
 #[cfg(feature = "openai")]
 use super::http::{OpenAiChat, OpenAiResponses};
-pub use super::kind::BackendKind;
-pub use super::options::BackendOptions;
-pub use super::provider::{
-    ProviderConfig, base_url_from_env, check_options, is_hosted, resolve_plan,
-};
+use super::kind::BackendKind;
+use super::options::BackendOptions;
+use super::provider::ProviderConfig;
 use super::record::Recording;
 use super::replay::Replay;
 use super::retry::Retry;
-pub use super::settings::RESERVED_BODY_FIELDS;
 use super::{Backend, BackendError, BackendErrorKind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -194,6 +191,7 @@ fn live_provider(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::provider::{check_options, resolve_plan};
     use crate::backend::{BackendInfo, Delta, DeltaSink, ModelRequest, OutputFormat};
     use crate::conversation::{Conversation, ModelTurn};
     use crate::output::{OutputChoice, OutputPlan, OutputStrategy, SchemaTarget};

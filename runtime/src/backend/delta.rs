@@ -35,7 +35,7 @@ pub type DeltaSink<'a> = &'a (dyn Fn(Delta) + Send + Sync);
 /// Sends a whole turn to `sink` as if it had streamed in one piece: its
 /// text, then each tool call's arguments. What a backend that cannot stream
 /// (scripted, replayed, cached) gives a streaming caller.
-pub fn send_whole(turn: &ModelTurn, sink: DeltaSink<'_>) {
+pub(super) fn send_whole(turn: &ModelTurn, sink: DeltaSink<'_>) {
     if !turn.text.is_empty() {
         sink(Delta::Text(turn.text.clone()));
     }

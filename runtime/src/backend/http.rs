@@ -1115,7 +1115,7 @@ fn body_kind(content_type: Option<&str>, body: &[u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::codec::Auth;
+    use crate::backend::Auth;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -55,7 +55,7 @@ pub struct Provider {
 }
 
 /// The `anthropic-version` header value sent.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(super) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 impl Provider {
     /// OpenAI Chat Completions, also any OpenAI-compatible server.

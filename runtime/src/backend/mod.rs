@@ -20,39 +20,42 @@
 //! request and the error are this module's own.
 
 #[cfg(feature = "anthropic")]
-pub mod anthropic;
+mod anthropic;
 pub mod batch;
-pub mod cache;
-pub mod codec;
-pub mod config;
-pub mod delta;
+mod cache;
+mod codec;
+mod config;
+mod delta;
 #[cfg(feature = "http")]
 mod http;
 mod kind;
 #[cfg(feature = "openai")]
-pub mod openai_chat;
+mod openai_chat;
 #[cfg(feature = "openai")]
-pub mod openai_responses;
+mod openai_responses;
 #[cfg(feature = "openai")]
 mod openai_wire;
 mod options;
 #[cfg(feature = "anthropic")]
 pub mod prompt_cache;
 mod provider;
-pub mod record;
-pub mod replay;
-pub mod retry;
-pub mod runaway;
-pub mod scripted;
-pub mod setting_spec;
-pub mod settings;
-pub mod stream;
-pub mod timeouts;
+mod record;
+mod replay;
+mod retry;
+#[cfg(feature = "http")]
+mod runaway;
+mod scripted;
+mod setting_spec;
+mod settings;
+mod stream;
+mod timeouts;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod wire;
 
+#[cfg(feature = "anthropic")]
+pub use anthropic::AnthropicCodec;
 pub use cache::{CacheCounts, Cached, counted};
-pub use codec::{Auth, Codec, Provider};
+pub use codec::Codec;
 pub use config::{connect, connect_with_env};
 pub use delta::{Delta, DeltaSink};
 #[cfg(feature = "anthropic")]
@@ -62,15 +65,27 @@ pub use http::HttpBackend;
 #[cfg(feature = "openai")]
 pub use http::{OpenAiChat, OpenAiResponses};
 pub use kind::BackendKind;
+pub use kind::{Auth, Provider};
+#[cfg(feature = "openai")]
+pub use openai_chat::OpenAiChatCodec;
+#[cfg(feature = "openai")]
+pub use openai_responses::OpenAiResponsesCodec;
 pub use options::BackendOptions;
 pub use provider::{ProviderConfig, base_url_from_env, is_hosted, resolve_plan};
-pub use record::Recording;
+pub use record::{RecordedError, Recording};
 pub use replay::Replay;
-pub use retry::Retry;
+pub use retry::{Retry, is_retryable};
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
-pub use setting_spec::{FlagValue, SettingSpec};
-pub use settings::{BackendSettings, SettingProblem};
-pub use timeouts::{Stage, Timeouts};
+pub use setting_spec::{
+    FlagValue, Hashed, RESERVED_BODY_FIELDS, SettingDefault, SettingGroup, SettingKind,
+    SettingProblem, SettingSpec,
+};
+pub use settings::{BackendSettings, DEFAULT_MAX_RETRIES};
+pub use stream::{Flow, NoStream, StreamFold};
+pub use timeouts::{
+    DEFAULT_CONNECT_SECS, DEFAULT_FIRST_BYTE_SECS, DEFAULT_PREFLIGHT_SECS,
+    DEFAULT_STREAM_IDLE_SECS, MAX_TIMEOUT_SECS, Stage, Timeouts,
+};
 
 use crate::conversation::ToolSpec;
 use crate::conversation::{Conversation, ModelTurn, Usage};

@@ -209,7 +209,10 @@ impl ProviderConfig {
 /// seed on the Responses or Anthropic APIs, which have none, and an extra
 /// body that sets a field the backend sends itself
 /// ([`RESERVED_BODY_FIELDS`](super::settings::RESERVED_BODY_FIELDS)).
-pub fn check_options(kind: BackendKind, options: &BackendOptions) -> Result<(), BackendError> {
+pub(super) fn check_options(
+    kind: BackendKind,
+    options: &BackendOptions,
+) -> Result<(), BackendError> {
     let bad = |m: String| Err(BackendError::new(BackendErrorKind::Config, m));
     let settings = &options.settings;
     if let Some(t) = settings.temperature {

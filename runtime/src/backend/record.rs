@@ -28,12 +28,12 @@ use std::sync::Mutex;
 /// The cassette format version written, and the newest read. Version 2
 /// added the `cut` outcome; a version 1 cassette has none and replays as it
 /// always did.
-pub const CASSETTE_VERSION: u32 = 2;
+pub(super) const CASSETTE_VERSION: u32 = 2;
 
 /// One line of a cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum CassetteLine {
+pub(super) enum CassetteLine {
     /// The first line: what was recorded.
     Header {
         /// [`CASSETTE_VERSION`] at recording time.
@@ -70,7 +70,7 @@ pub enum CassetteLine {
 
 impl CassetteLine {
     /// The header of a cassette recorded from a backend described by `info`.
-    pub fn header(info: &BackendInfo<'_>) -> CassetteLine {
+    pub(super) fn header(info: &BackendInfo<'_>) -> CassetteLine {
         CassetteLine::Header {
             version: CASSETTE_VERSION,
             backend: info.name.to_string(),
@@ -156,7 +156,7 @@ fn yes() -> bool {
 /// A request in provider-neutral JSON: system prompt, messages, tools, tool
 /// choice (only when a call is required, so cassettes written before it
 /// existed keep their keys), output format and token ceiling.
-pub fn request_json(request: &ModelRequest) -> Value {
+pub(super) fn request_json(request: &ModelRequest) -> Value {
     let output = match &request.output {
         OutputFormat::Text => json!({"type": "text"}),
         OutputFormat::JsonSchema { name, schema } => {
@@ -179,7 +179,7 @@ pub fn request_json(request: &ModelRequest) -> Value {
 /// The normalised key replay matches requests by: the SHA-256 (hex) of
 /// [`request_json`] with object keys sorted at every level and text trimmed
 /// of surrounding whitespace, so key order and stray blanks don't matter.
-pub fn request_key(request: &ModelRequest) -> String {
+pub(super) fn request_key(request: &ModelRequest) -> String {
     let canonical = normalise(&request_json(request));
     let digest = Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()

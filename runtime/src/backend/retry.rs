@@ -26,13 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// HTTP statuses worth another attempt.
-pub const RETRYABLE_STATUSES: [u16; 8] = [408, 409, 429, 500, 502, 503, 504, 529];
+pub(super) const RETRYABLE_STATUSES: [u16; 8] = [408, 409, 429, 500, 502, 503, 504, 529];
 
 /// Provider error types of a stream's error event worth another attempt:
 /// overloaded, rate-limited, a server error (Anthropic `overloaded_error`,
 /// `api_error`, `rate_limit_error`; OpenAI `server_error`,
 /// `rate_limit_exceeded`).
-pub const TRANSIENT_ERROR_TYPES: [&str; 5] = [
+pub(super) const TRANSIENT_ERROR_TYPES: [&str; 5] = [
     "overloaded_error",
     "api_error",
     "rate_limit_error",

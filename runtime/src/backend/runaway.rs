@@ -23,18 +23,18 @@ use super::delta::Delta;
 use crate::conversation::{ModelTurn, StopReason, Usage};
 
 /// Bytes at the end of a channel compared with what came before.
-pub const LOOP_TAIL: usize = 80;
+pub(super) const LOOP_TAIL: usize = 80;
 /// How many times the tail must have occurred, itself included, to be a loop.
-pub const LOOP_REPEATS: usize = 3;
+pub(super) const LOOP_REPEATS: usize = 3;
 /// How far back (bytes before the tail) earlier occurrences are looked for:
 /// a loop longer than this is not seen, and each check costs at most this.
-pub const LOOP_WINDOW: usize = 8 * 1024;
+pub(super) const LOOP_WINDOW: usize = 8 * 1024;
 /// Whitespace characters in a row that make a blank stretch.
-pub const MAX_BLANK_RUN: usize = 100;
+pub(super) const MAX_BLANK_RUN: usize = 100;
 
 /// Which sign of a runaway turn was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunawayKind {
+pub(super) enum RunawayKind {
     /// The same passage for the [`LOOP_REPEATS`]th time.
     Loop,
     /// [`MAX_BLANK_RUN`] whitespace characters in a row.
@@ -43,7 +43,7 @@ pub enum RunawayKind {
 
 /// Where and why a turn was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cut {
+pub(super) struct Cut {
     /// The sign seen.
     pub kind: RunawayKind,
     /// The channel it was seen on: `None` for the text, `Some(i)` for the
@@ -53,7 +53,7 @@ pub struct Cut {
 
 /// Watches one streaming turn (see the [module docs](self)).
 #[derive(Debug, Default)]
-pub struct RunawayGuard {
+pub(super) struct RunawayGuard {
     text: Channel,
     calls: Vec<Channel>,
     /// Text and argument deltas seen: about one output token each on the
@@ -75,13 +75,13 @@ struct Channel {
 
 impl RunawayGuard {
     /// A guard for a new turn.
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         RunawayGuard::default()
     }
 
     /// Takes the turn's next delta. Returns the cut once the turn has run
     /// away (and from then on, without looking at more).
-    pub fn push(&mut self, delta: &Delta) -> Option<Cut> {
+    pub(super) fn push(&mut self, delta: &Delta) -> Option<Cut> {
         if self.cut.is_some() {
             return self.cut;
         }
@@ -119,7 +119,7 @@ impl RunawayGuard {
     /// Its usage is an estimate — the stream stopped before the provider
     /// said what it counted: `input_tokens` is the caller's
     /// (`input_estimate`), `output_tokens` one per delta received.
-    pub fn into_turn(self, input_estimate: u64) -> ModelTurn {
+    pub(super) fn into_turn(self, input_estimate: u64) -> ModelTurn {
         let Channel { mut text, keep, .. } = self.text;
         if let Some(keep) = keep {
             text.truncate(keep);

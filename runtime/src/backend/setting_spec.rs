@@ -285,7 +285,7 @@ pub const RESERVED_BODY_FIELDS: [&str; 6] = [
 
 /// What a setting's field type does wherever a setting goes; the
 /// declaration's code calls these with the setting's [`SettingSpec`].
-pub trait SettingValue: Clone + Default + serde::Serialize {
+pub(super) trait SettingValue: Clone + Default + serde::Serialize {
     /// Whether a value is set (an unset one lets the layer below show).
     fn is_set(&self) -> bool;
 
@@ -318,7 +318,7 @@ fn wrong_kind(value: &FlagValue) -> String {
 
 /// A setting's value that is a plain number or truth value (its field an
 /// `Option` of it): which flag value it is, and its check.
-pub trait Scalar: Copy + serde::Serialize {
+pub(super) trait Scalar: Copy + serde::Serialize {
     /// The value, if `value` is of this type's kind.
     fn from_flag(value: &FlagValue) -> Option<Self>;
 

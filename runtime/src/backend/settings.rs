@@ -31,9 +31,7 @@
 //! assert_eq!(both.max_retries(), 2, "unset: the default");
 //! ```
 
-pub use super::setting_spec::{
-    FlagValue, RESERVED_BODY_FIELDS, SettingProblem, SettingSpec, SettingValue,
-};
+pub(super) use super::setting_spec::{FlagValue, SettingProblem, SettingSpec, SettingValue};
 use super::setting_spec::{Hashed, SettingDefault, SettingKind as Kind};
 use super::timeouts::{
     DEFAULT_CONNECT_SECS, DEFAULT_FIRST_BYTE_SECS, DEFAULT_PREFLIGHT_SECS,

@@ -143,7 +143,7 @@ impl std::fmt::Display for Stage {
 
 /// `secs` as a timeout, if it is one: finite, above zero and at most
 /// [`MAX_TIMEOUT_SECS`].
-pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+pub(super) fn timeout_from_secs(secs: f64) -> Option<Duration> {
     (secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT_SECS)
         .then(|| Duration::from_secs_f64(secs))
 }

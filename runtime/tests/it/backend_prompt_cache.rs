@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use tribunal_runtime::backend::anthropic::AnthropicCodec;
+use tribunal_runtime::backend::AnthropicCodec;
 use tribunal_runtime::backend::prompt_cache::{MAX_BREAKPOINTS, breakpoints, without_breakpoints};
 use tribunal_runtime::backend::{
     BackendOptions, Codec, ModelRequest, OutputFormat, ProviderConfig,

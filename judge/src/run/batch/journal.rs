@@ -29,7 +29,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tribunal_runtime::backend::BackendError;
-use tribunal_runtime::backend::record::RecordedError;
+use tribunal_runtime::backend::RecordedError;
 
 /// The journal of `results`: the same path with `.batches` appended.
 pub fn journal_path(results: &Path) -> PathBuf {

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, oneshot};
 use tribunal_runtime::backend::batch::{BatchEntry, BatchService, request_error};
-use tribunal_runtime::backend::retry::is_retryable;
+use tribunal_runtime::backend::is_retryable;
 use tribunal_runtime::backend::{BackendError, BackendErrorKind};
 
 /// Attempts at creating a batch (its upload and creation), or at reading an

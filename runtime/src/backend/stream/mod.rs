@@ -12,11 +12,11 @@ use super::delta::Delta;
 use serde_json::Value;
 
 #[cfg(feature = "anthropic")]
-pub mod anthropic;
+pub(super) mod anthropic;
 #[cfg(feature = "openai")]
-pub mod openai_chat;
+pub(super) mod openai_chat;
 #[cfg(feature = "openai")]
-pub mod openai_responses;
+pub(super) mod openai_responses;
 
 /// Whether a stream has said all it will say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
