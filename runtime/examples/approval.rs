@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tribunal_runtime::ScriptedApprover;
 use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
-use tribunal_runtime::approver::ScriptedApprover;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_runtime::snapshot::{RunEnd, RunSnapshot};
 use tribunal_runtime::{Agent, Backend, ToolBox, tool_fn};
+use tribunal_runtime::{RunEnd, RunSnapshot};
 
 /// The answer: which file the agent saved.
 #[derive(Debug, Deserialize, Serialize, schemars::JsonSchema, PartialEq)]

@@ -34,7 +34,7 @@ impl<F> std::fmt::Debug for FnApprover<F> {
 ///
 /// ```
 /// use tribunal_runtime::approval::Decision;
-/// use tribunal_runtime::approver::approver_fn;
+/// use tribunal_runtime::approver_fn;
 /// let approver = approver_fn(|pending| async move {
 ///     if pending.call.arguments.contains("/etc") {
 ///         Decision::reject("not under /etc")

@@ -68,15 +68,15 @@
 mod agent;
 pub mod answer;
 pub mod approval;
-pub mod approver;
+mod approver;
 pub mod backend;
 mod budget;
-pub mod contract;
+mod contract;
 pub mod conversation;
 pub mod cost;
 pub mod driver;
 mod error;
-pub mod event;
+mod event;
 pub mod json;
 pub mod machine;
 #[doc(hidden)]
@@ -87,10 +87,10 @@ pub mod output;
 pub mod report;
 pub mod schema;
 mod seen_calls;
-pub mod snapshot;
+mod snapshot;
 #[doc(hidden)]
 pub mod task;
-pub mod telemetry;
+mod telemetry;
 #[doc(hidden)]
 pub mod text;
 mod text_calls;
@@ -100,15 +100,17 @@ mod typed;
 pub use agent::{Agent, Run, RunFailed};
 pub use answer::AnswerPolicy;
 pub use approval::{ApprovalPolicy, Decision, ToolPolicy};
-pub use approver::Approver;
+pub use approver::{
+    ApprovalRequest, Approver, ChannelApprover, FnApprover, ScriptedApprover, approver_fn,
+};
 pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
 pub use budget::{Budget, OnBudget, OnRepeat};
-pub use contract::AnswerContract;
+pub use contract::{AnswerContract, Rejection};
 pub use conversation::Conversation;
 pub use error::{ErrorCode, SchemaError};
-pub use event::{RunEvent, RunStream};
+pub use event::{EventSink, RunEvent, RunStream};
 pub use output::OutputChoice;
 pub use report::{RunOutcome, RunReport};
 pub use schema::OutputSchema;
-pub use snapshot::{RunEnd, RunSnapshot};
+pub use snapshot::{ConfigDigest, RunEnd, RunSnapshot, SNAPSHOT_VERSION, SnapshotError};
 pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec, TypedTool, tool_fn};

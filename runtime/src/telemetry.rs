@@ -28,7 +28,7 @@ use tracing::field::Empty;
 /// The `gen_ai.provider.name` of a backend name: `openai` for both OpenAI
 /// APIs (and compatible servers, which speak them), `anthropic`, else the
 /// backend's own name (`mock`, a custom backend's).
-pub fn provider_name(backend: &str) -> &str {
+pub(crate) fn provider_name(backend: &str) -> &str {
     crate::backend::BackendKind::ALL
         .into_iter()
         .find(|k| k.as_str() == backend)
@@ -36,7 +36,7 @@ pub fn provider_name(backend: &str) -> &str {
 }
 
 /// The `invoke_agent` span of one run.
-pub fn agent_span(backend: &str, model: &str) -> Span {
+pub(crate) fn agent_span(backend: &str, model: &str) -> Span {
     tracing::info_span!(
         "invoke_agent",
         otel.name = "invoke_agent",
@@ -54,7 +54,7 @@ pub fn agent_span(backend: &str, model: &str) -> Span {
 }
 
 /// Records the outcome of a run on its `invoke_agent` span.
-pub fn record_run(span: &Span, report: &RunReport) {
+pub(crate) fn record_run(span: &Span, report: &RunReport) {
     record_usage(span, &report.usage);
     span.record("tribunal.turns", report.turns);
     span.record("tribunal.repair_used", report.repair_used);
@@ -70,7 +70,7 @@ pub fn record_run(span: &Span, report: &RunReport) {
 }
 
 /// The `chat {model}` span of model request number `turn`.
-pub fn chat_span(
+pub(crate) fn chat_span(
     backend: &str,
     model: &str,
     turn: u32,
@@ -96,7 +96,7 @@ pub fn chat_span(
 }
 
 /// Records a model answer on its `chat` span.
-pub fn record_turn(span: &Span, usage: &Usage, stop: StopReason) {
+pub(crate) fn record_turn(span: &Span, usage: &Usage, stop: StopReason) {
     record_usage(span, usage);
     span.record("gen_ai.response.finish_reasons", finish_reason(stop));
 }
@@ -106,13 +106,13 @@ pub fn record_turn(span: &Span, usage: &Usage, stop: StopReason) {
 /// deadline cut the call.
 ///
 /// [`BackendErrorKind`]: crate::backend::BackendErrorKind
-pub fn record_failure(span: &Span, kind: &str) {
+pub(crate) fn record_failure(span: &Span, kind: &str) {
     span.record("error.type", kind);
     span.record("otel.status_code", "error");
 }
 
 /// The `execute_tool {name}` span of one tool call.
-pub fn tool_span(call: &ToolCall) -> Span {
+pub(crate) fn tool_span(call: &ToolCall) -> Span {
     tracing::info_span!(
         "execute_tool",
         otel.name = format!("execute_tool {}", call.name),
@@ -127,7 +127,7 @@ pub fn tool_span(call: &ToolCall) -> Span {
 }
 
 /// Records a tool call's result (whether it was an error) on its span.
-pub fn record_tool_result(span: &Span, is_error: bool) {
+pub(crate) fn record_tool_result(span: &Span, is_error: bool) {
     if is_error {
         span.record("error.type", "tool_error");
         span.record("otel.status_code", "error");
@@ -135,7 +135,7 @@ pub fn record_tool_result(span: &Span, is_error: bool) {
 }
 
 /// The `approve_tool {name}` span of one call waiting for a decision.
-pub fn approval_span(call: &ToolCall) -> Span {
+pub(crate) fn approval_span(call: &ToolCall) -> Span {
     approval_span_of(&call.name, &call.id)
 }
 
@@ -154,7 +154,7 @@ fn approval_span_of(name: &str, id: &str) -> Span {
 }
 
 /// Records what approval did with a call on its span.
-pub fn record_approval(span: &Span, outcome: ApprovalOutcome) {
+pub(crate) fn record_approval(span: &Span, outcome: ApprovalOutcome) {
     span.record("tribunal.approval.outcome", outcome.as_str());
     match outcome {
         ApprovalOutcome::Approved | ApprovalOutcome::Modified => {
@@ -168,12 +168,12 @@ pub fn record_approval(span: &Span, outcome: ApprovalOutcome) {
 }
 
 /// Records on a call's approval span that the run paused there.
-pub fn record_paused(span: &Span) {
+pub(crate) fn record_paused(span: &Span) {
     span.record("tribunal.approval.outcome", "paused");
 }
 
 /// The span of a `deny` call, refused without asking: made and closed at once.
-pub fn denied_span(record: &ApprovalRecord) {
+pub(crate) fn denied_span(record: &ApprovalRecord) {
     let span = approval_span_of(&record.tool, &record.call_id);
     record_approval(&span, record.outcome);
 }

@@ -210,8 +210,8 @@ impl tribunal_runtime::Tool for Files {
 
 #[tokio::test]
 async fn each_approval_is_a_span_with_its_outcome_and_nothing_of_the_call() {
+    use tribunal_runtime::ScriptedApprover;
     use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
-    use tribunal_runtime::approver::ScriptedApprover;
     let backend = tribunal_testkit::agents::script(vec![
         tribunal_testkit::agents::calls(&[
             ("write", json!({"path": "secret-path-1"})),

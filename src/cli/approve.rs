@@ -9,8 +9,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::pin::Pin;
 use std::sync::Arc;
 use tribunal::judge::RunOptions;
+use tribunal::runtime::Approver;
 use tribunal::runtime::approval::{ApprovalPolicy, Decision, PendingCall, ToolPolicy};
-use tribunal::runtime::approver::Approver;
 
 /// `options` with every tool call put to a person at this terminal, one
 /// run at a time ([`require_terminal`] first).

@@ -14,8 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use tribunal_runtime::ScriptedApprover;
 use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
-use tribunal_runtime::approver::ScriptedApprover;
 
 /// The `[approval]` table, read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

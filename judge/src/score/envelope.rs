@@ -20,8 +20,8 @@ use crate::green_red::Verdict;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
+use tribunal_runtime::Rejection;
 use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::contract::Rejection;
 use tribunal_runtime::json::{ParseLimits, parse_strict};
 use tribunal_runtime::schema::Issue;
 use tribunal_runtime::schema::{

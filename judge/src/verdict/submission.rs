@@ -9,8 +9,8 @@ use super::stored::{HUMAN_BACKEND, Reproduction, StoredVerdict};
 use super::{FIELDS_KEY, RESULT_KEY, VERDICT_KEY, Verdict, VerdictSchemas};
 use serde_json::{Value, json};
 use tribunal_runtime::ErrorCode;
+use tribunal_runtime::Rejection;
 use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::contract::Rejection;
 use tribunal_runtime::conversation::Usage;
 
 /// An invalid submission. `Display` is for the person who submitted it:

@@ -124,7 +124,7 @@ fn approval_problems_are_linted() {
 async fn a_live_approver_decides_over_the_arena_and_gets_its_own_hash() {
     use std::sync::Arc;
     use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
-    use tribunal_runtime::approver::approver_fn;
+    use tribunal_runtime::approver_fn;
     let dir = arena_dir(&[
         ("arena.toml", TOML),
         ("corpus.json", CORPUS),

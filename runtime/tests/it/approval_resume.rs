@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 use tribunal_runtime::Run;
+use tribunal_runtime::ScriptedApprover;
 use tribunal_runtime::approval::Decision;
-use tribunal_runtime::approver::ScriptedApprover;
 use tribunal_runtime::backend::{Recording, Replay, ScriptedBackend};
-use tribunal_runtime::snapshot::{RunEnd, RunSnapshot};
 use tribunal_runtime::{Agent, Backend, ErrorCode};
+use tribunal_runtime::{RunEnd, RunSnapshot};
 use tribunal_testkit::agents::*;
 
 /// The variable that turns [`resume_in_child`] from a no-op into the
@@ -238,7 +238,7 @@ async fn a_streamed_run_tells_each_ask_and_each_decision() {
 
 #[tokio::test]
 async fn a_closure_approver_decides_from_the_call() {
-    use tribunal_runtime::approver::approver_fn;
+    use tribunal_runtime::approver_fn;
     let approver = approver_fn(|pending| async move {
         if pending.call.arguments.contains("/etc") {
             Decision::reject("not under /etc")

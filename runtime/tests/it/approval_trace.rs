@@ -8,11 +8,11 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tribunal_runtime::RunSnapshot;
 use tribunal_runtime::approval::{ApprovalPolicy, ArgumentCheck, Decision, ToolPolicy};
 use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::conversation::{Message, ModelTurn};
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
-use tribunal_runtime::snapshot::RunSnapshot;
 use tribunal_runtime::{
     AnswerPolicy, Budget, Conversation, ErrorCode, Tool, ToolBox, ToolError, ToolOutput,
 };

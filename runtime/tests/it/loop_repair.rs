@@ -158,7 +158,7 @@ async fn truncated_and_too_large() {
 
 #[test]
 fn repair_message_format_is_exact() {
-    let rejection = tribunal_runtime::contract::Rejection::schema_mismatch(
+    let rejection = tribunal_runtime::Rejection::schema_mismatch(
         "result must match the selected verdict's owner schema",
         vec![tribunal_runtime::schema::Issue::new(
             "/covered",
