@@ -337,3 +337,71 @@ fn every_path_and_test_the_architecture_map_names_exists() {
         missing.join("\n")
     );
 }
+
+/// The guide that holds the backend settings table.
+const LIVE_MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/live-models.md");
+
+const SETTINGS_START: &str =
+    "<!-- backend-settings start: BackendSettings::SPECS, kept current by a test -->\n";
+const SETTINGS_END: &str = "<!-- backend-settings end -->";
+
+/// The backend settings as a Markdown table, made from their one
+/// declaration.
+fn backend_settings_table() -> String {
+    use tribunal::runtime::backend::{BackendSettings, Hashed, SettingKind};
+    let mut table = String::from(
+        "| `[backend]` key | flag | value | unset | config hash | rerun cache key | what it sets |\n|---|---|---|---|---|---|---|\n",
+    );
+    for spec in BackendSettings::SPECS {
+        let flag = match spec.kind {
+            SettingKind::Bool => format!("`--{0} BOOL`, `--no-{0}`", spec.flag()),
+            _ => format!("`--{} {}`", spec.flag(), spec.value_name),
+        };
+        let value = match (spec.kind, spec.unit) {
+            (SettingKind::Bool, _) => "true / false".to_string(),
+            (SettingKind::Count { min }, Some(unit)) => format!("{unit}, at least {min}"),
+            (SettingKind::Count { min }, None) => format!("a count, at least {min}"),
+            (SettingKind::Integer, _) => "an integer".to_string(),
+            (SettingKind::Number { min, max }, _) => format!("{min} to {max}"),
+            (SettingKind::Seconds, _) => "seconds, above 0, at most a day".to_string(),
+            (SettingKind::Choice { names, .. }, _) => names.join(" / "),
+            (SettingKind::JsonObject, _) => "a JSON object".to_string(),
+            (kind, _) => format!("{kind:?}"),
+        };
+        let hashed = match spec.hashed {
+            Hashed::Always => "yes",
+            Hashed::WhenSet => "when set",
+            Hashed::Never => "no",
+        };
+        let cached = match (spec.cached, spec.planned) {
+            (true, _) => "yes",
+            (false, true) => "through the output plan",
+            (false, false) => "no",
+        };
+        table.push_str(&format!(
+            "| `{}` | {flag} | {value} | {} | {hashed} | {cached} | {} |\n",
+            spec.name,
+            spec.default,
+            spec.help.trim_end_matches('.')
+        ));
+    }
+    table
+}
+
+#[test]
+fn the_docs_backend_settings_table_is_the_declaration() {
+    let guide = std::fs::read_to_string(LIVE_MODELS).unwrap();
+    let start = guide
+        .find(SETTINGS_START)
+        .expect("the backend-settings start marker")
+        + SETTINGS_START.len();
+    let end = guide[start..]
+        .find(SETTINGS_END)
+        .expect("the backend-settings end marker")
+        + start;
+    let expected = backend_settings_table();
+    assert!(
+        guide[start..end] == expected,
+        "docs/live-models.md's backend settings table is out of date; between the markers it must read:\n{expected}"
+    );
+}

@@ -132,6 +132,9 @@ pub struct SettingSpec {
     /// Whether it enters the rerun cache's key (beside the backend, model,
     /// base URL and output plan, which always do).
     pub cached: bool,
+    /// Whether it is resolved into the output plan (with the base URL),
+    /// which keys the rerun cache and a cassette and enters the hash.
+    pub planned: bool,
     /// The help group of its flag.
     pub group: SettingGroup,
     /// Its flag's one-line help (`-h`).
@@ -160,6 +163,7 @@ impl SettingSpec {
             default: SettingDefault::Provider,
             hashed: Hashed::Always,
             cached: false,
+            planned: false,
             group: SettingGroup::Request,
             help,
             long_help: None,
@@ -194,6 +198,12 @@ impl SettingSpec {
     /// It enters the rerun cache's key.
     pub(crate) const fn cached(mut self) -> Self {
         self.cached = true;
+        self
+    }
+
+    /// It is resolved into the output plan.
+    pub(crate) const fn planned(mut self) -> Self {
+        self.planned = true;
         self
     }
 

@@ -150,6 +150,7 @@ settings! {
         "Output strategy: auto, native, tool or prompt.",
     )
     .default(SettingDefault::Empty)
+    .planned()
     .long_help(
         "Output strategy: auto (default: native on the hosted OpenAI and Anthropic APIs, tool on any other base URL), native, tool or prompt.",
     );
@@ -161,6 +162,7 @@ settings! {
         "Native strategy: also send the schema on requests that offer tools.",
     )
     .default(SettingDefault::PerBaseUrl)
+    .planned()
     .long_help(
         "Native strategy: also send the schema on requests that offer tools (default: yes on the hosted APIs, no elsewhere).",
     );
@@ -265,6 +267,7 @@ settings! {
         "Whether a tool call written as text is read as a call (default: yes off the hosted APIs).",
     )
     .default(SettingDefault::PerBaseUrl)
+    .planned()
     .hashed(Hashed::WhenSet)
     .off_help("take only the calls the server returns")
     .long_help(
