@@ -322,7 +322,8 @@ pub(crate) fn forward<'a, B: Backend + ?Sized>(
 ///
 /// So a wrapper has no backend method of its own to forget: a method added
 /// to [`Backend`] is added to that impl, once, for every layer — as tower's
-/// `Layer`s compose `Service`s.
+/// `Layer`s compose `Service`s — and to the shared `Arc`'s forwarding below
+/// (`config.rs`'s layer test runs through one).
 pub(crate) trait Wrapper: Send + Sync {
     /// The wrapped backend.
     type Inner: Backend + ?Sized;
