@@ -110,6 +110,33 @@ fn the_published_crates_carry_the_crates_io_fields() {
     );
 }
 
+/// Each published package ships the texts of both licences its `license`
+/// names (`MIT OR Apache-2.0`): the root's files, through each crate's
+/// `include` (the crates' folders link to them).
+#[test]
+fn every_published_package_ships_both_licence_texts() {
+    for name in PUBLISHED {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args(["package", "--list", "--locked", "--allow-dirty", "-p", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo package --list -p {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let files = String::from_utf8_lossy(&out.stdout);
+        assert!(files.lines().any(|f| f == "Cargo.toml"), "{name}: {files}");
+        for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            assert!(
+                files.lines().any(|f| f == licence),
+                "{name}: {licence} is not in its package (its `include`)"
+            );
+        }
+    }
+}
+
 /// A dependency on an unpublished crate, or a crate's dependency on itself,
 /// must be a path-only dev-dependency: cargo drops those from a packaged
 /// manifest. With a `version` it stays, and `cargo package` looks it up on
