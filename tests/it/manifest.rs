@@ -23,18 +23,25 @@ const PUBLISHED: [&str; 4] = [
     "tribunal",
 ];
 
-fn metadata() -> Value {
+/// What `cargo ARGS` writes to stdout, run at the workspace's root; fails
+/// the test when cargo fails.
+fn cargo(args: &[&str]) -> Vec<u8> {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--locked"])
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "cargo metadata: {}",
+        "cargo {}: {}",
+        args.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+fn metadata() -> Value {
+    serde_json::from_slice(&cargo(&["metadata", "--format-version", "1", "--locked"])).unwrap()
 }
 
 /// `1.88`, `1.88.0` → (1, 88, 0).
@@ -116,17 +123,8 @@ fn the_published_crates_carry_the_crates_io_fields() {
 #[test]
 fn every_published_package_ships_both_licence_texts() {
     for name in PUBLISHED {
-        let out = std::process::Command::new(env!("CARGO"))
-            .args(["package", "--list", "--locked", "--allow-dirty", "-p", name])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "cargo package --list -p {name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let files = String::from_utf8_lossy(&out.stdout);
+        let out = cargo(&["package", "--list", "--locked", "--allow-dirty", "-p", name]);
+        let files = String::from_utf8_lossy(&out);
         assert!(files.lines().any(|f| f == "Cargo.toml"), "{name}: {files}");
         for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
             assert!(
