@@ -6,13 +6,15 @@
 //! the terminal table. Exit 0 on success, 2 on unreadable input or a file
 //! without a result row.
 
-use super::report_opts::{ReportOpts, emit_report_with};
+use super::report_opts::{ReportOpts, emit_report_with, pricing, write_html};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::Pricing;
-use tribunal::judge::report::format::html::{ReportPage, render_page};
 use tribunal::judge::rows::results::latest;
-use tribunal::judge::{Calibration, ResultRow, read_rows};
+use tribunal::judge::{ResultRow, read_rows};
+
+// `run`'s `--html`, under the name it calls.
+pub(crate) use super::report_opts::emit_html;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
@@ -37,7 +39,7 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             args.results.display()
         );
     }
-    let pricing = super::report_opts::pricing(&Pricing::default(), args.opts.pricing.as_deref())?;
+    let pricing = pricing(&Pricing::default(), args.opts.pricing.as_deref())?;
     match &args.html {
         Some(out) => {
             let bytes = write_html(&rows, args.opts.transcripts.as_deref(), out, &pricing)?;
@@ -64,56 +66,4 @@ pub(crate) fn read_results_torn(path: &Path) -> anyhow::Result<(Vec<ResultRow>, 
         eprintln!("tribunal: discarded a torn last line in {}", path.display());
     }
     Ok((latest(read.rows), read.torn))
-}
-
-/// Writes the HTML report of `rows` to `out` (creating its folder), with
-/// transcripts from `transcripts` when given. Returns the size in bytes.
-pub(crate) fn write_html(
-    rows: &[ResultRow],
-    transcripts: Option<&Path>,
-    out: &Path,
-    pricing: &Pricing,
-) -> anyhow::Result<usize> {
-    write_page(&page(rows, transcripts, pricing), out)
-}
-
-/// Writes the rendered `page` to `out` (its notes to stderr); returns the
-/// size in bytes.
-fn write_page(page: &ReportPage, out: &Path) -> anyhow::Result<usize> {
-    for note in &page.notes {
-        eprintln!("tribunal: note: {note}");
-    }
-    let html = render_page(page);
-    super::folder::write_file(out, &html)?;
-    Ok(html.len())
-}
-
-/// `--report html` on `run` and `merge`: the HTML report to `file`, or to
-/// stdout without one.
-pub(crate) fn emit_html(
-    rows: &[ResultRow],
-    transcripts: Option<&Path>,
-    file: Option<&Path>,
-    pricing: &Pricing,
-    calibrations: Vec<Calibration>,
-) -> anyhow::Result<()> {
-    let mut page = page(rows, transcripts, pricing);
-    page.calibrations = calibrations;
-    match file {
-        Some(out) => {
-            let bytes = write_page(&page, out)?;
-            eprintln!("report: {} ({bytes} bytes)", out.display());
-        }
-        None => print!("{}", render_page(&page)),
-    }
-    Ok(())
-}
-
-/// The page model of `rows`, with the transcripts in `transcripts` when given.
-fn page(rows: &[ResultRow], transcripts: Option<&Path>, pricing: &Pricing) -> ReportPage {
-    ReportPage::build_priced(rows, pricing, |row| match transcripts {
-        Some(dir) => tribunal::judge::rows::transcript::Transcript::read(dir, &row.id, row.repeat)
-            .map_err(|e| e.to_string()),
-        None => Ok(None),
-    })
 }

@@ -1,10 +1,11 @@
-//! The report flags `run` and `merge` share (`--report`, `--report-file`,
-//! `--min-pass-rate`, `--transcripts`, `--pricing`) and writing the report
-//! they ask for.
+//! The report flags `run`, `merge` and `report` share (`--report`,
+//! `--report-file`, `--min-pass-rate`, `--transcripts`, `--pricing`) and
+//! writing the report they ask for, the HTML page included.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::Pricing;
+use tribunal::judge::report::format::html::{ReportPage, render_page};
 use tribunal::judge::{Calibration, Report, ReportFormat, ResultRow};
 
 /// The accepted values of `--report`.
@@ -119,7 +120,7 @@ pub(crate) fn emit_report_with(
 ) -> anyhow::Result<bool> {
     let format = opts.report.text_format();
     if format.is_none() {
-        super::report::emit_html(
+        emit_html(
             &rows,
             opts.transcripts.as_deref(),
             opts.report_file.as_deref(),
@@ -153,6 +154,58 @@ pub(crate) fn emit_report_with(
     // destructor with an effect.
     std::mem::forget(report);
     Ok(passed)
+}
+
+/// Writes the HTML report of `rows` to `out` (creating its folder), with
+/// transcripts from `transcripts` when given. Returns the size in bytes.
+pub(crate) fn write_html(
+    rows: &[ResultRow],
+    transcripts: Option<&Path>,
+    out: &Path,
+    pricing: &Pricing,
+) -> anyhow::Result<usize> {
+    write_page(&page(rows, transcripts, pricing), out)
+}
+
+/// Writes the rendered `page` to `out` (its notes to stderr); returns the
+/// size in bytes.
+fn write_page(page: &ReportPage, out: &Path) -> anyhow::Result<usize> {
+    for note in &page.notes {
+        eprintln!("tribunal: note: {note}");
+    }
+    let html = render_page(page);
+    super::folder::write_file(out, &html)?;
+    Ok(html.len())
+}
+
+/// `--report html` on `run` and `merge`: the HTML report to `file`, or to
+/// stdout without one.
+pub(crate) fn emit_html(
+    rows: &[ResultRow],
+    transcripts: Option<&Path>,
+    file: Option<&Path>,
+    pricing: &Pricing,
+    calibrations: Vec<Calibration>,
+) -> anyhow::Result<()> {
+    let mut page = page(rows, transcripts, pricing);
+    page.calibrations = calibrations;
+    match file {
+        Some(out) => {
+            let bytes = write_page(&page, out)?;
+            eprintln!("report: {} ({bytes} bytes)", out.display());
+        }
+        None => print!("{}", render_page(&page)),
+    }
+    Ok(())
+}
+
+/// The page model of `rows`, with the transcripts in `transcripts` when given.
+fn page(rows: &[ResultRow], transcripts: Option<&Path>, pricing: &Pricing) -> ReportPage {
+    ReportPage::build_priced(rows, pricing, |row| match transcripts {
+        Some(dir) => tribunal::judge::rows::transcript::Transcript::read(dir, &row.id, row.repeat)
+            .map_err(|e| e.to_string()),
+        None => Ok(None),
+    })
 }
 
 #[cfg(test)]

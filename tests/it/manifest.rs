@@ -23,18 +23,25 @@ const PUBLISHED: [&str; 4] = [
     "tribunal",
 ];
 
-fn metadata() -> Value {
+/// What `cargo ARGS` writes to stdout, run at the workspace's root; fails
+/// the test when cargo fails.
+fn cargo(args: &[&str]) -> Vec<u8> {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--locked"])
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "cargo metadata: {}",
+        "cargo {}: {}",
+        args.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+fn metadata() -> Value {
+    serde_json::from_slice(&cargo(&["metadata", "--format-version", "1", "--locked"])).unwrap()
 }
 
 /// `1.88`, `1.88.0` → (1, 88, 0).
@@ -108,6 +115,24 @@ fn the_published_crates_carry_the_crates_io_fields() {
         serde_json::json!([]),
         "testkit: publish = false"
     );
+}
+
+/// Each published package ships the texts of both licences its `license`
+/// names (`MIT OR Apache-2.0`): the root's files, through each crate's
+/// `include` (the crates' folders link to them).
+#[test]
+fn every_published_package_ships_both_licence_texts() {
+    for name in PUBLISHED {
+        let out = cargo(&["package", "--list", "--locked", "--allow-dirty", "-p", name]);
+        let files = String::from_utf8_lossy(&out);
+        assert!(files.lines().any(|f| f == "Cargo.toml"), "{name}: {files}");
+        for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            assert!(
+                files.lines().any(|f| f == licence),
+                "{name}: {licence} is not in its package (its `include`)"
+            );
+        }
+    }
 }
 
 /// A dependency on an unpublished crate, or a crate's dependency on itself,

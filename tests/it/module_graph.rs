@@ -7,7 +7,8 @@
 //! doc links and unit tests (`#[cfg(test)] mod tests`, `tests.rs`) do not
 //! count, so a cycle fails `cargo test` where it is written.
 //!
-//! Checked for the runtime and the judge.
+//! Checked for the runtime, the tools, the judge and the CLI (`src/cli/`,
+//! its `github/` folder).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -340,6 +341,8 @@ fn describe(graph: &Graph, found: &[BTreeSet<String>]) -> String {
     out
 }
 
+/// The `src` folder of the crate in folder `krate` (`""`: the root
+/// package, the facade and the CLI).
 fn src(krate: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(krate)
@@ -366,6 +369,16 @@ fn cycles_in_folders(src: &Path) -> String {
         }
     }
     out
+}
+
+/// Fails, naming each cycle and its folder, when the files of a folder of
+/// the crate at `src` import in a circle; `whose` names the crate.
+fn assert_folders_one_way(src: &Path, whose: &str) {
+    let found = cycles_in_folders(src);
+    assert!(
+        found.is_empty(),
+        "{whose} folders import in a circle:\n{found}"
+    );
 }
 
 /// Fails, naming each cycle's edges, when `krate`'s top-level modules
@@ -405,21 +418,37 @@ fn the_runtime_folders_import_one_way() {
         backend.get("http").is_some_and(|to| to.contains("codec")),
         "the graph of backend/ is read (http -> codec): {backend:?}"
     );
-    let found = cycles_in_folders(&src);
-    assert!(
-        found.is_empty(),
-        "the runtime's folders import in a circle:\n{found}"
-    );
+    assert_folders_one_way(&src, "the runtime's");
 }
 
 #[test]
 fn the_judge_folders_import_one_way() {
-    let src = src("judge");
-    let found = cycles_in_folders(&src);
+    assert_folders_one_way(&src("judge"), "the judge's");
+}
+
+#[test]
+fn the_tools_modules_import_one_way() {
+    assert_one_way("tools", "search", "corpus");
+    assert_folders_one_way(&src("tools"), "the tools'");
+}
+
+/// The CLI: the files of `src/cli/` (a file per subcommand, the pieces they
+/// share) and of its `github/` folder import one way.
+#[test]
+fn the_cli_modules_import_one_way() {
+    let src = src("");
+    let files = files(&src);
+    let cli = folder_graph(&files, &["cli".to_string()]);
     assert!(
-        found.is_empty(),
-        "the judge's folders import in a circle:\n{found}"
+        cli.get("merge")
+            .is_some_and(|to| to.contains("report_opts")),
+        "the graph of cli/ is read (merge -> report_opts): {cli:?}"
     );
+    assert!(
+        folders(&files).contains(&vec!["cli".to_string(), "github".to_string()]),
+        "cli/github/ is a folder of the graph"
+    );
+    assert_folders_one_way(&src, "the CLI's");
 }
 
 /// The files of the runtime's `backend/` in layers: the vocabulary (kinds,
@@ -534,8 +563,7 @@ fn a_cycle_inside_a_folder_is_found() {
     assert!(cycles_in_folders(src).is_empty());
     // low reaches top, which reaches low.
     write("f/low.rs", "pub struct L;\nfn g() { super::top::h() }\n");
-    let found = cycles_in_folders(src);
-    assert!(found.starts_with("in f/: cycle of 3:\n"), "{found}");
+    let found = cycle_in(src, "f/", 3);
     assert!(found.contains("  low -> top\n"), "{found}");
     // Through a re-export, from a subfolder: sibling -> leaf -> sibling.
     write("f/low.rs", "pub struct L;\n");
@@ -543,8 +571,56 @@ fn a_cycle_inside_a_folder_is_found() {
         "f/deep/sibling.rs",
         "fn g() { crate::f::deep::leaf::h() }\n",
     );
+    cycle_in(src, "f/deep/", 2);
+}
+
+/// The cycles of the folders of the crate at `src`, which must begin with
+/// one of `size` modules inside `folder` (`f/deep/`).
+fn cycle_in(src: &Path, folder: &str, size: usize) -> String {
     let found = cycles_in_folders(src);
-    assert!(found.starts_with("in f/deep/: cycle of 2:\n"), "{found}");
+    let head = format!("in {folder}: cycle of {size}:\n");
+    assert!(found.starts_with(&head), "{found}");
+    found
+}
+
+/// The root package's layout: `lib.rs` (the facade) and `main.rs` (the
+/// binary) both at the top, the CLI's files in `cli/` and `cli/github/`; a
+/// cycle in either folder is found, named by its folder.
+#[test]
+fn a_cycle_in_the_cli_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("cli/github")).unwrap();
+    let write = |path: &str, text: &str| std::fs::write(src.join(path), text).unwrap();
+    write("lib.rs", "pub use tribunal_judge as judge;\n");
+    write("main.rs", "mod cli;\nfn main() { cli::dispatch() }\n");
+    write(
+        "cli/mod.rs",
+        "mod github;\nmod report;\nmod report_opts;\nmod run;\n",
+    );
+    write("cli/run.rs", "use super::report_opts::ReportOpts;\n");
+    write(
+        "cli/report.rs",
+        "use super::report_opts::{ReportOpts, emit};\n",
+    );
+    write("cli/report_opts.rs", "pub(crate) struct ReportOpts;\n");
+    write("cli/github/mod.rs", "mod api;\nmod comment;\n");
+    write("cli/github/api.rs", "pub(crate) fn get() {}\n");
+    write("cli/github/comment.rs", "fn post() { super::api::get() }\n");
+    assert!(cycles_in_folders(src).is_empty());
+    // The report writer calls back into the `report` command's file.
+    write(
+        "cli/report_opts.rs",
+        "pub(crate) struct ReportOpts;\nfn emit() { super::report::emit_html() }\n",
+    );
+    let found = cycle_in(src, "cli/", 2);
+    assert!(found.contains("  report_opts -> report\n"), "{found}");
+    write("cli/report_opts.rs", "pub(crate) struct ReportOpts;\n");
+    write(
+        "cli/github/api.rs",
+        "fn get() { crate::cli::github::comment::post() }\n",
+    );
+    cycle_in(src, "cli/github/", 2);
 }
 
 /// The judge's folders follow its data: an arena is loaded, run, scored

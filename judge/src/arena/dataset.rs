@@ -6,7 +6,7 @@ use super::DATASET;
 use super::json_position::{Part, position};
 use super::near_miss;
 use super::schema::{ArenaSchema, SchemaSource, invalid_schema};
-use crate::arena::item::{Item, LineProblem, ParsedLine, RawItem, Spot, parse_line};
+use crate::arena::item::{Item, LineProblem, ParsedLine, RawItem, Spot, escape, parse_line};
 use crate::problem::Problem;
 use crate::score::checks::{Check, ItemCheck};
 use std::collections::HashMap;
@@ -211,6 +211,10 @@ fn build_checks(
                 format!("checks[{i}]: {kind}: {message}"),
             ));
         };
+        // The tolerance the check is written with, and the tools it names,
+        // each with the pointer token of its field: checked after the match.
+        let mut tol: Option<f64> = None;
+        let mut named: Vec<(String, &str)> = Vec::new();
         let mut item_check = ItemCheck {
             check: check.clone(),
             spec: Arc::new(spec.clone()),
@@ -221,30 +225,10 @@ fn build_checks(
         match check {
             Check::JsonSchema {
                 schema: Some(s), ..
-            } => {
-                let key = s.to_string();
-                if let Some(compiled) = cache.get(&key) {
-                    item_check.schema = Some(compiled.clone());
-                } else {
-                    match OutputSchema::new(context.name, s.clone()) {
-                        Ok(compiled) => {
-                            let compiled = Arc::new(compiled);
-                            cache.insert(key, compiled.clone());
-                            item_check.schema = Some(compiled);
-                        }
-                        Err(e) => {
-                            let source = SchemaSource {
-                                file: DATASET.to_string(),
-                                text: Some(line.text.clone()),
-                                line: Some(line.number),
-                                base: format!("/checks/{i}/schema"),
-                                label: format!("checks[{i}]: json_schema"),
-                            };
-                            placed.extend(invalid_schema(s, &e, &source));
-                        }
-                    }
-                }
-            }
+            } => match inline_schema(s, i, line, context.name, cache) {
+                Ok(compiled) => item_check.schema = Some(compiled),
+                Err(problems) => placed = problems,
+            },
             Check::JsonSchema { schema: None, .. } => match context.schema.output.as_ref() {
                 Some(s) => item_check.schema = Some(s.clone()),
                 None if context.schema.unknown => {}
@@ -278,10 +262,18 @@ fn build_checks(
                     _ => {}
                 }
             }
-            Check::CallCounts { counts, .. } if counts.is_empty() => at(
-                "counts",
-                "`counts` is empty (it would always hold)".to_string(),
-            ),
+            Check::CallCounts { counts, .. } => {
+                if counts.is_empty() {
+                    at(
+                        "counts",
+                        "`counts` is empty (it would always hold)".to_string(),
+                    );
+                }
+                named = counts
+                    .keys()
+                    .map(|k| (format!("counts/{}", escape(k)), k.as_str()))
+                    .collect();
+            }
             Check::Rubric { rubric, mock, .. } => {
                 if rubric.trim().is_empty() {
                     at("rubric", "`rubric` is empty".to_string());
@@ -297,15 +289,39 @@ fn build_checks(
                     item_check.judge_mock = Some(ScriptedBackend::steps_of(turns));
                 }
             }
-            _ => {}
+            Check::JsonPathEquals { tol: t, .. } | Check::NumericEquals { tol: t, .. } => tol = *t,
+            Check::ToolArgsMatch { name, tol: t, .. } => {
+                tol = *t;
+                named = vec![("name".to_string(), name.as_str())];
+            }
+            Check::ToolUsed { name, .. } | Check::ToolNotUsed { name, .. } => {
+                named = vec![("name".to_string(), name.as_str())];
+            }
+            Check::ToolSequence { tools, .. } => {
+                for (i, tool) in tools.iter().enumerate() {
+                    if !named.iter().any(|(_, t)| t == tool) {
+                        named.push((format!("tools/{i}"), tool.as_str()));
+                    }
+                }
+            }
+            // Nothing to check beyond what parsing checked.
+            Check::JsonValid { .. }
+            | Check::VerdictEquals { .. }
+            | Check::Contains { .. }
+            | Check::Icontains { .. }
+            | Check::NotContains { .. }
+            | Check::NoTool { .. }
+            | Check::MinToolCalls { .. }
+            | Check::MaxToolCalls { .. } => {}
         }
-        if let Some(tol) = check_tolerance(check)
+        if let Some(tol) = tol
             && !(tol.is_finite() && tol >= 0.0)
         {
             at("tol", format!("tol {tol} must be a number of at least 0"));
         }
+        // A misspelt tool name would make `tool_not_used` hold vacuously.
         let offered: Vec<&str> = context.offered.iter().map(String::as_str).collect();
-        for (field, tool) in named_tools(check) {
+        for (field, tool) in named {
             if !offered.contains(&tool) {
                 let hint = near_miss::tool_hint(tool, &offered);
                 at(
@@ -321,43 +337,35 @@ fn build_checks(
     out
 }
 
-/// The tolerance a check is written with, if it takes one.
-fn check_tolerance(check: &Check) -> Option<f64> {
-    match check {
-        Check::JsonPathEquals { tol, .. }
-        | Check::NumericEquals { tol, .. }
-        | Check::ToolArgsMatch { tol, .. } => *tol,
-        _ => None,
+/// The inline schema `s` of check `i` of `line`, compiled once per text
+/// (`cache`), or the problems that place its error in the line.
+fn inline_schema(
+    s: &serde_json::Value,
+    i: usize,
+    line: &DatasetLine,
+    arena: &str,
+    cache: &mut HashMap<String, Arc<OutputSchema>>,
+) -> Result<Arc<OutputSchema>, Vec<Problem>> {
+    let key = s.to_string();
+    if let Some(compiled) = cache.get(&key) {
+        return Ok(compiled.clone());
     }
-}
-
-/// The tool names a check refers to, each with the pointer token of its
-/// field in the check: each must be a tool the arena offers (a misspelt
-/// name would make `tool_not_used` hold vacuously).
-fn named_tools(check: &Check) -> Vec<(String, &str)> {
-    match check {
-        Check::ToolUsed { name, .. }
-        | Check::ToolNotUsed { name, .. }
-        | Check::ToolArgsMatch { name, .. } => vec![("name".to_string(), name.as_str())],
-        Check::CallCounts { counts, .. } => counts
-            .keys()
-            .map(|k| {
-                (
-                    format!("counts/{}", k.replace('~', "~0").replace('/', "~1")),
-                    k.as_str(),
-                )
-            })
-            .collect(),
-        Check::ToolSequence { tools, .. } => {
-            let mut named: Vec<(String, &str)> = Vec::new();
-            for (i, tool) in tools.iter().enumerate() {
-                if !named.iter().any(|(_, t)| t == tool) {
-                    named.push((format!("tools/{i}"), tool.as_str()));
-                }
-            }
-            named
+    match OutputSchema::new(arena, s.clone()) {
+        Ok(compiled) => {
+            let compiled = Arc::new(compiled);
+            cache.insert(key, compiled.clone());
+            Ok(compiled)
         }
-        _ => Vec::new(),
+        Err(e) => {
+            let source = SchemaSource {
+                file: DATASET.to_string(),
+                text: Some(line.text.clone()),
+                line: Some(line.number),
+                base: format!("/checks/{i}/schema"),
+                label: format!("checks[{i}]: json_schema"),
+            };
+            Err(invalid_schema(s, &e, &source))
+        }
     }
 }
 

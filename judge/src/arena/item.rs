@@ -295,7 +295,7 @@ enum CheckSpot {
 }
 
 /// A JSON pointer token for `key` (`~` and `/` escaped).
-fn escape(key: &str) -> String {
+pub(super) fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 

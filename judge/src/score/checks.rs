@@ -1,5 +1,6 @@
-//! Mechanical checks: the [`Check`] types an item lists, and how each is
-//! scored against a finished run ([`score`]).
+//! Mechanical checks: the [`Check`] types an item lists, each declared once
+//! (`checks!` below: its variant, its [`CheckKind`] and the facts the docs
+//! list), and how each is scored against a finished run ([`score`]).
 //!
 //! Checks read the validated answer value and the run's tool calls; they
 //! never see the model's raw text. An ERROR run is not scored at all (its
@@ -21,36 +22,120 @@ mod kind;
 mod text;
 mod trajectory;
 
-pub use kind::CheckKind;
 pub use text::answer_text;
 
-/// One check, as written in an item's `"checks"` array (`{"type": …}`,
-/// one of the [`CheckKind`] names).
-///
-/// Unknown fields are refused (a misspelt `tol` must not pass silently),
-/// except `description`, which is free text for humans.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-#[non_exhaustive]
-pub enum Check {
+/// Declares the check types, each once and in the documentation's order:
+/// its doc, its `#[check]` facts (the `"type"` it is written with, the
+/// fields and the one-line summary the docs' table lists) and its fields.
+/// [`Check`] (every variant also takes a `description`, added here),
+/// [`CheckKind`] (`ALL`, `as_str`, `fields`, `summary`) and [`Check::kind`]
+/// come from that one declaration.
+macro_rules! checks {
+    ($(
+        $(#[doc = $doc:literal])*
+        #[check(name = $name:literal, fields = $fields:literal, summary = $summary:literal)]
+        $variant:ident { $($field:tt)* },
+    )*) => {
+        /// One check, as written in an item's `"checks"` array (`{"type": …}`,
+        /// one of the [`CheckKind`] names).
+        ///
+        /// Unknown fields are refused (a misspelt `tol` must not pass silently),
+        /// except `description`, which is free text for humans.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type", deny_unknown_fields)]
+        #[non_exhaustive]
+        pub enum Check {
+            $(
+                $(#[doc = $doc])*
+                #[serde(rename = $name)]
+                $variant {
+                    $($field)*
+                    /// Free text for humans.
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    description: Option<String>,
+                },
+            )*
+        }
+
+        /// A check's type: the `"type"` an item's check is written with, the
+        /// type a [`CheckResult`] records, and the names lint messages list;
+        /// serialised as its name (`json_path_equals`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[non_exhaustive]
+        pub enum CheckKind {
+            $(
+                #[doc = concat!("`", $name, "`: ", $summary, ".")]
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        impl Check {
+            /// The check's type (`"type"` as written).
+            pub fn kind(&self) -> CheckKind {
+                match self {
+                    $( Check::$variant { .. } => CheckKind::$variant, )*
+                }
+            }
+        }
+
+        impl CheckKind {
+            /// Every check type, in documentation order.
+            pub const ALL: [CheckKind; [$($name),*].len()] = [$(CheckKind::$variant),*];
+
+            /// The type's name as written in a dataset and in result rows.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( CheckKind::$variant => $name, )*
+                }
+            }
+
+            /// The fields a check of this type is written with (optional ones in
+            /// brackets), as the docs list them. Every check also takes an optional
+            /// `description`.
+            pub fn fields(self) -> &'static str {
+                match self {
+                    $( CheckKind::$variant => $fields, )*
+                }
+            }
+
+            /// What a check of this type holds when it passes, in one line.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $( CheckKind::$variant => $summary, )*
+                }
+            }
+        }
+    };
+}
+
+checks! {
     /// The run produced a JSON answer.
-    JsonValid {
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
+    #[check(
+        name = "json_valid",
+        fields = "",
+        summary = "the run produced a JSON answer"
+    )]
+    JsonValid {},
     /// The answer validates against `schema`, or the arena's schema when
     /// `schema` is absent.
+    #[check(
+        name = "json_schema",
+        fields = "[schema]",
+        summary = "the answer validates against `schema` (default: the arena's schema)"
+    )]
     JsonSchema {
         /// An inline schema. Default: the arena's output schema.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         schema: Option<Value>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// The value at `path` equals `value`: numbers within `tol` when given,
     /// two strings trimmed and case-insensitively, anything else exactly.
+    #[check(
+        name = "json_path_equals",
+        fields = "path, value, [tol]",
+        summary = "the value at the dotted `path` equals `value` (numbers within `tol`; strings trimmed, ignoring case)"
+    )]
     JsonPathEquals {
         /// Dotted path (`a.b.0.c`); numeric parts index arrays; an optional
         /// leading `$.` is ignored.
@@ -60,122 +145,94 @@ pub enum Check {
         /// Absolute numeric tolerance. Default: none (exact).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tol: Option<f64>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// The tool `name` was called at least `min` times.
-    ToolUsed {
-        /// The tool name.
-        name: String,
-        /// Least number of successful calls (failed calls do not count).
-        /// Default: 1.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min: Option<u32>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// The answer text contains `value` (case-insensitive).
-    Contains {
-        /// The text to find.
-        value: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// The answer text does not contain `value` (case-insensitive).
-    NotContains {
-        /// The text that must be absent.
-        value: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// The answer text matches the regular expression `pattern`.
-    Regex {
-        /// A `regex` crate pattern.
-        pattern: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// The answer's top-level `verdict` field equals `verdict` exactly.
+    #[check(
+        name = "verdict_equals",
+        fields = "verdict",
+        summary = "the answer's top-level `verdict` is `verdict` exactly"
+    )]
     VerdictEquals {
         /// `GREEN` or `RED`, spelt exactly so: anything else (`"green"`) is
         /// a problem of the dataset line, never a gold verdict that is
         /// silently not one.
         verdict: crate::green_red::Verdict,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
+    },
+    /// The answer text contains `value` (case-insensitive).
+    #[check(
+        name = "contains",
+        fields = "value",
+        summary = "the answer text contains `value`, ignoring case"
+    )]
+    Contains {
+        /// The text to find.
+        value: String,
     },
     /// The answer text contains `value`, ignoring case (agentic-arena's
     /// name; `contains` ignores case too).
+    #[check(
+        name = "icontains",
+        fields = "value",
+        summary = "the answer text contains `value`, ignoring case (agentic-arena's name for `contains`)"
+    )]
     Icontains {
         /// The text to find.
         value: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
+    },
+    /// The answer text does not contain `value` (case-insensitive).
+    #[check(
+        name = "not_contains",
+        fields = "value",
+        summary = "the answer text does not contain `value`, ignoring case"
+    )]
+    NotContains {
+        /// The text that must be absent.
+        value: String,
+    },
+    /// The answer text matches the regular expression `pattern`.
+    #[check(
+        name = "regex",
+        fields = "pattern",
+        summary = "the answer text matches the regular expression `pattern`"
+    )]
+    Regex {
+        /// A `regex` crate pattern.
+        pattern: String,
     },
     /// The answer text matches the pattern `value`, ignoring case.
+    #[check(
+        name = "iregex",
+        fields = "value",
+        summary = "the answer text matches the regular expression `value`, ignoring case"
+    )]
     Iregex {
         /// A `regex` crate pattern, matched case-insensitively.
         value: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// Some number in the answer lies within `tol` of `value`: a JSON
     /// number anywhere in it, or a number written in one of its strings
     /// (`1,250.5`, `-3`, `45%`, `2e3`).
+    #[check(
+        name = "numeric_equals",
+        fields = "value, [tol]",
+        summary = "some number in the answer (a JSON number, or written in a string: `1,250.5`) lies within `tol` (default 0) of `value`"
+    )]
     NumericEquals {
         /// The expected number.
         value: f64,
         /// Absolute tolerance. Default: 0 (the same number).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tol: Option<f64>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// The tool `name` was never called (a failed call is a call too).
-    ToolNotUsed {
-        /// The tool name.
-        name: String,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// No tool was called at all.
-    NoTool {
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// At least `value` tool calls were made (of any tool, failed ones
-    /// included).
-    MinToolCalls {
-        /// The least number of calls.
-        value: u32,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// At most `value` tool calls were made (of any tool, failed ones
-    /// included).
-    MaxToolCalls {
-        /// The most calls allowed.
-        value: u32,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// The answer has between `min` and `max` sentences (each bound
     /// optional, at least one given). A sentence ends at `.`, `!`, `?` or
     /// `…` followed by a space or the end, so `3.14` and `example.com` end
     /// none; a JSON answer counts the sentences of its strings.
+    #[check(
+        name = "sentence_count",
+        fields = "[min], [max]",
+        summary = "the answer has `min` to `max` sentences (a `.`, `!`, `?` or `…` before a space or the end ends one; `3.14` does not)"
+    )]
     SentenceCount {
         /// The least number of sentences.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,33 +240,92 @@ pub enum Check {
         /// The most sentences allowed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max: Option<u32>,
-        /// Free text for humans.
+    },
+    /// The tool `name` was called at least `min` times.
+    #[check(
+        name = "tool_used",
+        fields = "name, [min]",
+        summary = "the tool `name` succeeded at least `min` times (default 1; failed calls do not count)"
+    )]
+    ToolUsed {
+        /// The tool name.
+        name: String,
+        /// Least number of successful calls (failed calls do not count).
+        /// Default: 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
+        min: Option<u32>,
+    },
+    /// The tool `name` was never called (a failed call is a call too).
+    #[check(
+        name = "tool_not_used",
+        fields = "name",
+        summary = "the tool `name` was never called"
+    )]
+    ToolNotUsed {
+        /// The tool name.
+        name: String,
+    },
+    /// No tool was called at all.
+    #[check(
+        name = "no_tool",
+        fields = "",
+        summary = "no tool was called"
+    )]
+    NoTool {},
+    /// At least `value` tool calls were made (of any tool, failed ones
+    /// included).
+    #[check(
+        name = "min_tool_calls",
+        fields = "value",
+        summary = "at least `value` tool calls were made"
+    )]
+    MinToolCalls {
+        /// The least number of calls.
+        value: u32,
+    },
+    /// At most `value` tool calls were made (of any tool, failed ones
+    /// included).
+    #[check(
+        name = "max_tool_calls",
+        fields = "value",
+        summary = "at most `value` tool calls were made"
+    )]
+    MaxToolCalls {
+        /// The most calls allowed.
+        value: u32,
     },
     /// Each named tool was called exactly the given number of times (failed
     /// calls included; tools not named are not constrained).
+    #[check(
+        name = "call_counts",
+        fields = "counts",
+        summary = "each tool in `counts` (`{\"name\": n}`) was called exactly n times"
+    )]
     CallCounts {
         /// Tool name → exact number of calls.
         counts: IndexMap<String, u32>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// The names of the tools called, in call order, against `tools`
     /// under `mode` (see [`SequenceMode`]).
+    #[check(
+        name = "tool_sequence",
+        fields = "tools, [mode]",
+        summary = "the tools called match `tools` under `mode`: `strict` (same order, default), `unordered`, `subset` (only listed ones), `superset` (all listed ones)"
+    )]
     ToolSequence {
         /// The expected tool names.
         tools: Vec<String>,
         /// How the calls are compared with `tools`. Default: `strict`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<SequenceMode>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// Some call of the tool `name` has arguments whose value at `path`
     /// equals `value` (the `json_path_equals` rules, `tol` included).
+    #[check(
+        name = "tool_args_match",
+        fields = "name, path, value, [tol]",
+        summary = "some call of `name` has arguments whose value at `path` equals `value` (the `json_path_equals` rules)"
+    )]
     ToolArgsMatch {
         /// The tool name.
         name: String,
@@ -220,31 +336,16 @@ pub enum Check {
         /// Absolute numeric tolerance. Default: none (exact).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tol: Option<f64>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
-    },
-    /// A judge model reads the item's input and the answer against
-    /// `rubric` and returns GREEN or RED (see [`crate::score::rubric`]); the check
-    /// holds when the verdict is `pass_when`. A judge that fails makes the
-    /// item ERROR.
-    Rubric {
-        /// What the answer must do, for the judge.
-        rubric: String,
-        /// The verdict that passes the check. Default: GREEN.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pass_when: Option<Verdict>,
-        /// The judge's turns in mock mode (a verdict envelope answer).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mock: Option<Vec<ScriptTurn>>,
-        /// Free text for humans.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
     },
     /// The calls that approval (`[approval]` of arena.toml) treated as
     /// `outcome` — of tool `tool` when given — number between `min` and
     /// `max` (at least one bound given): `{"outcome": "denied", "max": 0}`
     /// holds when the agent never asked for a denied tool.
+    #[check(
+        name = "approvals",
+        fields = "outcome, [tool], [min], [max]",
+        summary = "the calls `[approval]` treated as `outcome` (`approved`, `modified`, `invalid_modification`, `rejected`, `denied`, `terminated`), of `tool` when given, number from `min` to `max`"
+    )]
     Approvals {
         /// `approved`, `modified`, `invalid_modification`, `rejected`,
         /// `denied` or `terminated`.
@@ -258,9 +359,25 @@ pub enum Check {
         /// The most such calls.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max: Option<u32>,
-        /// Free text for humans.
+    },
+    /// A judge model reads the item's input and the answer against
+    /// `rubric` and returns GREEN or RED (see [`crate::score::rubric`]); the check
+    /// holds when the verdict is `pass_when`. A judge that fails makes the
+    /// item ERROR.
+    #[check(
+        name = "rubric",
+        fields = "rubric, [pass_when], [mock]",
+        summary = "a judge model (`[judge]`) reads the input and the answer against `rubric` and says GREEN or RED; holds when that is `pass_when` (default GREEN); a failed judge makes the item ERROR; `mock`: the judge's turns in mock mode"
+    )]
+    Rubric {
+        /// What the answer must do, for the judge.
+        rubric: String,
+        /// The verdict that passes the check. Default: GREEN.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
+        pass_when: Option<Verdict>,
+        /// The judge's turns in mock mode (a verdict envelope answer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mock: Option<Vec<ScriptTurn>>,
     },
 }
 
@@ -279,35 +396,6 @@ pub enum SequenceMode {
     /// Every expected tool at least as often as listed, in any order
     /// (other calls may come too).
     Superset,
-}
-
-impl Check {
-    /// The check's type (`"type"` as written).
-    pub fn kind(&self) -> CheckKind {
-        match self {
-            Check::JsonValid { .. } => CheckKind::JsonValid,
-            Check::JsonSchema { .. } => CheckKind::JsonSchema,
-            Check::JsonPathEquals { .. } => CheckKind::JsonPathEquals,
-            Check::ToolUsed { .. } => CheckKind::ToolUsed,
-            Check::Contains { .. } => CheckKind::Contains,
-            Check::NotContains { .. } => CheckKind::NotContains,
-            Check::Regex { .. } => CheckKind::Regex,
-            Check::VerdictEquals { .. } => CheckKind::VerdictEquals,
-            Check::Icontains { .. } => CheckKind::Icontains,
-            Check::Iregex { .. } => CheckKind::Iregex,
-            Check::NumericEquals { .. } => CheckKind::NumericEquals,
-            Check::ToolNotUsed { .. } => CheckKind::ToolNotUsed,
-            Check::NoTool { .. } => CheckKind::NoTool,
-            Check::MinToolCalls { .. } => CheckKind::MinToolCalls,
-            Check::MaxToolCalls { .. } => CheckKind::MaxToolCalls,
-            Check::SentenceCount { .. } => CheckKind::SentenceCount,
-            Check::CallCounts { .. } => CheckKind::CallCounts,
-            Check::ToolSequence { .. } => CheckKind::ToolSequence,
-            Check::ToolArgsMatch { .. } => CheckKind::ToolArgsMatch,
-            Check::Rubric { .. } => CheckKind::Rubric,
-            Check::Approvals { .. } => CheckKind::Approvals,
-        }
-    }
 }
 
 /// A check of an item, ready to score: the parsed check, its spec as
@@ -377,69 +465,75 @@ pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -
         .collect()
 }
 
+/// A check of the answer, on a run that produced none.
+#[derive(Debug, Clone, Copy)]
+struct NoAnswer;
+
 fn score_one(c: &ItemCheck, answer: Option<&Value>, report: &RunReport) -> (bool, String) {
-    let calls = &report.tool_calls;
-    match (&c.check, answer) {
-        (Check::ToolUsed { name, min, .. }, _) => {
-            trajectory::tool_used(calls, name, min.unwrap_or(1))
-        }
-        (Check::ToolNotUsed { name, .. }, _) => trajectory::tool_not_used(calls, name),
-        (Check::NoTool { .. }, _) => trajectory::no_tool(calls),
-        (Check::MinToolCalls { value, .. }, _) => trajectory::call_total(calls, *value, true),
-        (Check::MaxToolCalls { value, .. }, _) => trajectory::call_total(calls, *value, false),
-        (Check::CallCounts { counts, .. }, _) => trajectory::call_counts(calls, counts),
-        (Check::ToolSequence { tools, mode, .. }, _) => {
-            trajectory::tool_sequence(calls, tools, mode.unwrap_or_default())
-        }
-        (
-            Check::ToolArgsMatch {
-                name,
-                path,
-                value,
-                tol,
-                ..
-            },
-            _,
-        ) => trajectory::tool_args_match(calls, name, path, value, *tol),
-        (
-            Check::Approvals {
-                outcome,
-                tool,
-                min,
-                max,
-                ..
-            },
-            _,
-        ) => trajectory::approvals(&report.approvals, *outcome, tool.as_deref(), *min, *max),
-        (_, None) => (false, "the run produced no answer".to_string()),
-        (_, Some(answer)) => score_answer(c, answer),
-    }
+    scored(c, answer.ok_or(NoAnswer), report)
+        .unwrap_or_else(|NoAnswer| (false, "the run produced no answer".to_string()))
 }
 
-fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
-    match &c.check {
-        Check::JsonValid { .. } => (true, "the answer is JSON".to_string()),
-        Check::JsonSchema { .. } => match &c.schema {
-            None => (false, "no schema to validate against".to_string()),
-            Some(schema) => {
-                let issues = schema.validator().issues(answer);
-                match issues.first() {
-                    None => (true, "the answer matches the schema".to_string()),
-                    Some(first) => (
-                        false,
-                        format!(
-                            "{} problem(s); first at {:?}: {}",
-                            issues.len(),
-                            first.path,
-                            one_line(&first.message, 200)
+/// One check's result. The checks of the tool calls need no answer; the
+/// checks of the answer are [`NoAnswer`] without one.
+fn scored(
+    c: &ItemCheck,
+    answer: Result<&Value, NoAnswer>,
+    report: &RunReport,
+) -> Result<(bool, String), NoAnswer> {
+    let calls = &report.tool_calls;
+    Ok(match &c.check {
+        Check::ToolUsed { name, min, .. } => trajectory::tool_used(calls, name, min.unwrap_or(1)),
+        Check::ToolNotUsed { name, .. } => trajectory::tool_not_used(calls, name),
+        Check::NoTool { .. } => trajectory::no_tool(calls),
+        Check::MinToolCalls { value, .. } => trajectory::call_total(calls, *value, true),
+        Check::MaxToolCalls { value, .. } => trajectory::call_total(calls, *value, false),
+        Check::CallCounts { counts, .. } => trajectory::call_counts(calls, counts),
+        Check::ToolSequence { tools, mode, .. } => {
+            trajectory::tool_sequence(calls, tools, mode.unwrap_or_default())
+        }
+        Check::ToolArgsMatch {
+            name,
+            path,
+            value,
+            tol,
+            ..
+        } => trajectory::tool_args_match(calls, name, path, value, *tol),
+        Check::Approvals {
+            outcome,
+            tool,
+            min,
+            max,
+            ..
+        } => trajectory::approvals(&report.approvals, *outcome, tool.as_deref(), *min, *max),
+        Check::JsonValid { .. } => {
+            answer?;
+            (true, "the answer is JSON".to_string())
+        }
+        Check::JsonSchema { .. } => {
+            let answer = answer?;
+            match &c.schema {
+                None => (false, "no schema to validate against".to_string()),
+                Some(schema) => {
+                    let issues = schema.validator().issues(answer);
+                    match issues.first() {
+                        None => (true, "the answer matches the schema".to_string()),
+                        Some(first) => (
+                            false,
+                            format!(
+                                "{} problem(s); first at {:?}: {}",
+                                issues.len(),
+                                first.path,
+                                one_line(&first.message, 200)
+                            ),
                         ),
-                    ),
+                    }
                 }
             }
-        },
+        }
         Check::JsonPathEquals {
             path, value, tol, ..
-        } => match lookup(answer, path) {
+        } => match lookup(answer?, path) {
             None => (false, format!("{path}: not found")),
             Some(actual) => {
                 let ok = values_equal(actual, value, *tol);
@@ -451,26 +545,29 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
             }
         },
         Check::Contains { value, .. } | Check::Icontains { value, .. } => {
-            let found = contains_ci(&answer_text(answer), value);
+            let found = contains_ci(&answer_text(answer?), value);
             (found, format!("{value:?} {}", found_word(found)))
         }
         Check::NotContains { value, .. } => {
-            let found = contains_ci(&answer_text(answer), value);
+            let found = contains_ci(&answer_text(answer?), value);
             (!found, format!("{value:?} {}", found_word(found)))
         }
-        Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => match &c.regex {
-            None => (false, format!("invalid pattern {pattern:?}")),
-            Some(re) => {
-                let m = re.is_match(&answer_text(answer));
-                (
-                    m,
-                    format!("/{pattern}/ {}", if m { "matched" } else { "no match" }),
-                )
+        Check::Regex { pattern, .. } | Check::Iregex { value: pattern, .. } => {
+            let answer = answer?;
+            match &c.regex {
+                None => (false, format!("invalid pattern {pattern:?}")),
+                Some(re) => {
+                    let m = re.is_match(&answer_text(answer));
+                    (
+                        m,
+                        format!("/{pattern}/ {}", if m { "matched" } else { "no match" }),
+                    )
+                }
             }
-        },
+        }
         Check::NumericEquals { value, tol, .. } => {
             let tol = tol.unwrap_or(0.0);
-            let numbers = text::numbers_in(answer);
+            let numbers = text::numbers_in(answer?);
             let hit = numbers.iter().find(|x| (*x - value).abs() <= tol);
             let within = if tol > 0.0 {
                 format!("{value} ± {tol}")
@@ -486,11 +583,11 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
             }
         }
         Check::SentenceCount { min, max, .. } => {
-            let n = text::sentence_count(answer);
+            let n = text::sentence_count(answer?);
             let (ok, bounds) = count_within(n, *min, *max);
             (ok, format!("{n} sentence(s), {bounds} required"))
         }
-        Check::VerdictEquals { verdict, .. } => match answer.get("verdict") {
+        Check::VerdictEquals { verdict, .. } => match answer?.get("verdict") {
             Some(Value::String(v)) => (
                 v == verdict.as_str(),
                 format!(
@@ -502,19 +599,12 @@ fn score_answer(c: &ItemCheck, answer: &Value) -> (bool, String) {
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),
         },
-        // Scored in `score_one`; they read the tool calls, not the answer.
-        Check::ToolUsed { .. }
-        | Check::ToolNotUsed { .. }
-        | Check::NoTool { .. }
-        | Check::MinToolCalls { .. }
-        | Check::MaxToolCalls { .. }
-        | Check::CallCounts { .. }
-        | Check::ToolSequence { .. }
-        | Check::ToolArgsMatch { .. }
-        | Check::Approvals { .. } => (true, String::new()),
-        // Scored from its judgement in `score_judged`.
-        Check::Rubric { .. } => (false, "not judged".to_string()),
-    }
+        // Scored from its judgement: [`ItemCheck::judged`].
+        Check::Rubric { .. } => {
+            answer?;
+            (false, "not judged".to_string())
+        }
+    })
 }
 
 /// A rubric check's result from its judgement.

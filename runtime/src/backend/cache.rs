@@ -28,7 +28,6 @@ use super::{
     Backend, BackendError, BackendErrorKind, DeltaSink, ModelRequest, Replay, Wrapper, forward,
 };
 use crate::conversation::ModelTurn;
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::fs::{File, OpenOptions};
@@ -193,49 +192,37 @@ impl<B: Backend> Wrapper for Cached<B> {
 
     /// A hit is sent whole ([`send_whole`]); a miss streams from the inner
     /// backend and is stored as the turn it adds up to.
-    fn answer<'a>(
+    async fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.serve(request, sink)
-    }
-}
-
-impl<B: Backend> Cached<B> {
-    fn serve<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            let key = request_key(request);
-            let hit = self
-                .answers
-                .lock()
-                .ok()
-                .and_then(|mut a| a.get_mut(&key).and_then(VecDeque::pop_front));
-            if let Some(turn) = hit {
-                self.count(true);
-                if let Some(sink) = sink {
-                    send_whole(&turn, sink);
-                }
-                return Ok(turn);
+    ) -> Result<ModelTurn, BackendError> {
+        let key = request_key(request);
+        let hit = self
+            .answers
+            .lock()
+            .ok()
+            .and_then(|mut a| a.get_mut(&key).and_then(VecDeque::pop_front));
+        if let Some(turn) = hit {
+            self.count(true);
+            if let Some(sink) = sink {
+                send_whole(&turn, sink);
             }
-            self.count(false);
-            let turn = forward(&self.inner, request, sink).await?;
-            let line = CassetteLine::Exchange {
-                key,
-                request: request_json(request),
-                outcome: RecordedOutcome::Turn(turn.clone()),
-            };
-            let written = append_line(&self.file, &line);
-            if let Err(e) = written {
-                // The answer is good; only the cache lost it. Say so, and
-                // answer: a cache never fails a run.
-                tracing::warn!("{}", io_error(&self.path, "write", e));
-            }
-            Ok(turn)
-        })
+            return Ok(turn);
+        }
+        self.count(false);
+        let turn = forward(&self.inner, request, sink).await?;
+        let line = CassetteLine::Exchange {
+            key,
+            request: request_json(request),
+            outcome: RecordedOutcome::Turn(turn.clone()),
+        };
+        let written = append_line(&self.file, &line);
+        if let Err(e) = written {
+            // The answer is good; only the cache lost it. Say so, and
+            // answer: a cache never fails a run.
+            tracing::warn!("{}", io_error(&self.path, "write", e));
+        }
+        Ok(turn)
     }
 }

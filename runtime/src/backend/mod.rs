@@ -328,15 +328,17 @@ pub(crate) fn forward<'a, B: Backend + ?Sized>(
 
 /// A backend around another that changes how a request is answered
 /// (retries, a recording, a cache): it names its [`inner`](Wrapper::inner)
-/// backend and writes one [`answer`](Wrapper::answer), and is a [`Backend`]
-/// through the one impl below, which passes [`info`](Backend::info) and
-/// [`preflight`](Backend::preflight) to the inner backend and serves both
-/// [`complete`](Backend::complete) and
-/// [`complete_streaming`](Backend::complete_streaming) with `answer`.
+/// backend and writes one [`answer`](Wrapper::answer) (an `async fn`), and
+/// is a [`Backend`] through the one impl below, which passes
+/// [`info`](Backend::info) and [`preflight`](Backend::preflight) to the
+/// inner backend and serves both [`complete`](Backend::complete) and
+/// [`complete_streaming`](Backend::complete_streaming) with `answer`, boxed
+/// there once.
 ///
 /// So a wrapper has no backend method of its own to forget: a method added
 /// to [`Backend`] is added to that impl, once, for every layer — as tower's
-/// `Layer`s compose `Service`s.
+/// `Layer`s compose `Service`s — and to the shared `Arc`'s forwarding below
+/// (`config.rs`'s layer test runs through one).
 pub(crate) trait Wrapper: Send + Sync {
     /// The wrapped backend.
     type Inner: Backend + ?Sized;
@@ -351,7 +353,7 @@ pub(crate) trait Wrapper: Send + Sync {
         &'a self,
         request: &'a ModelRequest,
         sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>>;
+    ) -> impl Future<Output = Result<ModelTurn, BackendError>> + Send + 'a;
 }
 
 impl<W: Wrapper> Backend for W {
@@ -363,7 +365,7 @@ impl<W: Wrapper> Backend for W {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.answer(request, None)
+        Box::pin(self.answer(request, None))
     }
 
     fn complete_streaming<'a>(
@@ -371,7 +373,7 @@ impl<W: Wrapper> Backend for W {
         request: &'a ModelRequest,
         sink: DeltaSink<'a>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.answer(request, Some(sink))
+        Box::pin(self.answer(request, Some(sink)))
     }
 
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
@@ -379,19 +381,29 @@ impl<W: Wrapper> Backend for W {
     }
 }
 
-/// A shared backend is the backend it points to.
-impl<B: Backend + ?Sized> Wrapper for Arc<B> {
-    type Inner = B;
-
-    fn inner(&self) -> &B {
-        self
+/// A shared backend is the backend it points to: each method is its own
+/// (no second box around its futures).
+impl<B: Backend + ?Sized> Backend for Arc<B> {
+    fn info(&self) -> BackendInfo<'_> {
+        (**self).info()
     }
 
-    fn answer<'a>(
+    fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
-        sink: Option<DeltaSink<'a>>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        forward(&**self, request, sink)
+        (**self).complete(request)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        sink: DeltaSink<'a>,
+    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
+        (**self).complete_streaming(request, sink)
+    }
+
+    fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
+        (**self).preflight()
     }
 }

@@ -16,7 +16,6 @@ use super::{
 };
 use crate::conversation::{ModelTurn, Usage};
 use crate::output::{OutputStrategy, ToolChoice};
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -275,42 +274,32 @@ impl<B: Backend> Wrapper for Recording<B> {
 
     /// Records the turn the stream adds up to: a streamed run's cassette is
     /// the one the same run writes unstreamed.
-    fn answer<'a>(
+    async fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.record(request, sink)
+    ) -> Result<ModelTurn, BackendError> {
+        // Armed while the answer is awaited: if this future is dropped
+        // there (the run deadline cut the call), it writes the cut entry.
+        let mut waiting = CutOnDrop {
+            recording: self,
+            request: Some(request),
+        };
+        let result = forward(&self.inner, request, sink).await;
+        waiting.request = None;
+        let outcome = match &result {
+            Ok(turn) => RecordedOutcome::Turn(turn.clone()),
+            Err(e) => RecordedOutcome::Error(e.into()),
+        };
+        if let Err(e) = self.append(request, outcome) {
+            // A lost cassette line must not pass silently: fail the request.
+            return Err(io_error(&self.path, "write", e));
+        }
+        result
     }
 }
 
 impl<B: Backend> Recording<B> {
-    fn record<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            // Armed while the answer is awaited: if this future is dropped
-            // there (the run deadline cut the call), it writes the cut entry.
-            let mut waiting = CutOnDrop {
-                recording: self,
-                request: Some(request),
-            };
-            let result = forward(&self.inner, request, sink).await;
-            waiting.request = None;
-            let outcome = match &result {
-                Ok(turn) => RecordedOutcome::Turn(turn.clone()),
-                Err(e) => RecordedOutcome::Error(e.into()),
-            };
-            if let Err(e) = self.append(request, outcome) {
-                // A lost cassette line must not pass silently: fail the request.
-                return Err(io_error(&self.path, "write", e));
-            }
-            result
-        })
-    }
-
     /// Appends the exchange of `request` with `outcome`.
     fn append(&self, request: &ModelRequest, outcome: RecordedOutcome) -> std::io::Result<()> {
         let line = CassetteLine::Exchange {

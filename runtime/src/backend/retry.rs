@@ -20,7 +20,6 @@ use super::{
     Backend, BackendError, BackendErrorKind, Delta, DeltaSink, ModelRequest, Wrapper, forward,
 };
 use crate::conversation::{ModelTurn, Usage};
-use futures::future::BoxFuture;
 use rand::Rng;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -129,72 +128,60 @@ impl<B: Backend> Wrapper for Retry<B> {
     /// A retry after part of the answer was passed on first sends
     /// [`Delta::Restart`]: the caller drops what it has and the answer
     /// streams again from its start.
-    fn answer<'a>(
+    async fn answer<'a>(
         &'a self,
         request: &'a ModelRequest,
         sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        self.attempts(request, sink)
-    }
-}
-
-impl<B: Backend> Retry<B> {
-    fn attempts<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        sink: Option<DeltaSink<'a>>,
-    ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
-        Box::pin(async move {
-            let started = AtomicBool::new(false);
-            let tracked = |delta: Delta| {
-                started.store(true, Ordering::Relaxed);
-                if let Some(sink) = sink {
-                    sink(delta);
+    ) -> Result<ModelTurn, BackendError> {
+        let started = AtomicBool::new(false);
+        let tracked = |delta: Delta| {
+            started.store(true, Ordering::Relaxed);
+            if let Some(sink) = sink {
+                sink(delta);
+            }
+        };
+        let tracked: Option<DeltaSink<'_>> = sink.map(|_| &tracked as DeltaSink<'_>);
+        let mut retry = 0;
+        // What the failed attempts reported spending.
+        let mut spent = Usage::default();
+        loop {
+            let mut error = match forward(&self.inner, request, tracked).await {
+                Ok(mut turn) => {
+                    turn.usage.add(spent);
+                    return Ok(turn);
                 }
+                Err(e) => e,
             };
-            let tracked: Option<DeltaSink<'_>> = sink.map(|_| &tracked as DeltaSink<'_>);
-            let mut retry = 0;
-            // What the failed attempts reported spending.
-            let mut spent = Usage::default();
-            loop {
-                let mut error = match forward(&self.inner, request, tracked).await {
-                    Ok(mut turn) => {
-                        turn.usage.add(spent);
-                        return Ok(turn);
-                    }
-                    Err(e) => e,
-                };
-                spent.add(*error.spent);
-                *error.spent = spent;
-                if retry >= self.max_retries || !is_retryable(&error) {
-                    return Err(error);
-                }
-                let Some(wait) = self.delay(retry, &error) else {
-                    tracing::warn!(
-                        backend = self.inner.name(),
-                        status = error.status,
-                        "not retrying: the provider asks to wait longer than allowed"
-                    );
-                    return Err(error);
-                };
-                retry += 1;
+            spent.add(*error.spent);
+            *error.spent = spent;
+            if retry >= self.max_retries || !is_retryable(&error) {
+                return Err(error);
+            }
+            let Some(wait) = self.delay(retry, &error) else {
                 tracing::warn!(
                     backend = self.inner.name(),
                     status = error.status,
-                    kind = ?error.kind,
-                    stage = error.stage.map(Stage::as_str),
-                    retry,
-                    wait_ms = wait.as_millis() as u64,
-                    "retrying"
+                    "not retrying: the provider asks to wait longer than allowed"
                 );
-                if started.swap(false, Ordering::Relaxed)
-                    && let Some(sink) = sink
-                {
-                    sink(Delta::Restart);
-                }
-                tokio::time::sleep(wait).await;
+                return Err(error);
+            };
+            retry += 1;
+            tracing::warn!(
+                backend = self.inner.name(),
+                status = error.status,
+                kind = ?error.kind,
+                stage = error.stage.map(Stage::as_str),
+                retry,
+                wait_ms = wait.as_millis() as u64,
+                "retrying"
+            );
+            if started.swap(false, Ordering::Relaxed)
+                && let Some(sink) = sink
+            {
+                sink(Delta::Restart);
             }
-        })
+            tokio::time::sleep(wait).await;
+        }
     }
 }
 
