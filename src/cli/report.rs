@@ -13,9 +13,6 @@ use tribunal::judge::pricing::Pricing;
 use tribunal::judge::rows::results::latest;
 use tribunal::judge::{ResultRow, read_rows};
 
-// `run`'s `--html`, under the name it calls.
-pub(crate) use super::report_opts::emit_html;
-
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
     /// The results file (JSON Lines) written by `tribunal run`.

@@ -145,7 +145,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .then(|| Calibrations::of(arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
     if let Some(html) = &args.html {
-        super::report::emit_html(
+        super::report_opts::emit_html(
             &result.rows,
             args.report.transcripts.as_deref(),
             Some(html),
