@@ -879,7 +879,11 @@ stage_run_baseline() {
             git worktree add --detach "$tree" FETCH_HEAD >&2
         fi
         if [[ -d "$tree/$arena" ]]; then
-            note "$arena has no stored baseline to gate against: running it as it is on $TG_BASELINE_BRANCH"
+            if [[ -f "$TG_WORK/refused/$s" ]]; then
+                note "$arena: the stored baseline was refused: running it as it is on $TG_BASELINE_BRANCH"
+            else
+                note "$arena has no stored baseline: running it as it is on $TG_BASELINE_BRANCH"
+            fi
             code=0
             run_arena "$tree/$arena" "$TG_WORK/base-run/$s.jsonl" "$pending" || code=$?
             pending=$((pending - 1))

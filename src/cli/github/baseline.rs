@@ -291,7 +291,7 @@ mod tests {
             "backend": "openai-chat", "model": "m", "finished_at_ms": 0
         });
         if code == Some("backend_error") {
-            v["backend_failure"] = json!({"kind": "status", "status": 429});
+            v["backend_failure"] = json!({"kind": "http", "status": 429});
         }
         serde_json::from_value(v).unwrap()
     }

@@ -319,3 +319,175 @@ async fn an_arena_not_on_the_baseline_branch_is_gated_on_its_own_pass_rate() {
         "{body}"
     );
 }
+
+/// The hook of a stand-in tribunal whose `run` writing `pattern` (a glob
+/// of its `--out`) stops before `eiffel-tower` — the item this change
+/// breaks — and exits `exit` (1: it stopped starting item runs, as at
+/// `--max-cost-usd`; 0: a run that says it finished).
+fn stops_before_eiffel(pattern: &str, exit: i32) -> String {
+    format!(
+        "case \"$1:$out\" in run:{pattern}) jq -c 'select(.id != \"eiffel-tower\")' \"$out\" > \"$out.cut\" && mv \"$out.cut\" \"$out\"; code={exit} ;; esac"
+    )
+}
+
+/// The hook of a stand-in tribunal whose `run` writing `pattern` met an
+/// outage: every item run an ERROR from the provider (HTTP 429).
+fn outage(pattern: &str) -> String {
+    format!(
+        "case \"$1:$out\" in run:{pattern}) jq -c '.outcome = \"ERROR\" | .error_code = \"backend_error\" | .backend_failure = {{\"kind\": \"http\", \"status\": 429}} | .checks = [] | .answer = null' \"$out\" > \"$out.x\" && mv \"$out.x\" \"$out\" ;; esac"
+    )
+}
+
+/// Issue 59, row 1: a baseline run here that stopped early (3 of 10 items
+/// in the issue; here every item but the one this change breaks) once let
+/// the stage exit 0 and the comparison match only what it ran: the
+/// regression was never compared and the gate passed. It now fails the
+/// gate naming why, whether the run said so (exit 1) or not (exit 0, its
+/// rows short of the baseline branch's arena).
+#[tokio::test]
+async fn a_baseline_run_here_that_stopped_early_fails_the_gate() {
+    for (exit, says) in [
+        (
+            1,
+            "the baseline of arenas/structured_output run here from main exited 1 (1: it stopped starting item runs",
+        ),
+        (
+            0,
+            "short: 1 item run(s) it was asked for are not in it (it stopped early",
+        ),
+    ] {
+        let comments = Comments::default();
+        let server = github(&comments).await;
+        let scratch = tempfile::tempdir().unwrap();
+        let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+        copy_arena(&clone.join("arenas/structured_output"), true);
+        let stand_in = StandIn::new(scratch.path(), &stops_before_eiffel("*/base-run/*", exit));
+        let mut job = Job::new(&server, "arenas/structured_output", &[]).in_repo(&clone);
+        job.set("TRIBUNAL", stand_in.path());
+        let (code, log, failed) = job.run_all(None).await;
+        assert_eq!(failed.as_deref(), Some("run-baseline"), "exit {exit}: {log}");
+        assert_eq!(code, Some(2), "exit {exit}: {log}");
+        assert!(log.contains(says), "exit {exit}: {log}");
+        let body = comments.all()[0]["body"].as_str().unwrap().to_string();
+        assert!(body.contains("the gate did not finish"), "{body}");
+        assert!(body.contains("The job failed in `run-baseline`"), "{body}");
+    }
+}
+
+/// Issue 59, rows 1 and 2: on the baseline branch, a run that stopped
+/// early, or met an outage (every run a `backend_error`: 429s, 5xx), is
+/// never stored: the run step fails (so action.yml's upload is skipped)
+/// and the verdict fails too. Before, a push stopped at 4 of 10 was
+/// uploaded, and an all-ERROR baseline let every pull request pass for up
+/// to 90 days.
+#[tokio::test]
+async fn a_push_that_stopped_early_or_met_an_outage_stores_no_baseline() {
+    for (why, hook, says) in [
+        (
+            "stopped early",
+            stops_before_eiffel("*", 1),
+            "the baseline run of arenas/structured_output exited 1",
+        ),
+        (
+            "short, said finished",
+            stops_before_eiffel("*", 0),
+            "short: 1 item run(s) it was asked for are not in it",
+        ),
+        (
+            "an outage",
+            outage("*"),
+            "backend_errors: 15 item run(s) ended in ERROR because the provider failed",
+        ),
+    ] {
+        let comments = Comments::default();
+        let server = github(&comments).await;
+        let scratch = tempfile::tempdir().unwrap();
+        let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+        let stand_in = StandIn::new(scratch.path(), &hook);
+        let mut job = Job::new(
+            &server,
+            "arenas/structured_output",
+            &[("TG_EVENT", "push"), ("TG_BRANCH", "main"), ("TG_PR", "")],
+        )
+        .in_repo(&clone);
+        job.set("TRIBUNAL", stand_in.path());
+        let (code, log) = job.stage("setup").await;
+        assert_eq!(code, Some(0), "{log}");
+        assert_eq!(job.output("kind").as_deref(), Some("baseline"));
+        let (code, log) = job.stage("run").await;
+        assert_eq!(code, Some(2), "{why}: the upload step must not run: {log}");
+        assert!(log.contains(says), "{why}: {log}");
+        assert!(log.contains("is never stored") || log.contains("nothing is stored"), "{why}: {log}");
+        let (code, log) = job.verdict().await;
+        assert_eq!(code, Some(2), "{why}: {log}");
+    }
+}
+
+/// The structured_output results in `stored` with every row an ERROR from
+/// the provider: what an outage on a push to main stored before issue 59.
+fn all_errors(stored: &Path) -> PathBuf {
+    let out = stored.with_file_name("outage.jsonl");
+    let rows: Vec<String> = crate::json_lines(stored)
+        .into_iter()
+        .map(|mut r| {
+            r["outcome"] = "ERROR".into();
+            r["error_code"] = "backend_error".into();
+            r["backend_failure"] = json!({"kind": "http", "status": 503});
+            r["checks"] = json!([]);
+            r["answer"] = Value::Null;
+            r.to_string()
+        })
+        .collect();
+    std::fs::write(&out, rows.join("\n") + "\n").unwrap();
+    out
+}
+
+/// Issue 59, rows 1 and 2, on the stored side: a stored baseline from
+/// before this change that is all ERRORs (an outage), or short of the
+/// item the change breaks, once passed every pull request. It is now
+/// refused, said, and the baseline is run here from the baseline branch:
+/// the regression is found.
+#[tokio::test]
+async fn a_stored_baseline_that_is_short_or_an_outage_is_never_gated_against() {
+    let scratch = tempfile::tempdir().unwrap();
+    let full = baseline(scratch.path());
+    let short = scratch.path().join("short.jsonl");
+    let kept: Vec<String> = crate::json_lines(&full)
+        .into_iter()
+        .filter(|r| r["id"] != "eiffel-tower")
+        .map(|r| r.to_string())
+        .collect();
+    std::fs::write(&short, kept.join("\n") + "\n").unwrap();
+    for (why, stored, says) in [
+        (
+            "an outage",
+            all_errors(&full),
+            "backend_errors: 15 item run(s) ended in ERROR",
+        ),
+        (
+            "short",
+            short.clone(),
+            "not_covering: 1 item run(s) of the new results are not in it",
+        ),
+    ] {
+        let comments = Comments::default();
+        let server = github(&comments).await;
+        let dir = tempfile::tempdir().unwrap();
+        let (clone, _) = repo(dir.path(), &["arenas/structured_output"]);
+        copy_arena(&clone.join("arenas/structured_output"), true);
+        let mut job = Job::new(&server, "arenas/structured_output", &[]).in_repo(&clone);
+        let (code, log) = job.gate(Some(&stored)).await;
+        assert_eq!(code, Some(1), "{why}: the regression is found: {log}");
+        assert!(log.contains(says), "{why}: {log}");
+        assert!(
+            log.contains("the stored baseline was refused: running it as it is on main"),
+            "{why}: {log}"
+        );
+        let body = comments.all()[0]["body"].as_str().unwrap().to_string();
+        assert!(body.contains("`eiffel-tower` #0: PASS → FAIL"), "{why}: {body}");
+        assert!(
+            body.contains("the stored results of run 41 were refused"),
+            "{why}: {body}"
+        );
+    }
+}

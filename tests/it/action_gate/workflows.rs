@@ -113,9 +113,10 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
         comment["if"].as_str().unwrap().starts_with("always() &&"),
         "{comment}"
     );
-    // Every mode of kind gate runs the baseline, the comparison and the
-    // verdict (tests/it/action_gate/modes.rs runs each such mode's stages).
-    for stage in ["run-baseline", "compare", "verdict"] {
+    // Every mode of kind gate runs the baseline and the comparison
+    // (tests/it/action_gate/modes.rs runs each such mode's stages); the
+    // verdict runs whatever the kind, and fails on one it does not know.
+    for stage in ["run-baseline", "compare"] {
         let step = steps
             .iter()
             .find(|s| {
@@ -126,6 +127,19 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
             .unwrap();
         assert_eq!(step["if"], "steps.setup.outputs.kind == 'gate'", "{stage}");
     }
+    let verdict = steps
+        .iter()
+        .find(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.ends_with("gate.sh\" verdict"))
+        })
+        .unwrap();
+    assert_eq!(verdict["if"], "${{ !cancelled() }}");
+    assert_eq!(
+        verdict["env"]["TG_KIND_OUTPUT"],
+        "${{ steps.setup.outputs.kind }}"
+    );
     // Every working path is the use's own folder (setup's output).
     for step in &steps {
         let mut all = Vec::new();

@@ -42,7 +42,7 @@ impl Report {
                 item.repeat,
                 item.outcome.as_str(),
                 item.wall_ms,
-                code_cell(&self.detail(item))
+                self.detail_as(item, code_cell)
             );
         }
         if !self.summary.per_item.is_empty() {
