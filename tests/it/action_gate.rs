@@ -951,3 +951,38 @@ fn the_readme_shows_the_comment_snapshot() {
         "docs/ci-gate.md's example comment differs from snapshots/judge/comment_nonsignificant_flip.snap"
     );
 }
+
+/// `markdown` with every code span taken out (CommonMark: a run of N
+/// backticks opens one, the next run of exactly N closes it; an unclosed
+/// run is literal text): what GitHub renders as Markdown, links, mentions
+/// and HTML.
+fn outside_code_spans(markdown: &str) -> String {
+    let chars: Vec<char> = markdown.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|c| **c == '`').count();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '`' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let close = loop {
+            match (j..chars.len()).find(|k| chars[*k] == '`') {
+                Some(k) if run_at(k) == n => break Some(k),
+                Some(k) => j = k + run_at(k),
+                None => break None,
+            }
+        };
+        match close {
+            Some(k) => i = k + n,
+            None => {
+                out.extend(&chars[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
+}

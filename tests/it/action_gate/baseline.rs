@@ -491,3 +491,92 @@ async fn a_stored_baseline_that_is_short_or_an_outage_is_never_gated_against() {
         );
     }
 }
+
+/// Issue 59, row 7: a fork's runs from a branch called `main` once took
+/// the 30 run lookups, so thirty of them hid the stored baseline and every
+/// pull request ran it again live. A fork's artifact is dropped from the
+/// list before any lookup is counted.
+#[tokio::test]
+async fn forks_cannot_use_up_the_baseline_lookups() {
+    let comments = Comments::default();
+    let mut uploads: Vec<Upload> = (0..40)
+        .map(|i| {
+            let mut fork = Upload::push(100 + i, 700 + i, &format!("2026-12-05T10:{i:02}:00Z"));
+            fork.event = "pull_request";
+            fork.head_repository = FORK_ID;
+            fork
+        })
+        .collect();
+    uploads.push(Upload::push(9, 99, "2026-12-01T10:00:00Z"));
+    let server = github_with(&comments, &uploads, 0).await;
+    let (stdout, stderr) = find(&server, "main").await;
+    assert_eq!(
+        stdout, "found=true\nartifact-id=9\nrun-id=99\nhead-sha=sha99\n",
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("artifact 139 of run 739: its code came from another repository"),
+        "{stderr}"
+    );
+    let wire = wire_log(&server).await;
+    assert!(!wire.contains("/actions/runs/7"), "a fork's run was looked up: {wire}");
+}
+
+/// Issue 59, row 10: `github-actions[bot]` writes for every workflow of
+/// the repository, and another gate's comment can carry this gate's marker
+/// inside (a quoted cell, a pasted comment). The marker counts only as a
+/// comment's first line: that comment is never edited.
+#[tokio::test]
+async fn a_comment_with_the_marker_below_its_first_line_is_never_edited() {
+    let comments = Comments::default();
+    let other = "### ✅ another gate\n\n| item | why |\n|---|---|\n| x | <!-- tribunal-gate: tribunal --> |";
+    comments.seed(BOT, other);
+    let server = github(&comments).await;
+    for text in ["first", "second"] {
+        let out = comment_cli(&server.uri(), text).await;
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let all = comments.all();
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[0]["body"], other, "the other gate's comment was edited");
+    let ours = all[1]["body"].as_str().unwrap();
+    assert!(ours.starts_with("<!-- tribunal-gate: tribunal -->\n"), "{ours}");
+    assert!(ours.ends_with("second"), "{ours}");
+}
+
+/// Issue 59, row 10: the new-arena comment once pasted `tribunal merge`'s
+/// Markdown, which escaped only `|` and line breaks; its cells carry item
+/// ids (the pull request's) and check details (the model's answer). Every
+/// such text is now a code span it cannot close: no mention, link, HTML or
+/// another gate's marker renders.
+#[tokio::test]
+async fn pull_request_and_model_text_in_the_comment_cannot_format_link_or_mention() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+    let dir = copy_arena(&clone.join("arenas/new"), true);
+    let hostile =
+        "@octocat <img src=x onerror=alert(1)> [x](https://evil.invalid) ``` <!-- tribunal-gate: other -->";
+    let quoted = serde_json::to_string(hostile).unwrap();
+    let dataset = std::fs::read_to_string(dir.join("dataset.jsonl")).unwrap();
+    let changed = dataset
+        .replacen("\"id\": \"eiffel-tower\"", &format!("\"id\": {quoted}"), 1)
+        .replacen(
+            "{\"name\": \"Eiffel Tower\", \"year\"",
+            &format!("{{\"name\": {quoted}, \"year\""),
+            1,
+        );
+    assert_eq!(changed.matches("@octocat").count(), 2, "{changed}");
+    std::fs::write(dir.join("dataset.jsonl"), changed).unwrap();
+    let mut job = Job::new(&server, "arenas/new", &[]).in_repo(&clone);
+    let (code, log) = job.gate(None).await;
+    assert_eq!(code, Some(1), "{log}");
+    let body = comments.all()[0]["body"].as_str().unwrap().to_string();
+    assert!(body.contains("is new: it fails on its own"), "{body}");
+    assert!(body.contains("@octocat"), "the text is shown: {body}");
+    let bare = outside_code_spans(&body);
+    for text in ["@octocat", "<img", "](https://evil", "tribunal-gate: other"] {
+        assert!(!bare.contains(text), "{text} outside a code span: {body}");
+    }
+}

@@ -428,3 +428,38 @@ async fn fork_code_never_runs_with_a_model_key() {
     let body = comments.all()[0]["body"].as_str().unwrap().to_string();
     assert!(body.contains("**Mock:**"), "{body}");
 }
+
+/// Issue 59, row 3: the rerun cache decides answers, so it decides
+/// verdicts. A gate (a pull request's run of its own code) saves under a
+/// key of its own kind, and the baseline restores only what baseline runs
+/// saved: nothing a pull request wrote is read on the baseline branch.
+#[tokio::test]
+async fn a_pull_requests_rerun_cache_is_never_read_by_the_baseline() {
+    let live = [
+        ("TG_BACKEND", "openai-chat"),
+        ("TG_MODEL", "gpt-4.1-mini"),
+        ("OPENAI_API_KEY", MODEL_KEY),
+    ];
+    let (code, log, pr) = setup(&live).await;
+    assert_eq!(code, Some(0), "{log}");
+    let (code, log, main) = setup(&[outside_pr("push", "main"), live.to_vec()].concat()).await;
+    assert_eq!(code, Some(0), "{log}");
+    let prefix = "tribunal-cache-tribunal-openai-chat-gpt-4.1-mini";
+    assert_eq!(
+        pr.output("cache-key"),
+        Some(format!("{prefix}-gate-abc123"))
+    );
+    assert_eq!(
+        pr.output("cache-restore"),
+        Some(format!("{prefix}-gate-\n{prefix}-baseline-"))
+    );
+    assert_eq!(
+        main.output("cache-key"),
+        Some(format!("{prefix}-baseline-abc123"))
+    );
+    assert_eq!(
+        main.output("cache-restore"),
+        Some(format!("{prefix}-baseline-")),
+        "the baseline restores no key a pull request saves"
+    );
+}
