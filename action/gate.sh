@@ -1080,6 +1080,13 @@ stage_verdict() {
 
 commands_off
 trap commands_on EXIT
+# The GitHub token only where GitHub is called (gh, `tribunal github`):
+# any other stage's processes run without it, whatever the job's
+# environment holds.
+case "${1:-}" in
+    install | find-baseline | comment) ;;
+    *) unset GITHUB_TOKEN GH_TOKEN ;;
+esac
 case "${1:-}" in
     setup) stage_setup ;;
     install) stage_install ;;

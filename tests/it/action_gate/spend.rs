@@ -350,3 +350,66 @@ async fn file_names_reach_the_comment_in_code_spans_and_the_log_never_raw() {
     assert!(!log.contains("##["), "{log}");
     assert!(log.starts_with("::stop-commands::"), "{log}");
 }
+
+/// Issue 59, row 12: the model's key reaches `tribunal run` and nothing
+/// else. Given as the api-key input, action.yml hands it (TG_API_KEY) only
+/// to the run and run-baseline steps; set in the job's environment the old
+/// way, every step holds it, but no process the gate starts other than
+/// `run` does (not `report`, `compare`, `merge`, `github …`), and no
+/// `run` gets the GitHub token.
+#[tokio::test]
+async fn the_model_key_reaches_only_tribunal_run() {
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let (model, seen) = model_server(Api::Chat).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+    let key = live_env(Api::Chat, &model)
+        .into_iter()
+        .find(|(k, _)| *k == "OPENAI_API_KEY")
+        .map(|(_, v)| v)
+        .unwrap();
+    for input in [true, false] {
+        let stand_in = StandIn::new(scratch.path(), "");
+        let _ = std::fs::remove_file(scratch.path().join("tribunal-calls.log"));
+        let mut job = live_job(&server, &model, &clone, &[]);
+        job.set("TRIBUNAL", stand_in.path());
+        if input {
+            // As action.yml gives it: setup learns only that it is set.
+            job.env.remove("OPENAI_API_KEY");
+            job.set("TG_API_KEY_SET", "true");
+        }
+        let mut log = String::new();
+        for stage in ["setup", "run", "run-baseline", "compare", "comment"] {
+            let model_step = stage == "run" || stage == "run-baseline";
+            if input && model_step {
+                job.set("TG_API_KEY", &key);
+            } else {
+                job.env.remove("TG_API_KEY");
+            }
+            let (code, out) = job.stage(stage).await;
+            log.push_str(&out);
+            assert_eq!(code, Some(0), "{stage}: {log}");
+        }
+        assert!(!seen.lock().unwrap().is_empty(), "the model was asked");
+        let calls = stand_in.calls();
+        let mut runs = 0;
+        for call in &calls {
+            let run = call.args.starts_with("run ");
+            runs += usize::from(run);
+            assert_eq!(
+                call.env.contains(&key),
+                run,
+                "input {input}: {}: the key {}",
+                call.args,
+                if run { "is missing" } else { "is here" }
+            );
+            if !call.args.starts_with("github ") {
+                assert!(!call.env.contains(GITHUB_TOKEN), "{}: the GitHub token", call.args);
+            }
+        }
+        assert_eq!(runs, 2, "head and baseline: {calls:?}");
+        assert!(calls.iter().any(|c| c.args.starts_with("compare ")));
+        assert!(!log.contains(&key), "the key in the log");
+    }
+}
