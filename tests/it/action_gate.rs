@@ -820,7 +820,10 @@ async fn an_input_cannot_set_an_output_and_an_unknown_kind_fails_the_verdict() {
         let mut job = Job::new(&server, "arenas/structured_output", &[(input, value)]);
         let (code, log) = job.stage("setup").await;
         assert_eq!(code, Some(2), "{input}: {log}");
-        assert!(log.contains("::error title=tribunal gate::"), "{input}: {log}");
+        assert!(
+            log.contains("::error title=tribunal gate::"),
+            "{input}: {log}"
+        );
         assert_eq!(job.output("kind"), None, "{input}: {}", job.file("output"));
         assert!(!job.file("env").contains("LD_PRELOAD"), "{input}");
     }
@@ -836,7 +839,10 @@ async fn an_input_cannot_set_an_output_and_an_unknown_kind_fails_the_verdict() {
             .lines()
             .find(|l| l.starts_with(&format!("{key}<<")))
             .unwrap_or_else(|| panic!("{file}: {text}"));
-        assert!(line.len() > key.len() + 2 + 16, "a random delimiter: {line}");
+        assert!(
+            line.len() > key.len() + 2 + 16,
+            "a random delimiter: {line}"
+        );
     }
     assert_eq!(job.output("kind").as_deref(), Some("gate"));
 
@@ -846,7 +852,11 @@ async fn an_input_cannot_set_an_output_and_an_unknown_kind_fails_the_verdict() {
         ("", "gate", "is not the kind it recorded"),
         ("skipped", "gate", "is not the kind it recorded"),
         ("baseline", "gate", "is not the kind it recorded"),
-        ("skipped", "skipped", "kind 'skipped' is none the verdict knows"),
+        (
+            "skipped",
+            "skipped",
+            "kind 'skipped' is none the verdict knows",
+        ),
     ] {
         job.set("TG_KIND_OUTPUT", output);
         job.set("TG_KIND", recorded);

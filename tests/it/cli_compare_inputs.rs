@@ -206,9 +206,8 @@ fn runs_only_in_the_new_file_fail_the_gate_unless_allowed() {
         let o = compare(&cut, &new, &["--gate", gate]);
         assert_eq!(o.status.code(), Some(8), "{gate}: {}", stderr(&o));
         assert!(
-            stderr(&o).contains(
-                "new_only_runs: 12 item run(s) of the new file are not in the baseline"
-            ),
+            stderr(&o)
+                .contains("new_only_runs: 12 item run(s) of the new file are not in the baseline"),
             "{}",
             stderr(&o)
         );

@@ -348,7 +348,10 @@ fn runs_only_in_the_new_file_are_an_input_problem_unless_allowed() {
     // Missing runs the other way are still a problem of their own.
     let both = checked(&new[..5], &base, Allow::default());
     assert_eq!(
-        both.problems.iter().map(InputProblem::code).collect::<Vec<_>>(),
+        both.problems
+            .iter()
+            .map(InputProblem::code)
+            .collect::<Vec<_>>(),
         vec!["missing_runs"]
     );
 }

@@ -391,7 +391,9 @@ impl GitHub {
             c.user
                 .as_ref()
                 .is_some_and(|u| same_account(&u.login, login))
-                && c.body.as_deref().is_some_and(|b| starts_with_marker(b, marker))
+                && c.body
+                    .as_deref()
+                    .is_some_and(|b| starts_with_marker(b, marker))
         }))
     }
 

@@ -75,9 +75,7 @@ impl Unfit {
 
     fn message(&self) -> String {
         match self {
-            Unfit::Torn => {
-                "its last line is torn: the run that wrote it was killed".to_string()
-            }
+            Unfit::Torn => "its last line is torn: the run that wrote it was killed".to_string(),
             Unfit::NoRows => "it holds no result row: the run never happened".to_string(),
             Unfit::Mixed(field, values) => format!(
                 "it mixes rows of {} {field}s ({}): results of several runs",
@@ -207,7 +205,11 @@ fn unfit(
             .filter(|r| !have.contains(&(r.id.as_str(), r.repeat)))
             // An item the baseline's arena does not have is one the change
             // added: there is nothing to compare it with.
-            .filter(|r| on_branch.as_ref().is_none_or(|ids| ids.contains(r.id.as_str())))
+            .filter(|r| {
+                on_branch
+                    .as_ref()
+                    .is_none_or(|ids| ids.contains(r.id.as_str()))
+            })
             .map(|r| key(&r.id, r.repeat))
             .collect();
         if !lacking.is_empty() {
@@ -313,7 +315,10 @@ mod tests {
         let rows = vec![row("x", 0, "PASS", None)];
         let ids: Vec<String> = ["x", "y", "z"].map(String::from).to_vec();
         let problems = unfit(&rows, false, 1, Some(&ids), None);
-        assert_eq!(problems, vec![Unfit::Short(vec!["y#0".into(), "z#0".into()])]);
+        assert_eq!(
+            problems,
+            vec![Unfit::Short(vec!["y#0".into(), "z#0".into()])]
+        );
         // Without the arena, a missing repeat of an item it holds.
         let problems = unfit(&rows, false, 2, None, None);
         assert_eq!(problems, vec![Unfit::Short(vec!["x#1".into()])]);
@@ -344,19 +349,24 @@ mod tests {
 
     #[test]
     fn torn_empty_and_mixed_files_are_unfit() {
-        assert_eq!(codes(&unfit(&[], true, 1, None, None)), vec!["torn_file", "no_rows"]);
+        assert_eq!(
+            codes(&unfit(&[], true, 1, None, None)),
+            vec!["torn_file", "no_rows"]
+        );
         let mut other = row("y", 0, "PASS", None);
         other.config_hash = "fedcba9876543210".into();
         let rows = vec![row("x", 0, "PASS", None), other];
-        assert_eq!(codes(&unfit(&rows, false, 1, None, None)), vec!["mixed_runs"]);
+        assert_eq!(
+            codes(&unfit(&rows, false, 1, None, None)),
+            vec!["mixed_runs"]
+        );
     }
 
     #[test]
     fn selection_follows_items_then_limit() {
-        let arena = Arena::load(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"),
-        )
-        .unwrap();
+        let arena =
+            Arena::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"))
+                .unwrap();
         let all = selected_ids(&arena, &[], None);
         assert!(all.len() > 2);
         assert_eq!(selected_ids(&arena, &[], Some(2)), all[..2].to_vec());

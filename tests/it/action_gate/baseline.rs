@@ -365,7 +365,11 @@ async fn a_baseline_run_here_that_stopped_early_fails_the_gate() {
         let mut job = Job::new(&server, "arenas/structured_output", &[]).in_repo(&clone);
         job.set("TRIBUNAL", stand_in.path());
         let (code, log, failed) = job.run_all(None).await;
-        assert_eq!(failed.as_deref(), Some("run-baseline"), "exit {exit}: {log}");
+        assert_eq!(
+            failed.as_deref(),
+            Some("run-baseline"),
+            "exit {exit}: {log}"
+        );
         assert_eq!(code, Some(2), "exit {exit}: {log}");
         assert!(log.contains(says), "exit {exit}: {log}");
         let body = comments.all()[0]["body"].as_str().unwrap().to_string();
@@ -417,7 +421,10 @@ async fn a_push_that_stopped_early_or_met_an_outage_stores_no_baseline() {
         let (code, log) = job.stage("run").await;
         assert_eq!(code, Some(2), "{why}: the upload step must not run: {log}");
         assert!(log.contains(says), "{why}: {log}");
-        assert!(log.contains("is never stored") || log.contains("nothing is stored"), "{why}: {log}");
+        assert!(
+            log.contains("is never stored") || log.contains("nothing is stored"),
+            "{why}: {log}"
+        );
         let (code, log) = job.verdict().await;
         assert_eq!(code, Some(2), "{why}: {log}");
     }
@@ -484,7 +491,10 @@ async fn a_stored_baseline_that_is_short_or_an_outage_is_never_gated_against() {
             "{why}: {log}"
         );
         let body = comments.all()[0]["body"].as_str().unwrap().to_string();
-        assert!(body.contains("`eiffel-tower` #0: PASS → FAIL"), "{why}: {body}");
+        assert!(
+            body.contains("`eiffel-tower` #0: PASS → FAIL"),
+            "{why}: {body}"
+        );
         assert!(
             body.contains("the stored results of run 41 were refused"),
             "{why}: {body}"
@@ -519,7 +529,10 @@ async fn forks_cannot_use_up_the_baseline_lookups() {
         "{stderr}"
     );
     let wire = wire_log(&server).await;
-    assert!(!wire.contains("/actions/runs/7"), "a fork's run was looked up: {wire}");
+    assert!(
+        !wire.contains("/actions/runs/7"),
+        "a fork's run was looked up: {wire}"
+    );
 }
 
 /// Issue 59, row 10: `github-actions[bot]` writes for every workflow of
@@ -534,13 +547,21 @@ async fn a_comment_with_the_marker_below_its_first_line_is_never_edited() {
     let server = github(&comments).await;
     for text in ["first", "second"] {
         let out = comment_cli(&server.uri(), text).await;
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let all = comments.all();
     assert_eq!(all.len(), 2, "{all:?}");
     assert_eq!(all[0]["body"], other, "the other gate's comment was edited");
     let ours = all[1]["body"].as_str().unwrap();
-    assert!(ours.starts_with("<!-- tribunal-gate: tribunal -->\n"), "{ours}");
+    assert!(
+        ours.starts_with("<!-- tribunal-gate: tribunal -->\n"),
+        "{ours}"
+    );
     assert!(ours.ends_with("second"), "{ours}");
 }
 
@@ -556,8 +577,7 @@ async fn pull_request_and_model_text_in_the_comment_cannot_format_link_or_mentio
     let scratch = tempfile::tempdir().unwrap();
     let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
     let dir = copy_arena(&clone.join("arenas/new"), true);
-    let hostile =
-        "@octocat <img src=x onerror=alert(1)> [x](https://evil.invalid) ``` <!-- tribunal-gate: other -->";
+    let hostile = "@octocat <img src=x onerror=alert(1)> [x](https://evil.invalid) ``` <!-- tribunal-gate: other -->";
     let quoted = serde_json::to_string(hostile).unwrap();
     let dataset = std::fs::read_to_string(dir.join("dataset.jsonl")).unwrap();
     let changed = dataset

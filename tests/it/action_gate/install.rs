@@ -122,10 +122,9 @@ async fn releases(file: &str, bytes: &[u8]) -> MockServer {
         .await;
     Mock::given(method("GET"))
         .and(path(format!("{base}.sha256")))
-        .respond_with(ResponseTemplate::new(200).set_body_string(format!(
-            "{}  /dev/null\n",
-            sha256(b"")
-        )))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_string(format!("{}  /dev/null\n", sha256(b""))),
+        )
         .mount(&server)
         .await;
     server
@@ -252,7 +251,11 @@ async fn install_runs_only_the_archive_the_action_pins_and_requires_its_attestat
     let server = releases(&file, &bytes).await;
     let done = install(&server, &dir.path().join("bin-ok"), &action, &shims).await;
     assert_eq!(done.code, Some(0), "{}", done.log);
-    assert!(done.log.contains("SHA-256 pinned by the action"), "{}", done.log);
+    assert!(
+        done.log.contains("SHA-256 pinned by the action"),
+        "{}",
+        done.log
+    );
     let gh = std::fs::read_to_string(&gh_log).unwrap();
     assert!(gh.starts_with("attestation verify "), "{gh}");
     assert!(
@@ -290,14 +293,26 @@ async fn install_runs_only_the_archive_the_action_pins_and_requires_its_attestat
     let refusing = Shims::new();
     refusing.add("gh", "echo 'no attestations found' >&2; exit 1");
     let server = releases(&file, &bytes).await;
-    let done = install(&server, &dir.path().join("bin-unattested"), &action, &refusing).await;
+    let done = install(
+        &server,
+        &dir.path().join("bin-unattested"),
+        &action,
+        &refusing,
+    )
+    .await;
     assert_eq!(done.code, Some(2), "{}", done.log);
     assert!(done.log.contains("does not verify"), "{}", done.log);
     assert_eq!(done.binary(), None);
 
     // No gh on the runner (a container job, a self-hosted runner): the
     // attestation is required, never skipped.
-    let done = install(&server, &dir.path().join("bin-no-gh"), &action, &Shims::new()).await;
+    let done = install(
+        &server,
+        &dir.path().join("bin-no-gh"),
+        &action,
+        &Shims::new(),
+    )
+    .await;
     assert_eq!(done.code, Some(2), "{}", done.log);
     assert!(
         done.log.contains("gh is not on this runner"),
@@ -370,7 +385,8 @@ async fn a_planted_cache_is_never_run_and_nothing_goes_on_path() {
     let done = install(&server, &bin, &action, &shims).await;
     assert_eq!(done.code, Some(0), "{}", done.log);
     assert!(
-        done.log.contains("from the cache: its archive matches the digest this action pins"),
+        done.log
+            .contains("from the cache: its archive matches the digest this action pins"),
         "{}",
         done.log
     );
@@ -408,11 +424,17 @@ async fn an_unpinned_version_is_built_from_source_without_any_secret() {
         "{}",
         done.log
     );
-    assert!(server.received_requests().await.unwrap().is_empty(), "nothing downloaded");
+    assert!(
+        server.received_requests().await.unwrap().is_empty(),
+        "nothing downloaded"
+    );
     let seen = std::fs::read_to_string(&cargo_env).unwrap();
     assert!(seen.contains("PATH="), "{seen}");
     for secret in [MODEL_KEY, GITHUB_TOKEN] {
-        assert!(!seen.contains(secret), "a secret reached cargo or the binary: {seen}");
+        assert!(
+            !seen.contains(secret),
+            "a secret reached cargo or the binary: {seen}"
+        );
     }
     assert!(done.binary().is_some());
 }
@@ -451,7 +473,11 @@ async fn macos_and_windows_runners_get_their_own_archives() {
             done.log
         );
         let binary = done.binary().unwrap();
-        assert!(binary.ends_with(format!("tribunal-{TAG}-{target}/{exe}")), "{os}: {}", binary.display());
+        assert!(
+            binary.ends_with(format!("tribunal-{TAG}-{target}/{exe}")),
+            "{os}: {}",
+            binary.display()
+        );
         assert!(binary.exists(), "{os}: {exe}");
     }
 }

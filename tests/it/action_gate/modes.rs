@@ -162,7 +162,6 @@ async fn a_run_the_gate_cannot_gate_fails_naming_the_input() {
             outside_pr("issue_comment", "main"),
             "event 'issue_comment' has no rule of its own, so the gate cannot tell what to compare; set the input mode: gate",
         ),
-
         (
             "mode: baseline on a pull request",
             vec![("TG_MODE", "baseline")],
@@ -348,7 +347,12 @@ async fn fork_code_never_runs_with_a_model_key() {
     for (row, extra) in [
         (
             "pull_request_target",
-            [outside_pr("pull_request_target", "main"), vec![("TG_PR", "17")], live.to_vec()].concat(),
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17")],
+                live.to_vec(),
+            ]
+            .concat(),
         ),
         (
             "pull_request_target, mode: gate",
@@ -361,13 +365,24 @@ async fn fork_code_never_runs_with_a_model_key() {
         ),
         (
             "workflow_run, mode: gate",
-            [outside_pr("workflow_run", "main"), vec![("TG_MODE", "gate")], live.to_vec()].concat(),
+            [
+                outside_pr("workflow_run", "main"),
+                vec![("TG_MODE", "gate")],
+                live.to_vec(),
+            ]
+            .concat(),
         ),
     ] {
         let (code, log, job) = setup(&extra).await;
         assert_eq!(code, Some(2), "{row}: {log}");
-        assert!(log.contains("never runs it with a model key"), "{row}: {log}");
-        assert!(!log.contains("mode: gate"), "{row}: a refusal that suggests mode: gate: {log}");
+        assert!(
+            log.contains("never runs it with a model key"),
+            "{row}: {log}"
+        );
+        assert!(
+            !log.contains("mode: gate"),
+            "{row}: a refusal that suggests mode: gate: {log}"
+        );
         assert_eq!(job.output("kind"), None, "{row}");
     }
 
@@ -421,9 +436,16 @@ async fn fork_code_never_runs_with_a_model_key() {
     let (code, log) = job.gate(None).await;
     assert_eq!(code, Some(0), "{log}");
     let calls = stand_in.calls();
-    assert!(calls.iter().any(|c| c.args.starts_with("run ")), "{calls:?}");
+    assert!(
+        calls.iter().any(|c| c.args.starts_with("run ")),
+        "{calls:?}"
+    );
     for call in &calls {
-        assert!(!call.env.contains(MODEL_KEY), "{}: holds the key", call.args);
+        assert!(
+            !call.env.contains(MODEL_KEY),
+            "{}: holds the key",
+            call.args
+        );
     }
     let body = comments.all()[0]["body"].as_str().unwrap().to_string();
     assert!(body.contains("**Mock:**"), "{body}");

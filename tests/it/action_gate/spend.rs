@@ -263,7 +263,10 @@ async fn a_missing_or_failing_jq_never_reads_as_nothing_spent() {
         .into_iter()
         .filter(|c| c.args.starts_with("run "))
         .count();
-    assert_eq!(runs, 1, "the baseline never ran on a cap counted from nothing");
+    assert_eq!(
+        runs, 1,
+        "the baseline never ran on a cap counted from nothing"
+    );
 }
 
 /// Issue 59, row 9: `git diff --name-only` names a renamed file by its new
@@ -285,7 +288,10 @@ async fn moving_a_file_out_of_paths_runs_the_gate() {
     git(&clone, &["commit", "-q", "-m", "base"]);
     let base = git(&clone, &["rev-parse", "HEAD"]);
     std::fs::create_dir_all(clone.join("attic")).unwrap();
-    git(&clone, &["mv", "arenas/retired/dataset.jsonl", "attic/dataset.jsonl"]);
+    git(
+        &clone,
+        &["mv", "arenas/retired/dataset.jsonl", "attic/dataset.jsonl"],
+    );
     git(&clone, &["commit", "-q", "-m", "move it out"]);
     let mut job = Job::new(
         &server,
@@ -405,7 +411,11 @@ async fn the_model_key_reaches_only_tribunal_run() {
                 if run { "is missing" } else { "is here" }
             );
             if !call.args.starts_with("github ") {
-                assert!(!call.env.contains(GITHUB_TOKEN), "{}: the GitHub token", call.args);
+                assert!(
+                    !call.env.contains(GITHUB_TOKEN),
+                    "{}: the GitHub token",
+                    call.args
+                );
             }
         }
         assert_eq!(runs, 2, "head and baseline: {calls:?}");

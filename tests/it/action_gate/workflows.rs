@@ -282,7 +282,11 @@ fn every_uses_is_pinned_by_a_full_commit_sha_with_its_tag() {
     let mut seen = 0;
     for (file, text) in shipped_yaml() {
         for (n, line) in text.lines().enumerate() {
-            let Some(rest) = line.trim_start().trim_start_matches("- ").strip_prefix("uses:") else {
+            let Some(rest) = line
+                .trim_start()
+                .trim_start_matches("- ")
+                .strip_prefix("uses:")
+            else {
                 continue;
             };
             let (target, comment) = rest.split_once('#').unwrap_or((rest, ""));
@@ -295,7 +299,10 @@ fn every_uses_is_pinned_by_a_full_commit_sha_with_its_tag() {
                 .rsplit_once('@')
                 .unwrap_or_else(|| panic!("{file}:{}: {line}", n + 1));
             assert!(
-                sha.len() == 40 && sha.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+                sha.len() == 40
+                    && sha
+                        .chars()
+                        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
                 "{file}:{}: not pinned by a full commit SHA: {line}",
                 n + 1
             );
@@ -326,7 +333,8 @@ fn the_key_goes_only_to_the_model_steps_and_no_checkout_keeps_the_token() {
                 continue;
             }
             let stage = step["run"].as_str().unwrap_or_default();
-            let model_step = stage.ends_with("gate.sh\" run") || stage.ends_with("gate.sh\" run-baseline");
+            let model_step =
+                stage.ends_with("gate.sh\" run") || stage.ends_with("gate.sh\" run-baseline");
             assert!(
                 (model_step && at == ".env.TG_API_KEY")
                     || (at == ".env.TG_API_KEY_SET" && text == "${{ inputs.api-key != '' }}"),
@@ -346,8 +354,14 @@ fn the_key_goes_only_to_the_model_steps_and_no_checkout_keeps_the_token() {
                     assert_eq!(step["with"]["persist-credentials"], false, "{file}: {step}");
                 }
                 if uses.contains("tribunal/action@") {
-                    assert!(step.get("env").is_none(), "{file}: the key in the step's env: {step}");
-                    assert_eq!(step["with"]["api-key"], "${{ secrets.OPENAI_API_KEY }}", "{file}");
+                    assert!(
+                        step.get("env").is_none(),
+                        "{file}: the key in the step's env: {step}"
+                    );
+                    assert_eq!(
+                        step["with"]["api-key"], "${{ secrets.OPENAI_API_KEY }}",
+                        "{file}"
+                    );
                 }
             }
         }
@@ -380,13 +394,19 @@ fn release_archives_use_the_dist_profile_and_are_never_replaced() {
             .any(|r| r.contains("cargo build --profile dist --locked --bin tribunal")),
         "{runs:?}"
     );
-    assert!(runs.iter().any(|r| r.contains("target/${TARGET}/dist/tribunal")));
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("target/${TARGET}/dist/tribunal"))
+    );
     assert!(runs.iter().any(|r| r.contains("gh release upload")));
     assert!(
         runs.iter().all(|r| !r.contains("--clobber")),
         "release.yml replaces assets: {runs:?}"
     );
-    assert!(runs.iter().any(|r| r.contains("bash action/pin-digests.sh --print")));
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("bash action/pin-digests.sh --print"))
+    );
 }
 
 /// Issue 59, "also found": this repository's own gate had no concurrency
@@ -398,15 +418,24 @@ fn release_archives_use_the_dist_profile_and_are_never_replaced() {
 fn the_repositorys_gate_keeps_one_run_per_pull_request_and_says_what_a_group_does() {
     let gate = yaml(".github/workflows/gate.yml");
     let group = gate["concurrency"]["group"].as_str().unwrap();
-    assert!(group.contains("github.event.pull_request.number"), "{group}");
+    assert!(
+        group.contains("github.event.pull_request.number"),
+        "{group}"
+    );
     assert!(group.contains("github.ref"), "{group}");
     assert_eq!(
         gate["concurrency"]["cancel-in-progress"],
         "${{ github.event_name == 'pull_request' }}"
     );
-    for file in [".github/workflows/gate.yml", "deploy/github-actions/tribunal-gate.yml"] {
+    for file in [
+        ".github/workflows/gate.yml",
+        "deploy/github-actions/tribunal-gate.yml",
+    ] {
         let text = std::fs::read_to_string(root().join(file)).unwrap();
         assert!(!text.contains("never cancelled"), "{file}");
-        assert!(text.contains("pending"), "{file} says what happens to a pending run");
+        assert!(
+            text.contains("pending"),
+            "{file} says what happens to a pending run"
+        );
     }
 }
