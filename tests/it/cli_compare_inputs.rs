@@ -34,6 +34,17 @@ fn mock_results(dir: &Path) -> PathBuf {
     results
 }
 
+/// Result row `row` as an outage on the provider's side gives it: an
+/// ERROR with `backend_error` (HTTP 429), no checks, no answer.
+pub(crate) fn as_outage(mut row: Value) -> Value {
+    row["outcome"] = "ERROR".into();
+    row["error_code"] = "backend_error".into();
+    row["backend_failure"] = serde_json::json!({"kind": "http", "status": 429});
+    row["checks"] = serde_json::json!([]);
+    row["answer"] = Value::Null;
+    row
+}
+
 fn write_rows(path: &Path, rows: &[Value]) {
     let body: String = rows.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(path, body).unwrap();
@@ -239,18 +250,7 @@ fn a_baseline_that_measured_nothing_fails_the_gate() {
     let outage = dir.path().join("outage.jsonl");
     write_rows(
         &outage,
-        &rows
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r["outcome"] = "ERROR".into();
-                r["error_code"] = "backend_error".into();
-                r["backend_failure"] = serde_json::json!({"kind": "http", "status": 429});
-                r["checks"] = serde_json::json!([]);
-                r["answer"] = Value::Null;
-                r
-            })
-            .collect::<Vec<_>>(),
+        &rows.iter().cloned().map(as_outage).collect::<Vec<_>>(),
     );
     let mut worse = rows.clone();
     worse[4]["outcome"] = "FAIL".into();

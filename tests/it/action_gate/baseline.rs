@@ -214,14 +214,18 @@ impl wiremock::Respond for MadeThenLost {
     }
 }
 
+/// Only the gate's own comment is edited: one by the token's account whose
+/// first line is the marker. Anyone can quote the marker in a comment of
+/// theirs; and (issue 59, row 10) `github-actions[bot]` writes for every
+/// workflow of the repository, so another gate's comment can carry this
+/// marker below its first line (a quoted cell, a pasted comment).
 #[tokio::test]
-async fn the_marker_in_someone_elses_comment_is_never_edited() {
+async fn a_comment_that_is_not_the_gates_own_is_never_edited() {
     let comments = Comments::default();
-    // Someone quotes the gate's marker in a comment of theirs, above it.
-    comments.seed(
-        "mallory",
-        "<!-- tribunal-gate: tribunal -->\n### ✅ tribunal: looks fine to me",
-    );
+    let mallory = "<!-- tribunal-gate: tribunal -->\n### ✅ tribunal: looks fine to me";
+    comments.seed("mallory", mallory);
+    let other = "### ✅ another gate\n\n| item | why |\n|---|---|\n| x | <!-- tribunal-gate: tribunal --> |";
+    comments.seed(BOT, other);
     let server = github(&comments).await;
     for text in ["first", "second"] {
         let out = comment_cli(&server.uri(), text).await;
@@ -233,19 +237,16 @@ async fn the_marker_in_someone_elses_comment_is_never_edited() {
         );
     }
     let all = comments.all();
-    assert_eq!(all.len(), 2, "{all:?}");
-    assert_eq!(all[0]["user"]["login"], "mallory");
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert_eq!(all[0]["body"], mallory);
+    assert_eq!(all[1]["body"], other, "the other gate's comment was edited");
+    assert_eq!(all[2]["user"]["login"], BOT);
+    let ours = all[2]["body"].as_str().unwrap();
     assert!(
-        all[0]["body"]
-            .as_str()
-            .unwrap()
-            .contains("looks fine to me")
+        ours.starts_with("<!-- tribunal-gate: tribunal -->\n"),
+        "{ours}"
     );
-    assert_eq!(all[1]["user"]["login"], BOT);
-    assert!(
-        all[1]["body"].as_str().unwrap().ends_with("second"),
-        "{all:?}"
-    );
+    assert!(ours.ends_with("second"), "{all:?}");
 }
 
 #[tokio::test]
@@ -436,14 +437,7 @@ fn all_errors(stored: &Path) -> PathBuf {
     let out = stored.with_file_name("outage.jsonl");
     let rows: Vec<String> = crate::json_lines(stored)
         .into_iter()
-        .map(|mut r| {
-            r["outcome"] = "ERROR".into();
-            r["error_code"] = "backend_error".into();
-            r["backend_failure"] = json!({"kind": "http", "status": 503});
-            r["checks"] = json!([]);
-            r["answer"] = Value::Null;
-            r.to_string()
-        })
+        .map(|r| crate::cli_compare_inputs::as_outage(r).to_string())
         .collect();
     std::fs::write(&out, rows.join("\n") + "\n").unwrap();
     out
@@ -533,36 +527,6 @@ async fn forks_cannot_use_up_the_baseline_lookups() {
         !wire.contains("/actions/runs/7"),
         "a fork's run was looked up: {wire}"
     );
-}
-
-/// Issue 59, row 10: `github-actions[bot]` writes for every workflow of
-/// the repository, and another gate's comment can carry this gate's marker
-/// inside (a quoted cell, a pasted comment). The marker counts only as a
-/// comment's first line: that comment is never edited.
-#[tokio::test]
-async fn a_comment_with_the_marker_below_its_first_line_is_never_edited() {
-    let comments = Comments::default();
-    let other = "### ✅ another gate\n\n| item | why |\n|---|---|\n| x | <!-- tribunal-gate: tribunal --> |";
-    comments.seed(BOT, other);
-    let server = github(&comments).await;
-    for text in ["first", "second"] {
-        let out = comment_cli(&server.uri(), text).await;
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let all = comments.all();
-    assert_eq!(all.len(), 2, "{all:?}");
-    assert_eq!(all[0]["body"], other, "the other gate's comment was edited");
-    let ours = all[1]["body"].as_str().unwrap();
-    assert!(
-        ours.starts_with("<!-- tribunal-gate: tribunal -->\n"),
-        "{ours}"
-    );
-    assert!(ours.ends_with("second"), "{ours}");
 }
 
 /// Issue 59, row 10: the new-arena comment once pasted `tribunal merge`'s

@@ -150,22 +150,27 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
     }
 }
 
-#[test]
-fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
-    let deploy = yaml("deploy/github-actions/tribunal-gate.yml");
-    let group = deploy["concurrency"]["group"].as_str().unwrap();
+/// The workflow `file` keeps one run per pull request (its concurrency
+/// group names the pull request, else the ref) and cancels only a pull
+/// request's older run.
+fn one_run_per_pull_request(file: &str) -> Value {
+    let workflow = yaml(file);
+    let group = workflow["concurrency"]["group"].as_str().unwrap();
     assert!(
         group.contains("github.event.pull_request.number"),
-        "{group}"
+        "{file}: {group}"
     );
-    assert!(group.contains("github.ref"), "{group}");
-    let cancel = deploy["concurrency"]["cancel-in-progress"]
-        .as_str()
-        .unwrap();
-    assert!(
-        cancel.contains("pull_request"),
-        "only a pull request's older run is cancelled: {cancel}"
+    assert!(group.contains("github.ref"), "{file}: {group}");
+    assert_eq!(
+        workflow["concurrency"]["cancel-in-progress"], "${{ github.event_name == 'pull_request' }}",
+        "{file}: only a pull request's older run is cancelled"
     );
+    workflow
+}
+
+#[test]
+fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
+    let deploy = one_run_per_pull_request("deploy/github-actions/tribunal-gate.yml");
     assert!(deploy["on"].get("merge_group").is_some());
 }
 
@@ -416,17 +421,7 @@ fn release_archives_use_the_dist_profile_and_are_never_replaced() {
 /// one in the group).
 #[test]
 fn the_repositorys_gate_keeps_one_run_per_pull_request_and_says_what_a_group_does() {
-    let gate = yaml(".github/workflows/gate.yml");
-    let group = gate["concurrency"]["group"].as_str().unwrap();
-    assert!(
-        group.contains("github.event.pull_request.number"),
-        "{group}"
-    );
-    assert!(group.contains("github.ref"), "{group}");
-    assert_eq!(
-        gate["concurrency"]["cancel-in-progress"],
-        "${{ github.event_name == 'pull_request' }}"
-    );
+    one_run_per_pull_request(".github/workflows/gate.yml");
     for file in [
         ".github/workflows/gate.yml",
         "deploy/github-actions/tribunal-gate.yml",
