@@ -49,6 +49,7 @@
 #                       the action's own ref and repository, the input
 #                       version, the action's folder: which tribunal to install
 #   TG_BASELINE_FOUND, TG_BASELINE_RUN  the stored baseline's (find-baseline)
+#   TG_KIND             gate | baseline: what setup decided (the job's env)
 #   TG_KIND_OUTPUT      setup's output kind, as the verdict step reads it
 #   TRIBUNAL            the tribunal binary, by path (install sets it)
 #   GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STEP_SUMMARY, GITHUB_TOKEN,
@@ -844,6 +845,20 @@ stage_run() {
     finish
 }
 
+# The baseline branch's commit: the checkout's own remote-tracking ref when
+# it has one (a checkout with fetch-depth: 0 holds every branch, and with
+# persist-credentials: false a private repository cannot be fetched
+# again), else fetched.
+baseline_commit() {
+    local ref="refs/remotes/origin/$TG_BASELINE_BRANCH"
+    if git rev-parse --verify --quiet "$ref^{commit}" >/dev/null; then
+        printf '%s' "$ref"
+        return 0
+    fi
+    git fetch --no-tags --depth=1 origin "$TG_BASELINE_BRANCH" >&2
+    printf 'FETCH_HEAD'
+}
+
 # run-baseline: each arena without a fit stored baseline (none was found,
 # the run has no secrets, the arena is newer than the stored baseline, or
 # the stored one is short of the head's runs or holds the provider's
@@ -854,7 +869,7 @@ stage_run() {
 stage_run_baseline() {
     [[ ! -f "$TG_WORK/skipped" ]] || return 0
     begin run-baseline
-    local tree="$TG_WORK/baseline-tree" arena s code pending=0 selection=() line
+    local tree="$TG_WORK/baseline-tree" arena s code commit pending=0 selection=() line
     while IFS= read -r line; do
         selection+=("$line")
     done < <(selection_flags)
@@ -875,8 +890,9 @@ stage_run_baseline() {
         s="$(slug "$arena")"
         [[ ! -f "$TG_WORK/base/$s.jsonl" ]] || continue
         if [[ ! -d "$tree" ]]; then
-            git fetch --no-tags --depth=1 origin "$TG_BASELINE_BRANCH" >&2
-            git worktree add --detach "$tree" FETCH_HEAD >&2
+            commit="$(baseline_commit)" ||
+                refuse "cannot fetch $TG_BASELINE_BRANCH to run its baseline here: check out with fetch-depth: 0 (a private repository checked out with persist-credentials: false cannot be fetched again)"
+            git worktree add --detach "$tree" "$commit" >&2
         fi
         if [[ -d "$tree/$arena" ]]; then
             if [[ -f "$TG_WORK/refused/$s" ]]; then

@@ -564,3 +564,31 @@ async fn pull_request_and_model_text_in_the_comment_cannot_format_link_or_mentio
         assert!(!bare.contains(text), "{text} outside a code span: {body}");
     }
 }
+
+/// The baseline branch run here comes from the checkout's own remote ref
+/// when it has one: a private repository checked out with
+/// `persist-credentials: false` (and `fetch-depth: 0`, as the template
+/// does) cannot be fetched again. Without that ref it is fetched.
+#[tokio::test]
+async fn the_baseline_branch_comes_from_the_checkout_or_is_fetched() {
+    for (why, local_ref) in [("no way to fetch", true), ("a shallow checkout", false)] {
+        let comments = Comments::default();
+        let server = github(&comments).await;
+        let scratch = tempfile::tempdir().unwrap();
+        let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+        copy_arena(&clone.join("arenas/structured_output"), true);
+        if local_ref {
+            // The token is gone: origin cannot be read.
+            git(&clone, &["remote", "set-url", "origin", "file:///nonexistent/origin"]);
+        } else {
+            git(&clone, &["update-ref", "-d", "refs/remotes/origin/main"]);
+        }
+        let mut job = Job::new(&server, "arenas/structured_output", &[]).in_repo(&clone);
+        let (code, log) = job.gate(None).await;
+        assert_eq!(code, Some(1), "{why}: the regression is found: {log}");
+        assert!(
+            log.contains("arenas/structured_output has no stored baseline: running it as it is on main"),
+            "{why}: {log}"
+        );
+    }
+}
