@@ -270,8 +270,13 @@ decide_mode() {
         printf '%s gate true' "${TG_EVENT//_/-}"
         return 0
     fi
+    # Without secrets: a fork's pull request, or one whose job has no key
+    # (Dependabot's), whatever the mode. Any other run without the key
+    # fails in `tribunal run`: a merge queue or a push that measured only
+    # the mock is never a green check.
     local secretless=false
-    if [[ "$TG_FORK" == "true" || ("$TG_BACKEND" != "mock" && "$has_key" != "true") ]]; then
+    if [[ "$TG_FORK" == "true" ]] ||
+        [[ "$TG_EVENT" == "pull_request" && "$TG_BACKEND" != "mock" && "$has_key" != "true" ]]; then
         secretless=true
     fi
     case "$TG_MODE" in

@@ -579,7 +579,10 @@ async fn the_baseline_branch_comes_from_the_checkout_or_is_fetched() {
         copy_arena(&clone.join("arenas/structured_output"), true);
         if local_ref {
             // The token is gone: origin cannot be read.
-            git(&clone, &["remote", "set-url", "origin", "file:///nonexistent/origin"]);
+            git(
+                &clone,
+                &["remote", "set-url", "origin", "file:///nonexistent/origin"],
+            );
         } else {
             git(&clone, &["update-ref", "-d", "refs/remotes/origin/main"]);
         }
@@ -587,7 +590,9 @@ async fn the_baseline_branch_comes_from_the_checkout_or_is_fetched() {
         let (code, log) = job.gate(None).await;
         assert_eq!(code, Some(1), "{why}: the regression is found: {log}");
         assert!(
-            log.contains("arenas/structured_output has no stored baseline: running it as it is on main"),
+            log.contains(
+                "arenas/structured_output has no stored baseline: running it as it is on main"
+            ),
             "{why}: {log}"
         );
     }

@@ -485,3 +485,41 @@ async fn a_pull_requests_rerun_cache_is_never_read_by_the_baseline() {
         "the baseline restores no key a pull request saves"
     );
 }
+
+/// Only a pull request runs without the key on the mock (a fork's, or one
+/// whose job has none, as Dependabot's): a merge queue, a push or a
+/// dispatch without the key keeps the live backend, and `tribunal run`
+/// then fails for want of it — it never turns into a green check that
+/// measured the mock.
+#[tokio::test]
+async fn outside_a_pull_request_a_missing_key_is_never_the_mock() {
+    let live = [("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")];
+    for (row, extra) in [
+        (
+            "merge queue",
+            [
+                outside_pr("merge_group", "gh-readonly-queue/main/pr-17-abc"),
+                vec![("TG_MERGE_BASE_REF", "refs/heads/main")],
+            ]
+            .concat(),
+        ),
+        (
+            "dispatch, mode: gate",
+            [
+                outside_pr("workflow_dispatch", "feature"),
+                vec![("TG_MODE", "gate")],
+            ]
+            .concat(),
+        ),
+        ("a pull request, mode: gate", vec![("TG_MODE", "gate")]),
+    ] {
+        let (code, log, job) = setup(&[extra, live.to_vec()].concat()).await;
+        assert_eq!(code, Some(0), "{row}: {log}");
+        let pr = row.starts_with("a pull request");
+        assert_eq!(
+            job.output("secretless").as_deref(),
+            Some(if pr { "true" } else { "false" }),
+            "{row}"
+        );
+    }
+}
