@@ -1,5 +1,6 @@
 //! `tribunal compare BASE.jsonl NEW.jsonl | ARENA [--gate any|significant] [--alpha A]
-//! [--allow-missing] [--report terminal|markdown|json|comment] [--html OUT.html]`:
+//! [--allow-missing] [--allow-new-runs] [--report terminal|markdown|json|comment]
+//! [--html OUT.html]`:
 //! which item runs changed outcome (PASS → FAIL/ERROR regressions, the
 //! reverse fixes, each FAIL with its failed checks' details), the pass-rate
 //! change with its interval and an exact paired test, and beside it the
@@ -7,11 +8,15 @@
 //! folder alone compares its two newest results files in `runs/`.
 //!
 //! Exit 0 when the gate passes, 1 when it finds a regression, 2 when an input
-//! cannot be read or a flag is wrong, and 3–7 when the inputs cannot be gated
+//! cannot be read or a flag is wrong, and 3–9 when the inputs cannot be gated
 //! on (the gate fails closed): 3 a file with no valid row (a dataset
 //! passed by mistake too), 4 a torn file,
 //! 5 two arenas, 6 a file mixing runs, 7 baseline item runs missing from the
-//! new file (`--allow-missing` lets a deliberately smaller run through).
+//! new file (`--allow-missing` lets a deliberately smaller run through), 8
+//! item runs of the new file missing from the baseline (a baseline that
+//! stopped early; `--allow-new-runs` lets items a change added through), 9
+//! baseline runs that measured nothing (a `backend_error` ERROR, or an ERROR
+//! where the new run FAILs).
 //!
 //! The gate: `any` fails on any regression; `significant` only on a
 //! regression the paired test finds significant at `--alpha`. Without
@@ -23,7 +28,7 @@ use super::results_path::{RUNS, arena_name, results_of};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::{CostSummary, Pricing};
-use tribunal::judge::report::compare::{Gate, GateOutcome, InputProblem, SideInput};
+use tribunal::judge::report::compare::{Allow, Gate, GateOutcome, InputProblem, SideInput};
 use tribunal::judge::report::format::html::render_compare;
 use tribunal::judge::report::format::{CommentOptions, SideCosts};
 use tribunal::judge::{Comparison, ResultRow};
@@ -78,6 +83,12 @@ pub(crate) struct CompareArgs {
     /// run fails the gate with exit 7.
     #[arg(long)]
     allow_missing: bool,
+    /// Let item runs of the new file be missing from the baseline (items
+    /// the change added, when the baseline is known to be complete); their
+    /// count is still printed. Without it, such a run fails the gate with
+    /// exit 8: a baseline that stopped early would gate only what it ran.
+    #[arg(long)]
+    allow_new_runs: bool,
     /// How to print the comparison.
     #[arg(
         long,
@@ -204,7 +215,10 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             rows: &new.0,
             torn: new.1,
         },
-        args.allow_missing,
+        Allow {
+            missing: args.allow_missing,
+            new_runs: args.allow_new_runs,
+        },
     );
     let gate = match args.gate {
         None => match comparison.default_gate() {
@@ -252,7 +266,7 @@ pub(crate) fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// What `tribunal compare` exits with (see the module doc): 0 a passing
-/// gate, 1 a regression, 3–7 inputs that cannot be gated on. Also written
+/// gate, 1 a regression, 3–9 inputs that cannot be gated on. Also written
 /// as `exit_code` in `--report json`. (2, an unreadable input or a wrong
 /// flag, is an error before there is a comparison.)
 fn exit_code(outcome: GateOutcome<'_>) -> u8 {
@@ -265,6 +279,8 @@ fn exit_code(outcome: GateOutcome<'_>) -> u8 {
             InputProblem::ArenaMismatch { .. } => 5,
             InputProblem::MixedRuns { .. } => 6,
             InputProblem::MissingRuns { .. } => 7,
+            InputProblem::NewOnlyRuns { .. } => 8,
+            InputProblem::BaselineErrors { .. } => 9,
         },
     }
 }

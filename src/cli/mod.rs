@@ -73,9 +73,9 @@ pub(crate) enum Command {
     Judge(judge::JudgeCommand),
     /// Render a results file as a report (HTML).
     Report(report::ReportArgs),
-    /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-7 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs).
+    /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-9 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs, runs missing from the baseline, a baseline that measured nothing).
     Compare(compare::CompareArgs),
-    /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact.
+    /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact, the check of a baseline.
     #[command(subcommand)]
     Github(github::GitHubCommand),
     /// Print a shell's completion script (bash, zsh, fish, elvish, powershell).

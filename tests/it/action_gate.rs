@@ -295,13 +295,14 @@ impl Job {
         std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
     }
 
-    /// `key=value` of the step outputs written so far (the last one wins).
+    /// The step output `key` written so far (the last one wins), as the
+    /// runner reads `GITHUB_OUTPUT`: `key=value` lines and `key<<DELIM`
+    /// blocks.
     fn output(&self, key: &str) -> Option<String> {
-        self.file("output")
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .filter(|(k, _)| *k == key)
-            .map(|(_, v)| v.to_string())
+        github_file(&self.file("output"))
+            .into_iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v)
             .next_back()
     }
 
@@ -344,33 +345,143 @@ impl Job {
     /// A gate job's stages after setup, with `stored` as the baseline
     /// `actions/download-artifact` put in `base/` (the stored results of
     /// the arena in TG_ARENAS), run 41's: run, run-baseline, compare,
-    /// comment, verdict. The verdict's exit code and the whole log.
+    /// comment, verdict, each but the verdict expected to exit 0. The
+    /// verdict's exit code and the whole log.
     async fn gate(&mut self, stored: Option<&Path>) -> (Option<i32>, String) {
-        let mut log = self.stages_ok(&["setup", "run"]).await;
-        if let Some(stored) = stored {
-            std::fs::create_dir_all(self.work("base")).unwrap();
-            let first = self.env["TG_ARENAS"].split_whitespace().next().unwrap();
-            let slug = arena_slug(first);
-            std::fs::copy(stored, self.work("base").join(format!("{slug}.jsonl"))).unwrap();
-            self.set("TG_BASELINE_RUN", "41");
-        }
-        log.push_str(
-            &self
-                .stages_ok(&["run-baseline", "compare", "comment"])
-                .await,
-        );
-        let (code, out) = self.stage("verdict").await;
-        log.push_str(&out);
+        let (code, log, failed) = self.run_all(stored).await;
+        assert_eq!(failed, None, "{log}");
         (code, log)
+    }
+
+    /// The whole job as action.yml runs it: each step only while every
+    /// earlier one passed, but the comment (`always()`) and the verdict
+    /// (`!cancelled()`); `stored` is put in `base/` after the run step, as
+    /// [`Job::gate`] does. The verdict's exit code, the whole log, and the
+    /// first step that failed.
+    async fn run_all(&mut self, stored: Option<&Path>) -> (Option<i32>, String, Option<String>) {
+        let mut log = String::new();
+        let mut failed = None;
+        for stage in ["setup", "run", "run-baseline", "compare"] {
+            if stage == "run-baseline"
+                && let Some(stored) = stored
+            {
+                std::fs::create_dir_all(self.work("base")).unwrap();
+                let first = self.env["TG_ARENAS"].split_whitespace().next().unwrap();
+                let slug = arena_slug(first);
+                std::fs::copy(stored, self.work("base").join(format!("{slug}.jsonl"))).unwrap();
+                self.set("TG_BASELINE_RUN", "41");
+            }
+            let (code, out) = self.stage(stage).await;
+            log.push_str(&out);
+            if code != Some(0) {
+                failed = Some(stage.to_string());
+                break;
+            }
+        }
+        let (code, out) = self.stage("comment").await;
+        log.push_str(&out);
+        if code != Some(0) && failed.is_none() {
+            failed = Some("comment".to_string());
+        }
+        let (code, out) = self.verdict().await;
+        log.push_str(&out);
+        (code, log, failed)
+    }
+
+    /// The verdict stage, given setup's output `kind` as action.yml gives
+    /// it (`TG_KIND_OUTPUT`).
+    async fn verdict(&mut self) -> (Option<i32>, String) {
+        let kind = self.output("kind").unwrap_or_default();
+        self.set("TG_KIND_OUTPUT", &kind);
+        self.stage("verdict").await
+    }
+}
+
+/// A stand-in for the tribunal binary (issue 59's kit): a script that
+/// records each call's arguments and environment, runs the real binary,
+/// then `hook` (sh, with `$1` the subcommand, `$out` the call's `--out` and
+/// `$code` its exit code, both of which it may change), and exits `$code`.
+struct StandIn {
+    script: PathBuf,
+    log: PathBuf,
+}
+
+/// One call of the stand-in: its arguments (space-joined) and environment.
+#[derive(Debug)]
+struct Call {
+    args: String,
+    env: String,
+}
+
+impl StandIn {
+    fn new(dir: &Path, hook: &str) -> StandIn {
+        use std::os::unix::fs::PermissionsExt;
+        let script = dir.join("tribunal-stand-in");
+        let log = dir.join("tribunal-calls.log");
+        let body = format!(
+            r#"#!/bin/sh
+{{ echo "CALL $*"; env | sed 's/^/  ENV /'; }} >> '{log}'
+out=""; prev=""
+for a in "$@"; do [ "$prev" = "--out" ] && out="$a"; prev="$a"; done
+'{real}' "$@"
+code=$?
+{hook}
+exit $code
+"#,
+            log = log.display(),
+            real = tribunal_bin().display(),
+        );
+        std::fs::write(&script, body).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        StandIn { script, log }
+    }
+
+    fn path(&self) -> &str {
+        self.script.to_str().unwrap()
+    }
+
+    /// Every call so far, in order.
+    fn calls(&self) -> Vec<Call> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let mut calls: Vec<Call> = Vec::new();
+        for line in text.lines() {
+            match (line.strip_prefix("CALL "), calls.last_mut()) {
+                (Some(args), _) => calls.push(Call {
+                    args: args.to_string(),
+                    env: String::new(),
+                }),
+                (None, Some(call)) => {
+                    call.env.push_str(line.trim_start_matches("  ENV "));
+                    call.env.push('\n');
+                }
+                (None, None) => {}
+            }
+        }
+        calls
     }
 }
 
 /// The variables a `GITHUB_ENV` file sets: `NAME<<DELIM` … `DELIM` blocks.
 fn github_env(text: &str) -> Vec<(String, String)> {
+    github_file(text)
+}
+
+/// What a `GITHUB_ENV` or `GITHUB_OUTPUT` file sets, in order, as the
+/// runner reads it (actions/runner, src/Runner.Worker/FileCommandManager.cs:
+/// whichever of `=` and `<<` comes first in a line decides): `NAME=value`
+/// lines and `NAME<<DELIM` … `DELIM` blocks.
+fn github_file(text: &str) -> Vec<(String, String)> {
     let mut vars = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        let Some((name, delim)) = line.split_once("<<") else {
+        let (equals, heredoc) = (line.find('='), line.find("<<"));
+        let Some((name, delim)) = line
+            .split_once("<<")
+            .filter(|_| equals.is_none_or(|e| heredoc.is_some_and(|h| h < e)))
+        else {
+            if let Some((name, value)) = line.split_once('=') {
+                vars.push((name.to_string(), value.to_string()));
+            }
             continue;
         };
         let mut value = Vec::new();
@@ -608,7 +719,7 @@ async fn the_first_push_creates_the_comment_and_the_second_updates_it() {
     );
     assert!(body.contains("**Newly failing (1)**"), "{body}");
     assert!(body.contains("`eiffel-tower` #0: PASS → FAIL"), "{body}");
-    assert!(second.file("output").contains("exit-code=1"));
+    assert_eq!(second.output("exit-code").as_deref(), Some("1"));
 
     let wire = wire_log(&server).await;
     let posts = wire
@@ -690,32 +801,70 @@ async fn a_refused_comment_fails_the_step_with_githubs_reason_and_no_token() {
     assert!(!stderr.contains(GITHUB_TOKEN));
 }
 
+/// Issue 59, row 11: an input is checked before it reaches an output or
+/// the job's environment (a `name:` with a line break once wrote
+/// `kind=…` into the step outputs, and every gate step ran only on kind
+/// gate: the gate was skipped and the job ended green); every output and
+/// variable is written between random delimiters; and the verdict fails on
+/// a kind it does not know instead of being skipped.
 #[tokio::test]
-async fn setup_writes_each_input_to_the_job_once_and_cannot_be_injected() {
+async fn an_input_cannot_set_an_output_and_an_unknown_kind_fails_the_verdict() {
     let comments = Comments::default();
     let server = github(&comments).await;
-    // A model name that tries to set another variable of the job.
-    let mut job = Job::new(
-        &server,
-        arena().to_str().unwrap(),
-        &[
-            ("TG_MODEL", "m\nLD_PRELOAD=/tmp/evil.so"),
-            ("TG_EVENT", "push"),
-            ("TG_BRANCH", "main"),
-        ],
-    );
+    for (input, value) in [
+        ("TG_NAME", "tribunal\nkind=skipped"),
+        ("TG_MODEL", "m\nLD_PRELOAD=/tmp/evil.so"),
+        ("TG_ARENAS", "arenas/structured_output\nkind=skipped"),
+        ("TG_REPEATS", "1\nkind=skipped"),
+    ] {
+        let mut job = Job::new(&server, "arenas/structured_output", &[(input, value)]);
+        let (code, log) = job.stage("setup").await;
+        assert_eq!(code, Some(2), "{input}: {log}");
+        assert!(
+            log.contains("::error title=tribunal gate::"),
+            "{input}: {log}"
+        );
+        assert_eq!(job.output("kind"), None, "{input}: {}", job.file("output"));
+        assert!(!job.file("env").contains("LD_PRELOAD"), "{input}");
+    }
+
+    // A good run's outputs and variables each sit between delimiters of
+    // their own.
+    let mut job = Job::new(&server, arena().to_str().unwrap(), &[]);
     let (code, log) = job.stage("setup").await;
     assert_eq!(code, Some(0), "{log}");
-    assert_eq!(job.output("mode").as_deref(), Some("baseline"));
-    assert_eq!(job.output("kind").as_deref(), Some("baseline"));
-    let env = job.file("env");
-    let line = env.lines().find(|l| l.starts_with("TG_MODEL<<")).unwrap();
-    let delim = line.trim_start_matches("TG_MODEL<<");
-    assert!(delim.len() > 16, "a random delimiter: {delim}");
-    // The whole value, line break included, sits between its delimiters.
-    assert!(env.contains(&format!(
-        "TG_MODEL<<{delim}\nm\nLD_PRELOAD=/tmp/evil.so\n{delim}\n"
-    )));
+    for (file, key) in [("output", "kind"), ("env", "TG_MODEL")] {
+        let text = job.file(file);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{key}<<")))
+            .unwrap_or_else(|| panic!("{file}: {text}"));
+        assert!(
+            line.len() > key.len() + 2 + 16,
+            "a random delimiter: {line}"
+        );
+    }
+    assert_eq!(job.output("kind").as_deref(), Some("gate"));
+
+    // The verdict runs whatever kind setup gave (action.yml: !cancelled())
+    // and passes only on the two it knows.
+    for (output, recorded, says) in [
+        ("", "gate", "is not the kind it recorded"),
+        ("skipped", "gate", "is not the kind it recorded"),
+        ("baseline", "gate", "is not the kind it recorded"),
+        (
+            "skipped",
+            "skipped",
+            "kind 'skipped' is none the verdict knows",
+        ),
+    ] {
+        job.set("TG_KIND_OUTPUT", output);
+        job.set("TG_KIND", recorded);
+        let (code, log) = job.stage("verdict").await;
+        assert_eq!(code, Some(2), "{output}/{recorded}: {log}");
+        assert!(log.contains(says), "{output}/{recorded}: {log}");
+        assert!(log.contains("::error title=tribunal gate::"), "{log}");
+    }
 }
 
 /// The action's declared inputs (action.yml).
@@ -811,4 +960,39 @@ fn the_readme_shows_the_comment_snapshot() {
         readme.contains(&quoted.join("\n")),
         "docs/ci-gate.md's example comment differs from snapshots/judge/comment_nonsignificant_flip.snap"
     );
+}
+
+/// `markdown` with every code span taken out (CommonMark: a run of N
+/// backticks opens one, the next run of exactly N closes it; an unclosed
+/// run is literal text): what GitHub renders as Markdown, links, mentions
+/// and HTML.
+fn outside_code_spans(markdown: &str) -> String {
+    let chars: Vec<char> = markdown.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|c| **c == '`').count();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '`' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let close = loop {
+            match (j..chars.len()).find(|k| chars[*k] == '`') {
+                Some(k) if run_at(k) == n => break Some(k),
+                Some(k) => j = k + run_at(k),
+                None => break None,
+            }
+        };
+        match close {
+            Some(k) => i = k + n,
+            None => {
+                out.extend(&chars[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
 }

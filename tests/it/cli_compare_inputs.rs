@@ -34,6 +34,17 @@ fn mock_results(dir: &Path) -> PathBuf {
     results
 }
 
+/// Result row `row` as an outage on the provider's side gives it: an
+/// ERROR with `backend_error` (HTTP 429), no checks, no answer.
+pub(crate) fn as_outage(mut row: Value) -> Value {
+    row["outcome"] = "ERROR".into();
+    row["error_code"] = "backend_error".into();
+    row["backend_failure"] = serde_json::json!({"kind": "http", "status": 429});
+    row["checks"] = serde_json::json!([]);
+    row["answer"] = Value::Null;
+    row
+}
+
 fn write_rows(path: &Path, rows: &[Value]) {
     let body: String = rows.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(path, body).unwrap();
@@ -183,8 +194,94 @@ fn allow_missing_lets_a_smaller_run_through_and_says_how_much_is_missing() {
     write_rows(&cut, &worse);
     let o = compare(&base, &cut, &["--allow-missing"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    // Items only in the new file are never a problem.
-    let o = compare(&cut, &base, &[]);
+}
+
+/// Issue 59, row 1: a baseline that stopped early (here after 3 of 15
+/// items) once passed the gate on the 3 it ran — the other 12 of the new
+/// file were never compared. Runs only in the new file are exit 8,
+/// `new_only_runs`, unless `--allow-new-runs` says the baseline is complete
+/// and the change added them.
+#[test]
+fn runs_only_in_the_new_file_fail_the_gate_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let rows = json_lines(&base);
+    let cut = dir.path().join("cut.jsonl");
+    write_rows(&cut, &rows[..3]);
+    // The new file regressed on an item the short baseline never ran.
+    let mut worse = rows.clone();
+    worse[9]["outcome"] = "FAIL".into();
+    let new = dir.path().join("new.jsonl");
+    write_rows(&new, &worse);
+    for gate in ["any", "significant"] {
+        let o = compare(&cut, &new, &["--gate", gate]);
+        assert_eq!(o.status.code(), Some(8), "{gate}: {}", stderr(&o));
+        assert!(
+            stderr(&o)
+                .contains("new_only_runs: 12 item run(s) of the new file are not in the baseline"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = compare(&cut, &new, &["--report", "json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["exit_code"], 8);
+    assert_eq!(json["problems"][0]["code"], "new_only_runs");
+    assert_eq!(json["problems"][0]["count"], 12);
+    let o = compare(&cut, &new, &["--allow-new-runs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("12 item run(s) only in new"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Issue 59, rows 1 and 2: an outage on the baseline branch (every run a
+/// `backend_error`) once made every change pass: ERROR → PASS is a fix and
+/// ERROR → FAIL no regression. A baseline run that measured nothing is
+/// exit 9, `baseline_errors`, whatever the flags; so is a model's ERROR
+/// where the new run FAILs.
+#[test]
+fn a_baseline_that_measured_nothing_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = mock_results(dir.path());
+    let rows = json_lines(&base);
+    let outage = dir.path().join("outage.jsonl");
+    write_rows(
+        &outage,
+        &rows.iter().cloned().map(as_outage).collect::<Vec<_>>(),
+    );
+    let mut worse = rows.clone();
+    worse[4]["outcome"] = "FAIL".into();
+    let new = dir.path().join("new.jsonl");
+    write_rows(&new, &worse);
+    for flags in [&[][..], &["--allow-missing", "--allow-new-runs"][..]] {
+        let o = compare(&outage, &new, flags);
+        assert_eq!(o.status.code(), Some(9), "{flags:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(
+                "baseline_errors: 15 item run(s) ended in ERROR in the baseline, which measured nothing there (15 the provider's failure"
+            ),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // The model's own ERROR on the baseline, FAIL on the new file.
+    let mut model_error = rows.clone();
+    model_error[4]["outcome"] = "ERROR".into();
+    model_error[4]["error_code"] = "schema_mismatch".into();
+    model_error[4]["checks"] = serde_json::json!([]);
+    model_error[4]["answer"] = Value::Null;
+    let base_error = dir.path().join("base-error.jsonl");
+    write_rows(&base_error, &model_error);
+    let o = compare(&base_error, &new, &["--report", "json"]);
+    assert_eq!(o.status.code(), Some(9), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["problems"][0]["code"], "baseline_errors");
+    assert_eq!(json["problems"][0]["backend"], 0);
+    // An ERROR the new run passes is a fix, as before.
+    let o = compare(&base_error, &base, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
@@ -207,7 +304,7 @@ fn json_and_markdown_say_why_the_inputs_cannot_be_gated_on() {
     let o = compare(&base, &cut, &["--report", "markdown"]);
     assert!(
         stdout(&o)
-            .contains("> **The inputs cannot be gated on:**\n> - missing_runs: 12 item run(s)"),
+            .contains("> **The inputs cannot be gated on:**\n> - `missing_runs: 12 item run(s)"),
         "{}",
         stdout(&o)
     );
@@ -304,7 +401,7 @@ fn a_regression_says_why_its_check_failed_in_every_format() {
     );
     let o = compare(&base, &new, &["--report", "markdown"]);
     assert!(
-        stdout(&o).contains(&format!("| {id} | 0 | PASS | FAIL | `{why}` |")),
+        stdout(&o).contains(&format!("| `{id}` | 0 | PASS | FAIL | `{why}` |")),
         "{}",
         stdout(&o)
     );

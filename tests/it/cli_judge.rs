@@ -378,7 +378,7 @@ fn calibrate_reports_agreement_and_gates_on_min_kappa() {
     );
     let md = String::from_utf8_lossy(&o.stdout);
     assert!(md.contains("## Calibration: judge vs gold"), "{md}");
-    assert!(md.contains("| b | RED | GREEN |"), "{md}");
+    assert!(md.contains("| `b` | RED | GREEN |"), "{md}");
     let o = tribunal(&["judge", "calibrate", a, "--report", "html"], dir.path());
     let html = String::from_utf8_lossy(&o.stdout);
     assert!(html.contains(r#"<section class="calibration" id="calibration">"#));

@@ -229,7 +229,7 @@ async fn every_report_format_shows_the_wrong_answers() {
     for (id, e) in &expected {
         let row = markdown
             .lines()
-            .find(|l| l.starts_with(&format!("| {id} |")))
+            .find(|l| l.starts_with(&format!("| `{id}` |")))
             .unwrap_or_else(|| panic!("no row for {id}"));
         assert!(row.contains(&format!("| {} |", e.outcome)), "{row}");
         for check in &e.failed {

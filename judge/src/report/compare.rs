@@ -22,7 +22,7 @@ use tribunal_runtime::backend::CacheCounts;
 
 mod inputs;
 
-pub use inputs::{InputProblem, SideInput, Which, input_problems};
+pub use inputs::{Allow, InputProblem, SideInput, Which, input_problems};
 
 /// The numbers of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -437,9 +437,9 @@ impl Comparison {
 
     /// [`Comparison::new`] of two files' rows, with the problems that make
     /// it unfit to gate on ([`input_problems`]): a gate over it fails closed.
-    pub fn checked(base: SideInput<'_>, new: SideInput<'_>, allow_missing: bool) -> Comparison {
+    pub fn checked(base: SideInput<'_>, new: SideInput<'_>, allow: Allow) -> Comparison {
         let mut comparison = Comparison::new(base.rows, new.rows);
-        comparison.problems = input_problems(base, new, &comparison, allow_missing);
+        comparison.problems = input_problems(base, new, &comparison, allow);
         comparison
     }
 

@@ -2,7 +2,9 @@
 //! one side only, and the comparison page.
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
-use tribunal_judge::report::compare::ChangeKind;
+use tribunal_judge::report::compare::{
+    Allow, ChangeKind, Gate, GateOutcome, InputProblem, RunKey, SideInput,
+};
 use tribunal_judge::report::format::html::render_compare;
 use tribunal_judge::{CheckKind, Comparison, Outcome};
 use tribunal_runtime::ErrorCode;
@@ -275,4 +277,148 @@ fn report_page_and_compare_read_one_header() {
     }
     let side = tribunal_judge::report::compare::Side::of(&rows);
     assert!(side.replayed && tribunal_judge::Report::from_rows("a", &rows).replayed);
+}
+
+/// `rows` read the way `compare` reads two files (no torn line).
+fn checked(
+    base: &[tribunal_judge::ResultRow],
+    new: &[tribunal_judge::ResultRow],
+    allow: Allow,
+) -> Comparison {
+    Comparison::checked(
+        SideInput {
+            rows: base,
+            torn: false,
+        },
+        SideInput {
+            rows: new,
+            torn: false,
+        },
+        allow,
+    )
+}
+
+/// Issue 59, row 1: a baseline that stopped early compares only what it
+/// ran; the new file's other runs were never gated. Runs only in the new
+/// file are an input problem (`new_only_runs`), unless the caller knows
+/// the baseline is complete (`Allow::new_runs`: items the change added).
+#[test]
+fn runs_only_in_the_new_file_are_an_input_problem_unless_allowed() {
+    // The baseline stopped after 3 of 10 items; item 7 regressed.
+    let new: Vec<_> = (0..10)
+        .map(|i| {
+            let outcome = if i == 7 { Outcome::Fail } else { Outcome::Pass };
+            row(&format!("i{i}"), i, 0, outcome)
+        })
+        .collect();
+    let base: Vec<_> = (0..3)
+        .map(|i| row(&format!("i{i}"), i, 0, Outcome::Pass))
+        .collect();
+    let c = checked(&base, &new, Allow::default());
+    assert!(!c.regressed(Gate::Any), "the regression is never matched");
+    let problem = InputProblem::NewOnlyRuns {
+        count: 7,
+        first: ["i3", "i4", "i5", "i6", "i7"]
+            .iter()
+            .map(|id| RunKey {
+                id: id.to_string(),
+                repeat: 0,
+            })
+            .collect(),
+    };
+    assert_eq!(c.problems, vec![problem.clone()]);
+    assert_eq!(c.gate_outcome(Gate::Any), GateOutcome::Ungated(&problem));
+    assert_eq!(problem.code(), "new_only_runs");
+    assert!(
+        problem
+            .to_string()
+            .starts_with("new_only_runs: 7 item run(s) of the new file are not in the baseline (i3#0, i4#0, i5#0, i6#0, i7#0, …)"),
+        "{problem}"
+    );
+    let allowed = checked(
+        &base,
+        &new,
+        Allow {
+            new_runs: true,
+            ..Allow::default()
+        },
+    );
+    assert!(allowed.problems.is_empty());
+    assert_eq!(allowed.only_new.len(), 7);
+    // Missing runs the other way are still a problem of their own.
+    let both = checked(&new[..5], &base, Allow::default());
+    assert_eq!(
+        both.problems
+            .iter()
+            .map(InputProblem::code)
+            .collect::<Vec<_>>(),
+        vec!["missing_runs"]
+    );
+}
+
+/// Issue 59, rows 1 and 2: a baseline run that measured nothing is never
+/// gated against. A provider's failure (`backend_error`: an outage, a rate
+/// limit) whatever the new run did, and any ERROR where the new run FAILs
+/// (its checks never ran, so the FAIL is neither a regression nor not one),
+/// are `baseline_errors`; an ERROR the new run also ERRORs on, or passes,
+/// is a measurement like any other.
+#[test]
+fn a_baseline_that_measured_nothing_is_an_input_problem() {
+    let error = |id: &str, i: usize, code: ErrorCode| {
+        let mut r = row(id, i, 0, Outcome::Error);
+        r.error_code = Some(code);
+        r
+    };
+    // An outage on the baseline branch: every run a backend_error.
+    let outage: Vec<_> = (0..4)
+        .map(|i| error(&format!("i{i}"), i, ErrorCode::BackendError))
+        .collect();
+    let new: Vec<_> = (0..4)
+        .map(|i| {
+            let outcome = if i == 3 { Outcome::Fail } else { Outcome::Pass };
+            row(&format!("i{i}"), i, 0, outcome)
+        })
+        .collect();
+    let c = checked(&outage, &new, Allow::default());
+    assert!(!c.regressed(Gate::Any), "ERROR → FAIL is no regression");
+    assert_eq!(c.problems.len(), 1, "{:?}", c.problems);
+    let InputProblem::BaselineErrors {
+        count,
+        backend,
+        first,
+    } = &c.problems[0]
+    else {
+        panic!("{:?}", c.problems)
+    };
+    assert_eq!((*count, *backend, first.len()), (4, 4, 4));
+    assert_eq!(c.problems[0].code(), "baseline_errors");
+    // Nothing lets it through.
+    let all = Allow {
+        missing: true,
+        new_runs: true,
+    };
+    assert!(!checked(&outage, &new, all).problems.is_empty());
+
+    // The model's own ERROR on the baseline: a problem only where the new
+    // run FAILs.
+    let base = vec![
+        error("a", 0, ErrorCode::SchemaMismatch),
+        error("b", 1, ErrorCode::SchemaMismatch),
+        error("c", 2, ErrorCode::SchemaMismatch),
+    ];
+    let new = vec![
+        row("a", 0, 0, Outcome::Fail),
+        row("b", 1, 0, Outcome::Pass),
+        error("c", 2, ErrorCode::SchemaMismatch),
+    ];
+    let c = checked(&base, &new, Allow::default());
+    let problem = InputProblem::BaselineErrors {
+        count: 1,
+        backend: 0,
+        first: vec![RunKey {
+            id: "a".into(),
+            repeat: 0,
+        }],
+    };
+    assert_eq!(c.problems, vec![problem]);
 }

@@ -118,7 +118,7 @@ fn a_changed_verdict() {
     );
     let md = c.to_markdown(SIGNIFICANT);
     assert!(md.contains("## Changed GREEN/RED verdicts"));
-    assert!(md.contains("| item-04 | 0 | RED | none |"));
+    assert!(md.contains("| `item-04` | 0 | RED | none |"));
     assert!(c.to_json(SIGNIFICANT, 0).contains("\"verdict_changes\""));
 }
 

@@ -154,7 +154,7 @@ fn every_format_shows_the_interval_and_the_repeat_figures() {
         "(95% CI 13.8–60.9%, Wilson, over all 12 runs",
         "pass@1 33.3%, @2 50.0%",
         "## Per item over 4 repeats",
-        "| b | 1 | 4 | 25.0% | 0 |",
+        "| `b` | 1 | 4 | 25.0% | 0 |",
     ] {
         assert!(
             markdown.contains(want),

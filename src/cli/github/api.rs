@@ -376,8 +376,11 @@ impl GitHub {
         }
     }
 
-    /// The first comment of `number` written by `login` that carries
-    /// `marker`.
+    /// The first comment of `number` written by `login` whose first line
+    /// is `marker`. Only the first line: `github-actions[bot]` writes for
+    /// every workflow of the repository, and another gate's comment (or any
+    /// comment that quotes model or pull-request text) may hold this
+    /// marker further down; that comment is never this gate's.
     async fn own_comment(
         &self,
         number: u64,
@@ -388,7 +391,9 @@ impl GitHub {
             c.user
                 .as_ref()
                 .is_some_and(|u| same_account(&u.login, login))
-                && c.body.as_deref().is_some_and(|b| b.contains(marker))
+                && c.body
+                    .as_deref()
+                    .is_some_and(|b| starts_with_marker(b, marker))
         }))
     }
 
@@ -415,13 +420,28 @@ impl GitHub {
                 .call(&format!("listing the artifacts called {name:?}"), request)
                 .await?;
             let last = list.artifacts.len() < PER_PAGE;
-            found.extend(list.artifacts.into_iter().filter(|a| {
-                a.name == name
-                    && !a.expired
-                    && a.workflow_run
-                        .as_ref()
-                        .is_some_and(|r| r.head_branch.as_deref() == Some(branch))
-            }));
+            // Only real candidates take one of the MAX_RUN_LOOKUPS slots:
+            // the list already says whose code ran (a fork's pull request
+            // from its own `main` names that branch too), so those are
+            // dropped here, each said, before any is counted.
+            for artifact in list.artifacts {
+                let Some(run) = artifact.workflow_run.as_ref() else {
+                    continue;
+                };
+                if artifact.name != name
+                    || artifact.expired
+                    || run.head_branch.as_deref() != Some(branch)
+                {
+                    continue;
+                }
+                match foreign_code(run.repository_id, run.head_repository_id) {
+                    Some(why) => eprintln!(
+                        "github: not a baseline: artifact {} of run {}: {why}",
+                        artifact.id, run.id
+                    ),
+                    None => found.push(artifact),
+                }
+            }
             if last {
                 break;
             }
@@ -451,23 +471,16 @@ impl GitHub {
         run: &WorkflowRun,
         branch: &str,
     ) -> anyhow::Result<Option<String>> {
-        let own = |repo: Option<u64>, head: Option<u64>| match (repo, head) {
-            (Some(r), Some(h)) if r == h => None,
-            (Some(r), Some(h)) => Some(format!(
-                "its code came from another repository (head repository {h}, not {r}): a fork's"
-            )),
-            _ => Some("GitHub did not say which repository its code came from".to_string()),
-        };
         // The artifact list says whose code ran; a fork is refused without
-        // another call.
-        if let Some(why) = own(run.repository_id, run.head_repository_id) {
+        // another call (`latest_artifact` already dropped those).
+        if let Some(why) = foreign_code(run.repository_id, run.head_repository_id) {
             return Ok(Some(why));
         }
         let request = self.request(Method::GET, &format!("actions/runs/{}", run.id));
         let details: RunDetails = self
             .call(&format!("reading workflow run {}", run.id), request)
             .await?;
-        if let Some(why) = own(
+        if let Some(why) = foreign_code(
             details.repository.map(|r| r.id),
             details.head_repository.map(|r| r.id),
         ) {
@@ -487,6 +500,23 @@ impl GitHub {
             )));
         }
         Ok(None)
+    }
+}
+
+/// Whether `body`'s first line is `marker` (a trailing `\r` aside).
+fn starts_with_marker(body: &str, marker: &str) -> bool {
+    body.lines().next().map(|l| l.trim_end_matches('\r')) == Some(marker)
+}
+
+/// Why a run whose repository is `repo` and whose code came from `head`
+/// may not give a baseline (`None`: its code is the repository's own).
+fn foreign_code(repo: Option<u64>, head: Option<u64>) -> Option<String> {
+    match (repo, head) {
+        (Some(r), Some(h)) if r == h => None,
+        (Some(r), Some(h)) => Some(format!(
+            "its code came from another repository (head repository {h}, not {r}): a fork's"
+        )),
+        _ => Some("GitHub did not say which repository its code came from".to_string()),
     }
 }
 

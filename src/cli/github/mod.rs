@@ -3,14 +3,20 @@
 //! tested in Rust against a stand-in server.
 //!
 //! - `github comment --pr N --marker KEY --body-file FILE`: one comment per
-//!   pull request and KEY, edited in place on every push (found by a hidden
-//!   `<!-- tribunal-gate: KEY -->` line in a comment of the token's own
-//!   account, GraphQL's `viewer`), never a new one per push.
+//!   pull request and KEY, edited in place on every push (found by its
+//!   first line, a hidden `<!-- tribunal-gate: KEY -->`, in a comment of the
+//!   token's own account, GraphQL's `viewer`), never a new one per push.
 //! - `github find-baseline --artifact NAME --branch B`: the newest unexpired
 //!   artifact NAME uploaded by a `push`, `schedule` or `workflow_dispatch`
 //!   run of this repository's own code on branch B (never a fork's run),
 //!   printed as `key=value` lines for `$GITHUB_OUTPUT` (`found=false` when
-//!   there is none).
+//!   there is none). A fork's artifacts are dropped before the runs are
+//!   looked up, so they take none of the lookups.
+//! - `github check-baseline --results FILE --repeats K [--arena DIR]
+//!   [--covers NEW]`: whether a results file may be a baseline (no torn
+//!   line, one run, no provider failure, every item run it was asked for,
+//!   every run of the new file it is compared with); no GitHub call
+//!   (`baseline.rs`).
 //!
 //! The repository is `--repo` or `GITHUB_REPOSITORY`; the API root
 //! `GITHUB_API_URL` (GitHub's runners set it; default
@@ -19,6 +25,7 @@
 //! error message contains.
 
 mod api;
+mod baseline;
 
 use api::{DEFAULT_API_URL, GitHub, Posted, fit_body};
 use std::path::PathBuf;
@@ -30,6 +37,9 @@ pub(crate) enum GitHubCommand {
     Comment(CommentArgs),
     /// Find the newest baseline artifact of a branch (key=value lines).
     FindBaseline(FindBaselineArgs),
+    /// Whether a results file may be a baseline: exit 0 fit, 1 not (each
+    /// reason said), 2 unreadable.
+    CheckBaseline(baseline::CheckBaselineArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -126,9 +136,10 @@ fn client(repo: &RepoArgs) -> anyhow::Result<GitHub> {
 }
 
 pub(crate) fn run(command: GitHubCommand) -> anyhow::Result<ExitCode> {
-    let runtime = super::tokio_runtime()?;
     match command {
+        GitHubCommand::CheckBaseline(args) => baseline::run(args),
         GitHubCommand::Comment(args) => {
+            let runtime = super::tokio_runtime()?;
             let github = client(&args.repo)?;
             let mut body = marker_line(&args.marker);
             body.push('\n');
@@ -161,6 +172,7 @@ pub(crate) fn run(command: GitHubCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         GitHubCommand::FindBaseline(args) => {
+            let runtime = super::tokio_runtime()?;
             let github = client(&args.repo)?;
             match runtime.block_on(github.latest_artifact(&args.artifact, &args.branch))? {
                 Some(a) => {

@@ -163,15 +163,6 @@ async fn a_run_the_gate_cannot_gate_fails_naming_the_input() {
             "event 'issue_comment' has no rule of its own, so the gate cannot tell what to compare; set the input mode: gate",
         ),
         (
-            "pull_request_target",
-            [
-                outside_pr("pull_request_target", "main"),
-                vec![("TG_PR", "17")],
-            ]
-            .concat(),
-            "set the input mode: gate",
-        ),
-        (
             "mode: baseline on a pull request",
             vec![("TG_MODE", "baseline")],
             "mode: baseline on a pull_request run",
@@ -336,4 +327,199 @@ async fn a_failed_step_replaces_the_previous_verdict() {
     );
     assert!(body.contains("The job failed in `run`"), "{body}");
     assert!(!body.contains("✅"), "{body}");
+}
+
+/// Issue 59, row 6: fork code never runs with a model key. A
+/// `pull_request_target` or `workflow_run` job holds this repository's
+/// secrets and write token while it may run a fork's arena (an arena is
+/// code: `[[mcp]] command=` starts a process, `bearer_env` sends the key to
+/// the server its `url` names), so the gate refuses it with a live backend
+/// whatever the mode (the refusal once suggested `mode: gate`, which
+/// skipped the fork check), and runs it without a key on the mock or a
+/// replay; `mode: gate` on a fork's pull request runs as the fork's too.
+#[tokio::test]
+async fn fork_code_never_runs_with_a_model_key() {
+    let live = [
+        ("TG_BACKEND", "openai-chat"),
+        ("TG_MODEL", "gpt-4.1-mini"),
+        ("OPENAI_API_KEY", MODEL_KEY),
+    ];
+    for (row, extra) in [
+        (
+            "pull_request_target",
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17")],
+                live.to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            "pull_request_target, mode: gate",
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17"), ("TG_MODE", "gate")],
+                live.to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            "workflow_run, mode: gate",
+            [
+                outside_pr("workflow_run", "main"),
+                vec![("TG_MODE", "gate")],
+                live.to_vec(),
+            ]
+            .concat(),
+        ),
+    ] {
+        let (code, log, job) = setup(&extra).await;
+        assert_eq!(code, Some(2), "{row}: {log}");
+        assert!(
+            log.contains("never runs it with a model key"),
+            "{row}: {log}"
+        );
+        assert!(
+            !log.contains("mode: gate"),
+            "{row}: a refusal that suggests mode: gate: {log}"
+        );
+        assert_eq!(job.output("kind"), None, "{row}");
+    }
+
+    // On the mock (here: with the key in the job's environment all the
+    // same), it gates, without a key, on a baseline run here.
+    for (row, extra) in [
+        (
+            "pull_request_target, mock",
+            [
+                outside_pr("pull_request_target", "main"),
+                vec![("TG_PR", "17"), ("OPENAI_API_KEY", MODEL_KEY)],
+            ]
+            .concat(),
+        ),
+        (
+            "a fork's pull request, mode: gate",
+            vec![
+                ("TG_FORK", "true"),
+                ("TG_MODE", "gate"),
+                ("TG_BACKEND", "openai-chat"),
+                ("TG_MODEL", "gpt-4.1-mini"),
+                ("OPENAI_API_KEY", MODEL_KEY),
+            ],
+        ),
+    ] {
+        let (code, log, job) = setup(&extra).await;
+        assert_eq!(code, Some(0), "{row}: {log}");
+        assert_eq!(job.output("kind").as_deref(), Some("gate"), "{row}");
+        assert_eq!(job.output("secretless").as_deref(), Some("true"), "{row}");
+        assert_eq!(job.output("stored").as_deref(), Some("false"), "{row}");
+    }
+
+    // The whole pull_request_target job, through a stand-in tribunal that
+    // records every call's environment: no process it starts holds the key.
+    let comments = Comments::default();
+    let server = github(&comments).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (clone, _) = repo(scratch.path(), &["arenas/structured_output"]);
+    let stand_in = StandIn::new(scratch.path(), "");
+    let mut job = Job::new(
+        &server,
+        "arenas/structured_output",
+        &[
+            outside_pr("pull_request_target", "main"),
+            vec![("TG_PR", "17"), ("OPENAI_API_KEY", MODEL_KEY)],
+        ]
+        .concat(),
+    )
+    .in_repo(&clone);
+    job.set("TRIBUNAL", stand_in.path());
+    let (code, log) = job.gate(None).await;
+    assert_eq!(code, Some(0), "{log}");
+    let calls = stand_in.calls();
+    assert!(
+        calls.iter().any(|c| c.args.starts_with("run ")),
+        "{calls:?}"
+    );
+    for call in &calls {
+        assert!(
+            !call.env.contains(MODEL_KEY),
+            "{}: holds the key",
+            call.args
+        );
+    }
+    let body = comments.all()[0]["body"].as_str().unwrap().to_string();
+    assert!(body.contains("**Mock:**"), "{body}");
+}
+
+/// Issue 59, row 3: the rerun cache decides answers, so it decides
+/// verdicts. A gate (a pull request's run of its own code) saves under a
+/// key of its own kind, and the baseline restores only what baseline runs
+/// saved: nothing a pull request wrote is read on the baseline branch.
+#[tokio::test]
+async fn a_pull_requests_rerun_cache_is_never_read_by_the_baseline() {
+    let live = [
+        ("TG_BACKEND", "openai-chat"),
+        ("TG_MODEL", "gpt-4.1-mini"),
+        ("OPENAI_API_KEY", MODEL_KEY),
+    ];
+    let (code, log, pr) = setup(&live).await;
+    assert_eq!(code, Some(0), "{log}");
+    let (code, log, main) = setup(&[outside_pr("push", "main"), live.to_vec()].concat()).await;
+    assert_eq!(code, Some(0), "{log}");
+    let prefix = "tribunal-cache-tribunal-openai-chat-gpt-4.1-mini";
+    assert_eq!(
+        pr.output("cache-key"),
+        Some(format!("{prefix}-gate-abc123"))
+    );
+    assert_eq!(
+        pr.output("cache-restore"),
+        Some(format!("{prefix}-gate-\n{prefix}-baseline-"))
+    );
+    assert_eq!(
+        main.output("cache-key"),
+        Some(format!("{prefix}-baseline-abc123"))
+    );
+    assert_eq!(
+        main.output("cache-restore"),
+        Some(format!("{prefix}-baseline-")),
+        "the baseline restores no key a pull request saves"
+    );
+}
+
+/// Only a pull request runs without the key on the mock (a fork's, or one
+/// whose job has none, as Dependabot's): a merge queue, a push or a
+/// dispatch without the key keeps the live backend, and `tribunal run`
+/// then fails for want of it — it never turns into a green check that
+/// measured the mock.
+#[tokio::test]
+async fn outside_a_pull_request_a_missing_key_is_never_the_mock() {
+    let live = [("TG_BACKEND", "openai-chat"), ("TG_MODEL", "gpt-4.1-mini")];
+    for (row, extra) in [
+        (
+            "merge queue",
+            [
+                outside_pr("merge_group", "gh-readonly-queue/main/pr-17-abc"),
+                vec![("TG_MERGE_BASE_REF", "refs/heads/main")],
+            ]
+            .concat(),
+        ),
+        (
+            "dispatch, mode: gate",
+            [
+                outside_pr("workflow_dispatch", "feature"),
+                vec![("TG_MODE", "gate")],
+            ]
+            .concat(),
+        ),
+        ("a pull request, mode: gate", vec![("TG_MODE", "gate")]),
+    ] {
+        let (code, log, job) = setup(&[extra, live.to_vec()].concat()).await;
+        assert_eq!(code, Some(0), "{row}: {log}");
+        let pr = row.starts_with("a pull request");
+        assert_eq!(
+            job.output("secretless").as_deref(),
+            Some(if pr { "true" } else { "false" }),
+            "{row}"
+        );
+    }
 }

@@ -113,9 +113,10 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
         comment["if"].as_str().unwrap().starts_with("always() &&"),
         "{comment}"
     );
-    // Every mode of kind gate runs the baseline, the comparison and the
-    // verdict (tests/it/action_gate/modes.rs runs each such mode's stages).
-    for stage in ["run-baseline", "compare", "verdict"] {
+    // Every mode of kind gate runs the baseline and the comparison
+    // (tests/it/action_gate/modes.rs runs each such mode's stages); the
+    // verdict runs whatever the kind, and fails on one it does not know.
+    for stage in ["run-baseline", "compare"] {
         let step = steps
             .iter()
             .find(|s| {
@@ -126,6 +127,19 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
             .unwrap();
         assert_eq!(step["if"], "steps.setup.outputs.kind == 'gate'", "{stage}");
     }
+    let verdict = steps
+        .iter()
+        .find(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.ends_with("gate.sh\" verdict"))
+        })
+        .unwrap();
+    assert_eq!(verdict["if"], "${{ !cancelled() }}");
+    assert_eq!(
+        verdict["env"]["TG_KIND_OUTPUT"],
+        "${{ steps.setup.outputs.kind }}"
+    );
     // Every working path is the use's own folder (setup's output).
     for step in &steps {
         let mut all = Vec::new();
@@ -136,22 +150,27 @@ fn the_baseline_upload_overwrites_and_the_comment_runs_always() {
     }
 }
 
-#[test]
-fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
-    let deploy = yaml("deploy/github-actions/tribunal-gate.yml");
-    let group = deploy["concurrency"]["group"].as_str().unwrap();
+/// The workflow `file` keeps one run per pull request (its concurrency
+/// group names the pull request, else the ref) and cancels only a pull
+/// request's older run.
+fn one_run_per_pull_request(file: &str) -> Value {
+    let workflow = yaml(file);
+    let group = workflow["concurrency"]["group"].as_str().unwrap();
     assert!(
         group.contains("github.event.pull_request.number"),
-        "{group}"
+        "{file}: {group}"
     );
-    assert!(group.contains("github.ref"), "{group}");
-    let cancel = deploy["concurrency"]["cancel-in-progress"]
-        .as_str()
-        .unwrap();
-    assert!(
-        cancel.contains("pull_request"),
-        "only a pull request's older run is cancelled: {cancel}"
+    assert!(group.contains("github.ref"), "{file}: {group}");
+    assert_eq!(
+        workflow["concurrency"]["cancel-in-progress"], "${{ github.event_name == 'pull_request' }}",
+        "{file}: only a pull request's older run is cancelled"
     );
+    workflow
+}
+
+#[test]
+fn the_template_keeps_one_run_per_pull_request_and_gates_the_merge_queue() {
+    let deploy = one_run_per_pull_request("deploy/github-actions/tribunal-gate.yml");
     assert!(deploy["on"].get("merge_group").is_some());
 }
 
@@ -233,5 +252,185 @@ fn gate_sh_keeps_to_bash_3_2() {
             }
             rest = &tail[name.len()..];
         }
+    }
+}
+
+/// Every workflow and action file this repository ships, with its text.
+fn shipped_yaml() -> Vec<(String, String)> {
+    let mut files = vec!["action/action.yml".to_string()];
+    for dir in [".github/workflows", "deploy/github-actions"] {
+        let mut names: Vec<String> = std::fs::read_dir(root().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".yml") || n.ends_with(".yaml"))
+            .map(|n| format!("{dir}/{n}"))
+            .collect();
+        names.sort();
+        files.extend(names);
+    }
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(root().join(&f)).unwrap();
+            (f, text)
+        })
+        .collect()
+}
+
+/// Issue 59, row 5: every `uses:` of the action, the workflows and the
+/// templates is pinned by a full commit SHA (a tag or branch can be moved
+/// to other code; release.yml's toolchain step runs in the job that holds
+/// `id-token: write`), with the tag it was read from in a comment; only
+/// the repository's own `./action` is not.
+#[test]
+fn every_uses_is_pinned_by_a_full_commit_sha_with_its_tag() {
+    let mut seen = 0;
+    for (file, text) in shipped_yaml() {
+        for (n, line) in text.lines().enumerate() {
+            let Some(rest) = line
+                .trim_start()
+                .trim_start_matches("- ")
+                .strip_prefix("uses:")
+            else {
+                continue;
+            };
+            let (target, comment) = rest.split_once('#').unwrap_or((rest, ""));
+            let target = target.trim();
+            seen += 1;
+            if target.starts_with("./") {
+                continue;
+            }
+            let (_, sha) = target
+                .rsplit_once('@')
+                .unwrap_or_else(|| panic!("{file}:{}: {line}", n + 1));
+            assert!(
+                sha.len() == 40
+                    && sha
+                        .chars()
+                        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+                "{file}:{}: not pinned by a full commit SHA: {line}",
+                n + 1
+            );
+            assert!(
+                !comment.trim().is_empty(),
+                "{file}:{}: no tag in a comment: {line}",
+                n + 1
+            );
+        }
+    }
+    assert!(seen >= 15, "{seen} uses: found");
+}
+
+/// Issue 59, row 12: the model's key reaches only the two steps that run a
+/// model (the api-key input, never the `uses:` step's environment, which
+/// every step — cargo's build scripts and the cached binary included —
+/// would hold), and no checkout leaves the token in `.git/config`.
+#[test]
+fn the_key_goes_only_to_the_model_steps_and_no_checkout_keeps_the_token() {
+    for (i, step) in steps().iter().enumerate() {
+        let mut all = Vec::new();
+        strings(step, "", &mut all);
+        for (at, text) in all {
+            for secret in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] {
+                assert!(!at.contains(secret), "step {i} sets {secret}");
+            }
+            if !text.contains("inputs.api-key") {
+                continue;
+            }
+            let stage = step["run"].as_str().unwrap_or_default();
+            let model_step =
+                stage.ends_with("gate.sh\" run") || stage.ends_with("gate.sh\" run-baseline");
+            assert!(
+                (model_step && at == ".env.TG_API_KEY")
+                    || (at == ".env.TG_API_KEY_SET" && text == "${{ inputs.api-key != '' }}"),
+                "step {i} reads the key at {at}: {text}"
+            );
+        }
+    }
+    for (file, _) in shipped_yaml() {
+        if file == "action/action.yml" {
+            continue;
+        }
+        let workflow = yaml(&file);
+        for job in workflow["jobs"].as_object().unwrap().values() {
+            for step in job["steps"].as_array().unwrap() {
+                let uses = step["uses"].as_str().unwrap_or_default();
+                if uses.starts_with("actions/checkout@") {
+                    assert_eq!(step["with"]["persist-credentials"], false, "{file}: {step}");
+                }
+                if uses.contains("tribunal/action@") {
+                    assert!(
+                        step.get("env").is_none(),
+                        "{file}: the key in the step's env: {step}"
+                    );
+                    assert_eq!(
+                        step["with"]["api-key"], "${{ secrets.OPENAI_API_KEY }}",
+                        "{file}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Issue 59, rows 4 and 13: release archives are built with the `dist`
+/// profile (no debug info, stripped: 26 MB, not 143; BENCHMARKS.md
+/// "Release binary"), their digests are printed for action/digests.txt,
+/// and an asset already on a release is never replaced (`--clobber` once
+/// let a re-run swap the archives a pinned action downloads).
+#[test]
+fn release_archives_use_the_dist_profile_and_are_never_replaced() {
+    let cargo: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
+    let dist = &cargo["profile"]["dist"];
+    assert_eq!(dist["inherits"].as_str(), Some("release"));
+    assert_eq!(dist["strip"].as_bool(), Some(true));
+    assert_eq!(dist["debug"].as_bool(), Some(false));
+    let release = yaml(".github/workflows/release.yml");
+    let runs: Vec<String> = release["jobs"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|job| job["steps"].as_array().unwrap().clone())
+        .filter_map(|s| s["run"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("cargo build --profile dist --locked --bin tribunal")),
+        "{runs:?}"
+    );
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("target/${TARGET}/dist/tribunal"))
+    );
+    assert!(runs.iter().any(|r| r.contains("gh release upload")));
+    assert!(
+        runs.iter().all(|r| !r.contains("--clobber")),
+        "release.yml replaces assets: {runs:?}"
+    );
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("bash action/pin-digests.sh --print"))
+    );
+}
+
+/// Issue 59, "also found": this repository's own gate had no concurrency
+/// group (an older push's run could overwrite a newer comment), and the
+/// template said a baseline run is never cancelled, which GitHub's
+/// concurrency does not promise (a newer queued run replaces a pending
+/// one in the group).
+#[test]
+fn the_repositorys_gate_keeps_one_run_per_pull_request_and_says_what_a_group_does() {
+    one_run_per_pull_request(".github/workflows/gate.yml");
+    for file in [
+        ".github/workflows/gate.yml",
+        "deploy/github-actions/tribunal-gate.yml",
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(!text.contains("never cancelled"), "{file}");
+        assert!(
+            text.contains("pending"),
+            "{file} says what happens to a pending run"
+        );
     }
 }

@@ -1,17 +1,22 @@
 //! [`InputProblem`]: why a comparison's inputs cannot be gated on. A gate
 //! that passes when the run it gates never happened is the worst bug a CI
 //! gate can have, so `compare` fails closed: an empty or torn file, two
-//! arenas, a file that mixes runs, or item runs missing from the new file
-//! each make the gate's outcome
+//! arenas, a file that mixes runs, item runs missing from the new file,
+//! item runs of the new file the baseline never ran (a baseline that
+//! stopped early), or baseline runs that measured nothing (a provider's
+//! failure, or an ERROR where the new run FAILs) each make the gate's
+//! outcome
 //! [`GateOutcome::Ungated`](super::GateOutcome::Ungated) before any
 //! regression is counted (`tribunal compare` gives each its own exit
 //! code). Pure: it reads rows and what reading the files found.
 
 use super::{Comparison, RunKey};
 use crate::rows::results::ResultRow;
+use crate::score::Outcome;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use tribunal_runtime::ErrorCode;
 
 /// Which file of a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +88,40 @@ pub enum InputProblem {
         /// The first few, in report order.
         first: Vec<RunKey>,
     },
+    /// Item runs of the new file are not in the baseline: a baseline that
+    /// stopped early (a spending cap, `--fail-fast`, a killed job) compares
+    /// only what it ran, so the rest of the new file would never be gated.
+    NewOnlyRuns {
+        /// How many.
+        count: usize,
+        /// The first few, in the new file's order.
+        first: Vec<RunKey>,
+    },
+    /// Matched item runs the baseline measured nothing on: an ERROR from
+    /// the provider (`backend_error`: an outage, a rate limit), or any ERROR
+    /// where the new run FAILs (the baseline's checks never ran, so the
+    /// FAIL can be neither a regression nor not one).
+    BaselineErrors {
+        /// How many.
+        count: usize,
+        /// Of those, `backend_error` rows.
+        backend: usize,
+        /// The first few, in the baseline's order.
+        first: Vec<RunKey>,
+    },
+}
+
+/// What [`input_problems`] lets through: both are off by default (the gate
+/// fails closed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Allow {
+    /// Baseline item runs may be missing from the new file (a deliberately
+    /// smaller new run): `compare --allow-missing`.
+    pub missing: bool,
+    /// Item runs of the new file may be missing from the baseline (items
+    /// the change added, where the baseline is known to be complete):
+    /// `compare --allow-new-runs`.
+    pub new_runs: bool,
 }
 
 /// How many missing item runs a message names.
@@ -97,6 +136,8 @@ impl InputProblem {
             InputProblem::ArenaMismatch { .. } => "arena_mismatch",
             InputProblem::MixedRuns { .. } => "mixed_runs",
             InputProblem::MissingRuns { .. } => "missing_runs",
+            InputProblem::NewOnlyRuns { .. } => "new_only_runs",
+            InputProblem::BaselineErrors { .. } => "baseline_errors",
         }
     }
 }
@@ -126,30 +167,49 @@ impl fmt::Display for InputProblem {
                 values.len(),
                 values.join(", ")
             ),
-            InputProblem::MissingRuns { count, first } => {
-                let named: Vec<String> = first
-                    .iter()
-                    .map(|k| format!("{}#{}", k.id, k.repeat))
-                    .collect();
-                let more = if *count > first.len() { ", …" } else { "" };
-                write!(
-                    f,
-                    "missing_runs: {count} item run(s) of the baseline are not in the new file ({}{more}); pass --allow-missing if the new run is deliberately smaller",
-                    named.join(", ")
-                )
-            }
+            InputProblem::MissingRuns { count, first } => write!(
+                f,
+                "missing_runs: {count} item run(s) of the baseline are not in the new file ({}); pass --allow-missing if the new run is deliberately smaller",
+                named(*count, first)
+            ),
+            InputProblem::NewOnlyRuns { count, first } => write!(
+                f,
+                "new_only_runs: {count} item run(s) of the new file are not in the baseline ({}): a baseline that stopped early gates only what it ran; run the baseline again in full, or pass --allow-new-runs if the baseline is complete and the change added these items",
+                named(*count, first)
+            ),
+            InputProblem::BaselineErrors {
+                count,
+                backend,
+                first,
+            } => write!(
+                f,
+                "baseline_errors: {count} item run(s) ended in ERROR in the baseline, which measured nothing there ({backend} the provider's failure, backend_error; the rest an ERROR where the new run FAILs): {}; run the baseline again",
+                named(*count, first)
+            ),
         }
     }
 }
 
+/// `a#0, b#1` of the first keys, with `, …` when there are more.
+fn named(count: usize, first: &[RunKey]) -> String {
+    let named: Vec<String> = first
+        .iter()
+        .map(|k| format!("{}#{}", k.id, k.repeat))
+        .collect();
+    let more = if count > first.len() { ", …" } else { "" };
+    format!("{}{more}", named.join(", "))
+}
+
 /// Every problem with `base` and `new`, in exit-code order (the first one
-/// decides the exit code). `allow_missing` lets baseline item runs be
-/// absent from the new file ([`Comparison::only_base`] still counts them).
+/// decides the exit code). `allow` lets baseline item runs be absent from
+/// the new file, or the new file's from the baseline
+/// ([`Comparison::only_base`] and [`Comparison::only_new`] still count
+/// them); nothing lets a baseline that measured nothing through.
 pub fn input_problems(
     base: SideInput<'_>,
     new: SideInput<'_>,
     comparison: &Comparison,
-    allow_missing: bool,
+    allow: Allow,
 ) -> Vec<InputProblem> {
     let mut problems = Vec::new();
     for (side, input) in [(Which::Base, base), (Which::New, new)] {
@@ -193,11 +253,49 @@ pub fn input_problems(
     }
     // Only when both files hold rows of one arena: otherwise every run is
     // "missing" and the problems above already say why.
-    if problems.is_empty() && !allow_missing && !comparison.only_base.is_empty() {
+    if !problems.is_empty() {
+        return problems;
+    }
+    if !allow.missing && !comparison.only_base.is_empty() {
         problems.push(InputProblem::MissingRuns {
             count: comparison.only_base.len(),
             first: comparison.only_base.iter().take(NAMED).cloned().collect(),
         });
     }
+    if !allow.new_runs && !comparison.only_new.is_empty() {
+        problems.push(InputProblem::NewOnlyRuns {
+            count: comparison.only_new.len(),
+            first: comparison.only_new.iter().take(NAMED).cloned().collect(),
+        });
+    }
+    problems.extend(baseline_errors(base.rows, new.rows));
     problems
+}
+
+/// The matched item runs whose baseline row measured nothing: a
+/// `backend_error` ERROR whatever the new run did, or any ERROR where the
+/// new run FAILs.
+fn baseline_errors(base: &[ResultRow], new: &[ResultRow]) -> Option<InputProblem> {
+    let new: BTreeMap<(&str, u32), &ResultRow> =
+        new.iter().map(|r| ((r.id.as_str(), r.repeat), r)).collect();
+    let mut keys = Vec::new();
+    let mut backend = 0;
+    for b in base.iter().filter(|b| b.outcome == Outcome::Error) {
+        let Some(n) = new.get(&(b.id.as_str(), b.repeat)) else {
+            continue;
+        };
+        let provider = b.error_code == Some(ErrorCode::BackendError);
+        if provider || n.outcome == Outcome::Fail {
+            backend += usize::from(provider);
+            keys.push(RunKey {
+                id: b.id.clone(),
+                repeat: b.repeat,
+            });
+        }
+    }
+    (!keys.is_empty()).then(|| InputProblem::BaselineErrors {
+        count: keys.len(),
+        backend,
+        first: keys.into_iter().take(NAMED).collect(),
+    })
 }

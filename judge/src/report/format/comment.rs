@@ -9,6 +9,7 @@
 //! The body carries no marker: `tribunal github comment` adds the hidden one
 //! it finds the comment by on the next push.
 
+use super::markdown::code_span as code;
 use super::md_escape as md;
 use crate::pricing::CostSummary;
 use crate::report::compare::{Change, ChangeKind, Comparison, Gate, Side};
@@ -59,7 +60,7 @@ impl Comparison {
         if !self.problems.is_empty() {
             let _ = writeln!(out, "**The inputs cannot be gated on:**\n");
             for problem in &self.problems {
-                let _ = writeln!(out, "- {}", md(&problem.to_string()));
+                let _ = writeln!(out, "- {}", code(&problem.to_string()));
             }
             out.push('\n');
         }
@@ -297,12 +298,6 @@ fn more_line(n: usize, details_url: Option<&str>) -> String {
         Some(url) => format!("… and {n} more: [the full comparison]({})", link(url)),
         None => format!("… and {n} more (the job summary lists them)"),
     }
-}
-
-/// A code span of text from a dataset: backticks and line breaks cannot
-/// end it early.
-fn code(s: &str) -> String {
-    format!("`{}`", s.replace('`', "'").replace(['\n', '\r'], " "))
 }
 
 /// A link target kept inside its parentheses.

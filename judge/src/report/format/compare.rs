@@ -3,6 +3,7 @@
 //! the pass-rate change with, beside it, the change in tokens per item run
 //! and per PASS.
 
+use super::markdown::{code_cell, code_span};
 use super::{MOCK_BANNER, md_escape as md};
 use crate::report::compare::{ChangeKind, Comparison, Gate, Side, VerdictChange};
 use crate::report::stats::PairedMethod;
@@ -280,7 +281,7 @@ impl Comparison {
         let (b, n) = (&self.base, &self.new);
         let arena = |s: &Side| match s.total {
             0 => "(no result rows)".to_string(),
-            _ => format!("`{}`", md(&s.arena)),
+            _ => code_span(&s.arena),
         };
         let mut out = format!("# Compare {} → {}\n\n", arena(b), arena(n));
         if b.mock || n.mock {
@@ -295,7 +296,7 @@ impl Comparison {
         if !self.problems.is_empty() {
             let _ = writeln!(out, "> **The inputs cannot be gated on:**");
             for problem in &self.problems {
-                let _ = writeln!(out, "> - {}", md(&problem.to_string()));
+                let _ = writeln!(out, "> - {}", code_span(&problem.to_string()));
             }
             out.push('\n');
         }
@@ -329,7 +330,7 @@ impl Comparison {
                     out,
                     "| {} | {} | {} | {} | {} | {} | {:+} |",
                     change_word(c.kind),
-                    md(&c.id),
+                    code_cell(&c.id),
                     c.repeat,
                     c.base.as_str(),
                     c.new.as_str(),
@@ -347,7 +348,7 @@ impl Comparison {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} |",
-                    md(&v.id),
+                    code_cell(&v.id),
                     v.repeat,
                     VerdictChange::word(v.base),
                     VerdictChange::word(v.new)
@@ -363,7 +364,7 @@ impl Comparison {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} |",
-                    md(&r.id),
+                    code_cell(&r.id),
                     r.base_pass,
                     r.new_pass,
                     r.runs
@@ -418,21 +419,12 @@ fn side_markdown(s: &Side) -> String {
     match s.total {
         0 => "no result rows".to_string(),
         _ => format!(
-            "backend `{}`, model `{}`, config `{}`",
-            md(&s.backend),
-            md(&s.model),
-            md(&s.config_hash)
+            "backend {}, model {}, config {}",
+            code_span(&s.backend),
+            code_span(&s.model),
+            code_span(&s.config_hash)
         ),
     }
-}
-
-/// Text from a model or dataset in a Markdown table cell: a code span (it
-/// cannot format, link or mention), `|` escaped; empty stays empty.
-fn code_cell(s: &str) -> String {
-    if s.is_empty() {
-        return String::new();
-    }
-    format!("`{}`", md(&s.replace('`', "'")))
 }
 
 /// How a change reads in Markdown.

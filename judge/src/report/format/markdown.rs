@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 impl Report {
     /// Markdown: banner, summary, one table row per item.
     pub fn to_markdown(&self) -> String {
-        let mut out = format!("# Arena `{}`\n\n", self.arena);
+        let mut out = format!("# Arena {}\n\n", code_span(&self.arena));
         if self.mock {
             let _ = writeln!(out, "> **{MOCK_BANNER}**\n");
         }
@@ -17,8 +17,10 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "Backend `{}`, model `{}`, config `{}`.\n",
-            self.backend, self.model, self.config_hash
+            "Backend {}, model {}, config {}.\n",
+            code_span(&self.backend),
+            code_span(&self.model),
+            code_span(&self.config_hash)
         );
         let _ = writeln!(out, "**{}**\n", self.summary_line());
         if let Some(line) = self.pass_at_line() {
@@ -36,11 +38,11 @@ impl Report {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {:.0} | {} |",
-                md_escape(&item.id),
+                code_cell(&item.id),
                 item.repeat,
                 item.outcome.as_str(),
                 item.wall_ms,
-                md_escape(&self.detail(item))
+                self.detail_as(item, code_cell)
             );
         }
         if !self.summary.per_item.is_empty() {
@@ -51,7 +53,7 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {:.1}% | {} |",
-                    md_escape(&i.id),
+                    code_cell(&i.id),
                     i.pass,
                     i.runs,
                     i.pass_rate * 100.0,
@@ -68,7 +70,7 @@ impl Report {
             if !rows.is_empty() {
                 let _ = writeln!(out, "\n| item | gold | judged |\n|---|---|---|");
                 for (id, gold, judged) in rows {
-                    let _ = writeln!(out, "| {} | {gold} | {judged} |", md_escape(&id));
+                    let _ = writeln!(out, "| {} | {gold} | {judged} |", code_cell(&id));
                 }
             }
         }
@@ -77,7 +79,42 @@ impl Report {
 }
 
 /// Text made safe in a Markdown table cell or line: `|` escaped, newlines
-/// as spaces.
+/// as spaces. For text tribunal wrote itself (figures, codes, its own
+/// words); text from a dataset, a model, a judge or a pull request goes
+/// through [`code_span`] instead.
 pub(crate) fn md_escape(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The one rule for text a dataset, a model, a judge or a pull request
+/// controls (item ids, answers, check details, judge reasoning, file
+/// names) in Markdown a person reads: a code span it cannot close. The
+/// fence is one backtick longer than the longest run of backticks inside
+/// (padded with a space when the text starts or ends with one), and line
+/// breaks become spaces, so inside it nothing formats, links, mentions
+/// anyone, opens HTML or starts another gate's marker. Empty text stays
+/// empty.
+pub(crate) fn code_span(s: &str) -> String {
+    if s.is_empty() {
+        return String::new();
+    }
+    let text = s.replace("\r\n", " ").replace(['\n', '\r'], " ");
+    let (mut longest, mut run) = (0, 0);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// [`code_span`] in a table cell: `|` escaped as well (GitHub splits a row
+/// on it even inside a code span, and reads `\|` there as `|`).
+pub(crate) fn code_cell(s: &str) -> String {
+    code_span(s).replace('|', "\\|")
 }

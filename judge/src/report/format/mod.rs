@@ -104,7 +104,14 @@ impl Report {
     /// An item's one-line detail, with its cost unless this is a mock run
     /// (where every run costs 0).
     fn detail(&self, item: &ReportItem) -> String {
-        let detail = item_detail(item);
+        self.detail_as(item, str::to_string)
+    }
+
+    /// [`Report::detail`] with the item's own text (check details, error
+    /// text: what a model or dataset wrote) passed through `text`, the
+    /// cost beside it left as it is.
+    fn detail_as(&self, item: &ReportItem, text: impl Fn(&str) -> String) -> String {
+        let detail = text(&item_detail(item));
         if self.mock {
             return detail;
         }
