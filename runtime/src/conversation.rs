@@ -89,7 +89,7 @@ pub enum StopReason {
     Refusal,
     /// We stopped reading: the turn ran away while it streamed in (it
     /// repeated one passage, or wrote a long blank stretch; see
-    /// [`RunawayGuard`](crate::backend::runaway::RunawayGuard)).
+    /// the runaway guard of [`BackendSettings::cut_runaway`](crate::backend::BackendSettings::cut_runaway)).
     Runaway,
 }
 

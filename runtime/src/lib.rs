@@ -21,10 +21,10 @@
 //! | [`conversation`] | messages, model turns, tool calls and results, usage |
 //! | [`output`] | output strategies (native, tool, prompt) and the resolved plan |
 //! | [`machine`], [`driver`] | the loop itself, for custom drivers and trace tests |
-//! | [`event`] | a run's events as [`Agent::run_stream`] streams them |
-//! | [`telemetry`] | the spans of a run (OpenTelemetry GenAI names and attributes); `otel` (feature `otel`) exports them |
-//! | [`schema`], [`json`], [`answer`], [`contract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
-//! | [`approval`], [`approver`], [`snapshot`] | tool-call approval (per-tool policy, decisions, approvers) and runs paused at an approval point and resumed in another process |
+//! | [`RunEvent`], [`RunStream`] | a run's events as [`Agent::run_stream`] streams them |
+//! | spans | the spans of a run (OpenTelemetry GenAI names and attributes); `otel` (feature `otel`) exports them |
+//! | [`schema`], [`json`], [`answer`], [`AnswerContract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
+//! | [`approval`], [`Approver`], [`snapshot`] | tool-call approval (per-tool policy, decisions, approvers) and runs paused at an approval point and resumed in another process |
 //! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
 //!
 //! # Features
@@ -35,7 +35,7 @@
 //! off the crate has the loop, typed tools and answers, the scripted
 //! backend and cassette replay, and no HTTP stack; [`connect`] then refuses
 //! a live backend with a `Config` error naming its feature. `otel` adds the
-//! `otel` module: an OpenTelemetry layer for the spans of [`telemetry`].
+//! `otel` module: an OpenTelemetry layer for the spans of a run.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -87,7 +87,7 @@ pub mod output;
 pub mod report;
 pub mod schema;
 mod seen_calls;
-mod snapshot;
+pub mod snapshot;
 #[doc(hidden)]
 pub mod task;
 mod telemetry;

@@ -14,7 +14,7 @@
 //! grammar too, so an answer given *as a tool call* is constrained without
 //! taking the tools away. The hosted OpenAI and Anthropic APIs apply the
 //! schema only to the final text and keep native structured output with tools.
-//! [`resolve_plan`](crate::backend::config::resolve_plan) picks per backend
+//! [`resolve_plan`](crate::backend::resolve_plan) picks per backend
 //! and base URL.
 
 use serde::{Deserialize, Serialize};
@@ -154,7 +154,7 @@ pub struct OutputPlan {
     /// Whether a tool call the model wrote into its text (a JSON object
     /// with the tool's `name` and `arguments`, bare, fenced or in
     /// `<tool_call>` tags) is read as a call when the server returned none,
-    /// on agent turns only. [`resolve_plan`](crate::backend::config::resolve_plan)
+    /// on agent turns only. [`resolve_plan`](crate::backend::resolve_plan)
     /// turns it on for servers other than the hosted APIs, where small
     /// models write calls that way and the server may not parse them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -2,28 +2,7 @@
 //! [`ProviderConfig`] and [`connect`], which reads the provider's key and base
 //! URL from the environment and stacks the wrappers.
 //!
-//! # Wrapper order
-//!
-//! Like tower's `ServiceBuilder`, the first wrapper listed sees the request
-//! first. [`connect`] builds:
-//!
-//! ```text
-//! Recording          (only with `record`)  writes what the loop saw: one line per request
-//!   └─ Cached        (only with `cache`)   answers requests asked before from the cache file
-//!        └─ Retry    (max_retries, default 2) retries 408/409/429/5xx/529 and connect failures
-//!             └─ provider (OpenAiChat | OpenAiResponses | Anthropic): one HTTP request, no retries
-//! ```
-//!
-//! The cache sits inside `Recording` (a cassette of a cached run is complete)
-//! and outside `Retry` (an answer is cached once, after its retries).
-//!
-//! Recording sits outside `Retry` so a cassette holds one entry per loop
-//! request (the final answer or error), never the failed attempts; replaying
-//! it therefore needs no retry layer and never waits. With `replay` set,
-//! [`connect`] returns a bare [`Replay`] and reads no key at all.
-//!
-//! The run deadline is not a wrapper: the driver bounds every `complete` call
-//! with it, which also cancels a retry wait.
+//! The wrapper order [`connect`] stacks, and why: the [backend module docs](super).
 
 use super::cache::Cached;
 #[cfg(feature = "anthropic")]
@@ -72,12 +51,12 @@ pub fn connect(
 }
 
 /// Connects a live backend with the environment lookup `env`, stacking the
-/// wrappers in the order given in the [module docs](self).
+/// wrappers in the order given in the [backend module docs](crate::backend).
 ///
 /// With [`BackendOptions::replay`] set the result is a [`Replay`] of that
 /// cassette (no key needed; its backend and model must match). Errors: an
 /// extra body setting a field the backend sends itself
-/// ([`RESERVED_BODY_FIELDS`]; replayed or not), a missing key variable, an
+/// ([`RESERVED_BODY_FIELDS`](crate::backend::RESERVED_BODY_FIELDS); replayed or not), a missing key variable, an
 /// unreadable cassette, a cassette of another backend or model.
 pub fn connect_with_env(
     kind: BackendKind,

@@ -110,7 +110,7 @@ impl<C: Codec> Backend for HttpBackend<C> {
         self.config.info(C::PROVIDER.name)
     }
 
-    /// With [`ProviderConfig::cut_runaway`] on (the default) the answer is
+    /// With `cut_runaway` on (the default) the answer is
     /// streamed, unseen, so that a turn that runs away is cut
     /// ([`complete_streaming`](Self::complete_streaming)).
     fn complete<'a>(
@@ -133,10 +133,10 @@ impl<C: Codec> Backend for HttpBackend<C> {
     /// stop reason, truncation) is the same. A codec that does not stream,
     /// or a server that answers whole, gives the whole turn as one delta.
     ///
-    /// With [`ProviderConfig::cut_runaway`] on, a [`RunawayGuard`] watches
+    /// With `cut_runaway` on, a runaway guard watches
     /// the deltas: a turn that runs away ends there, the connection closed
     /// (which stops the server's decoding), as the guard's
-    /// [`into_turn`](RunawayGuard::into_turn) — stop reason `Runaway`, its
+    /// `into_turn` — stop reason `Runaway`, its
     /// usage estimated (the request's input at four bytes of JSON a token).
     fn complete_streaming<'a>(
         &'a self,

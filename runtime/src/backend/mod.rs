@@ -2,22 +2,46 @@
 //! type, and the backends and wrappers that implement it.
 //!
 //! The live providers are one [`HttpBackend`] over a sans-I/O [`Codec`] per
-//! API ([`openai_chat`], [`openai_responses`], [`anthropic`]): the codec turns
-//! a request into a body and an answer into a turn, the backend sends it.
+//! API (`OpenAiChatCodec`, `OpenAiResponsesCodec`, `AnthropicCodec`): the
+//! codec turns a request into a body and an answer into a turn, the backend
+//! sends it. [`connect`] builds a provider's backend from a [`BackendKind`]
+//! and [`BackendOptions`] (the [`BackendSettings`] and where the model is).
 //!
 //! Wrappers compose like tower layers: `Recording::new(Retry::new(OpenAiChat::new(cfg)?, 2), path)?`
 //! — the outermost wrapper sees the request first; it answers
-//! [`Backend::info`] with its inner backend's. [`config`] documents the
-//! order [`connect`] uses and why.
+//! [`Backend::info`] with its inner backend's.
+//!
+//! # Wrapper order
+//!
+//! Like tower's `ServiceBuilder`, the first wrapper listed sees the request
+//! first. [`connect`] builds:
+//!
+//! ```text
+//! Recording          (only with `record`)  writes what the loop saw: one line per request
+//!   └─ Cached        (only with `cache`)   answers requests asked before from the cache file
+//!        └─ Retry    (max_retries, default 2) retries 408/409/429/5xx/529 and connect failures
+//!             └─ provider (OpenAiChat | OpenAiResponses | Anthropic): one HTTP request, no retries
+//! ```
+//!
+//! The cache sits inside `Recording` (a cassette of a cached run is complete)
+//! and outside `Retry` (an answer is cached once, after its retries).
+//!
+//! Recording sits outside `Retry` so a cassette holds one entry per loop
+//! request (the final answer or error), never the failed attempts; replaying
+//! it therefore needs no retry layer and never waits. With `replay` set,
+//! [`connect`] returns a bare [`Replay`] and reads no key at all.
+//!
+//! The run deadline is not a wrapper: the driver bounds every `complete` call
+//! with it, which also cancels a retry wait.
 //!
 //! The files import one way (checked by the root package's `module_graph`
-//! test): the vocabulary (`kind`, `options`, `settings`, `provider`,
-//! [`timeouts`], [`delta`]) at the bottom, the codecs ([`stream`], [`codec`],
-//! `openai_chat`, `openai_responses`, `anthropic`) above it, the HTTP
-//! transport (`http`, [`batch`]) above them, the wrappers ([`Retry`],
+//! test): the vocabulary (`kind`, `setting_spec`, `settings`, `options`,
+//! `provider`, `timeouts`, `delta`) at the bottom, the codecs (`stream`,
+//! `codec`, `openai_chat`, `openai_responses`, `anthropic`) above it, the
+//! HTTP transport (`http`, [`batch`]) above them, the wrappers ([`Retry`],
 //! [`Recording`], [`Cached`]: each a `Wrapper`) beside them knowing only
-//! the trait, and [`connect`] ([`config`]) at the top. The trait, the
-//! request and the error are this module's own.
+//! the trait, and [`connect`] (`config`) at the top. The trait, the request
+//! and the error are this module's own.
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
@@ -156,7 +180,7 @@ pub enum BackendErrorKind {
     /// ([`batch`] module).
     Batch,
     /// A replayed request that the run deadline cut when it was recorded
-    /// (a cassette's `cut` entry, [`record`]): the driver ends the run as
+    /// (a cassette's `cut` entry, [`Recording`]): the driver ends the run as
     /// `deadline_exceeded`, as the recorded run ended, never as a backend
     /// error.
     DeadlineCut,
@@ -271,7 +295,7 @@ pub trait Backend: Send + Sync {
     /// for the same answer: the deltas are a preview.
     ///
     /// The default calls `complete` and sends the whole turn at once
-    /// ([`delta::send_whole`]): what scripted and replayed backends do. A
+    /// (sent whole): what scripted and replayed backends do. A
     /// wrapper serves it with the one `answer` it writes for both.
     fn complete_streaming<'a>(
         &'a self,

@@ -122,7 +122,7 @@ pub struct ProviderConfig {
     /// How final answers are asked for (resolved from the settings).
     pub plan: OutputPlan,
     /// The request settings, checked for this provider
-    /// ([`check_options`]).
+    /// (`check_options`).
     pub settings: BackendSettings,
     /// Per-stage timeouts ([`BackendOptions::timeouts`]).
     pub timeouts: Timeouts,
@@ -161,7 +161,7 @@ impl ProviderConfig {
     /// hosted APIs are not.
     ///
     /// Errors (`Config`): no key for a hosted API (the error names its
-    /// variable); a setting the provider does not take ([`check_options`]).
+    /// variable); a setting the provider does not take (`check_options`).
     pub fn from_env(
         kind: BackendKind,
         model: &str,

@@ -204,7 +204,7 @@ fn normalise(value: &Value) -> Value {
 /// Writes every request/answer pair of the wrapped backend to a cassette.
 ///
 /// Put it outside [`Retry`](super::retry::Retry) so the cassette holds what
-/// the loop saw (see [`config`](super::config)).
+/// the loop saw (see the [backend module docs](crate::backend)).
 #[derive(Debug)]
 pub struct Recording<B> {
     inner: B,

@@ -113,7 +113,7 @@ pub enum SettingGroup {
 }
 
 /// One setting's declaration, apart from its field: built with the `const`
-/// methods below in [`settings`](super::settings).
+/// methods below in the `settings!` declaration of [`BackendSettings`](crate::backend::BackendSettings).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SettingSpec {
     /// The field's name, as `arena.toml` writes it (`stream_idle_secs`);

@@ -48,7 +48,7 @@ pub const DEFAULT_MAX_RETRIES: u32 = 2;
 macro_rules! settings {
     ($( $(#[doc = $doc:literal])* $name:ident: $ty:ty => $spec:expr; )*) => {
         /// The request settings of live backends, each optional (see the
-        /// [module docs](self)). `Default` sets none of them.
+        /// [`BackendSettings::overlaid`] and [`BackendSettings::SPECS`]). `Default` sets none of them.
         #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
         #[serde(default, deny_unknown_fields)]
         pub struct BackendSettings {
@@ -70,7 +70,7 @@ macro_rules! settings {
 
             /// The settings with every value `over` sets replacing this
             /// one's (command-line flags over a configuration file); each
-            /// kind lays over as its [`SettingValue`] says (`extra_body`
+            /// kind lays over as its kind says (`extra_body`
             /// objects merge key by key, `over` winning; an `auto` output
             /// sets nothing).
             pub fn overlaid(&self, over: &BackendSettings) -> BackendSettings {
@@ -214,7 +214,7 @@ settings! {
     /// Extra top-level request-body fields merged into every request, e.g.
     /// `{"top_k": 20}` or `{"output_config": {"effort": "low"}}`. Objects
     /// are merged key by key; where both set the same value the backend's
-    /// own field wins; none of [`RESERVED_BODY_FIELDS`]. Default: none.
+    /// own field wins; none of [`RESERVED_BODY_FIELDS`](crate::backend::RESERVED_BODY_FIELDS). Default: none.
     extra_body: Map<String, Value> => SettingSpec::new(
         Kind::JsonObject,
         "JSON",
@@ -241,7 +241,7 @@ settings! {
     /// Whether answers are streamed so that a turn that runs away — one
     /// passage over and over, or a long blank stretch — is cut where it
     /// starts instead of paid for up to the output limit
-    /// ([`RunawayGuard`](super::runaway::RunawayGuard)); a cut turn stops
+    /// (the runaway guard); a cut turn stops
     /// with [`StopReason::Runaway`](crate::conversation::StopReason::Runaway)
     /// and its usage is an estimate. A cut turn is another answer: hashed
     /// (when set) and in the cache key. Default: on.

@@ -38,7 +38,7 @@ pub const DEFAULT_STREAM_IDLE_SECS: u64 = 60;
 pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
 /// How long a live backend waits at each stage of a request (see the
-/// [module docs](self) for the defaults and why).
+/// table of defaults in [`BackendSettings::SPECS`](crate::backend::BackendSettings::SPECS) and docs/live-models.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
     /// Opening a connection.
