@@ -116,6 +116,27 @@ fn config_value(
     if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {
         budget["max_cost_usd"] = json!(max);
     }
+    // Only with `shell`, so other arenas' hashes stay as they were: the
+    // commands' limits and variables shape what they can do.
+    if let Some(sandbox) = &arena.sandbox
+        && let Some(map) = config.as_object_mut()
+    {
+        let l = &sandbox.limits;
+        map.insert(
+            "sandbox".to_string(),
+            json!({
+                "engine": "bubblewrap",
+                "wall_ms": l.wall_time.as_millis() as u64,
+                "cpu_secs": l.cpu_secs,
+                "memory_bytes": l.memory_bytes,
+                "processes": l.processes,
+                "file_bytes": l.file_bytes,
+                "output_bytes": l.output_bytes,
+                "shown_bytes": l.shown_bytes,
+                "env": sandbox.env,
+            }),
+        );
+    }
     // Only in batch mode, so online hashes stay as they were.
     if batch && let Some(map) = config.as_object_mut() {
         map.insert("batch".to_string(), json!(true));

@@ -10,6 +10,7 @@ mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
+mod sandbox;
 mod search_tool;
 
 /// Runs one tool call through a toolbox, as the agent loop would.
