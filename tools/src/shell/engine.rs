@@ -147,6 +147,13 @@ impl CommandSandbox {
     /// AppArmor's user-namespace restriction) when no sandbox can be
     /// made; there is no unsandboxed fallback.
     pub async fn detect() -> Result<CommandSandbox, SandboxError> {
+        let dirs: Vec<&Path> = PROGRAM_DIRS.iter().map(Path::new).collect();
+        CommandSandbox::detect_in(&dirs).await
+    }
+
+    /// [`CommandSandbox::detect`] with `bwrap` and `prlimit` looked for in
+    /// `dirs` only (a test's, or a distribution's own layout).
+    pub async fn detect_in(dirs: &[&Path]) -> Result<CommandSandbox, SandboxError> {
         if !cfg!(target_os = "linux") {
             return Err(SandboxError::new(
                 ErrorCode::SandboxUnavailable,
@@ -155,9 +162,8 @@ impl CommandSandbox {
             ));
         }
         let find = |name: &str| {
-            PROGRAM_DIRS
-                .iter()
-                .map(|dir| Path::new(dir).join(name))
+            dirs.iter()
+                .map(|dir| dir.join(name))
                 .find(|p| p.is_file())
                 .ok_or_else(|| {
                     SandboxError::new(
@@ -165,7 +171,10 @@ impl CommandSandbox {
                         format!(
                             "no sandbox: `{name}` is not installed (looked in {}); install the \
                              `bubblewrap` and `util-linux` packages (docs/sandbox.md)",
-                            PROGRAM_DIRS.join(", ")
+                            dirs.iter()
+                                .map(|d| d.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                     )
                 })

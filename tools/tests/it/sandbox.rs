@@ -390,3 +390,17 @@ async fn no_sandbox_on_a_missing_folder_is_an_engine_error_with_its_code() {
         .await;
     assert_eq!(result.unwrap_err().code(), ErrorCode::SandboxFailed);
 }
+
+#[tokio::test]
+async fn without_bubblewrap_there_is_no_sandbox_and_one_coded_refusal() {
+    let empty = tempfile::tempdir().unwrap();
+    let err = CommandSandbox::detect_in(&[empty.path()])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::SandboxUnavailable);
+    assert!(
+        err.to_string()
+            .starts_with("sandbox_unavailable: no sandbox: `bwrap` is not installed"),
+        "{err}"
+    );
+}
