@@ -1,8 +1,8 @@
 //! [`CommandSandbox`]: runs one command in a sandbox over a working folder,
 //! under [`SandboxLimits`], and gives its [`CommandResult`].
 //!
-//! The engine is bubblewrap (`bwrap`), started through util-linux's
-//! `prlimit` for the resource limits:
+//! The engine is bubblewrap (`bwrap`); inside it, util-linux's `prlimit`
+//! sets the resource limits and runs the command:
 //!
 //! - new user, PID, network, IPC, UTS and cgroup namespaces
 //!   (`--unshare-all`): no network but a loopback of its own, and no other
@@ -324,7 +324,7 @@ impl CommandSandbox {
         })
     }
 
-    /// `prlimit … -- bwrap … -- argv`, with an empty environment.
+    /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment.
     fn command(
         &self,
         dir: &Path,
@@ -332,15 +332,8 @@ impl CommandSandbox {
         env: &[(String, String)],
         limits: &SandboxLimits,
     ) -> tokio::process::Command {
-        let mut c = tokio::process::Command::new(&self.prlimit);
+        let mut c = tokio::process::Command::new(&self.bwrap);
         c.env_clear()
-            .arg(format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1))
-            .arg(format!("--data={}", limits.memory_bytes))
-            .arg(format!("--nproc={}", limits.processes))
-            .arg(format!("--fsize={}", limits.file_bytes))
-            .arg("--core=0")
-            .arg("--")
-            .arg(&self.bwrap)
             .args([
                 "--unshare-all",
                 "--die-with-parent",
@@ -373,7 +366,19 @@ impl CommandSandbox {
         for (name, value) in env {
             c.arg("--setenv").arg(name).arg(value);
         }
-        c.arg("--").args(argv);
+        // The limits are set inside the sandbox, on the command alone: its
+        // user namespace then counts its processes apart from every other
+        // sandbox's (set outside, `RLIMIT_NPROC` would count all the
+        // sandboxes of the same user, and 100 at once would fail to start).
+        c.arg("--")
+            .arg(&self.prlimit)
+            .arg(format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1))
+            .arg(format!("--data={}", limits.memory_bytes))
+            .arg(format!("--nproc={}", limits.processes))
+            .arg(format!("--fsize={}", limits.file_bytes))
+            .arg("--core=0")
+            .arg("--")
+            .args(argv);
         #[cfg(unix)]
         if let Some((uid, gid)) = self.run_as {
             c.uid(uid).gid(gid);
