@@ -264,3 +264,35 @@ fn a_shell_arena_lints_its_sandbox_table_and_suggests_the_tool_name() {
     );
     assert!(all.contains("[sandbox] has no effect"), "{all}");
 }
+
+#[test]
+fn keep_copies_keeps_each_runs_copy_with_what_its_commands_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nkeep_copies = true\n");
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let mut command = tribunal_command(
+        &["run", arena.to_str().unwrap(), "--repeat", "2"],
+        dir.path(),
+    );
+    command.env("TMPDIR", &temp);
+    let out = command.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept: Vec<_> = std::fs::read_dir(&temp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    for copy in kept {
+        assert_eq!(
+            std::fs::read_to_string(copy.join("seen.txt")).unwrap(),
+            "run\n"
+        );
+    }
+}

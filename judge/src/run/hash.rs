@@ -246,4 +246,34 @@ mod tests {
             "{template}"
         );
     }
+
+    /// A `shell` arena's hash covers its commands' limits and variables;
+    /// other arenas' configs carry no `sandbox` key (their hashes stay).
+    #[test]
+    fn the_sandbox_settings_are_hashed_only_when_commands_run() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
+        let mut arena = match Arena::load(&dir) {
+            Ok(arena) => arena,
+            Err(e) => panic!("the arena loads: {e}"),
+        };
+        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let config = config_value(&arena, "mock", "m", &plan, false);
+        assert!(config.get("sandbox").is_none());
+        let without = config_hash(&arena, "mock", "m", &plan);
+        let mut settings = crate::arena::SandboxSettings {
+            limits: Default::default(),
+            env: vec![("LANG".to_string(), "C".to_string())],
+            keep_copies: false,
+        };
+        arena.sandbox = Some(settings.clone());
+        let with = config_hash(&arena, "mock", "m", &plan);
+        settings.limits.wall_time = std::time::Duration::from_secs(5);
+        arena.sandbox = Some(settings.clone());
+        let shorter = config_hash(&arena, "mock", "m", &plan);
+        settings.env.clear();
+        arena.sandbox = Some(settings);
+        let no_env = config_hash(&arena, "mock", "m", &plan);
+        assert!(without != with && with != shorter && shorter != no_env);
+    }
 }

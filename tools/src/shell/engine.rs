@@ -333,15 +333,14 @@ impl CommandSandbox {
         limits: &SandboxLimits,
     ) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(&self.bwrap);
-        c.env_clear()
-            .args([
-                "--unshare-all",
-                "--die-with-parent",
-                "--new-session",
-                "--ro-bind",
-                "/usr",
-                "/usr",
-            ]);
+        c.env_clear().args([
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+        ]);
         for path in SYSTEM_PATHS {
             match std::fs::read_link(path) {
                 Ok(target) => {

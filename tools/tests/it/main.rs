@@ -10,6 +10,7 @@ mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
+#[cfg(unix)]
 mod sandbox;
 mod search_tool;
 
