@@ -5,7 +5,7 @@
 //!
 //! Besides criterion's figures, the bench prints p50/p99 over 200 single
 //! runs of each to stderr. Needs bubblewrap (docs/sandbox.md).
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::unwrap_used)]
 
 use std::time::{Duration, Instant};
 
