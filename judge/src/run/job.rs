@@ -75,38 +75,44 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     };
     let origin = context.origin(item, repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
-    let world = context
-        .sandbox
-        .as_ref()
-        .map(|sandbox| RunWorld::new(arena, item, repeat, sandbox));
-    let tools = match &world {
-        Some(Ok(world)) => Some(world.toolbox.clone()),
-        Some(Err(e)) => {
-            // The run cannot start without its copy: an ERROR row, the
-            // reason in the log (a path and an I/O error, no secret).
-            tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
-            None
-        }
+    let world = match &context.sandbox {
+        // Boxed, as the judge's future is: only shell arenas pay for it.
+        Some(sandbox) => match Box::pin(RunWorld::make(
+            arena.clone(),
+            index,
+            repeat,
+            sandbox.clone(),
+        ))
+        .await
+        {
+            Ok(world) => Some(world),
+            Err(e) => {
+                // The run cannot start without its copy: an ERROR row, the
+                // reason in the log (a path and an I/O error, no secret).
+                tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
+                let mut report = RunReport::failed(ErrorCode::InternalError);
+                let scored = score_run(&item.checks, &mut report);
+                context.failed.store(true, Ordering::Relaxed);
+                return (
+                    ResultRow::from_run(origin, report, scored, None, None),
+                    None,
+                );
+            }
+        },
         None => None,
     };
-    let run = async {
-        match (&world, tools) {
-            (Some(Err(_)), _) => (RunReport::failed(ErrorCode::InternalError), None),
-            (_, tools) => {
-                run_agent(
-                    arena,
-                    item,
-                    backend,
-                    (context.budget, tools),
-                    context.approval.as_ref(),
-                )
-                .await
-            }
-        }
-    };
-    let ((report, conversation), cache) =
-        tracing::Instrument::instrument(tribunal_runtime::backend::counted(run), span.clone())
-            .await;
+    let tools = world.as_ref().map(|w| w.toolbox.clone());
+    let ((report, conversation), cache) = tracing::Instrument::instrument(
+        tribunal_runtime::backend::counted(run_agent(
+            arena,
+            item,
+            backend,
+            (context.budget, tools),
+            context.approval.as_ref(),
+        )),
+        span.clone(),
+    )
+    .await;
     // The report is kept (cloned) only for a transcript, before scoring
     // takes the answer out of it.
     let run = match (context.keep_run, conversation) {
@@ -139,10 +145,9 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         }
         scored => (scored, None),
     };
-    // Scored: the copy goes (unless the arena keeps copies).
-    if let Some(Ok(world)) = world {
-        world.remove();
-    }
+    // Scored: the copy goes now, unless the arena keeps copies (a
+    // removal on this thread: an await here would hold the row's state).
+    drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let row = ResultRow::from_run(origin, report, scored, judge, cache);
     span.record("tribunal.outcome", row.outcome.as_str());

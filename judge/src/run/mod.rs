@@ -171,6 +171,9 @@ async fn run_on(
         )),
         _ => None,
     };
+    if let Some(sandbox) = &sandbox {
+        tracing::info!(engine = %sandbox.describe(), "commands run in a sandbox");
+    }
     progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let rounds = batch_rounds(options, executed)?;
     let context = Arc::new(JobContext {

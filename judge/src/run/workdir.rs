@@ -13,14 +13,35 @@ use tribunal_tools::{ErrorCode, FileTools, SandboxError};
 
 /// A run's copy and its tools.
 pub(super) struct RunWorld {
-    folder: Option<WorkingFolder>,
+    /// The copy, removed when this is dropped (`None`: kept).
+    _folder: Option<WorkingFolder>,
     /// The arena's tools with `run_command` and the file tools over the copy.
     pub(super) toolbox: Arc<ToolBox>,
 }
 
 impl RunWorld {
+    /// [`RunWorld::new`] for item `index`, on a blocking thread: a copy of
+    /// a large folder must not hold up the runtime's other runs.
+    pub(super) async fn make(
+        arena: Arc<Arena>,
+        index: usize,
+        repeat: u32,
+        sandbox: Arc<CommandSandbox>,
+    ) -> Result<RunWorld, SandboxError> {
+        tokio::task::spawn_blocking(move || {
+            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox)
+        })
+        .await
+        .map_err(|e| {
+            SandboxError::new(
+                ErrorCode::WorkingCopyFailed,
+                format!("the copying task failed: {e}"),
+            )
+        })?
+    }
+
     /// Copies `item`'s folder and builds the run's tools over the copy.
-    pub(super) fn new(
+    fn new(
         arena: &Arena,
         item: &Item,
         repeat: u32,
@@ -65,13 +86,8 @@ impl RunWorld {
             Some(folder)
         };
         Ok(RunWorld {
-            folder,
+            _folder: folder,
             toolbox: Arc::new(toolbox),
         })
-    }
-
-    /// Removes the copy now (as dropping does), unless it is kept.
-    pub(super) fn remove(self) {
-        drop(self.folder);
     }
 }
