@@ -73,6 +73,10 @@ pub enum JudgeError {
         /// The config hash of its rows.
         config_hash: String,
     },
+    /// The arena's commands need a sandbox (`tools = ["shell"]`) and none
+    /// can be made here; no item ran.
+    #[error("{0}")]
+    Sandbox(tribunal_tools::SandboxError),
     /// A command-line value is invalid (shard spec, repeat count, …).
     #[error("{0}")]
     Usage(String),

@@ -25,6 +25,7 @@ mod review;
 mod run;
 mod run_args;
 mod run_exit;
+mod sandbox;
 mod schema;
 mod search;
 mod shape;
@@ -66,6 +67,8 @@ pub(crate) enum Command {
     Check(check::CheckArgs),
     /// Search a corpus with the same BM25 ranking the `search` tool uses.
     Search(search::SearchArgs),
+    /// Run one command in the sandbox an arena's `run_command` tool uses (no network, only a copy of --dir writable, limits): prints the engine and limits, then what the model would read; exit 0 when it exited 0, 1 when it failed or hit a limit, 2 when no sandbox can be made.
+    Sandbox(sandbox::SandboxArgs),
     /// Review a change (a git range, the uncommitted changes or a diff file) against requirements: the verdict, exit 0 GREEN, 1 RED, 2 no verdict.
     Review(Box<review::ReviewArgs>),
     /// GREEN/RED verdicts: human submissions and code reviews.
@@ -94,6 +97,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Check(a) => check::run(a),
         Command::Review(a) => review::run(*a),
         Command::Search(a) => search::run(a),
+        Command::Sandbox(a) => sandbox::run(a),
         Command::Judge(c) => judge::run(c),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),

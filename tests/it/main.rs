@@ -47,6 +47,7 @@ mod cli_replay;
 mod cli_report;
 mod cli_review;
 mod cli_run;
+mod cli_sandbox;
 mod cli_schema;
 mod cli_search;
 mod cli_shape;

@@ -35,6 +35,14 @@ pub enum ErrorCode {
     FileTooLarge,
     /// A file could not be read.
     FileUnreadable,
+    /// No command sandbox can be made here (a program missing, user
+    /// namespaces refused); nothing runs unsandboxed instead.
+    SandboxUnavailable,
+    /// The sandbox engine failed while running a command (it could not
+    /// start, or set up its namespaces).
+    SandboxFailed,
+    /// A run's working copy could not be made.
+    WorkingCopyFailed,
 }
 
 impl ErrorCode {
@@ -54,6 +62,9 @@ impl ErrorCode {
             ErrorCode::FileBinary => "file_binary",
             ErrorCode::FileTooLarge => "file_too_large",
             ErrorCode::FileUnreadable => "file_unreadable",
+            ErrorCode::SandboxUnavailable => "sandbox_unavailable",
+            ErrorCode::SandboxFailed => "sandbox_failed",
+            ErrorCode::WorkingCopyFailed => "working_copy_failed",
         }
     }
 }
@@ -139,6 +150,33 @@ impl FileToolsError {
     /// The stable code of this error.
     pub fn code(&self) -> ErrorCode {
         ErrorCode::RootInvalid
+    }
+}
+
+/// Why a command could not be run in a sandbox. Its Display text starts
+/// with the code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct SandboxError {
+    /// The stable code: [`ErrorCode::SandboxUnavailable`],
+    /// [`ErrorCode::SandboxFailed`] or [`ErrorCode::WorkingCopyFailed`].
+    pub code: ErrorCode,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl SandboxError {
+    /// An error with its code.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        SandboxError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        self.code
     }
 }
 

@@ -18,6 +18,9 @@
 //!   symlinks out) are refused with a [`PathError`]; binary files are
 //!   refused; every output is capped (16 KiB by default) with a visible
 //!   `[truncated: …]` line.
+//! - [`shell`] runs commands in a sandbox (bubblewrap: no network, only a
+//!   working folder writable, limits on time, CPU, memory, processes and
+//!   output); its `run_command` tool is [`shell::ShellTool`].
 //! - `mcp` (feature `mcp`) gives the tools of MCP servers, each started as
 //!   a child process and spoken to over stdio.
 //!
@@ -66,12 +69,13 @@ mod files;
 pub mod mcp;
 mod sandbox;
 mod search;
+pub mod shell;
 mod tokenize;
 
 pub use bm25::TITLE_MATCH_BOOST;
 pub use cap::DEFAULT_MAX_OUTPUT_BYTES;
 pub use corpus::{Corpus, Hit, Passage};
-pub use error::{CorpusError, ErrorCode, FileToolsError, PathError};
+pub use error::{CorpusError, ErrorCode, FileToolsError, PathError, SandboxError};
 pub use files::FileTools;
 pub use sandbox::MAX_FILE_BYTES;
 pub use search::{DEFAULT_K, MAX_K, SearchTool, render_hits};

@@ -20,6 +20,7 @@ pub mod mcp;
 mod mock_lint;
 pub(crate) mod near_miss;
 mod pricing_table;
+pub(crate) mod sandbox_table;
 mod schema;
 pub mod settings;
 pub(crate) mod toolset;
@@ -33,6 +34,7 @@ use crate::problem::{LintReport, Problem};
 use crate::score::checks::Check;
 use crate::score::rubric::JudgeSettings;
 use indexmap::IndexMap;
+pub use sandbox_table::SandboxSettings;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -62,7 +64,7 @@ pub struct Arena {
     /// The arena-wide output schema. Default: none (per item, from its
     /// `json_schema` check).
     pub schema: Option<Value>,
-    /// The names of the tools offered (`search`, `files`).
+    /// The names of the tools offered (`search`, `files`, `shell`).
     pub tools: Vec<String>,
     /// Budgets of each run. Default: [`Budget::default`].
     pub budget: Budget,
@@ -102,9 +104,25 @@ pub struct Arena {
     /// `[approval]`: which tool calls wait for a decision, and the
     /// scripted decisions each run gets. `None`: every call runs.
     pub approval: Option<approval_table::ApprovalTable>,
+    /// `[sandbox]`, when `tools` names `shell`: each run gets its own copy
+    /// of its folder ([`Arena::world_dir`]) with `run_command` and the file
+    /// tools over it. `None`: no command runs.
+    pub sandbox: Option<SandboxSettings>,
+    /// The root of the file tools (`files_root`, default: the arena folder).
+    pub files_root: PathBuf,
 }
 
 impl Arena {
+    /// The folder a run of `item` works on: the verdict table's
+    /// `item_root` for it, else `files_root`. A `shell` arena copies it
+    /// for each run.
+    pub fn world_dir(&self, item: &Item) -> PathBuf {
+        self.verdict
+            .as_ref()
+            .and_then(|v| v.item_dir(&self.dir, &item.id))
+            .unwrap_or_else(|| self.files_root.clone())
+    }
+
     /// Loads the arena in `dir`. Fails with [`JudgeError::Lint`] listing
     /// every problem when there is any.
     pub fn load(dir: &Path) -> Result<Arena, JudgeError> {
@@ -229,6 +247,8 @@ struct ArenaToml {
     mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
     /// `[approval]`: tool calls that wait for a (scripted) decision.
     approval: Option<approval_table::ApprovalTable>,
+    /// `[sandbox]`: the limits of `run_command` (with `tools = ["shell"]`).
+    sandbox: Option<sandbox_table::SandboxToml>,
 }
 
 /// The longest arena name.
@@ -276,6 +296,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         config.files_root.as_deref(),
         p,
     );
+    let sandbox = sandbox_table::read(config.sandbox.as_ref(), tools.shell, p);
     let mcp = mcp::read(config.mcp.clone(), p);
     let offered = tools.offered(&mcp);
     let verdict = config
@@ -335,6 +356,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         pricing,
         judge,
         approval,
+        sandbox,
+        files_root,
     };
     (Some(arena), report)
 }

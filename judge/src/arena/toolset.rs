@@ -1,6 +1,8 @@
 //! The tools an arena can offer, built once per arena from its files:
 //! `search` over the corpus, and the sandboxed file tools — what `tools`,
-//! `corpus` and `files_root` in arena.toml ask for.
+//! `corpus` and `files_root` in arena.toml ask for. `shell` (the
+//! `run_command` tool, with the file tools in each run's own copy) is
+//! built per run instead (`crate::run::workdir`); here it is only named.
 
 use super::{ARENA_TOML, CORPUS, inside, rel};
 use crate::problem::Problem;
@@ -55,7 +57,18 @@ pub(super) struct Tools {
     pub(super) toolbox: ToolBox,
     /// The corpus digest (part of the config hash); empty without `search`.
     pub(super) digest: String,
+    /// Whether `shell` is named: each run gets `run_command` and the file
+    /// tools over its own copy.
+    pub(super) shell: bool,
 }
+
+/// The tool names each run of a `shell` arena gets over its copy.
+const SHELL_TOOLS: &[&str] = &[
+    tribunal_tools::shell::RUN_COMMAND,
+    "list_files",
+    "read_file",
+    "grep",
+];
 
 impl Tools {
     /// Every tool name the runs offer: the toolbox's, then the MCP
@@ -66,6 +79,12 @@ impl Tools {
             .specs()
             .into_iter()
             .map(|s| s.name)
+            .chain(
+                SHELL_TOOLS
+                    .iter()
+                    .filter(|_| self.shell)
+                    .map(|t| (*t).to_string()),
+            )
             .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))
             .collect()
     }
@@ -90,6 +109,7 @@ pub(super) fn read(
     });
     let mut toolbox = ToolBox::new();
     let mut digest = String::new();
+    let shell = names.iter().any(|n| n == "shell");
     for tool in &names {
         match tool.as_str() {
             "search" => match search_tool(&corpus_path, &rel(dir, &corpus_path)) {
@@ -99,6 +119,9 @@ pub(super) fn read(
                 }
                 Err(problem) => problems.push(problem),
             },
+            // Built per run, over the run's copy.
+            "shell" => {}
+            "files" if shell => {}
             "files" => {
                 let root = dir.join(files_root.unwrap_or("."));
                 let tools = inside(dir, &root)
@@ -113,7 +136,7 @@ pub(super) fn read(
                 ARENA_TOML,
                 format!(
                     "tools: {}",
-                    super::near_miss::unknown("tool", other, &["search", "files"])
+                    super::near_miss::unknown("tool", other, &["search", "files", "shell"])
                 ),
             )),
         }
@@ -122,5 +145,6 @@ pub(super) fn read(
         names,
         toolbox,
         digest,
+        shell,
     }
 }

@@ -163,10 +163,10 @@ pub(crate) fn load_verdict(
             "verdict.example_path_from: needs verdict.item_root (the diff is read in each item's folder)",
         ));
     }
-    if table.item_root.is_some() && !tools.iter().any(|t| t == "files") {
+    if table.item_root.is_some() && !tools.iter().any(|t| t == "files" || t == "shell") {
         problems.push(Problem::file(
             ARENA_TOML,
-            "verdict.item_root: needs tools = [\"files\"]",
+            "verdict.item_root: needs tools = [\"files\"] (or [\"shell\"])",
         ));
     }
     let green = read_json(dir, "pass_schema", &table.pass_schema, problems);

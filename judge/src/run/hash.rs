@@ -116,6 +116,27 @@ fn config_value(
     if let (Some(max), Some(budget)) = (arena.max_cost_usd, config.get_mut("budget")) {
         budget["max_cost_usd"] = json!(max);
     }
+    // Only with `shell`, so other arenas' hashes stay as they were: the
+    // commands' limits and variables shape what they can do.
+    if let Some(sandbox) = &arena.sandbox
+        && let Some(map) = config.as_object_mut()
+    {
+        let l = &sandbox.limits;
+        map.insert(
+            "sandbox".to_string(),
+            json!({
+                "engine": "bubblewrap",
+                "wall_ms": l.wall_time.as_millis() as u64,
+                "cpu_secs": l.cpu_secs,
+                "memory_bytes": l.memory_bytes,
+                "processes": l.processes,
+                "file_bytes": l.file_bytes,
+                "output_bytes": l.output_bytes,
+                "shown_bytes": l.shown_bytes,
+                "env": sandbox.env,
+            }),
+        );
+    }
     // Only in batch mode, so online hashes stay as they were.
     if batch && let Some(map) = config.as_object_mut() {
         map.insert("batch".to_string(), json!(true));
@@ -224,5 +245,35 @@ mod tests {
             template.contains("<answer-") && template.contains("RUBRIC"),
             "{template}"
         );
+    }
+
+    /// A `shell` arena's hash covers its commands' limits and variables;
+    /// other arenas' configs carry no `sandbox` key (their hashes stay).
+    #[test]
+    fn the_sandbox_settings_are_hashed_only_when_commands_run() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");
+        let mut arena = match Arena::load(&dir) {
+            Ok(arena) => arena,
+            Err(e) => panic!("the arena loads: {e}"),
+        };
+        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let config = config_value(&arena, "mock", "m", &plan, false);
+        assert!(config.get("sandbox").is_none());
+        let without = config_hash(&arena, "mock", "m", &plan);
+        let mut settings = crate::arena::SandboxSettings {
+            limits: Default::default(),
+            env: vec![("LANG".to_string(), "C".to_string())],
+            keep_copies: false,
+        };
+        arena.sandbox = Some(settings.clone());
+        let with = config_hash(&arena, "mock", "m", &plan);
+        settings.limits.wall_time = std::time::Duration::from_secs(5);
+        arena.sandbox = Some(settings.clone());
+        let shorter = config_hash(&arena, "mock", "m", &plan);
+        settings.env.clear();
+        arena.sandbox = Some(settings);
+        let no_env = config_hash(&arena, "mock", "m", &plan);
+        assert!(without != with && with != shorter && shorter != no_env);
     }
 }

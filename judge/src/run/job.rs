@@ -7,12 +7,13 @@ use crate::arena::item::Item;
 use crate::rows::results::{ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
+use crate::run::workdir::RunWorld;
 use crate::score::{Outcome, RubricJudge, Scored, grade_rubrics, score_run};
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tribunal_runtime::cost::ModelPrice;
-use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunReport};
+use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunReport, ToolBox};
 
 /// A finished run: its row, and the runtime's report and conversation when
 /// a transcript is kept.
@@ -40,6 +41,8 @@ pub(super) struct JobContext {
     pub(super) shard: Option<Shard>,
     /// A live approver over the arena's `[approval]`.
     pub(super) approval: Option<super::options::RunApproval>,
+    /// The command sandbox of a `shell` arena, tried before the first run.
+    pub(super) sandbox: Option<Arc<tribunal_tools::shell::CommandSandbox>>,
 }
 
 impl JobContext {
@@ -72,12 +75,39 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     };
     let origin = context.origin(item, repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
+    let world = match &context.sandbox {
+        // Boxed, as the judge's future is: only shell arenas pay for it.
+        Some(sandbox) => match Box::pin(RunWorld::make(
+            arena.clone(),
+            index,
+            repeat,
+            sandbox.clone(),
+        ))
+        .await
+        {
+            Ok(world) => Some(world),
+            Err(e) => {
+                // The run cannot start without its copy: an ERROR row, the
+                // reason in the log (a path and an I/O error, no secret).
+                tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
+                let mut report = RunReport::failed(ErrorCode::InternalError);
+                let scored = score_run(&item.checks, &mut report);
+                context.failed.store(true, Ordering::Relaxed);
+                return (
+                    ResultRow::from_run(origin, report, scored, None, None),
+                    None,
+                );
+            }
+        },
+        None => None,
+    };
+    let tools = world.as_ref().map(|w| w.toolbox.clone());
     let ((report, conversation), cache) = tracing::Instrument::instrument(
         tribunal_runtime::backend::counted(run_agent(
             arena,
             item,
             backend,
-            context.budget,
+            (context.budget, tools),
             context.approval.as_ref(),
         )),
         span.clone(),
@@ -115,6 +145,9 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         }
         scored => (scored, None),
     };
+    // Scored: the copy goes now, unless the arena keeps copies (a
+    // removal on this thread: an await here would hold the row's state).
+    drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let row = ResultRow::from_run(origin, report, scored, judge, cache);
     span.record("tribunal.outcome", row.outcome.as_str());
@@ -148,23 +181,27 @@ fn item_span(arena: &str, id: &str, repeat: u32) -> tracing::Span {
     )
 }
 
-/// The agent's run of `item` on `backend` under `budget`: the report, and
-/// the conversation (`None` when the agent could not start).
+/// The agent's run of `item` on `backend` under `budget`, with the run's
+/// own tools when it has a working copy (else the arena's): the report,
+/// and the conversation (`None` when the agent could not start).
 pub(super) async fn run_agent(
     arena: &Arena,
     item: &Item,
     backend: Arc<dyn Backend>,
-    budget: Budget,
+    (budget, own_tools): (Budget, Option<Arc<ToolBox>>),
     live_approval: Option<&super::options::RunApproval>,
 ) -> (RunReport, Option<Conversation>) {
     let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
         Some(verdict) => verdict.schemas.clone(),
         None => item.schema.clone(),
     };
-    let tools = arena
-        .verdict
-        .as_ref()
-        .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
+    let tools = own_tools
+        .or_else(|| {
+            arena
+                .verdict
+                .as_ref()
+                .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
+        })
         .unwrap_or_else(|| arena.toolbox.clone());
     match Agent::new(backend, contract) {
         Ok(agent) => {

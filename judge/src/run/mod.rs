@@ -25,6 +25,7 @@ pub(crate) mod progress;
 pub mod shard_env;
 mod sink;
 mod terms;
+mod workdir;
 
 pub use environment::Environment;
 pub use options::{RunApproval, RunMode, RunOptions};
@@ -160,8 +161,20 @@ async fn run_on(
         .collect();
     let items = shard_items(&arena, options);
     let (jobs, skipped) = plan_jobs(&items, options, &done);
-    progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let executed = jobs.len();
+    // Before the first run: no sandbox, no run (never one without it).
+    let sandbox = match (&arena.sandbox, executed) {
+        (Some(_), 1..) => Some(Arc::new(
+            tribunal_tools::shell::CommandSandbox::detect()
+                .await
+                .map_err(JudgeError::Sandbox)?,
+        )),
+        _ => None,
+    };
+    if let Some(sandbox) = &sandbox {
+        tracing::info!(engine = %sandbox.describe(), "commands run in a sandbox");
+    }
+    progress.start(&arena.name, jobs.len(), skipped, backends.is_mock());
     let rounds = batch_rounds(options, executed)?;
     let context = Arc::new(JobContext {
         arena: arena.clone(),
@@ -176,6 +189,7 @@ async fn run_on(
         rounds,
         shard: options.shard,
         approval: options.approval.clone(),
+        sandbox,
     });
     let fresh = drive(&context, jobs, options, progress, sink).await?;
     progress.done();
@@ -415,6 +429,7 @@ mod tests {
             rounds: None,
             shard: None,
             approval: None,
+            sandbox: None,
         });
         let job = run_job(context, 0, 0);
         let size = std::mem::size_of_val(&job);

@@ -10,6 +10,8 @@ mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
+#[cfg(unix)]
+mod sandbox;
 mod search_tool;
 
 /// Runs one tool call through a toolbox, as the agent loop would.

@@ -1,0 +1,118 @@
+//! `[sandbox]` in arena.toml, read when `tools` names `shell`: the limits
+//! of each `run_command` call and the variables its commands see.
+//!
+//! ```toml
+//! tools = ["shell"]          # run_command, and the file tools, in a copy
+//! files_root = "project"     # the folder each run gets a copy of
+//!
+//! [sandbox]
+//! timeout_secs = 60          # wall time of one command
+//! cpu_secs = 60
+//! memory_mb = 1024
+//! processes = 256
+//! output_kb = 1024           # stdout + stderr read before the command is cut
+//! env = { LANG = "C.UTF-8" } # the only variables a command sees, beside
+//!                            # PATH, HOME and TMPDIR
+//! keep_copies = false        # keep each run's copy after scoring
+//! ```
+//!
+//! Each run (item × repeat) gets a fresh copy of the folder (the verdict
+//! table's `item_root` for the item, else `files_root`); `run_command`
+//! and the file tools work in it, and it is removed once the run is scored.
+
+use super::ARENA_TOML;
+use crate::problem::Problem;
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::time::Duration;
+use tribunal_tools::shell::SandboxLimits;
+
+/// The `[sandbox]` table as written.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SandboxToml {
+    timeout_secs: Option<u64>,
+    cpu_secs: Option<u64>,
+    memory_mb: Option<u64>,
+    processes: Option<u64>,
+    output_kb: Option<u64>,
+    #[serde(default)]
+    env: IndexMap<String, String>,
+    keep_copies: Option<bool>,
+}
+
+/// How an arena's commands run: each `run_command` call's limits, the
+/// variables it sees, and whether run copies are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Each command's limits. Default: [`SandboxLimits::default`].
+    pub limits: SandboxLimits,
+    /// The variables a command sees beside `PATH`, `HOME` and `TMPDIR`,
+    /// with their values as written in arena.toml (none from this
+    /// process's environment). Default: none.
+    pub env: Vec<(String, String)>,
+    /// Whether each run's copy is kept after scoring (its path is logged).
+    /// Default: no.
+    pub keep_copies: bool,
+}
+
+/// Reads `[sandbox]`: the settings when `shell` is offered; a table
+/// without `shell`, a zero limit or a variable name that is not one is a
+/// problem.
+pub(super) fn read(
+    table: Option<&SandboxToml>,
+    shell: bool,
+    problems: &mut Vec<Problem>,
+) -> Option<SandboxSettings> {
+    if !shell {
+        if table.is_some() {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                "[sandbox] has no effect: `tools` does not name `shell`",
+            ));
+        }
+        return None;
+    }
+    let t = table.cloned().unwrap_or_default();
+    let d = SandboxLimits::default();
+    let mut positive = |name: &str, value: Option<u64>, default: u64| match value {
+        Some(0) => {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                format!("sandbox.{name} must be at least 1"),
+            ));
+            default
+        }
+        Some(v) => v,
+        None => default,
+    };
+    let limits = SandboxLimits {
+        wall_time: Duration::from_secs(positive(
+            "timeout_secs",
+            t.timeout_secs,
+            d.wall_time.as_secs(),
+        )),
+        cpu_secs: positive("cpu_secs", t.cpu_secs, d.cpu_secs),
+        memory_bytes: positive("memory_mb", t.memory_mb, d.memory_bytes >> 20)
+            .saturating_mul(1 << 20),
+        processes: positive("processes", t.processes, d.processes),
+        output_bytes: positive("output_kb", t.output_kb, d.output_bytes >> 10)
+            .saturating_mul(1 << 10),
+        ..d
+    };
+    for name in t.env.keys() {
+        let valid = name.chars().next().is_some_and(|c| !c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                format!("sandbox.env: `{name}` is not a variable name (letters, digits, `_`)"),
+            ));
+        }
+    }
+    Some(SandboxSettings {
+        limits,
+        env: t.env.into_iter().collect(),
+        keep_copies: t.keep_copies.unwrap_or(false),
+    })
+}

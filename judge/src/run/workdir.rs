@@ -1,0 +1,93 @@
+//! The world of one run of a `shell` arena: a fresh copy of the item's
+//! folder ([`Arena::world_dir`]) and the tools over it — `run_command` in
+//! the sandbox, `list_files`, `read_file` and `grep` — beside the arena's
+//! other tools. Runs never share a copy; it is removed when the run's
+//! [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
+
+use crate::arena::Arena;
+use crate::arena::item::Item;
+use std::sync::Arc;
+use tribunal_runtime::ToolBox;
+use tribunal_tools::shell::{CommandSandbox, ShellTool, WorkingFolder};
+use tribunal_tools::{ErrorCode, FileTools, SandboxError};
+
+/// A run's copy and its tools.
+pub(super) struct RunWorld {
+    /// The copy, removed when this is dropped (`None`: kept).
+    _folder: Option<WorkingFolder>,
+    /// The arena's tools with `run_command` and the file tools over the copy.
+    pub(super) toolbox: Arc<ToolBox>,
+}
+
+impl RunWorld {
+    /// [`RunWorld::new`] for item `index`, on a blocking thread: a copy of
+    /// a large folder must not hold up the runtime's other runs.
+    pub(super) async fn make(
+        arena: Arc<Arena>,
+        index: usize,
+        repeat: u32,
+        sandbox: Arc<CommandSandbox>,
+    ) -> Result<RunWorld, SandboxError> {
+        tokio::task::spawn_blocking(move || {
+            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox)
+        })
+        .await
+        .map_err(|e| {
+            SandboxError::new(
+                ErrorCode::WorkingCopyFailed,
+                format!("the copying task failed: {e}"),
+            )
+        })?
+    }
+
+    /// Copies `item`'s folder and builds the run's tools over the copy.
+    fn new(
+        arena: &Arena,
+        item: &Item,
+        repeat: u32,
+        sandbox: &Arc<CommandSandbox>,
+    ) -> Result<RunWorld, SandboxError> {
+        let copy_failed = |e: std::io::Error| {
+            SandboxError::new(
+                ErrorCode::WorkingCopyFailed,
+                format!("cannot copy {}: {e}", arena.world_dir(item).display()),
+            )
+        };
+        let settings = arena
+            .sandbox
+            .clone()
+            .unwrap_or_else(|| crate::arena::SandboxSettings {
+                limits: Default::default(),
+                env: Vec::new(),
+                keep_copies: false,
+            });
+        let label = format!("run-{}", repeat);
+        let folder = WorkingFolder::copy_of(&arena.world_dir(item), &std::env::temp_dir(), &label)
+            .map_err(copy_failed)?;
+        sandbox.prepare(folder.path()).map_err(copy_failed)?;
+        let mut toolbox = ToolBox::new();
+        toolbox.default_timeout = arena.toolbox.default_timeout;
+        toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
+        toolbox.extend(arena.toolbox.tools().cloned());
+        let files = FileTools::new(folder.path())
+            .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
+        files.add_to(&mut toolbox);
+        toolbox.add(Arc::new(ShellTool::new(
+            sandbox.clone(),
+            folder.path().to_path_buf(),
+            settings.env,
+            settings.limits,
+        )));
+        let folder = if settings.keep_copies {
+            tracing::info!(item = %item.id, repeat, copy = %folder.path().display(), "the run's copy is kept");
+            folder.keep();
+            None
+        } else {
+            Some(folder)
+        };
+        Ok(RunWorld {
+            _folder: folder,
+            toolbox: Arc::new(toolbox),
+        })
+    }
+}

@@ -1,0 +1,298 @@
+//! `tribunal sandbox` and `tools = ["shell"]` arenas through the binary:
+//! the engine and limits printed, what the model reads on stdout, the exit
+//! codes, the keys of tribunal's own environment invisible, and a fresh,
+//! isolated copy of the item's folder for every run, removed after scoring.
+//! (The sandbox's own fault table is `tools/tests/it/sandbox.rs`.)
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::tribunal_command;
+
+/// `tribunal sandbox ARGS` in `cwd` with `env` added: exit code, stdout
+/// parsed as the model's JSON (null when it is not JSON), stderr.
+fn sandbox(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (i32, Value, String) {
+    let mut command = tribunal_command(&[&["sandbox"], args].concat(), cwd);
+    command.envs(env.iter().copied());
+    let out = command.output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap(),
+        json,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sandbox_prints_the_engine_and_limits_and_what_the_model_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = sandbox(
+        &[
+            "--timeout-secs",
+            "7",
+            "--memory-mb",
+            "300",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; exit 4",
+        ],
+        dir.path(),
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("engine: bubblewrap"), "{err}");
+    assert!(
+        err.contains("wall 7 s") && err.contains("memory 300 MiB"),
+        "{err}"
+    );
+    assert_eq!(out["exit_code"], 4);
+    assert_eq!(out["stdout"], "hi\n");
+    let (code, out, err) = sandbox(&["--", "true"], dir.path(), &[]);
+    assert_eq!((code, &out["exit_code"]), (0, &Value::from(0)), "{err}");
+}
+
+#[test]
+fn sandbox_cuts_at_the_wall_time_and_names_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = sandbox(
+        &["--timeout-secs", "1", "--", "sleep", "600"],
+        dir.path(),
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out["limit"], "wall_time");
+    assert_eq!(out["exit_code"], Value::Null);
+}
+
+#[test]
+fn sandbox_never_shows_the_key_of_tribunals_own_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sk-sandbox-test-0123456789abcdef";
+    let (code, out, err) = sandbox(
+        &[
+            "--env",
+            "GREETING=hello",
+            "--",
+            "sh",
+            "-c",
+            "echo $GREETING; env; tr '\\0' '\\n' < /proc/1/environ; cat /proc/*/environ; echo $OPENAI_API_KEY",
+        ],
+        dir.path(),
+        &[("OPENAI_API_KEY", key), ("ANTHROPIC_API_KEY", key)],
+    );
+    assert_eq!(code, 0, "{err}");
+    let stdout = out["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("hello\n"), "{stdout}");
+    assert!(
+        !stdout.contains(key) && !stdout.contains("API_KEY"),
+        "{stdout}"
+    );
+    assert!(!err.contains(key));
+}
+
+#[test]
+fn sandbox_works_on_a_copy_of_dir_and_keeps_it_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "original\n").unwrap();
+    let dir_arg = project.to_str().unwrap();
+    let line = "cat a.txt; echo changed > a.txt";
+    let (code, out, err) = sandbox(&["--dir", dir_arg, "--", "sh", "-c", line], dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["stdout"], "original\n");
+    assert_eq!(
+        std::fs::read_to_string(project.join("a.txt")).unwrap(),
+        "original\n"
+    );
+    let copy = err
+        .lines()
+        .find_map(|l| l.strip_prefix("copy:   "))
+        .and_then(|l| l.split(" at ").next())
+        .unwrap();
+    assert!(!Path::new(copy).exists(), "the copy was left behind");
+    let (_, _, err) = sandbox(
+        &["--keep", "--dir", dir_arg, "--", "sh", "-c", line],
+        dir.path(),
+        &[],
+    );
+    let kept = err
+        .lines()
+        .find_map(|l| l.strip_prefix("kept:   "))
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(Path::new(kept).join("a.txt")).unwrap(),
+        "changed\n"
+    );
+    std::fs::remove_dir_all(kept).unwrap();
+}
+
+/// A `shell` arena: one item whose mock script runs a command that counts
+/// how many runs have written to its folder, then answers.
+fn shell_arena(dir: &Path, sandbox_table: &str) {
+    std::fs::create_dir_all(dir.join("project")).unwrap();
+    std::fs::write(dir.join("project/seen.txt"), "").unwrap();
+    std::fs::write(
+        dir.join("arena.toml"),
+        format!("name = \"shell\"\ntools = [\"shell\"]\nfiles_root = \"project\"\n{sandbox_table}"),
+    )
+    .unwrap();
+    let line = "echo run >> seen.txt; wc -l < seen.txt; echo $MARK";
+    let item = serde_json::json!({
+        "id": "count",
+        "input": "How many runs wrote here?",
+        "checks": [
+            {"type": "json_schema", "schema": {"type": "object"}},
+            {"type": "tool_used", "name": "run_command"},
+            {"type": "tool_used", "name": "read_file"}
+        ],
+        "mock": [
+            // Two turns: the calls of one turn run concurrently.
+            {"tool_calls": [{"name": "run_command", "arguments": {"command": line}}]},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "seen.txt"}}]},
+            {"json": {"runs": 1}}
+        ]
+    });
+    std::fs::write(dir.join("dataset.jsonl"), format!("{item}\n")).unwrap();
+}
+
+/// Every tool result of every transcript under `dir`.
+fn tool_results(dir: &Path) -> Vec<String> {
+    let mut results = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let transcript: Value = serde_json::from_str(&text).unwrap();
+        collect_tool_results(&transcript, &mut results);
+    }
+    results
+}
+
+fn collect_tool_results(v: &Value, into: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            if let (Some(Value::String(content)), Some(_)) =
+                (map.get("content"), map.get("is_error"))
+            {
+                into.push(content.clone());
+            }
+            map.values().for_each(|v| collect_tool_results(v, into));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_tool_results(v, into)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_run_of_a_shell_arena_gets_its_own_fresh_copy_removed_after_scoring() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(
+        &arena,
+        "[sandbox]\ntimeout_secs = 20\nenv = { MARK = \"declared\" }\n",
+    );
+    let transcripts = dir.path().join("transcripts");
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let mut command = tribunal_command(
+        &[
+            "run",
+            arena.to_str().unwrap(),
+            "--repeat",
+            "12",
+            "--concurrency",
+            "6",
+            "--transcripts",
+            transcripts.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    command.env("TMPDIR", &temp);
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let results = tool_results(&transcripts);
+    let commands: Vec<&String> = results.iter().filter(|r| r.contains("exit_code")).collect();
+    assert_eq!(commands.len(), 12, "{results:?}");
+    for result in commands {
+        let out: Value = serde_json::from_str(result).unwrap();
+        // Each run saw only its own write, and the declared variable.
+        assert_eq!(out["stdout"], "1\ndeclared\n", "{result}");
+    }
+    // read_file reads the same copy run_command wrote.
+    assert_eq!(results.iter().filter(|r| r.contains("1: run")).count(), 12);
+    // The item's folder is as it was, and no copy is left.
+    assert_eq!(
+        std::fs::read_to_string(arena.join("project/seen.txt")).unwrap(),
+        ""
+    );
+    let left: Vec<_> = std::fs::read_dir(&temp).unwrap().collect();
+    assert!(left.is_empty(), "copies left behind: {left:?}");
+}
+
+#[test]
+fn a_shell_arena_lints_its_sandbox_table_and_suggests_the_tool_name() {
+    let dir = tempfile::tempdir().unwrap();
+    shell_arena(
+        dir.path(),
+        "[sandbox]\ntimeout_secs = 0\nenv = { \"BAD-NAME\" = \"x\" }\n",
+    );
+    let out = crate::tribunal(&["lint", "."], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let all = format!("{stdout}{stderr}");
+    assert!(
+        all.contains("sandbox.timeout_secs must be at least 1"),
+        "{all}"
+    );
+    assert!(all.contains("`BAD-NAME` is not a variable name"), "{all}");
+    std::fs::write(dir.path().join("arena.toml"), "tools = [\"shel\"]\n").unwrap();
+    let out = crate::tribunal(&["lint", "."], dir.path());
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("did you mean `shell`"), "{all}");
+    std::fs::write(dir.path().join("arena.toml"), "[sandbox]\ncpu_secs = 5\n").unwrap();
+    let out = crate::tribunal(&["lint", "."], dir.path());
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("[sandbox] has no effect"), "{all}");
+}
+
+#[test]
+fn keep_copies_keeps_each_runs_copy_with_what_its_commands_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nkeep_copies = true\n");
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let mut command = tribunal_command(
+        &["run", arena.to_str().unwrap(), "--repeat", "2"],
+        dir.path(),
+    );
+    command.env("TMPDIR", &temp);
+    let out = command.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept: Vec<_> = std::fs::read_dir(&temp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    for copy in kept {
+        assert_eq!(
+            std::fs::read_to_string(copy.join("seen.txt")).unwrap(),
+            "run\n"
+        );
+    }
+}
