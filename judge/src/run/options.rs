@@ -1,4 +1,4 @@
-//! [`RunOptions`]: how [`run_arena`](super::run_arena) runs an arena, and
+//! [`RunOptions`]: how a [`ReadyRun`](super::ReadyRun) runs an arena, and
 //! [`RunMode`]: what it does with the rows already in the results file.
 
 use crate::pricing::Pricing;

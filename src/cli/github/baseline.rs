@@ -112,7 +112,7 @@ fn key(id: &str, repeat: u32) -> String {
 }
 
 /// The item ids `tribunal run ARENA --items … --limit …` runs, in dataset
-/// order (the same selection `Overrides` makes).
+/// order (the same selection `RunPlan::arena_of` makes).
 fn selected_ids(arena: &Arena, items: &[String], limit: Option<usize>) -> Vec<String> {
     let mut ids: Vec<String> = arena
         .items
