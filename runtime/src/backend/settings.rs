@@ -43,6 +43,10 @@ use serde_json::{Map, Value};
 
 /// Retries per request after the first attempt when none is set.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Whether requests carry prompt-cache breakpoints when unset.
+const DEFAULT_PROMPT_CACHE: bool = true;
+/// Whether a runaway turn is cut when unset.
+const DEFAULT_CUT_RUNAWAY: bool = true;
 
 /// Declares the settings: each one's doc, field and [`SettingSpec`], once.
 macro_rules! settings {
@@ -232,7 +236,7 @@ settings! {
         "BOOL",
         "Whether requests mark their prefix for the provider's prompt cache.",
     )
-    .default(SettingDefault::Bool(true))
+    .default(SettingDefault::Bool(DEFAULT_PROMPT_CACHE))
     .hashed(Hashed::Never)
     .off_help("send no prompt-cache breakpoints")
     .long_help(
@@ -250,7 +254,7 @@ settings! {
         "BOOL",
         "Whether a turn that repeats itself is cut where it began (default: yes).",
     )
-    .default(SettingDefault::Bool(true))
+    .default(SettingDefault::Bool(DEFAULT_CUT_RUNAWAY))
     .hashed(Hashed::WhenSet)
     .cached()
     .off_help("never cut a turn that repeats itself")
@@ -384,12 +388,12 @@ impl BackendSettings {
 
     /// Whether requests carry prompt-cache breakpoints (default: yes).
     pub fn prompt_cache(&self) -> bool {
-        self.prompt_cache.unwrap_or(true)
+        self.prompt_cache.unwrap_or(DEFAULT_PROMPT_CACHE)
     }
 
     /// Whether a runaway turn is cut (default: yes).
     pub fn cut_runaway(&self) -> bool {
-        self.cut_runaway.unwrap_or(true)
+        self.cut_runaway.unwrap_or(DEFAULT_CUT_RUNAWAY)
     }
 
     /// The timeouts these settings ask for, each unset (or unusable) one at
