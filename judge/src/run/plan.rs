@@ -58,16 +58,15 @@ impl JudgeRoute {
 ///     .with_replay(Some("arenas/qa/cassettes".into()));
 /// assert!(!plan.is_mock());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct RunPlan {
-    /// The live provider and model; `None`: the mock (or
-    /// [`backends`](Self::backends)).
+    /// The live provider and model; `None`: the mock (or backends of the
+    /// caller's own, [`RunPlan::with_backends`]).
     pub model: Option<(BackendKind, String)>,
     /// Backends of the caller's own (a scripted agent, an in-house
-    /// gateway), instead of the mock or a connected model: the one way a
-    /// custom backend runs an arena ([`RunPlan::with_backends`]).
-    pub backends: Option<Arc<dyn BackendFactory>>,
+    /// gateway), instead of the mock or a connected model.
+    own_backends: Option<OwnBackends>,
     /// Who judges rubric checks.
     pub judge: JudgeRoute,
     /// The judge's model, over `model` in `[judge]`.
@@ -106,28 +105,15 @@ pub struct RunPlan {
     pub batch_poll: Option<Duration>,
 }
 
-impl std::fmt::Debug for RunPlan {
+/// A plan's backends of the caller's own: shown by their name and model.
+#[derive(Clone)]
+struct OwnBackends(Arc<dyn BackendFactory>);
+
+impl std::fmt::Debug for OwnBackends {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunPlan")
-            .field("model", &self.model)
-            .field(
-                "backends",
-                &self.backends.as_ref().map(|b| (b.name(), b.model())),
-            )
-            .field("judge", &self.judge)
-            .field("judge_model", &self.judge_model)
-            .field("record", &self.record)
-            .field("replay", &self.replay)
-            .field("cache", &self.cache)
-            .field("base_url", &self.base_url)
-            .field("judge_base_url", &self.judge_base_url)
-            .field("mock_latency", &self.mock_latency)
-            .field("items", &self.items)
-            .field("limit", &self.limit)
-            .field("deadline", &self.deadline)
-            .field("on_repeat", &self.on_repeat)
-            .field("backend", &self.backend)
-            .field("batch_poll", &self.batch_poll)
+        f.debug_tuple("OwnBackends")
+            .field(&self.0.name())
+            .field(&self.0.model())
             .finish()
     }
 }
@@ -202,7 +188,7 @@ impl RunPlan {
     /// cache and base URLs are then the caller's business: a plan with
     /// backends of its own and any of them is refused when prepared.
     pub fn with_backends(mut self, backends: Arc<dyn BackendFactory>) -> Self {
-        self.backends = Some(backends);
+        self.own_backends = Some(OwnBackends(backends));
         self
     }
 
@@ -292,8 +278,8 @@ impl RunPlan {
 
     /// Whether the agent's model is the mock.
     pub fn is_mock(&self) -> bool {
-        match &self.backends {
-            Some(backends) => backends.is_mock(),
+        match &self.own_backends {
+            Some(OwnBackends(backends)) => backends.is_mock(),
             None => self.model.is_none(),
         }
     }
@@ -383,7 +369,7 @@ impl RunPlan {
         arena: &Arena,
         env: &Environment,
     ) -> Result<Arc<dyn BackendFactory>, PlanError> {
-        if let Some(backends) = &self.backends {
+        if let Some(OwnBackends(backends)) = &self.own_backends {
             if self.model.is_some()
                 || self.record.is_some()
                 || self.replay.is_some()
