@@ -113,6 +113,18 @@ pub struct Arena {
 }
 
 impl Arena {
+    /// Keeps the items a run of `ids` (all when empty), then of the first
+    /// `limit`, runs, in dataset order: the selection of `tribunal run
+    /// --items … --limit …` (ids the arena lacks select nothing).
+    pub fn select_items(&mut self, ids: &[String], limit: Option<usize>) {
+        if !ids.is_empty() {
+            self.items.retain(|i| ids.contains(&i.id));
+        }
+        if let Some(n) = limit {
+            self.items.truncate(n);
+        }
+    }
+
     /// The folder a run of `item` works on: the verdict table's
     /// `item_root` for it, else `files_root`. A `shell` arena copies it
     /// for each run.

@@ -327,12 +327,7 @@ impl RunPlan {
             });
         }
         let mut arena = loaded.clone();
-        if !self.items.is_empty() {
-            arena.items.retain(|i| self.items.contains(&i.id));
-        }
-        if let Some(n) = self.limit {
-            arena.items.truncate(n);
-        }
+        arena.select_items(&self.items, self.limit);
         if let Some(deadline) = self.deadline {
             arena.budget.deadline = Some(deadline);
         }

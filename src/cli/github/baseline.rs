@@ -112,18 +112,10 @@ fn key(id: &str, repeat: u32) -> String {
 }
 
 /// The item ids `tribunal run ARENA --items … --limit …` runs, in dataset
-/// order (the same selection `RunPlan::arena_of` makes).
-fn selected_ids(arena: &Arena, items: &[String], limit: Option<usize>) -> Vec<String> {
-    let mut ids: Vec<String> = arena
-        .items
-        .iter()
-        .filter(|i| items.is_empty() || items.contains(&i.id))
-        .map(|i| i.id.clone())
-        .collect();
-    if let Some(n) = limit {
-        ids.truncate(n);
-    }
-    ids
+/// order ([`Arena::select_items`], the selection the run makes).
+fn selected_ids(mut arena: Arena, items: &[String], limit: Option<usize>) -> Vec<String> {
+    arena.select_items(items, limit);
+    arena.items.into_iter().map(|i| i.id).collect()
 }
 
 /// Why `rows` (`torn` when the file ended in a torn line) is not a
@@ -233,7 +225,7 @@ pub(crate) fn run(args: CheckBaselineArgs) -> anyhow::Result<ExitCode> {
             let arena = Arena::load(dir).map_err(|e| {
                 anyhow::anyhow!("check-baseline: cannot load {}: {e}", dir.display())
             })?;
-            Some(selected_ids(&arena, &args.items, args.limit))
+            Some(selected_ids(arena, &args.items, args.limit))
         }
         None => None,
     };
@@ -367,12 +359,12 @@ mod tests {
         let arena =
             Arena::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"))
                 .unwrap();
-        let all = selected_ids(&arena, &[], None);
+        let all = selected_ids(arena.clone(), &[], None);
         assert!(all.len() > 2);
-        assert_eq!(selected_ids(&arena, &[], Some(2)), all[..2].to_vec());
+        assert_eq!(selected_ids(arena.clone(), &[], Some(2)), all[..2].to_vec());
         let picked = vec![all[2].clone(), all[0].clone()];
         assert_eq!(
-            selected_ids(&arena, &picked, Some(1)),
+            selected_ids(arena, &picked, Some(1)),
             vec![all[0].clone()],
             "dataset order, then the limit"
         );
