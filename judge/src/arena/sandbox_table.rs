@@ -43,7 +43,7 @@ pub(super) struct SandboxToml {
 
 /// How an arena's commands run: each `run_command` call's limits, the
 /// variables it sees, and whether run copies are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// Each command's limits. Default: [`SandboxLimits::default`].
     pub limits: SandboxLimits,

@@ -53,14 +53,7 @@ impl RunWorld {
                 format!("cannot copy {}: {e}", arena.world_dir(item).display()),
             )
         };
-        let settings = arena
-            .sandbox
-            .clone()
-            .unwrap_or_else(|| crate::arena::SandboxSettings {
-                limits: Default::default(),
-                env: Vec::new(),
-                keep_copies: false,
-            });
+        let settings = arena.sandbox.clone().unwrap_or_default();
         let label = format!("run-{}", repeat);
         let folder = WorkingFolder::copy_of(&arena.world_dir(item), &std::env::temp_dir(), &label)
             .map_err(copy_failed)?;
