@@ -58,6 +58,7 @@ mod live_arena;
 mod manifest;
 mod module_graph;
 mod prompt_cache;
+mod sampling;
 mod secrets;
 mod stand_in;
 mod tool_framing;

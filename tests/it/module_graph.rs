@@ -464,7 +464,7 @@ fn the_backend_imports_follow_its_layers() {
         &["timeouts", "delta", "kind", "prompt_cache", "scripted"],
         &["setting_spec"],
         &["settings"],
-        &["options"],
+        &["refused_sampling", "options"],
         &["provider"],
         // Codecs: pure functions of a request and an answer.
         &["wire", "runaway"],

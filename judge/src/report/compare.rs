@@ -35,6 +35,10 @@ pub struct Side {
     pub model: String,
     /// The config hash (of the first row).
     pub config_hash: String,
+    /// How the answers were sampled (the report's `sampling`); absent on
+    /// mock rows and rows written before rows said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<String>,
     /// Item runs (rows).
     pub total: usize,
     /// PASS rows.
@@ -78,6 +82,7 @@ impl Side {
         Side {
             arena: header.arena.clone().unwrap_or_default(),
             config_hash: header.config_hash(),
+            sampling: header.sampling(),
             backend: header.backend,
             model: header.model,
             total: n,

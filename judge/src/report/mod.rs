@@ -53,6 +53,11 @@ pub struct Report {
     pub model: String,
     /// The config hash of the rows.
     pub config_hash: String,
+    /// How the answers were sampled (`temperature 0`, `the server's
+    /// default`, …; mixed rows' ways joined by ` | `). Absent for mock
+    /// rows, which are not sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<String>,
     /// Counts and rates.
     pub summary: Summary,
     /// What the runs cost under the pricing table.
@@ -206,6 +211,7 @@ impl Report {
             mock: header.mock,
             replayed: header.replayed,
             config_hash: header.config_hash(),
+            sampling: header.sampling(),
             model: header.model,
             backend: header.backend,
             summary: summarize(rows),

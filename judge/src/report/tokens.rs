@@ -334,6 +334,7 @@ mod tests {
             finalized_after: None,
             backend: "openai-chat".into(),
             model: "m".into(),
+            sampling: None,
             finished_at_ms: 0,
             replayed: false,
             custom_endpoint: false,

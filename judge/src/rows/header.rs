@@ -1,13 +1,16 @@
 //! [`RunHeader`]: what a set of rows says about the run(s) that made them
-//! — arena, backend, model, config hash, mock, replayed — read one way for
+//! — arena, backend, model, config hash, sampling, mock, replayed — read one way for
 //! the report, the HTML page and each side of a comparison.
 
 use super::mock::is_mock;
 use super::results::ResultRow;
+#[cfg(doc)]
+use super::sampling::Sampling;
 use std::collections::BTreeSet;
 
 /// The header of a set of rows: the first row's arena, backend and model,
-/// every config hash among them, and whether they are mock or replayed.
+/// every config hash and way of sampling among them, and whether they are
+/// mock or replayed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RunHeader {
     /// The first row's arena (`None` without rows).
@@ -22,6 +25,10 @@ pub struct RunHeader {
     pub mock: bool,
     /// Whether every row was replayed from a cassette (none: no).
     pub replayed: bool,
+    /// How the answers were sampled ([`Sampling`]'s words), the distinct
+    /// ways among the rows, sorted; empty when no row says (mock rows,
+    /// rows written before rows said).
+    pub sampling: Vec<String>,
 }
 
 impl RunHeader {
@@ -37,7 +44,19 @@ impl RunHeader {
             model: first.map(|r| r.model.clone()).unwrap_or_default(),
             config_hashes: hashes.into_iter().map(str::to_string).collect(),
             replayed: super::results::all_replayed(rows),
+            sampling: rows
+                .iter()
+                .filter_map(|r| r.sampling.as_ref().map(ToString::to_string))
+                .collect::<BTreeSet<String>>()
+                .into_iter()
+                .collect(),
         }
+    }
+
+    /// How the rows were sampled, as a report says it: the one way, the
+    /// ways of mixed rows joined by ` | `, or `None` when no row says.
+    pub fn sampling(&self) -> Option<String> {
+        (!self.sampling.is_empty()).then(|| self.sampling.join(" | "))
     }
 
     /// The config hash as a report shows it: the one hash, or every hash

@@ -5,7 +5,9 @@
 mod header;
 mod mock;
 pub mod results;
+mod sampling;
 pub mod transcript;
 
 pub use header::RunHeader;
 pub use mock::{MOCK_BACKEND, MOCK_MODEL, is_mock};
+pub use sampling::Sampling;

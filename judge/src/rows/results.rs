@@ -3,6 +3,7 @@
 //! tolerates a torn last line (a process killed mid-write: no newline) and
 //! refuses any other damage; merging combines shard files.
 
+use super::sampling::Sampling;
 use crate::error::{JudgeError, create_parent};
 use crate::score::checks::CheckResult;
 use crate::score::{JudgeRecord, Outcome, Scored};
@@ -83,6 +84,11 @@ pub struct ResultRow {
     pub backend: String,
     /// The model name.
     pub model: String,
+    /// How the answers were sampled (the temperature, top_p and seed sent;
+    /// `{}`: the server's default), on a live or replayed run. Absent on
+    /// mock rows, which are not sampled, and on rows written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Sampling>,
     /// When the row was written, in milliseconds since the Unix epoch.
     pub finished_at_ms: u64,
     /// Whether the run was replayed from a cassette (no model was asked).
@@ -147,6 +153,8 @@ pub struct RowOrigin {
     pub batch: bool,
     /// The shard the run is of.
     pub shard: Option<Shard>,
+    /// How the run's answers are sampled (`None`: not sampled, mock).
+    pub sampling: Option<Sampling>,
 }
 
 impl RowOrigin {
@@ -171,6 +179,7 @@ impl RowOrigin {
             custom_endpoint: false,
             batch: false,
             shard: None,
+            sampling: None,
         }
     }
 }
@@ -218,6 +227,7 @@ impl ResultRow {
             finalized_after: report.finalized_after,
             backend: origin.backend,
             model: origin.model,
+            sampling: origin.sampling,
             finished_at_ms: now_ms(),
             replayed: origin.replayed,
             custom_endpoint: origin.custom_endpoint,

@@ -4,6 +4,7 @@
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
+use crate::rows::Sampling;
 use crate::rows::results::{ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
@@ -58,6 +59,8 @@ impl JobContext {
         origin.custom_endpoint = self.backends.is_custom_endpoint();
         origin.batch = self.rounds.is_some();
         origin.shard = self.shard;
+        origin.sampling =
+            (!self.backends.is_mock()).then(|| Sampling::of(&self.arena.backend, &[]));
         origin
     }
 }
@@ -106,7 +109,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         tribunal_runtime::backend::counted(run_agent(
             arena,
             item,
-            backend,
+            backend.clone(),
             (context.budget, tools),
             context.approval.as_ref(),
         )),
@@ -149,6 +152,11 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     // removal on this thread: an await here would hold the row's state).
     drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
+    let mut origin = origin;
+    if let Some(sampling) = &mut origin.sampling {
+        // Known once the run has asked: what the model refused.
+        *sampling = Sampling::of(&arena.backend, &backend.refused_sampling());
+    }
     let row = ResultRow::from_run(origin, report, scored, judge, cache);
     span.record("tribunal.outcome", row.outcome.as_str());
     if let Some(code) = row.error_code {

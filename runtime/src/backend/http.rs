@@ -6,6 +6,7 @@
 use super::codec::{Codec, Provider};
 use super::delta::{Delta, DeltaSink, send_whole};
 use super::provider::ProviderConfig;
+use super::refused_sampling::RefusedSampling;
 use super::runaway::RunawayGuard;
 use super::stream::{Flow, StreamFold};
 use super::timeouts::{Stage, Timeouts};
@@ -51,6 +52,8 @@ const REDACTED: &str = "[redacted]";
 pub struct HttpBackend<C> {
     config: ProviderConfig,
     endpoint: Endpoint,
+    /// The sampling fields the model refused: left out from then on.
+    refused: RefusedSampling,
     codec: PhantomData<fn() -> C>,
 }
 
@@ -62,6 +65,7 @@ impl<C: Codec> HttpBackend<C> {
         Ok(HttpBackend {
             config,
             endpoint,
+            refused: RefusedSampling::default(),
             codec: PhantomData,
         })
     }
@@ -69,7 +73,67 @@ impl<C: Codec> HttpBackend<C> {
     /// The JSON body this backend sends for `request` (for inspection and
     /// tests): [`Codec::encode`] with this backend's config.
     pub fn request_body(&self, request: &ModelRequest) -> Result<Value, BackendError> {
-        C::encode(request, &self.config)
+        let mut body = C::encode(request, &self.config)?;
+        self.refused.strip(&mut body);
+        Ok(body)
+    }
+
+    /// One streamed attempt of [`complete_streaming`](Backend::complete_streaming).
+    async fn stream_once(
+        &self,
+        request: &ModelRequest,
+        sink: DeltaSink<'_>,
+    ) -> Result<ModelTurn, BackendError> {
+        let mut body = self.request_body(request)?;
+        let guard = self.config.settings.cut_runaway().then(RunawayGuard::new);
+        let answer = if C::stream_body(&mut body) {
+            match self
+                .endpoint
+                .post_stream::<C::Stream>(&body, sink, guard)
+                .await
+            {
+                Ok(answer) => answer,
+                Err((mut error, partial)) => {
+                    *error.spent = partial.spent::<C>(&error, &body);
+                    return Err(error);
+                }
+            }
+        } else {
+            Answer::Whole(self.endpoint.post_json(&body).await?)
+        };
+        match answer {
+            Answer::Streamed(answer) => C::decode(answer),
+            Answer::Whole(answer) => {
+                let turn = C::decode(answer)?;
+                send_whole(&turn, sink);
+                Ok(turn)
+            }
+            Answer::RanAway(guard) => {
+                let mut turn = guard.into_turn(input_estimate(&body));
+                turn.text = self.endpoint.scrub(&turn.text);
+                Ok(turn)
+            }
+        }
+    }
+
+    /// Whether `error` refuses a sampling field this backend still sends:
+    /// the field is then left out of this and every later request.
+    fn drops_refused(&self, error: &BackendError) -> bool {
+        match error.refused_sampling {
+            Some(field) if field.is_set_in(&self.config.settings) => {
+                let newly = self.refused.refuse(field);
+                if newly {
+                    tracing::warn!(
+                        backend = C::PROVIDER.name,
+                        model = %self.config.model,
+                        field = field.as_str(),
+                        "the model refuses this sampling setting: sent without it from now on"
+                    );
+                }
+                newly
+            }
+            _ => false,
+        }
     }
 }
 
@@ -110,6 +174,10 @@ impl<C: Codec> Backend for HttpBackend<C> {
         self.config.info(C::PROVIDER.name)
     }
 
+    fn refused_sampling(&self) -> Vec<super::SamplingField> {
+        self.refused.fields()
+    }
+
     /// With `cut_runaway` on (the default) the answer is
     /// streamed, unseen, so that a turn that runs away is cut
     /// ([`complete_streaming`](Self::complete_streaming)).
@@ -121,9 +189,13 @@ impl<C: Codec> Backend for HttpBackend<C> {
             return self.complete_streaming(request, &ignore_delta);
         }
         Box::pin(async move {
-            let body = C::encode(request, &self.config)?;
-            let answer = self.endpoint.post_json(&body).await?;
-            C::decode(answer)
+            loop {
+                let body = self.request_body(request)?;
+                match self.endpoint.post_json(&body).await {
+                    Err(error) if self.drops_refused(&error) => continue,
+                    answer => return C::decode(answer?),
+                }
+            }
         })
     }
 
@@ -144,34 +216,10 @@ impl<C: Codec> Backend for HttpBackend<C> {
         sink: DeltaSink<'a>,
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
-            let mut body = C::encode(request, &self.config)?;
-            let guard = self.config.settings.cut_runaway().then(RunawayGuard::new);
-            let answer = if C::stream_body(&mut body) {
-                match self
-                    .endpoint
-                    .post_stream::<C::Stream>(&body, sink, guard)
-                    .await
-                {
-                    Ok(answer) => answer,
-                    Err((mut error, partial)) => {
-                        *error.spent = partial.spent::<C>(&error, &body);
-                        return Err(error);
-                    }
-                }
-            } else {
-                Answer::Whole(self.endpoint.post_json(&body).await?)
-            };
-            match answer {
-                Answer::Streamed(answer) => C::decode(answer),
-                Answer::Whole(answer) => {
-                    let turn = C::decode(answer)?;
-                    send_whole(&turn, sink);
-                    Ok(turn)
-                }
-                Answer::RanAway(guard) => {
-                    let mut turn = guard.into_turn(input_estimate(&body));
-                    turn.text = self.endpoint.scrub(&turn.text);
-                    Ok(turn)
+            loop {
+                match self.stream_once(request, sink).await {
+                    Err(error) if self.drops_refused(&error) => continue,
+                    turn => return turn,
                 }
             }
         })
@@ -999,6 +1047,7 @@ impl Endpoint {
             .with_detail(self.scrub(&shown));
         error.status = Some(status);
         error.provider_type = provider_type;
+        error.refused_sampling = super::refused_sampling::refusal_in(status, body);
         error
     }
 

@@ -64,6 +64,7 @@ mod options;
 pub mod prompt_cache;
 mod provider;
 mod record;
+mod refused_sampling;
 mod replay;
 mod retry;
 #[cfg(feature = "http")]
@@ -97,6 +98,7 @@ pub use openai_responses::OpenAiResponsesCodec;
 pub use options::BackendOptions;
 pub use provider::{ProviderConfig, base_url_from_env, is_hosted, resolve_plan};
 pub use record::{RecordedError, Recording};
+pub use refused_sampling::SamplingField;
 pub use replay::Replay;
 pub use retry::{Retry, is_retryable};
 pub use scripted::{ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend};
@@ -230,6 +232,10 @@ pub struct BackendError {
     /// attempt's): spent, so counted. Boxed: errors travel in `Result`s
     /// everywhere, and most carry none.
     pub spent: Box<Usage>,
+    /// The sampling field the provider refused, when the error is such a
+    /// refusal (read by the live backend, which then sends the request
+    /// without it).
+    pub(crate) refused_sampling: Option<SamplingField>,
 }
 
 impl BackendError {
@@ -244,6 +250,7 @@ impl BackendError {
             stage: None,
             detail: None,
             spent: Box::default(),
+            refused_sampling: None,
         }
     }
 
@@ -319,6 +326,12 @@ pub trait Backend: Send + Sync {
     /// and replayed backends). A wrapper passes it to its inner backend.
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The sampling settings its model refused and requests now leave out
+    /// (a live backend, see [`SamplingField`]); none by default.
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        Vec::new()
     }
 
     /// [`BackendInfo::name`].
@@ -403,6 +416,10 @@ impl<W: Wrapper> Backend for W {
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         self.inner().preflight()
     }
+
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        self.inner().refused_sampling()
+    }
 }
 
 /// A shared backend is the backend it points to: each method is its own
@@ -429,5 +446,9 @@ impl<B: Backend + ?Sized> Backend for Arc<B> {
 
     fn preflight(&self) -> BoxFuture<'_, Result<(), BackendError>> {
         (**self).preflight()
+    }
+
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        (**self).refused_sampling()
     }
 }

@@ -198,6 +198,16 @@ settings! {
         "Sampling temperature.",
     )
     .cached();
+    /// Nucleus sampling: only the most likely tokens whose probabilities
+    /// add up to this share are drawn from, above 0 and at most 1. Default:
+    /// the provider's.
+    top_p: Option<f64> => SettingSpec::new(
+        Kind::Number { min: 0.0, max: 1.0 },
+        "P",
+        "Nucleus sampling: the share of likeliest tokens drawn from.",
+    )
+    .hashed(Hashed::WhenSet)
+    .cached();
     /// Sampling seed (OpenAI Chat Completions and compatible servers only).
     /// Default: none.
     seed: Option<i64> => SettingSpec::new(
@@ -364,16 +374,22 @@ impl BackendSettings {
 
     /// The settings that key the rerun cache (those declared `cached`),
     /// each unset one as its default: the cache key's part beside the
-    /// backend, model, base URL and output plan.
+    /// backend, model, base URL and output plan. An unset setting hashed
+    /// only when set ([`Hashed::WhenSet`]) that has no default of its own
+    /// is left out, as the hash leaves it out: so a setting added later
+    /// keys no existing cache entry anew.
     pub fn cache_identity(&self) -> Map<String, Value> {
         self.each(|spec, value| {
-            spec.cached.then(|| {
-                let resolved = match spec.default.to_json() {
-                    Some(default) if !value.is_set() => default,
-                    _ => value.to_json(),
-                };
-                (spec.name.to_string(), resolved)
-            })
+            spec.cached
+                .then(|| {
+                    let resolved = match spec.default.to_json() {
+                        Some(default) if !value.is_set() => default,
+                        None if !value.is_set() && spec.hashed == Hashed::WhenSet => return None,
+                        _ => value.to_json(),
+                    };
+                    Some((spec.name.to_string(), resolved))
+                })
+                .flatten()
         })
         .into_iter()
         .flatten()
@@ -541,8 +557,13 @@ mod tests {
             cut_runaway: Some(false),
             read_text_calls: Some(true),
             temperature: Some(0.0),
+            top_p: Some(0.5),
             ..BackendSettings::default()
         };
+        // A setting added later (top_p) keys the hash and the cache only
+        // when set: the identities above stay as they were.
+        assert_eq!(set.hashed()["top_p"], 0.5);
+        assert_eq!(set.cache_identity()["top_p"], 0.5);
         assert_eq!(set.hashed()["cut_runaway"], false);
         assert_eq!(set.hashed()["read_text_calls"], true);
         assert_eq!(set.cache_identity()["cut_runaway"], false);

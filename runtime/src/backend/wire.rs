@@ -19,7 +19,7 @@ pub(crate) fn native_format(request: &ModelRequest) -> Option<(&str, &Value)> {
     }
 }
 
-/// Sets the configured sampling fields (`temperature`, `seed`) on an encoded
+/// Sets the configured sampling fields (`temperature`, `top_p`, `seed`) on an encoded
 /// body, as plain JSON numbers (the request types hold `f32`, which would
 /// turn `0.7` into `0.699999988079071`).
 pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
@@ -28,6 +28,9 @@ pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
     };
     if let Some(t) = config.settings.temperature {
         map.insert("temperature".to_string(), Value::from(t));
+    }
+    if let Some(p) = config.settings.top_p {
+        map.insert("top_p".to_string(), Value::from(p));
     }
     if let Some(seed) = config.settings.seed {
         map.insert("seed".to_string(), Value::from(seed));

@@ -13,6 +13,7 @@ mod backend_loop;
 mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
+mod backend_sampling;
 mod example_approval;
 mod faults;
 mod loop_basic;

@@ -40,6 +40,9 @@ impl Comparison {
         let _ = writeln!(out, "{}", self.tokens_line());
         let _ = writeln!(out, "{}", self.paired_line());
         let _ = writeln!(out, "{}", self.latency_line());
+        if let Some(note) = self.sampling_note() {
+            let _ = writeln!(out, "note: {note}");
+        }
         for c in &self.changes {
             let word = match c.kind {
                 ChangeKind::Regression => "REGRESSION",
@@ -95,6 +98,20 @@ impl Comparison {
         }
         out
     }
+    /// When the two sides' answers were sampled differently (a temperature
+    /// on one side only, another seed…): what each side did, since an
+    /// outcome change may then be the sampling's and not the model's.
+    /// `None` when they agree, or when a side does not say (mock rows,
+    /// rows written before rows said).
+    pub fn sampling_note(&self) -> Option<String> {
+        match (&self.base.sampling, &self.new.sampling) {
+            (Some(b), Some(n)) if b != n => Some(format!(
+                "the sides were sampled differently (baseline: {b}; new: {n}): a changed outcome may be the sampling's, not the model's"
+            )),
+            _ => None,
+        }
+    }
+
     /// The paired test in one line: the matched items' change in pass rate
     /// with its interval, and the p-value of worse against better.
     pub fn paired_line(&self) -> String {
@@ -293,6 +310,14 @@ impl Comparison {
             side_markdown(b),
             side_markdown(n)
         );
+        if let (Some(_), Some(bs), Some(ns)) = (self.sampling_note(), &b.sampling, &n.sampling) {
+            let _ = writeln!(
+                out,
+                "> **The sides were sampled differently** (baseline {}, new {}): a changed outcome may be the sampling's, not the model's.\n",
+                code_span(bs),
+                code_span(ns)
+            );
+        }
         if !self.problems.is_empty() {
             let _ = writeln!(out, "> **The inputs cannot be gated on:**");
             for problem in &self.problems {

@@ -22,6 +22,9 @@ impl Report {
             code_span(&self.model),
             code_span(&self.config_hash)
         );
+        if let Some(sampling) = &self.sampling {
+            let _ = writeln!(out, "Sampling: {}.\n", code_span(sampling));
+        }
         let _ = writeln!(out, "**{}**\n", self.summary_line());
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}\n");

@@ -22,6 +22,9 @@ impl Report {
             "arena {} · backend {} · model {} · config {}",
             self.arena, self.backend, self.model, self.config_hash
         );
+        if let Some(sampling) = &self.sampling {
+            let _ = writeln!(out, "sampling: {sampling}");
+        }
         let width = self
             .items
             .iter()

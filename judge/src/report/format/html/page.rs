@@ -37,6 +37,10 @@ pub struct ReportPage {
     pub date: String,
     /// The config hash (every distinct one, comma-separated, if mixed).
     pub config_hash: String,
+    /// How the answers were sampled (the report's `sampling`); absent on
+    /// mock rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<String>,
     /// Counts, pass rate, pass^k and unstable items.
     pub summary: Summary,
     /// What the runs cost.
@@ -137,6 +141,7 @@ impl ReportPage {
             mock: header.mock,
             replayed: header.replayed,
             config_hash: header.config_hash(),
+            sampling: header.sampling(),
             backend: header.backend,
             model: header.model,
             date: rows

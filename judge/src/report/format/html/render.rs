@@ -63,6 +63,13 @@ pub fn render_page(page: &ReportPage) -> String {
     ] {
         let _ = write!(out, "<div><dt>{k}</dt><dd>{}</dd></div>", escape_html(v));
     }
+    if let Some(sampling) = &page.sampling {
+        let _ = write!(
+            out,
+            "<div><dt>sampling</dt><dd>{}</dd></div>",
+            escape_html(sampling)
+        );
+    }
     out.push_str("</dl>\n");
     stats(&mut out, page);
     out.push_str("</header>\n");
