@@ -159,6 +159,9 @@ pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
         ErrorCode::ToolCallsRepeated => {
             "your last calls repeated earlier ones, whose results are above"
         }
+        ErrorCode::NothingNew => {
+            "your last calls found nothing the results above had not already shown"
+        }
         _ => "the tool-call budget is spent",
     };
     format!(

@@ -34,6 +34,23 @@ pub enum OnRepeat {
     Notice,
 }
 
+/// What happens when a turn's tool calls ran and brought nothing new:
+/// every result holds only lines earlier results of the run already showed
+/// (the same passages under another query). The verbatim repeat's cousin
+/// ([`OnRepeat`]): the model is going round, paying a turn each time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnNothingNew {
+    /// Go on offering tools. The default, as before the setting existed.
+    #[default]
+    Continue,
+    /// Stop offering tools and ask once, tools disabled, for the final answer
+    /// (as [`OnRepeat::Finalize`]); the report says the run was finalized
+    /// after [`ErrorCode::NothingNew`](crate::ErrorCode::NothingNew). A turn
+    /// with a failed call is not counted: an error is news.
+    Finalize,
+}
+
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
@@ -56,6 +73,10 @@ pub struct Budget {
     /// run. Default: finalize.
     #[serde(default)]
     pub on_repeat: OnRepeat,
+    /// What to do when a turn's calls ran and their results held nothing
+    /// earlier results had not shown. Default: continue.
+    #[serde(default, skip_serializing_if = "is_continue")]
+    pub on_nothing_new: OnNothingNew,
     /// Turns in a row without progress — text that is neither a tool call
     /// nor an answer, on a turn that required a tool call — after which the
     /// run ends with `no_progress` instead of waiting for its deadline.
@@ -77,6 +98,12 @@ fn is_fail(policy: &OnBudget) -> bool {
     *policy == OnBudget::Fail
 }
 
+/// `on_nothing_new` at its default: left out of a serialized budget, so
+/// budgets written before it existed read and hash as they did.
+fn is_continue(policy: &OnNothingNew) -> bool {
+    *policy == OnNothingNew::Continue
+}
+
 fn default_max_idle_turns() -> u32 {
     3
 }
@@ -91,6 +118,7 @@ impl Default for Budget {
             max_turns: 16,
             on_budget: OnBudget::Fail,
             on_repeat: OnRepeat::Finalize,
+            on_nothing_new: OnNothingNew::Continue,
             max_idle_turns: default_max_idle_turns(),
             on_idle: OnBudget::Fail,
         }

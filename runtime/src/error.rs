@@ -47,6 +47,11 @@ pub enum ErrorCode {
     /// run was asked for its answer with tools disabled
     /// (`RunReport::finalized_after`), as an exhausted budget is.
     ToolCallsRepeated,
+    /// A turn's tool calls ran and their results held nothing earlier
+    /// results of the run had not shown. Not an ending: under
+    /// `on_nothing_new = "finalize"` it is the reason a run was asked for its
+    /// answer with tools disabled (`RunReport::finalized_after`).
+    NothingNew,
     /// The model made no progress for `max_idle_turns` turns in a row: it
     /// wrote text, neither a tool call nor an answer, while a tool call was
     /// required (`require_tool_first`, after the nudge naming the tools).
@@ -80,7 +85,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -93,6 +98,7 @@ impl ErrorCode {
         ErrorCode::MaxCostExceeded,
         ErrorCode::MaxTurnsExceeded,
         ErrorCode::ToolCallsRepeated,
+        ErrorCode::NothingNew,
         ErrorCode::NoProgress,
         ErrorCode::DeadlineExceeded,
         ErrorCode::BackendError,
@@ -119,6 +125,7 @@ impl ErrorCode {
             ErrorCode::MaxCostExceeded => "max_cost_exceeded",
             ErrorCode::MaxTurnsExceeded => "max_turns_exceeded",
             ErrorCode::ToolCallsRepeated => "tool_calls_repeated",
+            ErrorCode::NothingNew => "nothing_new",
             ErrorCode::NoProgress => "no_progress",
             ErrorCode::DeadlineExceeded => "deadline_exceeded",
             ErrorCode::BackendError => "backend_error",

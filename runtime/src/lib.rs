@@ -87,6 +87,7 @@ pub mod output;
 pub mod report;
 pub mod schema;
 mod seen_calls;
+mod seen_results;
 pub mod snapshot;
 #[doc(hidden)]
 pub mod task;
@@ -104,7 +105,7 @@ pub use approver::{
     ApprovalRequest, Approver, ChannelApprover, FnApprover, ScriptedApprover, approver_fn,
 };
 pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
-pub use budget::{Budget, OnBudget, OnRepeat};
+pub use budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
 pub use contract::{AnswerContract, Rejection};
 pub use conversation::Conversation;
 pub use error::{ErrorCode, SchemaError};

@@ -60,7 +60,7 @@ use crate::answer::{
 };
 use crate::approval::{CallState, modified_note};
 use crate::backend::{BackendError, ModelRequest, OutputFormat};
-use crate::budget::{Budget, OnBudget, OnRepeat};
+use crate::budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
 use crate::contract::AnswerContract;
 use crate::conversation::ToolSpec;
 use crate::conversation::{
@@ -73,6 +73,7 @@ use crate::output::SchemaTarget;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
 use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::seen_calls::{Repeats, SeenCalls, twins};
+use crate::seen_results::SeenResults;
 use crate::tool::ToolExecution;
 use approving::{Approving, Held};
 use std::sync::Arc;
@@ -282,6 +283,8 @@ pub struct Machine {
     answer_tool: Option<AnswerTool>,
     /// The calls run so far, to find repeats.
     seen_calls: SeenCalls,
+    /// The lines of the tool results so far (`on_nothing_new`).
+    seen_results: SeenResults,
     conversation: Arc<Conversation>,
     started: Instant,
     deadline: Option<Instant>,
@@ -383,6 +386,7 @@ impl Machine {
             tools,
             answer_tool,
             seen_calls: SeenCalls::default(),
+            seen_results: SeenResults::default(),
             conversation: Arc::new(conversation),
             started: now,
             deadline,
@@ -911,6 +915,9 @@ impl Machine {
             Some(_) => Vec::with_capacity(batch.calls.len()),
             None => Vec::new(),
         };
+        // Whether the calls that ran all went well and brought nothing new
+        // (`on_nothing_new`): false once one ran with news or an error.
+        let (mut ran, mut nothing_new) = (false, true);
         for (index, call) in batch.calls.iter().enumerate() {
             let repeated = batch.repeated.of(index);
             let settled = batch.settled.as_ref().and_then(|s| s.get(index));
@@ -939,6 +946,13 @@ impl Machine {
                 match executions.next() {
                     Some(mut e) => {
                         let ok = !e.result.is_error;
+                        ran = true;
+                        // Lines are kept only when the setting reads them:
+                        // by default a run pays nothing for it.
+                        if self.config.budget.on_nothing_new == OnNothingNew::Finalize {
+                            let news = self.seen_results.take_in(&e.result.content);
+                            nothing_new &= ok && !news;
+                        }
                         if let Some(CallState::RunWith { arguments }) = settled {
                             e.result.content = modified_note(arguments, &e.result.content);
                         }
@@ -992,6 +1006,13 @@ impl Machine {
             return;
         }
         self.state = State::Model(Phase::Agent, Step::Due);
+        if ran
+            && nothing_new
+            && self.config.budget.on_nothing_new == OnNothingNew::Finalize
+            && !self.is_done()
+        {
+            self.finalize(ErrorCode::NothingNew);
+        }
     }
 
     /// A budget was hit: end the run, or (policy `finalize`) get ready for the

@@ -676,6 +676,7 @@ fn the_io_free_core_names_no_io() {
         "nudge",
         "report",
         "seen_calls",
+        "seen_results",
         "text_calls",
         "text",
     ];

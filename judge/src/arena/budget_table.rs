@@ -5,7 +5,7 @@ use super::ARENA_TOML;
 use crate::problem::Problem;
 use serde::Deserialize;
 use std::time::Duration;
-use tribunal_runtime::{Budget, OnBudget, OnRepeat};
+use tribunal_runtime::{Budget, OnBudget, OnNothingNew, OnRepeat};
 
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -17,6 +17,7 @@ pub(super) struct BudgetToml {
     max_turns: Option<u32>,
     on_budget: Option<OnBudget>,
     on_repeat: Option<OnRepeat>,
+    on_nothing_new: Option<OnNothingNew>,
     max_idle_turns: Option<u32>,
     on_idle: Option<OnBudget>,
     max_cost_usd: Option<f64>,
@@ -64,7 +65,36 @@ fn budget(b: BudgetToml) -> Budget {
         max_turns: b.max_turns.unwrap_or(d.max_turns),
         on_budget: b.on_budget.unwrap_or(d.on_budget),
         on_repeat: b.on_repeat.unwrap_or(d.on_repeat),
+        on_nothing_new: b.on_nothing_new.unwrap_or(d.on_nothing_new),
         max_idle_turns: b.max_idle_turns.unwrap_or(d.max_idle_turns),
         on_idle: b.on_idle.unwrap_or(d.on_idle),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_text(text: &str) -> Result<Budget, String> {
+        let table: BudgetToml = toml::from_str(text).map_err(|e| e.to_string())?;
+        Ok(budget(table))
+    }
+
+    #[test]
+    fn the_loop_policies_are_read_and_default_as_the_runtime_does() {
+        let silent = read_text("").ok();
+        assert_eq!(silent, Some(Budget::default()));
+        let set = read_text("on_repeat = \"notice\"\non_nothing_new = \"finalize\"\n").ok();
+        assert_eq!(
+            set.map(|b| (b.on_repeat, b.on_nothing_new)),
+            Some((OnRepeat::Notice, OnNothingNew::Finalize))
+        );
+        let wrong = read_text("on_nothing_new = \"stop\"\n")
+            .err()
+            .unwrap_or_default();
+        assert!(
+            wrong.contains("continue") && wrong.contains("finalize"),
+            "{wrong}"
+        );
     }
 }

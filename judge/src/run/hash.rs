@@ -11,7 +11,7 @@ use tribunal_runtime::approval::ApprovalPolicy;
 use tribunal_runtime::cost::ModelPrice;
 use tribunal_runtime::json::sorted_keys;
 use tribunal_runtime::output::OutputPlan;
-use tribunal_runtime::{Budget, OnBudget};
+use tribunal_runtime::{Budget, OnBudget, OnNothingNew};
 
 /// Version of the hashed layout; bump it when the layout changes.
 const HASH_LAYOUT: u32 = 2;
@@ -197,7 +197,8 @@ pub fn with_live_approval(hash: &str, policy: &ApprovalPolicy) -> String {
 /// The budget fields a config hash covers (the cost budget is added apart,
 /// only when set). `on_repeat` decides whether a looping run answers or
 /// spends its tool budget, `max_idle_turns` when a run that will not call a
-/// tool ends and `on_idle` how: they shape results, so they are hashed.
+/// tool ends and `on_idle` how, `on_nothing_new` whether a run finding
+/// nothing new answers: they shape results, so they are hashed.
 pub(crate) fn budget_fields(budget: &Budget) -> Value {
     let mut fields = json!({
         "max_tokens": budget.max_tokens,
@@ -213,6 +214,12 @@ pub(crate) fn budget_fields(budget: &Budget) -> Value {
         && let Value::Object(map) = &mut fields
     {
         map.insert("on_idle".into(), json!(budget.on_idle));
+    }
+    // `on_nothing_new` only when it finalizes, for the same reason.
+    if budget.on_nothing_new != OnNothingNew::Continue
+        && let Value::Object(map) = &mut fields
+    {
+        map.insert("on_nothing_new".into(), json!(budget.on_nothing_new));
     }
     fields
 }
@@ -275,5 +282,16 @@ mod tests {
         arena.sandbox = Some(settings);
         let no_env = config_hash(&arena, "mock", "m", &plan);
         assert!(without != with && with != shorter && shorter != no_env);
+    }
+
+    /// `on_nothing_new` enters the budget's fields only when it finalizes:
+    /// the budgets hashed before it existed keep their fields.
+    #[test]
+    fn on_nothing_new_is_hashed_only_when_it_finalizes() {
+        let mut budget = Budget::default();
+        let before = budget_fields(&budget);
+        assert!(before.get("on_nothing_new").is_none());
+        budget.on_nothing_new = OnNothingNew::Finalize;
+        assert_eq!(budget_fields(&budget)["on_nothing_new"], "finalize");
     }
 }

@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 use tribunal_runtime::backend::SchemaTarget;
 use tribunal_runtime::conversation::ModelTurn;
 use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
-use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnRepeat};
+use tribunal_runtime::{
+    AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnNothingNew, OnRepeat,
+};
 use tribunal_testkit::agents::*;
 
 enum Step {
     Model(ModelTurn),
     Tools,
+    /// The tools ran, each call's result this text.
+    ToolsSaid(&'static str),
     Wait(Duration),
 }
 
@@ -40,7 +44,7 @@ fn check(budget: Budget, steps: Vec<Step>) -> String {
                             machine.handle(Input::Turn(turn), now);
                             break;
                         }
-                        Some(Step::Tools) | None => {
+                        Some(Step::Tools | Step::ToolsSaid(_)) | None => {
                             machine.handle(Input::DeadlineExceeded, now);
                             break;
                         }
@@ -49,10 +53,17 @@ fn check(budget: Budget, steps: Vec<Step>) -> String {
             }
             Some(Action::CallTools(calls)) => {
                 trace.push(format!("CallTools({})", calls.len()));
-                if let Some(Step::Wait(d)) = steps.next() {
-                    now += d;
+                let mut executions = executed(&calls);
+                match steps.next() {
+                    Some(Step::Wait(d)) => now += d,
+                    Some(Step::ToolsSaid(text)) => {
+                        for e in &mut executions {
+                            e.result.content = text.to_string();
+                        }
+                    }
+                    _ => {}
                 }
-                machine.handle(Input::ToolsDone(executed(&calls)), now);
+                machine.handle(Input::ToolsDone(executions), now);
             }
             Some(Action::Done) => break,
             None => {
@@ -353,6 +364,50 @@ fn traces() {
                 Model(answer(&eiffel())),
             ],
             "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallModel(tools=0), Done(ok; finalized after tool_calls_repeated)",
+        ),
+        (
+            "another query, the same passages: on by choice, the loop answers",
+            Budget {
+                on_nothing_new: OnNothingNew::Finalize,
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                ToolsSaid("[p1] one\n[p2] two"),
+                Model(calls(&[("count", json!({"q": "b"}))])),
+                ToolsSaid("[p2] two\n[p1] one"),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallTools(1), CallModel(tools=0), Done(ok; finalized after nothing_new)",
+        ),
+        (
+            "another query, the same passages: by default the loop goes on",
+            b(),
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                ToolsSaid("[p1] one"),
+                Model(calls(&[("count", json!({"q": "b"}))])),
+                ToolsSaid("[p1] one"),
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(ok)",
+        ),
+        (
+            "a result with one new passage is news",
+            Budget {
+                on_nothing_new: OnNothingNew::Finalize,
+                ..b()
+            },
+            vec![
+                Model(calls(&[("count", json!({"q": "a"}))])),
+                ToolsSaid("[p1] one"),
+                Model(calls(&[("count", json!({"q": "b"}))])),
+                ToolsSaid("[p1] one\n[p3] three"),
+                Model(calls(&[("count", json!({"q": "c"}))])),
+                Tools,
+                Model(answer(&eiffel())),
+            ],
+            "CallModel(tools=1), CallTools(1), CallModel(tools=1), CallTools(1), CallModel(tools=1), CallTools(1), CallModel(tools=1), Done(ok)",
         ),
         (
             "a turn of repeats only, notice: tools stay offered",
