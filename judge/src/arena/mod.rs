@@ -308,9 +308,11 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         config.files_root.as_deref(),
         p,
     );
-    let sandbox = sandbox_table::read(config.sandbox.as_ref(), tools.shell, p);
+    let review = config.verdict.is_some();
+    let sandbox = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
     let mcp = mcp::read(config.mcp.clone(), p);
-    let offered = tools.offered(&mcp);
+    let writes = sandbox.as_ref().is_some_and(|s| s.write_files);
+    let offered = tools.offered(&mcp, writes);
     let verdict = config
         .verdict
         .as_ref()

@@ -120,7 +120,12 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         _ => None,
     };
     let mut report = report;
-    let (scored, judge) = match score_run(&item.checks, &mut report) {
+    let mut scored = score_run(&item.checks, &mut report);
+    // The copy as the agent left it: its commands' checks run now.
+    if let Some(world) = &world {
+        Box::pin(world.run_command_checks(item, &mut scored)).await;
+    }
+    let (scored, judge) = match scored {
         Scored::Answered { answer, checks } if item.has_rubric() => {
             // Boxed: a judgement's future is larger than the run's, and
             // every run in flight would otherwise carry room for it.

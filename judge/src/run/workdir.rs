@@ -1,20 +1,27 @@
 //! The world of one run of a `shell` arena: a fresh copy of the item's
 //! folder ([`Arena::world_dir`]) and the tools over it — `run_command` in
-//! the sandbox, `list_files`, `read_file` and `grep` — beside the arena's
-//! other tools. Runs never share a copy; it is removed when the run's
+//! the sandbox, `list_files`, `read_file` and `grep`, with `write_files`
+//! `write_file` and `apply_patch` — beside the arena's other tools. Runs never share a copy; it is removed when the run's
 //! [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
+use crate::score::{CommandWorld, Scored, run_commands};
 use std::sync::Arc;
 use tribunal_runtime::ToolBox;
 use tribunal_tools::shell::{CommandSandbox, ShellTool, WorkingFolder};
-use tribunal_tools::{ErrorCode, FileTools, SandboxError};
+use tribunal_tools::{ErrorCode, FileTools, SandboxError, WriteTools};
 
 /// A run's copy and its tools.
 pub(super) struct RunWorld {
     /// The copy, removed when this is dropped (`None`: kept).
     _folder: Option<WorkingFolder>,
+    /// The copy's path (kept or not).
+    dir: std::path::PathBuf,
+    /// The sandbox the run's commands, and its `command_passes` checks, run in.
+    sandbox: Arc<CommandSandbox>,
+    /// The arena's `[sandbox]` settings.
+    settings: crate::arena::SandboxSettings,
     /// The arena's tools with `run_command` and the file tools over the copy.
     pub(super) toolbox: Arc<ToolBox>,
 }
@@ -65,12 +72,20 @@ impl RunWorld {
         let files = FileTools::new(folder.path())
             .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
         files.add_to(&mut toolbox);
+        if settings.write_files {
+            let owner = sandbox.clone();
+            WriteTools::new(folder.path())
+                .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?
+                .with_after_write(move |written| owner.prepare(written))
+                .add_to(&mut toolbox);
+        }
         toolbox.add(Arc::new(ShellTool::new(
             sandbox.clone(),
             folder.path().to_path_buf(),
-            settings.env,
+            settings.env.clone(),
             settings.limits,
         )));
+        let dir = folder.path().to_path_buf();
         let folder = if settings.keep_copies {
             tracing::info!(item = %item.id, repeat, copy = %folder.path().display(), "the run's copy is kept");
             folder.keep();
@@ -80,7 +95,28 @@ impl RunWorld {
         };
         Ok(RunWorld {
             _folder: folder,
+            dir,
+            sandbox: sandbox.clone(),
+            settings,
             toolbox: Arc::new(toolbox),
         })
+    }
+
+    /// Runs the item's `command_passes` checks on the copy as the agent
+    /// left it, into `scored`; an ERROR when the sandbox itself failed.
+    pub(super) async fn run_command_checks(&self, item: &Item, scored: &mut Scored) {
+        let world = CommandWorld {
+            sandbox: &self.sandbox,
+            dir: &self.dir,
+            env: &self.settings.env,
+            limits: self.settings.limits,
+        };
+        if let Err(e) = run_commands(world, &item.checks, scored).await {
+            tracing::warn!(item = %item.id, "a command check could not run: {e}");
+            *scored = Scored::Failed {
+                code: tribunal_runtime::ErrorCode::InternalError,
+                backend_failure: None,
+            };
+        }
     }
 }
