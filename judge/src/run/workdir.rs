@@ -6,9 +6,9 @@
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
-use crate::score::{CommandWorld, Scored, run_commands};
+use crate::score::{CommandWorld, Scored, run_commands, score_run};
 use std::sync::Arc;
-use tribunal_runtime::ToolBox;
+use tribunal_runtime::{RunReport, ToolBox};
 use tribunal_tools::shell::{CommandSandbox, ShellTool, WorkingFolder};
 use tribunal_tools::{ErrorCode, FileTools, SandboxError, WriteTools};
 
@@ -28,15 +28,16 @@ pub(super) struct RunWorld {
 
 impl RunWorld {
     /// [`RunWorld::new`] for item `index`, on a blocking thread: a copy of
-    /// a large folder must not hold up the runtime's other runs.
+    /// a large folder must not hold up the runtime's other runs. Boxed: a
+    /// run in flight holds only a pointer to it.
     pub(super) async fn make(
         arena: Arc<Arena>,
         index: usize,
         repeat: u32,
         sandbox: Arc<CommandSandbox>,
-    ) -> Result<RunWorld, SandboxError> {
+    ) -> Result<Box<RunWorld>, SandboxError> {
         tokio::task::spawn_blocking(move || {
-            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox)
+            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox).map(Box::new)
         })
         .await
         .map_err(|e| {
@@ -102,21 +103,26 @@ impl RunWorld {
         })
     }
 
-    /// Runs the item's `command_passes` checks on the copy as the agent
-    /// left it, into `scored`; an ERROR when the sandbox itself failed.
-    pub(super) async fn run_command_checks(&self, item: &Item, scored: &mut Scored) {
+    /// The run scored ([`score_run`]), its `command_passes` checks run on
+    /// the copy as the agent left it; an ERROR when the sandbox itself
+    /// failed.
+    pub(super) async fn scored(&self, item: &Item, report: &mut RunReport) -> Scored {
+        let mut scored = score_run(&item.checks, report);
         let world = CommandWorld {
             sandbox: &self.sandbox,
             dir: &self.dir,
             env: &self.settings.env,
             limits: self.settings.limits,
         };
-        if let Err(e) = run_commands(world, &item.checks, scored).await {
-            tracing::warn!(item = %item.id, "a command check could not run: {e}");
-            *scored = Scored::Failed {
-                code: tribunal_runtime::ErrorCode::InternalError,
-                backend_failure: None,
-            };
+        match run_commands(world, &item.checks, &mut scored).await {
+            Ok(()) => scored,
+            Err(e) => {
+                tracing::warn!(item = %item.id, "a command check could not run: {e}");
+                Scored::Failed {
+                    code: tribunal_runtime::ErrorCode::InternalError,
+                    backend_failure: None,
+                }
+            }
         }
     }
 }
