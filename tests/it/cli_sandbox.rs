@@ -296,3 +296,46 @@ fn keep_copies_keeps_each_runs_copy_with_what_its_commands_left() {
         );
     }
 }
+
+/// `tribunal lint .` in `dir`: stdout and stderr together.
+fn lint_text(dir: &Path) -> String {
+    let out = crate::tribunal(&["lint", "."], dir);
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn the_writing_tools_are_off_by_default_on_with_write_files_and_refused_in_a_review() {
+    let dir = tempfile::tempdir().unwrap();
+    shell_arena(dir.path(), "");
+    let item = serde_json::json!({
+        "id": "writes",
+        "input": "Write a file.",
+        "checks": [{"type": "tool_used", "name": "write_file"}],
+        "mock": [{"json": {}}]
+    });
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let off = lint_text(dir.path());
+    assert!(
+        off.contains("does not offer a tool named \"write_file\""),
+        "{off}"
+    );
+    shell_arena(dir.path(), "[sandbox]\nwrite_files = true\n");
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let on = lint_text(dir.path());
+    assert!(!on.contains("write_file"), "{on}");
+    // A review arena judges the change as it is.
+    let review = format!(
+        "{}\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"red.json\"\n",
+        std::fs::read_to_string(dir.path().join("arena.toml")).unwrap()
+    );
+    std::fs::write(dir.path().join("arena.toml"), review).unwrap();
+    let refused = lint_text(dir.path());
+    assert!(
+        refused.contains("sandbox.write_files: a review ([verdict]) arena"),
+        "{refused}"
+    );
+}

@@ -43,6 +43,12 @@ pub enum ErrorCode {
     SandboxFailed,
     /// A run's working copy could not be made.
     WorkingCopyFailed,
+    /// A file could not be written (or its folder made).
+    FileUnwritable,
+    /// `apply_patch` was given text that is not a unified diff.
+    PatchInvalid,
+    /// A unified diff whose hunks do not match the file.
+    PatchDoesNotApply,
 }
 
 impl ErrorCode {
@@ -65,6 +71,9 @@ impl ErrorCode {
             ErrorCode::SandboxUnavailable => "sandbox_unavailable",
             ErrorCode::SandboxFailed => "sandbox_failed",
             ErrorCode::WorkingCopyFailed => "working_copy_failed",
+            ErrorCode::FileUnwritable => "file_unwritable",
+            ErrorCode::PatchInvalid => "patch_invalid",
+            ErrorCode::PatchDoesNotApply => "patch_does_not_apply",
         }
     }
 }

@@ -137,7 +137,7 @@ impl FileTools {
 }
 
 /// Runs blocking file work off the async threads when inside tokio.
-fn blocking<F>(work: F) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
+pub(crate) fn blocking<F>(work: F) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
 where
     F: FnOnce() -> Result<String, ToolError> + Send + 'static,
 {
@@ -153,7 +153,10 @@ where
     })
 }
 
-fn parse_args<'de, T: Deserialize<'de>>(tool: &str, args: &'de Value) -> Result<T, ToolError> {
+pub(crate) fn parse_args<'de, T: Deserialize<'de>>(
+    tool: &str,
+    args: &'de Value,
+) -> Result<T, ToolError> {
     T::deserialize(args).map_err(|e| ToolError::new(format!("invalid arguments for {tool}: {e}")))
 }
 

@@ -1,5 +1,5 @@
-//! Tools for tribunal agents: BM25 search over a passage corpus, and
-//! read-only file tools sandboxed to one directory.
+//! Tools for tribunal agents: BM25 search over a passage corpus, file
+//! tools confined to one directory, and commands in a sandbox.
 //!
 //! # Brief overview
 //!
@@ -18,6 +18,8 @@
 //!   symlinks out) are refused with a [`PathError`]; binary files are
 //!   refused; every output is capped (16 KiB by default) with a visible
 //!   `[truncated: …]` line.
+//! - [`WriteTools`] gives `write_file` and `apply_patch` (a unified diff,
+//!   applied by `diffy`) in a root, the same path checks before any write.
 //! - [`shell`] runs commands in a sandbox (bubblewrap: no network, only a
 //!   working folder writable, limits on time, CPU, memory, processes and
 //!   output); its `run_command` tool is [`shell::ShellTool`].
@@ -71,6 +73,7 @@ mod sandbox;
 mod search;
 pub mod shell;
 mod tokenize;
+mod write;
 
 pub use bm25::TITLE_MATCH_BOOST;
 pub use cap::DEFAULT_MAX_OUTPUT_BYTES;
@@ -79,3 +82,4 @@ pub use error::{CorpusError, ErrorCode, FileToolsError, PathError, SandboxError}
 pub use files::FileTools;
 pub use sandbox::MAX_FILE_BYTES;
 pub use search::{DEFAULT_K, MAX_K, SearchTool, render_hits};
+pub use write::{APPLY_PATCH, WRITE_FILE, WriteTools};

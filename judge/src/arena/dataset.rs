@@ -304,6 +304,26 @@ fn build_checks(
                     }
                 }
             }
+            Check::CommandPasses {
+                command,
+                timeout_secs,
+                ..
+            } => {
+                if command.first().is_none_or(|p| p.trim().is_empty()) {
+                    at("command", "names no program".to_string());
+                }
+                if *timeout_secs == Some(0) {
+                    at("timeout_secs", "must be at least 1".to_string());
+                }
+                let shell = tribunal_tools::shell::RUN_COMMAND;
+                if !context.offered.iter().any(|t| t == shell) {
+                    at(
+                        "",
+                        "runs in the sandbox on a run's copy: the arena needs tools = [\"shell\"]"
+                            .to_string(),
+                    );
+                }
+            }
             // Nothing to check beyond what parsing checked.
             Check::JsonValid { .. }
             | Check::VerdictEquals { .. }

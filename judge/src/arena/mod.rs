@@ -126,13 +126,14 @@ impl Arena {
     }
 
     /// The folder a run of `item` works on: the verdict table's
-    /// `item_root` for it, else `files_root`. A `shell` arena copies it
-    /// for each run.
+    /// `item_root` for it, else `files_root` (in a `shell` arena `{id}`
+    /// in it stands for the item's id: a folder per item). A `shell`
+    /// arena copies it for each run.
     pub fn world_dir(&self, item: &Item) -> PathBuf {
         self.verdict
             .as_ref()
             .and_then(|v| v.item_dir(&self.dir, &item.id))
-            .unwrap_or_else(|| self.files_root.clone())
+            .unwrap_or_else(|| per_item(&self.files_root, &item.id))
     }
 
     /// Loads the arena in `dir`. Fails with [`JudgeError::Lint`] listing
@@ -308,9 +309,11 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         config.files_root.as_deref(),
         p,
     );
-    let sandbox = sandbox_table::read(config.sandbox.as_ref(), tools.shell, p);
+    let review = config.verdict.is_some();
+    let sandbox = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
     let mcp = mcp::read(config.mcp.clone(), p);
-    let offered = tools.offered(&mcp);
+    let writes = sandbox.as_ref().is_some_and(|s| s.write_files);
+    let offered = tools.offered(&mcp, writes);
     let verdict = config
         .verdict
         .as_ref()
@@ -334,10 +337,30 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
             Some(v) => v.item_dir(dir, &item.id),
             None => None,
         }
-        .unwrap_or_else(|| files_root.clone());
+        .unwrap_or_else(|| per_item(&files_root, &item.id));
         inside(dir, &root).map(|()| root)
     };
     inline_files::attach(&inline_files, &root_of, &mut items, p);
+    // Each run of a `shell` arena copies its item's folder: it must be one.
+    if sandbox.is_some() {
+        for item in &items {
+            match root_of(item) {
+                Ok(root) if root.is_dir() => {}
+                Ok(root) => p.push(Problem::file(
+                    ARENA_TOML,
+                    format!(
+                        "item {}: its folder {} is missing",
+                        item.id,
+                        rel(dir, &root)
+                    ),
+                )),
+                Err(message) => p.push(Problem::file(
+                    ARENA_TOML,
+                    format!("item {}: {message}", item.id),
+                )),
+            }
+        }
+    }
     sort_problems(&mut problems);
     let report = LintReport {
         arena: name.clone(),
@@ -440,6 +463,15 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
             ));
             None
         }
+    }
+}
+
+/// `root` with `{id}` replaced by `id` (a path that is not UTF-8 holds
+/// no `{id}`).
+fn per_item(root: &Path, id: &str) -> PathBuf {
+    match root.to_str() {
+        Some(text) if text.contains("{id}") => PathBuf::from(text.replace("{id}", id)),
+        _ => root.to_path_buf(),
     }
 }
 

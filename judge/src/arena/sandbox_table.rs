@@ -14,6 +14,8 @@
 //! env = { LANG = "C.UTF-8" } # the only variables a command sees, beside
 //!                            # PATH, HOME and TMPDIR
 //! keep_copies = false        # keep each run's copy after scoring
+//! write_files = false        # write_file and apply_patch in the copy
+//!                            # (refused for review arenas)
 //! ```
 //!
 //! Each run (item × repeat) gets a fresh copy of the folder (the verdict
@@ -39,6 +41,7 @@ pub(super) struct SandboxToml {
     #[serde(default)]
     env: IndexMap<String, String>,
     keep_copies: Option<bool>,
+    write_files: Option<bool>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
@@ -54,14 +57,17 @@ pub struct SandboxSettings {
     /// Whether each run's copy is kept after scoring (its path is logged).
     /// Default: no.
     pub keep_copies: bool,
+    /// Whether each run also gets `write_file` and `apply_patch` over its
+    /// copy. Never in a review (verdict) arena. Default: no.
+    pub write_files: bool,
 }
 
 /// Reads `[sandbox]`: the settings when `shell` is offered; a table
-/// without `shell`, a zero limit or a variable name that is not one is a
-/// problem.
+/// without `shell`, a zero limit, a variable name that is not one or
+/// `write_files` in a `review` (verdict) arena is a problem.
 pub(super) fn read(
     table: Option<&SandboxToml>,
-    shell: bool,
+    (shell, review): (bool, bool),
     problems: &mut Vec<Problem>,
 ) -> Option<SandboxSettings> {
     if !shell {
@@ -110,9 +116,18 @@ pub(super) fn read(
             ));
         }
     }
+    let write_files = t.write_files.unwrap_or(false);
+    if write_files && review {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.write_files: a review ([verdict]) arena judges the change as it is; \
+             its agent may run commands but not edit the files",
+        ));
+    }
     Some(SandboxSettings {
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),
+        write_files: write_files && !review,
     })
 }

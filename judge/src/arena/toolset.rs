@@ -70,11 +70,19 @@ const SHELL_TOOLS: &[&str] = &[
     "grep",
 ];
 
+/// The tool names a `shell` arena's runs add with `write_files`.
+const WRITE_TOOLS: &[&str] = &[tribunal_tools::WRITE_FILE, tribunal_tools::APPLY_PATCH];
+
 impl Tools {
-    /// Every tool name the runs offer: the toolbox's, then the MCP
-    /// servers' (offered once their servers start; their names are known
-    /// from their `tools` lists already).
-    pub(super) fn offered(&self, mcp: &[crate::arena::mcp::McpServerSpec]) -> Vec<String> {
+    /// Every tool name the runs offer: the toolbox's, the copy's (with the
+    /// writing tools when `writes`), then the MCP servers' (offered once
+    /// their servers start; their names are known from their `tools`
+    /// lists already).
+    pub(super) fn offered(
+        &self,
+        mcp: &[crate::arena::mcp::McpServerSpec],
+        writes: bool,
+    ) -> Vec<String> {
         self.toolbox
             .specs()
             .into_iter()
@@ -83,6 +91,7 @@ impl Tools {
                 SHELL_TOOLS
                     .iter()
                     .filter(|_| self.shell)
+                    .chain(WRITE_TOOLS.iter().filter(|_| self.shell && writes))
                     .map(|t| (*t).to_string()),
             )
             .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))

@@ -136,6 +136,10 @@ fn config_value(
                 "env": sandbox.env,
             }),
         );
+        // Only when on, so the hashes of arenas that only run commands stay.
+        if sandbox.write_files {
+            map.insert("write_files".to_string(), json!(true));
+        }
     }
     // Only in batch mode, so online hashes stay as they were.
     if batch && let Some(map) = config.as_object_mut() {
@@ -272,6 +276,7 @@ mod tests {
             limits: Default::default(),
             env: vec![("LANG".to_string(), "C".to_string())],
             keep_copies: false,
+            write_files: false,
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
@@ -279,9 +284,12 @@ mod tests {
         arena.sandbox = Some(settings.clone());
         let shorter = config_hash(&arena, "mock", "m", &plan);
         settings.env.clear();
-        arena.sandbox = Some(settings);
+        arena.sandbox = Some(settings.clone());
         let no_env = config_hash(&arena, "mock", "m", &plan);
-        assert!(without != with && with != shorter && shorter != no_env);
+        settings.write_files = true;
+        arena.sandbox = Some(settings);
+        let writes = config_hash(&arena, "mock", "m", &plan);
+        assert!(without != with && with != shorter && shorter != no_env && no_env != writes);
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:

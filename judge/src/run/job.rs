@@ -9,7 +9,7 @@ use crate::rows::results::{ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
 use crate::run::workdir::RunWorld;
-use crate::score::{Outcome, RubricJudge, Scored, grade_rubrics, score_run};
+use crate::score::{JudgeRecord, Outcome, RubricJudge, Scored, grade_rubrics, score_run};
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -123,31 +123,11 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         _ => None,
     };
     let mut report = report;
-    let (scored, judge) = match score_run(&item.checks, &mut report) {
-        Scored::Answered { answer, checks } if item.has_rubric() => {
-            // Boxed: a judgement's future is larger than the run's, and
-            // every run in flight would otherwise carry room for it.
-            let backend_for = |check: &_| backends.judge_for(item, check);
-            let judge = RubricJudge {
-                name: backends
-                    .judge_name()
-                    .unwrap_or_else(|| ("none".to_string(), "none".to_string())),
-                custom_endpoint: backends.judge_on_custom_endpoint(),
-                settings: &arena.judge,
-                backend_for: &backend_for,
-            };
-            let judged = Box::pin(grade_rubrics(
-                judge,
-                &item.checks,
-                &item.input,
-                answer,
-                checks,
-            ));
-            let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
-            (graded, Some(record))
-        }
-        scored => (scored, None),
-    };
+    // Boxed: scoring's future (a shell arena's command checks, a rubric
+    // judgement) is larger than the run's, and every run in flight would
+    // otherwise carry room for it.
+    let scored = Box::pin(score(&context, item, world.as_deref(), &mut report, &span));
+    let (scored, judge) = scored.await;
     // Scored: the copy goes now, unless the arena keeps copies (a
     // removal on this thread: an await here would hold the row's state).
     drop(world);
@@ -169,6 +149,39 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         context.failed.store(true, Ordering::Relaxed);
     }
     (row, run)
+}
+
+/// What the item's checks make of the run: its command checks run on the
+/// copy the agent left (a shell arena's), then its rubric checks judged.
+async fn score(
+    context: &JobContext,
+    item: &Item,
+    world: Option<&RunWorld>,
+    report: &mut RunReport,
+    span: &tracing::Span,
+) -> (Scored, Option<JudgeRecord>) {
+    let backends = &context.backends;
+    let scored = match world {
+        Some(world) => world.scored(item, report).await,
+        None => score_run(&item.checks, report),
+    };
+    match scored {
+        Scored::Answered { answer, checks } if item.has_rubric() => {
+            let backend_for = |check: &_| backends.judge_for(item, check);
+            let judge = RubricJudge {
+                name: backends
+                    .judge_name()
+                    .unwrap_or_else(|| ("none".to_string(), "none".to_string())),
+                custom_endpoint: backends.judge_on_custom_endpoint(),
+                settings: &context.arena.judge,
+                backend_for: &backend_for,
+            };
+            let judged = grade_rubrics(judge, &item.checks, &item.input, answer, checks);
+            let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
+            (graded, Some(record))
+        }
+        scored => (scored, None),
+    }
 }
 
 /// The `arena_item` span of one run of an item (the agent's

@@ -360,6 +360,23 @@ checks! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max: Option<u32>,
     },
+    /// `command` (a program and its arguments, no shell) run in the
+    /// sandbox on the run's final working copy, after the agent finished
+    /// (a `shell` arena's): holds when it exits 0. Its exit code, the
+    /// limit that cut it and the end of its output are the detail.
+    #[check(
+        name = "command_passes",
+        fields = "command, [timeout_secs]",
+        summary = "`command` (`[\"python3\", \"-m\", \"unittest\"]`) exits 0 in the sandbox on the run's final copy (`shell` arenas); `timeout_secs` default: `[sandbox]`'s"
+    )]
+    CommandPasses {
+        /// The program and its arguments (`["sh", "-c", "LINE"]` for a
+        /// shell line).
+        command: Vec<String>,
+        /// The command's wall time. Default: `[sandbox]`'s `timeout_secs`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_secs: Option<u64>,
+    },
     /// A judge model reads the item's input and the answer against
     /// `rubric` and returns GREEN or RED (see [`crate::score::rubric`]); the check
     /// holds when the verdict is `pass_when`. A judge that fails makes the
@@ -599,6 +616,8 @@ fn scored(
             Some(other) => (false, format!("verdict is not a string: {}", short(other))),
             None => (false, "the answer has no verdict".to_string()),
         },
+        // Run on the run's copy by the runner (`score::command`).
+        Check::CommandPasses { .. } => (false, "not run: the run has no working copy".to_string()),
         // Scored from its judgement: [`ItemCheck::judged`].
         Check::Rubric { .. } => {
             answer?;

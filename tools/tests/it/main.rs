@@ -13,6 +13,7 @@ mod ranking;
 #[cfg(unix)]
 mod sandbox;
 mod search_tool;
+mod write_tools;
 
 /// Runs one tool call through a toolbox, as the agent loop would.
 pub(crate) async fn call(

@@ -76,6 +76,7 @@ mod tests {
             CheckKind::ToolArgsMatch => json!({"name": "search", "path": "query", "value": "x"}),
             CheckKind::Rubric => json!({"rubric": "cites a source"}),
             CheckKind::Approvals => json!({"outcome": "denied", "max": 0}),
+            CheckKind::CommandPasses => json!({"command": ["true"]}),
         };
         let mut spec = json!({"type": kind.as_str()});
         if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {
