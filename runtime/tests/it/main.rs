@@ -13,6 +13,7 @@ mod backend_loop;
 mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
+mod conversation_trace;
 mod example_approval;
 mod faults;
 mod loop_basic;
