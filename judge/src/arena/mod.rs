@@ -24,6 +24,7 @@ pub(crate) mod sandbox_table;
 mod schema;
 pub mod settings;
 pub(crate) mod toolset;
+pub(crate) mod user_spec;
 mod verdict_table;
 
 use crate::arena::item::Item;
@@ -41,6 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, ToolBox};
+pub use user_spec::UserSpec;
 pub use verdict_table::{VerdictArena, VerdictToml};
 
 /// The arena's configuration file name.

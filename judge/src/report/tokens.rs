@@ -342,6 +342,7 @@ mod tests {
             judge: None,
             shard: None,
             approvals: Vec::new(),
+            conversation: None,
         }
     }
 

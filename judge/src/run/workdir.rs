@@ -1,8 +1,10 @@
-//! The world of one run of a `shell` arena: a fresh copy of the item's
-//! folder ([`Arena::world_dir`]) and the tools over it — `run_command` in
-//! the sandbox, `list_files`, `read_file` and `grep` — beside the arena's
-//! other tools. Runs never share a copy; it is removed when the run's
-//! [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
+//! The world of one run of a `shell` arena or of a conversation item: a
+//! fresh copy of the item's folder ([`Arena::world_dir`]) and the tools over
+//! it — `list_files`, `read_file` and `grep`, and in a `shell` arena
+//! `run_command` in the sandbox — beside the arena's other tools. Runs never
+//! share a copy; the state checks read it after the run; it is removed when
+//! the run's [`RunWorld`] is dropped, after scoring, unless `keep_copies` is
+//! set.
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
@@ -15,6 +17,8 @@ use tribunal_tools::{ErrorCode, FileTools, SandboxError};
 pub(super) struct RunWorld {
     /// The copy, removed when this is dropped (`None`: kept).
     _folder: Option<WorkingFolder>,
+    /// Where the copy is (what the state checks read).
+    pub(super) path: std::path::PathBuf,
     /// The arena's tools with `run_command` and the file tools over the copy.
     pub(super) toolbox: Arc<ToolBox>,
 }
@@ -26,10 +30,10 @@ impl RunWorld {
         arena: Arc<Arena>,
         index: usize,
         repeat: u32,
-        sandbox: Arc<CommandSandbox>,
+        sandbox: Option<Arc<CommandSandbox>>,
     ) -> Result<RunWorld, SandboxError> {
         tokio::task::spawn_blocking(move || {
-            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox)
+            RunWorld::new(&arena, &arena.items[index], repeat, sandbox.as_ref())
         })
         .await
         .map_err(|e| {
@@ -40,12 +44,13 @@ impl RunWorld {
         })?
     }
 
-    /// Copies `item`'s folder and builds the run's tools over the copy.
+    /// Copies `item`'s folder and builds the run's tools over the copy
+    /// (`run_command` with a `sandbox`).
     fn new(
         arena: &Arena,
         item: &Item,
         repeat: u32,
-        sandbox: &Arc<CommandSandbox>,
+        sandbox: Option<&Arc<CommandSandbox>>,
     ) -> Result<RunWorld, SandboxError> {
         let copy_failed = |e: std::io::Error| {
             SandboxError::new(
@@ -57,7 +62,9 @@ impl RunWorld {
         let label = format!("run-{}", repeat);
         let folder = WorkingFolder::copy_of(&arena.world_dir(item), &std::env::temp_dir(), &label)
             .map_err(copy_failed)?;
-        sandbox.prepare(folder.path()).map_err(copy_failed)?;
+        if let Some(sandbox) = sandbox {
+            sandbox.prepare(folder.path()).map_err(copy_failed)?;
+        }
         let mut toolbox = ToolBox::new();
         toolbox.default_timeout = arena.toolbox.default_timeout;
         toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
@@ -65,12 +72,15 @@ impl RunWorld {
         let files = FileTools::new(folder.path())
             .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
         files.add_to(&mut toolbox);
-        toolbox.add(Arc::new(ShellTool::new(
-            sandbox.clone(),
-            folder.path().to_path_buf(),
-            settings.env,
-            settings.limits,
-        )));
+        if let Some(sandbox) = sandbox {
+            toolbox.add(Arc::new(ShellTool::new(
+                sandbox.clone(),
+                folder.path().to_path_buf(),
+                settings.env,
+                settings.limits,
+            )));
+        }
+        let path = folder.path().to_path_buf();
         let folder = if settings.keep_copies {
             tracing::info!(item = %item.id, repeat, copy = %folder.path().display(), "the run's copy is kept");
             folder.keep();
@@ -80,6 +90,7 @@ impl RunWorld {
         };
         Ok(RunWorld {
             _folder: folder,
+            path,
             toolbox: Arc::new(toolbox),
         })
     }

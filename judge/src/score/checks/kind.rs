@@ -76,6 +76,8 @@ mod tests {
             CheckKind::ToolArgsMatch => json!({"name": "search", "path": "query", "value": "x"}),
             CheckKind::Rubric => json!({"rubric": "cites a source"}),
             CheckKind::Approvals => json!({"outcome": "denied", "max": 0}),
+            CheckKind::FileJson => json!({"path": "a.json", "pointer": "/a", "value": 1}),
+            CheckKind::FileContains => json!({"path": "a.txt", "value": "x"}),
         };
         let mut spec = json!({"type": kind.as_str()});
         if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {
