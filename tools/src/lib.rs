@@ -67,6 +67,7 @@ mod error;
 mod files;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod records;
 mod sandbox;
 mod search;
 pub mod shell;
@@ -77,5 +78,6 @@ pub use cap::DEFAULT_MAX_OUTPUT_BYTES;
 pub use corpus::{Corpus, Hit, Passage};
 pub use error::{CorpusError, ErrorCode, FileToolsError, PathError, SandboxError};
 pub use files::FileTools;
+pub use records::RecordTools;
 pub use sandbox::MAX_FILE_BYTES;
 pub use search::{DEFAULT_K, MAX_K, SearchTool, render_hits};

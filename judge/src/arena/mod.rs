@@ -66,7 +66,7 @@ pub struct Arena {
     /// The arena-wide output schema. Default: none (per item, from its
     /// `json_schema` check).
     pub schema: Option<Value>,
-    /// The names of the tools offered (`search`, `files`, `shell`).
+    /// The names of the tools offered (`search`, `files`, `shell`, `records`).
     pub tools: Vec<String>,
     /// Budgets of each run. Default: [`Budget::default`].
     pub budget: Budget,
@@ -127,9 +127,15 @@ impl Arena {
         }
     }
 
+    /// Whether each run of `item` works on its own copy of its world: in a
+    /// `shell` arena, an arena naming `records`, and for a conversation.
+    pub fn copies_world(&self, item: &Item) -> bool {
+        item.user.is_some() || self.tools.iter().any(|t| t == "shell" || t == "records")
+    }
+
     /// The folder a run of `item` works on: the verdict table's
-    /// `item_root` for it, else `files_root`. A `shell` arena copies it
-    /// for each run.
+    /// `item_root` for it, else `files_root`. It is copied for each run
+    /// when [`Arena::copies_world`].
     pub fn world_dir(&self, item: &Item) -> PathBuf {
         self.verdict
             .as_ref()

@@ -9,7 +9,7 @@ use tribunal_runtime::ScriptLine;
 use tribunal_runtime::dialogue::DEFAULT_STOP_MARKER;
 
 /// The most user turns an item may ask for.
-pub const MAX_USER_TURNS: u32 = 50;
+pub(crate) const MAX_USER_TURNS: u32 = 50;
 
 /// The simulated user of a conversation item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

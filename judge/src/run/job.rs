@@ -77,8 +77,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     };
     let origin = context.origin(item, repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
-    // A shell arena's runs and a conversation's each get a copy.
-    let copied = context.sandbox.is_some() || item.user.is_some();
+    let copied = context.sandbox.is_some() || arena.copies_world(item);
     let world = match copied {
         // Boxed, as the judge's future is: only runs with a world pay for it.
         true => match Box::pin(RunWorld::make(

@@ -1,7 +1,8 @@
 //! The world of one run of a `shell` arena or of a conversation item: a
 //! fresh copy of the item's folder ([`Arena::world_dir`]) and the tools over
-//! it — `list_files`, `read_file` and `grep`, and in a `shell` arena
-//! `run_command` in the sandbox — beside the arena's other tools. Runs never
+//! it — `list_files`, `read_file` and `grep`, the record tools when the
+//! arena names `records`, and in a `shell` arena `run_command` in the
+//! sandbox — beside the arena's other tools. Runs never
 //! share a copy; the state checks read it after the run; it is removed when
 //! the run's [`RunWorld`] is dropped, after scoring, unless `keep_copies` is
 //! set.
@@ -11,7 +12,7 @@ use crate::arena::item::Item;
 use std::sync::Arc;
 use tribunal_runtime::ToolBox;
 use tribunal_tools::shell::{CommandSandbox, ShellTool, WorkingFolder};
-use tribunal_tools::{ErrorCode, FileTools, SandboxError};
+use tribunal_tools::{ErrorCode, FileTools, RecordTools, SandboxError};
 
 /// A run's copy and its tools.
 pub(super) struct RunWorld {
@@ -72,6 +73,9 @@ impl RunWorld {
         let files = FileTools::new(folder.path())
             .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
         files.add_to(&mut toolbox);
+        if arena.tools.iter().any(|t| t == "records") {
+            RecordTools::new(folder.path()).add_to(&mut toolbox);
+        }
         if let Some(sandbox) = sandbox {
             toolbox.add(Arc::new(ShellTool::new(
                 sandbox.clone(),
