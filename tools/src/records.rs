@@ -112,7 +112,7 @@ impl Inner {
             .filter(|(_, r)| {
                 r.get(&args.field).is_some_and(|v| match v {
                     Value::String(s) => s.trim().to_lowercase() == wanted,
-                    other => other.to_string() == wanted,
+                    other => other.to_string().eq(&wanted),
                 })
             })
             .take(MAX_FOUND)

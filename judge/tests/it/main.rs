@@ -10,6 +10,7 @@ mod approval_arena;
 mod calibration;
 mod compare;
 mod compare_comment;
+mod conversations;
 mod html;
 mod html_browser;
 mod html_fixtures;
