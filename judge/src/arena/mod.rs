@@ -215,6 +215,16 @@ impl Arena {
                     ),
                 ));
             }
+            if item.user.as_ref().is_some_and(|u| u.script.is_none()) {
+                out.push(Problem::at(
+                    DATASET,
+                    item.line,
+                    format!(
+                        "item {:?}: user: no `script`: run it with a live --backend or add the user's `script`",
+                        item.id
+                    ),
+                ));
+            }
             for (i, c) in item.checks.iter().enumerate() {
                 if mock_judge && matches!(c.check, Check::Rubric { .. }) && empty(&c.judge_mock) {
                     out.push(Problem::at(
