@@ -233,3 +233,19 @@ fn with_world(dir: &std::path::Path, file: &str, text: &str) {
     std::fs::create_dir_all(dir.join("world")).unwrap();
     std::fs::write(dir.join("world").join(file), text).unwrap();
 }
+
+/// The user simulator's prompt is part of a conversation arena's config
+/// hash (and of no other arena's).
+#[test]
+fn the_user_simulators_prompt_enters_the_config_hash() {
+    let plain = json!({"id": "x", "input": "hi", "checks": [{"type": "contains", "value": "x"}]});
+    let talk = json!({"id": "x", "input": "hi", "user": {"script": []},
+                      "checks": [{"type": "contains", "value": "x"}]});
+    let hash = |line: &Value| {
+        let tmp = arena_dir(&[("dataset.jsonl", &line.to_string())]);
+        let arena = Arena::load(tmp.path()).unwrap();
+        let plan = ScriptedBackend::from_turns([]).output_plan();
+        tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan)
+    };
+    assert_ne!(hash(&plain), hash(&talk));
+}
