@@ -249,3 +249,47 @@ fn the_user_simulators_prompt_enters_the_config_hash() {
     };
     assert_ne!(hash(&plain), hash(&talk));
 }
+
+/// A world whose table is a symlink to a file outside it: the copy keeps
+/// the link, the record tools refuse it, the state check does not follow
+/// it, and the file outside is never changed.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlink_out_of_the_world_is_never_followed() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("orders.json");
+    std::fs::write(&target, r#"{"A1": {"status": "delivered"}}"#).unwrap();
+    let line = json!({
+        "id": "escape",
+        "input": "refund A1",
+        "user": {"script": []},
+        "checks": [{"type": "file_json", "path": "orders.json", "pointer": "/A1/status", "value": "delivered"}],
+        "mock": [
+            {"tool_calls": [{"name": "update_record", "arguments": {"table": "orders", "id": "A1", "changes": {"status": "refunded"}}}]},
+            {"text": "Done."}
+        ]
+    });
+    let tmp = arena_dir(&[
+        (
+            "arena.toml",
+            "name = \"escape\"\ntools = [\"records\"]\nfiles_root = \"world\"\n",
+        ),
+        ("dataset.jsonl", &line.to_string()),
+    ]);
+    std::fs::create_dir_all(tmp.path().join("world")).unwrap();
+    std::os::unix::fs::symlink(&target, tmp.path().join("world/orders.json")).unwrap();
+    let arena = Arena::load(tmp.path()).unwrap();
+    let result = mock_run(&arena, &options(&tmp.path().join("r.jsonl"))).await;
+    let row = &result.rows[0];
+    assert!(!row.tool_calls[0].ok, "the update was refused");
+    assert_eq!(row.outcome, Outcome::Fail);
+    assert!(
+        row.checks[0].detail.contains("outside the world"),
+        "{}",
+        row.checks[0].detail
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        r#"{"A1": {"status": "delivered"}}"#
+    );
+}
