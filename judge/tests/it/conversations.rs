@@ -293,3 +293,28 @@ async fn a_symlink_out_of_the_world_is_never_followed() {
         r#"{"A1": {"status": "delivered"}}"#
     );
 }
+
+/// The first items of support_desk as recorded against llama-server with
+/// Qwen2.5-Coder-0.5B-Instruct playing both the agent and the user
+/// (LIVE.md, "Conversations"), replayed: no server, no key. A change in
+/// what either side is sent makes a request the cassette has no answer
+/// for; a change in how the conversation is scored changes the snapshot.
+#[test]
+fn support_desk_replayed_from_a_real_small_model() {
+    const RECORDED: usize = 6;
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
+    let dir = arenas_dir().join("support_desk");
+    let text = std::fs::read_to_string(dir.join("dataset.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().take(RECORDED).collect();
+    let toml = std::fs::read_to_string(dir.join("arena.toml")).unwrap();
+    let tmp = arena_dir(&[("arena.toml", &toml), ("dataset.jsonl", &lines.join("\n"))]);
+    let world = std::fs::read_to_string(dir.join("world/orders.json")).unwrap();
+    with_world(tmp.path(), "orders.json", &world);
+    let cassette = dir.join("cassettes/support_desk.jsonl");
+    let value = tribunal_judge::snapshot::arena_snapshot_blocking(
+        tmp.path(),
+        &tribunal_judge::snapshot::SnapshotSource::Replay(cassette),
+    )
+    .unwrap();
+    insta::assert_json_snapshot!("live_support_desk_qwen05b", value);
+}
