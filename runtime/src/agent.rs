@@ -26,6 +26,9 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+mod converse;
+pub use converse::{ConversationEvent, ConversationRun};
+
 /// A configured agent whose answers are `T`s: JSON values ([`Value`], the
 /// default) from [`Agent::new`], or a Rust type from [`Agent::for_type`].
 /// Cheap to share; runs may proceed concurrently.

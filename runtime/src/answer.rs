@@ -154,7 +154,15 @@ pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
     if code == ErrorCode::NoProgress {
         return format!("No tools can be called any more. Give your final answer now, {how}.");
     }
-    let spent = match code {
+    let spent = spent(code);
+    format!(
+        "No more tools can be called: {spent}. Give your final answer now, from what the tool results above show, {how}."
+    )
+}
+
+/// What ended the tool phase, in the finalize messages' words.
+fn spent(code: ErrorCode) -> &'static str {
+    match code {
         ErrorCode::MaxTurnsExceeded => "the turn budget is spent",
         ErrorCode::ToolCallsRepeated => {
             "your last calls repeated earlier ones, whose results are above"
@@ -163,9 +171,16 @@ pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
             "your last calls found nothing the results above had not already shown"
         }
         _ => "the tool-call budget is spent",
-    };
+    }
+}
+
+/// The finalize message of a conversation's agent turn
+/// ([`Machine::new_reply`](crate::Machine::new_reply)): `code` ended its tool
+/// phase, and the reply to the user is due now, as plain text.
+pub fn reply_finalize_message(code: ErrorCode) -> String {
+    let spent = spent(code);
     format!(
-        "No more tools can be called: {spent}. Give your final answer now, from what the tool results above show, {how}."
+        "No more tools can be called: {spent}. Reply to the user now, in plain text, from what the tool results above show."
     )
 }
 

@@ -77,6 +77,12 @@ pub enum ErrorCode {
     /// A run snapshot was refused: not valid JSON, or not a run snapshot, or
     /// one whose parts disagree. Never a run's ending.
     SnapshotInvalid,
+    /// In a conversation, an agent turn ended with no text for the user,
+    /// twice (the one repair asked for a reply).
+    EmptyReply,
+    /// In a conversation, the user simulator failed: its backend failed,
+    /// it wrote nothing, or it wrote more than a user message may hold.
+    UserSimulatorFailed,
     /// A bug in tribunal, not in the model or the backend: the loop's driver
     /// fed the machine an input it had not asked for, or took the report of a
     /// run before its end. Please report it with the run's trace.
@@ -85,7 +91,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -107,6 +113,8 @@ impl ErrorCode {
         ErrorCode::SnapshotMismatch,
         ErrorCode::SnapshotVersion,
         ErrorCode::SnapshotInvalid,
+        ErrorCode::EmptyReply,
+        ErrorCode::UserSimulatorFailed,
         ErrorCode::InternalError,
     ];
 
@@ -134,6 +142,8 @@ impl ErrorCode {
             ErrorCode::SnapshotMismatch => "snapshot_mismatch",
             ErrorCode::SnapshotVersion => "snapshot_version",
             ErrorCode::SnapshotInvalid => "snapshot_invalid",
+            ErrorCode::EmptyReply => "empty_reply",
+            ErrorCode::UserSimulatorFailed => "user_simulator_failed",
             ErrorCode::InternalError => "internal_error",
         }
     }

@@ -74,6 +74,7 @@ mod budget;
 mod contract;
 pub mod conversation;
 pub mod cost;
+pub mod dialogue;
 pub mod driver;
 mod error;
 mod event;
@@ -97,8 +98,9 @@ pub mod text;
 mod text_calls;
 pub mod tool;
 mod typed;
+pub mod user;
 
-pub use agent::{Agent, Run, RunFailed};
+pub use agent::{Agent, ConversationEvent, ConversationRun, Run, RunFailed};
 pub use answer::AnswerPolicy;
 pub use approval::{ApprovalPolicy, Decision, ToolPolicy};
 pub use approver::{
@@ -108,6 +110,7 @@ pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, c
 pub use budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
 pub use contract::{AnswerContract, Rejection};
 pub use conversation::Conversation;
+pub use dialogue::{DialogueConfig, DialogueEnd, DialogueReport};
 pub use error::{ErrorCode, SchemaError};
 pub use event::{EventSink, RunEvent, RunStream};
 pub use output::OutputChoice;
@@ -115,3 +118,4 @@ pub use report::{RunOutcome, RunReport};
 pub use schema::OutputSchema;
 pub use snapshot::{ConfigDigest, RunEnd, RunSnapshot, SNAPSHOT_VERSION, SnapshotError};
 pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec, TypedTool, tool_fn};
+pub use user::{ModelUser, ScriptLine, ScriptedUser, UserSimulator};

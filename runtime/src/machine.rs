@@ -57,6 +57,7 @@
 
 use crate::answer::{
     AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
+    reply_finalize_message,
 };
 use crate::approval::{CallState, modified_note};
 use crate::backend::{BackendError, ModelRequest, OutputFormat};
@@ -268,6 +269,10 @@ const ANSWER_ACCEPTED_RESULT: &str = "the final answer was accepted";
 /// The result of an answer-tool call that ended the run rejected.
 const ANSWER_REJECTED_RESULT: &str = "the final answer was rejected";
 
+/// The one repair of an empty reply in a conversation turn.
+pub const REPLY_REPAIR_MESSAGE: &str =
+    "Your turn ended without a reply. Reply to the user now, in plain text.";
+
 /// The result of a call on a turn that offered no such tool.
 const TOOLS_DISABLED_RESULT: &str = "not executed: tools are disabled on this turn";
 
@@ -300,6 +305,9 @@ pub struct Machine {
     approval: Option<Box<Approving>>,
     /// Running time before this machine's start (a resumed run's).
     carried: Duration,
+    /// A conversation's agent turn ([`Machine::new_reply`]): the answer is
+    /// the turn's text, for the user.
+    reply: bool,
 }
 
 impl Machine {
@@ -400,7 +408,41 @@ impl Machine {
             ended_at: None,
             approval: None,
             carried: Duration::ZERO,
+            reply: false,
         })
+    }
+
+    /// A machine for one agent turn of a conversation, started at `now`:
+    /// tools as in any run, but the answer is the turn's text — the reply
+    /// to the user, accepted as a JSON string — not a value of the contract's
+    /// schema. No answer tool is offered, no schema is attached or written
+    /// into the system prompt, and `require_tool_first` does not apply (an
+    /// agent may have to ask before it can look anything up). An empty reply
+    /// gets the one repair; empty again, the turn ends with
+    /// [`ErrorCode::EmptyReply`]. A budget's finalize turn asks for the reply.
+    pub fn new_reply(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: impl Into<Arc<[ToolSpec]>>,
+        conversation: Conversation,
+        now: Instant,
+    ) -> Result<Self, SchemaError> {
+        Self::reply_or_back(config, contract, tools, conversation, now).map_err(|(e, _)| e)
+    }
+
+    /// [`Machine::new_reply`], giving the conversation back with the error.
+    pub(crate) fn reply_or_back(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: impl Into<Arc<[ToolSpec]>>,
+        conversation: Conversation,
+        now: Instant,
+    ) -> Result<Self, (SchemaError, Conversation)> {
+        let mut machine = Self::assemble(config, contract, tools.into(), conversation, now, false)?;
+        machine.reply = true;
+        machine.answer_tool = None;
+        machine.output = OutputFormat::Text;
+        Ok(machine)
     }
 
     /// The run's deadline, if it has one.
@@ -610,7 +652,10 @@ impl Machine {
     /// Whether agent requests must still require a tool call
     /// ([`MachineConfig::require_tool_first`] and no tool call yet).
     fn must_call_a_tool(&self) -> bool {
-        self.config.require_tool_first && self.tool_calls_executed == 0 && !self.tools.is_empty()
+        !self.reply
+            && self.config.require_tool_first
+            && self.tool_calls_executed == 0
+            && !self.tools.is_empty()
     }
 
     /// Evaluates the final answer of the turn just pushed: the arguments of
@@ -623,6 +668,10 @@ impl Machine {
         at: Option<usize>,
         now: Instant,
     ) {
+        if self.reply {
+            self.on_reply(phase, calls, now);
+            return;
+        }
         // Read in place: an answer can be large.
         let answer = match (self.conversation.messages.last(), at) {
             (Some(Message::Assistant { tool_calls, .. }), Some(i)) => {
@@ -726,6 +775,65 @@ impl Machine {
                 if at.is_none() {
                     self.conversation_mut().push_user(message);
                 }
+                self.state = State::Model(Phase::Repair { finalized_after }, Step::Due);
+            }
+        }
+    }
+
+    /// A conversation turn's reply: the text, whatever the stop reason (a
+    /// refusal or a cut-off reply is still what the user reads). Calls on a
+    /// tools-disabled turn get their result; an empty reply gets the one
+    /// repair, then ends the turn with [`ErrorCode::EmptyReply`].
+    fn on_reply(&mut self, phase: Phase, calls: &[ToolCall], now: Instant) {
+        if !calls.is_empty() {
+            let results = calls
+                .iter()
+                .map(|c| ToolResult {
+                    id: c.id.clone(),
+                    is_error: true,
+                    content: TOOLS_DISABLED_RESULT.to_string(),
+                })
+                .collect();
+            self.conversation_mut()
+                .messages
+                .push(Message::ToolResults { results });
+        }
+        let text = self
+            .conversation
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::Assistant { text, .. } => Some(text.trim()),
+                _ => None,
+            })
+            .unwrap_or("");
+        if !text.is_empty() {
+            let value = serde_json::Value::String(text.to_string());
+            let (repair_used, finalized_after) = match phase {
+                Phase::Finalize(code) => (false, Some(code)),
+                other => other.history(),
+            };
+            self.end(
+                Ending {
+                    outcome: RunOutcome::Ok { value },
+                    repair_used,
+                    finalized_after,
+                },
+                now,
+            );
+            return;
+        }
+        match phase {
+            Phase::Repair { .. } => {
+                self.finish(error(ErrorCode::EmptyReply), now);
+            }
+            Phase::Agent | Phase::Finalize(_) => {
+                let finalized_after = match phase {
+                    Phase::Finalize(code) => Some(code),
+                    _ => None,
+                };
+                self.conversation_mut().push_user(REPLY_REPAIR_MESSAGE);
                 self.state = State::Model(Phase::Repair { finalized_after }, Step::Due);
             }
         }
@@ -1030,7 +1138,10 @@ impl Machine {
     /// being why the tool phase ended.
     fn finalize(&mut self, code: ErrorCode) {
         tracing::trace!(%code, "tool phase over; asking for the final answer");
-        let message = finalize_message(code, self.answer_tool_name());
+        let message = match self.reply {
+            true => reply_finalize_message(code),
+            false => finalize_message(code, self.answer_tool_name()),
+        };
         self.conversation_mut().push_user(message);
         self.state = State::Model(Phase::Finalize(code), Step::Due);
     }

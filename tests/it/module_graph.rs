@@ -662,6 +662,7 @@ fn the_io_free_core_names_no_io() {
     const CORE: &[&str] = &[
         "machine",
         "conversation",
+        "dialogue",
         "schema",
         "json",
         "output",

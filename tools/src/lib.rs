@@ -69,6 +69,7 @@ mod error;
 mod files;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod records;
 mod sandbox;
 mod search;
 pub mod shell;
@@ -80,6 +81,7 @@ pub use cap::DEFAULT_MAX_OUTPUT_BYTES;
 pub use corpus::{Corpus, Hit, Passage};
 pub use error::{CorpusError, ErrorCode, FileToolsError, PathError, SandboxError};
 pub use files::FileTools;
+pub use records::RecordTools;
 pub use sandbox::MAX_FILE_BYTES;
 pub use search::{DEFAULT_K, MAX_K, SearchTool, render_hits};
 pub use write::{APPLY_PATCH, WRITE_FILE, WriteTools};

@@ -160,6 +160,7 @@ fn build_item(
         schema,
         gold_rubric: raw.gold_rubric.clone(),
         injection: raw.injection.clone(),
+        user: raw.user.clone().map(Arc::new),
     })
 }
 
@@ -273,6 +274,28 @@ fn build_checks(
                     .keys()
                     .map(|k| (format!("counts/{}", escape(k)), k.as_str()))
                     .collect();
+            }
+            Check::FileJson { path, pointer, .. } => {
+                if !pointer.is_empty() && !pointer.starts_with('/') {
+                    at(
+                        "pointer",
+                        "a JSON pointer starts with `/` (or is empty)".to_string(),
+                    );
+                }
+                if !crate::score::checks::world_path(path) {
+                    at(
+                        "path",
+                        "a path inside the world: relative, without `..`".to_string(),
+                    );
+                }
+            }
+            Check::FileContains { path, .. } => {
+                if !crate::score::checks::world_path(path) {
+                    at(
+                        "path",
+                        "a path inside the world: relative, without `..`".to_string(),
+                    );
+                }
             }
             Check::Rubric { rubric, mock, .. } => {
                 if rubric.trim().is_empty() {

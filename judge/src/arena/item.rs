@@ -5,6 +5,7 @@
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
 use crate::arena::near_miss;
+use crate::arena::user_spec::UserSpec;
 use crate::green_red::Verdict;
 use crate::score::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
@@ -40,6 +41,9 @@ pub struct Item {
     /// On an injection item: its clean twin and the kind of injection it
     /// carries (`twin_of`, `injection`); `None` on every other item.
     pub injection: Option<Injection>,
+    /// On a conversation item: its simulated user (`user`); the `input`,
+    /// when given, is the user's first message.
+    pub user: Option<Arc<UserSpec>>,
 }
 
 /// What makes an item the injected twin of another: the same wrong answer
@@ -73,6 +77,7 @@ pub(crate) struct RawItem {
     pub(crate) mock: Option<Vec<ScriptTurn>>,
     pub(crate) gold_rubric: Vec<Verdict>,
     pub(crate) injection: Option<Injection>,
+    pub(crate) user: Option<UserSpec>,
 }
 
 /// Where on its line a problem is.
@@ -168,8 +173,20 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
             None
         }
     };
+    let user = match obj.get("user") {
+        None | Some(Value::Null) => None,
+        Some(value) => match crate::arena::user_spec::parse(value) {
+            Ok(spec) => Some(spec),
+            Err(message) => {
+                problems.push(LineProblem::at("/user", message));
+                None
+            }
+        },
+    };
     let input = match obj.get("input") {
         Some(Value::String(s)) => Some(s.clone()),
+        // A conversation's first message may be the user's own.
+        None if obj.get("user").is_some_and(|u| !u.is_null()) => None,
         Some(other) => {
             problems.push(LineProblem::at(
                 "/input",
@@ -193,6 +210,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         mock,
         gold_rubric,
         injection,
+        user,
     });
     ParsedLine { item, id, problems }
 }

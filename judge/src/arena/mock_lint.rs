@@ -49,7 +49,10 @@ pub(crate) fn problems(arena: &Arena) -> Vec<Problem> {
                 Some(verdict) => verdict.schemas.as_ref(),
                 None => item.schema.as_ref(),
             };
-            script.final_answer(&turns, "/mock", "mock", contract, &arena.answer);
+            // A conversation's agent turns end in text replies, not answers.
+            if item.user.is_none() {
+                script.final_answer(&turns, "/mock", "mock", contract, &arena.answer);
+            }
             let item_tools = arena
                 .verdict
                 .as_ref()

@@ -24,6 +24,7 @@ pub(crate) mod sandbox_table;
 mod schema;
 pub mod settings;
 pub(crate) mod toolset;
+pub(crate) mod user_spec;
 mod verdict_table;
 
 use crate::arena::item::Item;
@@ -41,6 +42,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, ToolBox};
+pub use user_spec::UserSpec;
 pub use verdict_table::{VerdictArena, VerdictToml};
 
 /// The arena's configuration file name.
@@ -64,7 +66,7 @@ pub struct Arena {
     /// The arena-wide output schema. Default: none (per item, from its
     /// `json_schema` check).
     pub schema: Option<Value>,
-    /// The names of the tools offered (`search`, `files`, `shell`).
+    /// The names of the tools offered (`search`, `files`, `shell`, `records`).
     pub tools: Vec<String>,
     /// Budgets of each run. Default: [`Budget::default`].
     pub budget: Budget,
@@ -125,10 +127,16 @@ impl Arena {
         }
     }
 
+    /// Whether each run of `item` works on its own copy of its world: in a
+    /// `shell` arena, an arena naming `records`, and for a conversation.
+    pub fn copies_world(&self, item: &Item) -> bool {
+        item.user.is_some() || self.tools.iter().any(|t| t == "shell" || t == "records")
+    }
+
     /// The folder a run of `item` works on: the verdict table's
     /// `item_root` for it, else `files_root` (in a `shell` arena `{id}`
-    /// in it stands for the item's id: a folder per item). A `shell`
-    /// arena copies it for each run.
+    /// in it stands for the item's id: a folder per item). It is copied
+    /// for each run when [`Arena::copies_world`].
     pub fn world_dir(&self, item: &Item) -> PathBuf {
         self.verdict
             .as_ref()
@@ -204,6 +212,16 @@ impl Arena {
                     item.line,
                     format!(
                         "item {:?}: no mock turns: run it with a live --backend or add `mock`",
+                        item.id
+                    ),
+                ));
+            }
+            if item.user.as_ref().is_some_and(|u| u.script.is_none()) {
+                out.push(Problem::at(
+                    DATASET,
+                    item.line,
+                    format!(
+                        "item {:?}: user: no `script`: run it with a live --backend or add the user's `script`",
                         item.id
                     ),
                 ));

@@ -1,8 +1,9 @@
 //! The tools an arena can offer, built once per arena from its files:
 //! `search` over the corpus, and the sandboxed file tools — what `tools`,
 //! `corpus` and `files_root` in arena.toml ask for. `shell` (the
-//! `run_command` tool, with the file tools in each run's own copy) is
-//! built per run instead (`crate::run::workdir`); here it is only named.
+//! `run_command` tool, with the file tools in each run's own copy) and
+//! `records` (the record tools, in each run's own copy) are built per run
+//! instead (`crate::run::workdir`); here they are only named.
 
 use super::{ARENA_TOML, CORPUS, inside, rel};
 use crate::problem::Problem;
@@ -60,7 +61,13 @@ pub(super) struct Tools {
     /// Whether `shell` is named: each run gets `run_command` and the file
     /// tools over its own copy.
     pub(super) shell: bool,
+    /// Whether `records` is named: each run gets the record tools over its
+    /// own copy.
+    pub(super) records: bool,
 }
+
+/// The tool names each run of an arena naming `records` gets over its copy.
+pub(crate) const RECORD_TOOLS: &[&str] = &["find_records", "get_record", "update_record"];
 
 /// The tool names each run of a `shell` arena gets over its copy.
 const SHELL_TOOLS: &[&str] = &[
@@ -94,6 +101,12 @@ impl Tools {
                     .chain(WRITE_TOOLS.iter().filter(|_| self.shell && writes))
                     .map(|t| (*t).to_string()),
             )
+            .chain(
+                RECORD_TOOLS
+                    .iter()
+                    .filter(|_| self.records)
+                    .map(|t| (*t).to_string()),
+            )
             .chain(mcp.iter().flat_map(|m| m.tools.iter().cloned()))
             .collect()
     }
@@ -119,6 +132,7 @@ pub(super) fn read(
     let mut toolbox = ToolBox::new();
     let mut digest = String::new();
     let shell = names.iter().any(|n| n == "shell");
+    let records = names.iter().any(|n| n == "records");
     for tool in &names {
         match tool.as_str() {
             "search" => match search_tool(&corpus_path, &rel(dir, &corpus_path)) {
@@ -129,7 +143,7 @@ pub(super) fn read(
                 Err(problem) => problems.push(problem),
             },
             // Built per run, over the run's copy.
-            "shell" => {}
+            "shell" | "records" => {}
             "files" if shell => {}
             "files" => {
                 let root = dir.join(files_root.unwrap_or("."));
@@ -145,7 +159,11 @@ pub(super) fn read(
                 ARENA_TOML,
                 format!(
                     "tools: {}",
-                    super::near_miss::unknown("tool", other, &["search", "files", "shell"])
+                    super::near_miss::unknown(
+                        "tool",
+                        other,
+                        &["search", "files", "shell", "records"]
+                    )
                 ),
             )),
         }
@@ -155,5 +173,6 @@ pub(super) fn read(
         toolbox,
         digest,
         shell,
+        records,
     }
 }

@@ -127,6 +127,10 @@ pub struct ReportItem {
     pub finalized_after: Option<ErrorCode>,
     /// Wall time, in milliseconds.
     pub wall_ms: f64,
+    /// On a conversation item: the conversation turn by turn, how it
+    /// ended, the user simulator's tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Box<crate::rows::results::ConversationRecord>>,
 }
 
 impl ReportItem {
@@ -157,6 +161,7 @@ impl ReportItem {
             repair_used: r.repair_used,
             finalized_after: r.finalized_after,
             wall_ms: r.wall_ms,
+            conversation: r.conversation,
         }
     }
 

@@ -343,6 +343,7 @@ mod tests {
             judge: None,
             shard: None,
             approvals: Vec::new(),
+            conversation: None,
         }
     }
 

@@ -120,6 +120,41 @@ pub struct ResultRow {
     /// denied, changed), in order. Absent otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approvals: Vec<ApprovalRecord>,
+    /// On a conversation item: the conversation turn by turn, how it
+    /// ended, and the user simulator's tokens (apart from `usage`, the
+    /// agent's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Box<ConversationRecord>>,
+}
+
+/// A conversation item's part of its row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationRecord {
+    /// How it ended: the user's stop marker (reported, never trusted
+    /// alone: the checks decide), the turn limit, or a failure.
+    pub end: tribunal_runtime::DialogueEnd,
+    /// The exchanges, in order.
+    pub exchanges: Vec<tribunal_runtime::dialogue::Exchange>,
+    /// The tool calls of each agent turn, in order (how many per turn).
+    pub calls_per_turn: Vec<usize>,
+    /// The user simulator's tokens.
+    pub user_usage: Usage,
+}
+
+impl ConversationRecord {
+    /// The record of `report`.
+    pub fn of(report: tribunal_runtime::DialogueReport) -> Self {
+        ConversationRecord {
+            end: report.end,
+            calls_per_turn: report
+                .agent_turns
+                .iter()
+                .map(|t| t.tool_calls.len())
+                .collect(),
+            exchanges: report.exchanges,
+            user_usage: report.user_usage,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -236,6 +271,7 @@ impl ResultRow {
             judge,
             shard: origin.shard,
             approvals,
+            conversation: None,
         }
     }
 

@@ -104,6 +104,20 @@ fn config_value(
         map.insert("judge".to_string(), json!(arena.judge));
         map.insert("judge_prompt".to_string(), judge_prompt_fields(arena));
     }
+    // Only with conversation items: the user simulator's prompt (its
+    // version and the reply-turn wording) shapes every conversation.
+    if arena.items.iter().any(|i| i.user.is_some())
+        && let Some(map) = config.as_object_mut()
+    {
+        map.insert(
+            "user_simulator".to_string(),
+            json!({
+                "prompt_version": tribunal_runtime::user::USER_PROMPT_VERSION,
+                "prompt": tribunal_runtime::user::user_prompt("{instructions}", Some("{persona}"), "{stop}"),
+                "records": arena.tools.iter().any(|t| t == "records"),
+            }),
+        );
+    }
     // Only with MCP servers (whose tools' listed schemas are in `tools`):
     // how each is started, so other arenas' hashes stay as they were.
     if !arena.mcp.is_empty()

@@ -5,7 +5,7 @@
 use crate::arena::Arena;
 use crate::arena::item::Item;
 use crate::rows::Sampling;
-use crate::rows::results::{ResultRow, RowOrigin};
+use crate::rows::results::{ConversationRecord, ResultRow, RowOrigin};
 use crate::run::backends::BackendFactory;
 use crate::run::batch::{BatchTurns, Rounds};
 use crate::run::workdir::RunWorld;
@@ -14,7 +14,9 @@ use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tribunal_runtime::cost::ModelPrice;
-use tribunal_runtime::{Agent, Backend, Budget, Conversation, ErrorCode, RunReport, ToolBox};
+use tribunal_runtime::{
+    Agent, Backend, Budget, Conversation, DialogueReport, ErrorCode, RunReport, ToolBox,
+};
 
 /// A finished run: its row, and the runtime's report and conversation when
 /// a transcript is kept.
@@ -78,13 +80,14 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     };
     let origin = context.origin(item, repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
-    let world = match &context.sandbox {
-        // Boxed, as the judge's future is: only shell arenas pay for it.
-        Some(sandbox) => match Box::pin(RunWorld::make(
+    let copied = context.sandbox.is_some() || arena.copies_world(item);
+    let world = match copied {
+        // Boxed, as the judge's future is: only runs with a world pay for it.
+        true => match Box::pin(RunWorld::make(
             arena.clone(),
             index,
             repeat,
-            sandbox.clone(),
+            context.sandbox.clone(),
         ))
         .await
         {
@@ -94,7 +97,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
                 // reason in the log (a path and an I/O error, no secret).
                 tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
                 let mut report = RunReport::failed(ErrorCode::InternalError);
-                let scored = score_run(&item.checks, &mut report);
+                let scored = score_run(&item.checks, &mut report, None);
                 context.failed.store(true, Ordering::Relaxed);
                 return (
                     ResultRow::from_run(origin, report, scored, None, None),
@@ -102,14 +105,13 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
                 );
             }
         },
-        None => None,
+        false => None,
     };
     let tools = world.as_ref().map(|w| w.toolbox.clone());
-    let ((report, conversation), cache) = tracing::Instrument::instrument(
+    let ((report, conversation, talk), cache) = tracing::Instrument::instrument(
         tribunal_runtime::backend::counted(run_agent(
-            arena,
-            item,
-            backend.clone(),
+            (arena, item),
+            (backend.clone(), backends.is_mock()),
             (context.budget, tools),
             context.approval.as_ref(),
         )),
@@ -137,7 +139,8 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         // Known once the run has asked: what the model refused.
         *sampling = Sampling::of(&arena.backend, &backend.refused_sampling());
     }
-    let row = ResultRow::from_run(origin, report, scored, judge, cache);
+    let mut row = ResultRow::from_run(origin, report, scored, judge, cache);
+    row.conversation = talk.map(|t| Box::new(ConversationRecord::of(t)));
     span.record("tribunal.outcome", row.outcome.as_str());
     if let Some(code) = row.error_code {
         span.record("error.type", code.as_str());
@@ -163,7 +166,7 @@ async fn score(
     let backends = &context.backends;
     let scored = match world {
         Some(world) => world.scored(item, report).await,
-        None => score_run(&item.checks, report),
+        None => score_run(&item.checks, report, None),
     };
     match scored {
         Scored::Answered { answer, checks } if item.has_rubric() => {
@@ -202,16 +205,16 @@ fn item_span(arena: &str, id: &str, repeat: u32) -> tracing::Span {
     )
 }
 
-/// The agent's run of `item` on `backend` under `budget`, with the run's
-/// own tools when it has a working copy (else the arena's): the report,
-/// and the conversation (`None` when the agent could not start).
+/// The agent's run of `item` on `backend` (`mock`: a scripted model) under
+/// `budget`, with the run's own tools when it has a working copy (else the
+/// arena's): the report, the conversation (`None` when the agent could not
+/// start), and a conversation item's record.
 pub(super) async fn run_agent(
-    arena: &Arena,
-    item: &Item,
-    backend: Arc<dyn Backend>,
+    (arena, item): (&Arena, &Item),
+    (backend, mock): (Arc<dyn Backend>, bool),
     (budget, own_tools): (Budget, Option<Arc<ToolBox>>),
     live_approval: Option<&super::options::RunApproval>,
-) -> (RunReport, Option<Conversation>) {
+) -> (RunReport, Option<Conversation>, Option<DialogueReport>) {
     let contract: Arc<dyn tribunal_runtime::AnswerContract> = match &arena.verdict {
         Some(verdict) => verdict.schemas.clone(),
         None => item.schema.clone(),
@@ -224,7 +227,7 @@ pub(super) async fn run_agent(
                 .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
         })
         .unwrap_or_else(|| arena.toolbox.clone());
-    match Agent::new(backend, contract) {
+    match Agent::new(backend.clone(), contract) {
         Ok(agent) => {
             let mut agent = agent
                 .with_tools(tools)
@@ -242,12 +245,18 @@ pub(super) async fn run_agent(
             } else if let Some(approval) = &arena.approval {
                 agent = agent.with_approval(approval.policy(), Arc::new(approval.approver()));
             }
+            if let Some(user) = &item.user {
+                // Boxed: only conversation items pay for its future.
+                let talk = Box::pin(super::talk::converse(&agent, item, user, backend, mock)).await;
+                let report = talk.report.as_run_report();
+                return (report, Some(talk.conversation), Some(talk.report));
+            }
             let run = agent.run(&item.input).await;
-            (run.report, Some(run.conversation))
+            (run.report, Some(run.conversation), None)
         }
         Err(e) => {
             tracing::warn!(item = %item.id, "the schema cannot be used with this backend: {e}");
-            (RunReport::failed(ErrorCode::SchemaMismatch), None)
+            (RunReport::failed(ErrorCode::SchemaMismatch), None, None)
         }
     }
 }

@@ -24,6 +24,7 @@ mod prior;
 pub(crate) mod progress;
 pub mod shard_env;
 mod sink;
+mod talk;
 mod terms;
 mod workdir;
 

@@ -1,8 +1,11 @@
-//! The world of one run of a `shell` arena: a fresh copy of the item's
-//! folder ([`Arena::world_dir`]) and the tools over it — `run_command` in
-//! the sandbox, `list_files`, `read_file` and `grep`, with `write_files`
-//! `write_file` and `apply_patch` — beside the arena's other tools. Runs never share a copy; it is removed when the run's
-//! [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
+//! The world of one run of a `shell` arena or of a conversation item: a
+//! fresh copy of the item's folder ([`Arena::world_dir`]) and the tools over
+//! it — `list_files`, `read_file` and `grep`, the record tools when the
+//! arena names `records`, `write_file` and `apply_patch` with `write_files`,
+//! and in a `shell` arena `run_command` in the sandbox — beside the arena's
+//! other tools. Runs never share a copy; the state checks and the
+//! `command_passes` checks read it after the run; it is removed when the
+//! run's [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
@@ -10,16 +13,17 @@ use crate::score::{CommandWorld, Scored, run_commands, score_run};
 use std::sync::Arc;
 use tribunal_runtime::{RunReport, ToolBox};
 use tribunal_tools::shell::{CommandSandbox, ShellTool, WorkingFolder};
-use tribunal_tools::{ErrorCode, FileTools, SandboxError, WriteTools};
+use tribunal_tools::{ErrorCode, FileTools, RecordTools, SandboxError, WriteTools};
 
 /// A run's copy and its tools.
 pub(super) struct RunWorld {
     /// The copy, removed when this is dropped (`None`: kept).
     _folder: Option<WorkingFolder>,
-    /// The copy's path (kept or not).
-    dir: std::path::PathBuf,
-    /// The sandbox the run's commands, and its `command_passes` checks, run in.
-    sandbox: Arc<CommandSandbox>,
+    /// Where the copy is (kept or not): what the state checks read.
+    pub(super) path: std::path::PathBuf,
+    /// The sandbox the run's commands, and its `command_passes` checks, run
+    /// in (a `shell` arena's).
+    sandbox: Option<Arc<CommandSandbox>>,
     /// The arena's `[sandbox]` settings.
     settings: crate::arena::SandboxSettings,
     /// The arena's tools with `run_command` and the file tools over the copy.
@@ -34,10 +38,10 @@ impl RunWorld {
         arena: Arc<Arena>,
         index: usize,
         repeat: u32,
-        sandbox: Arc<CommandSandbox>,
+        sandbox: Option<Arc<CommandSandbox>>,
     ) -> Result<Box<RunWorld>, SandboxError> {
         tokio::task::spawn_blocking(move || {
-            RunWorld::new(&arena, &arena.items[index], repeat, &sandbox).map(Box::new)
+            RunWorld::new(&arena, &arena.items[index], repeat, sandbox.as_ref()).map(Box::new)
         })
         .await
         .map_err(|e| {
@@ -48,12 +52,13 @@ impl RunWorld {
         })?
     }
 
-    /// Copies `item`'s folder and builds the run's tools over the copy.
+    /// Copies `item`'s folder and builds the run's tools over the copy
+    /// (`run_command` with a `sandbox`).
     fn new(
         arena: &Arena,
         item: &Item,
         repeat: u32,
-        sandbox: &Arc<CommandSandbox>,
+        sandbox: Option<&Arc<CommandSandbox>>,
     ) -> Result<RunWorld, SandboxError> {
         let copy_failed = |e: std::io::Error| {
             SandboxError::new(
@@ -65,7 +70,9 @@ impl RunWorld {
         let label = format!("run-{}", repeat);
         let folder = WorkingFolder::copy_of(&arena.world_dir(item), &std::env::temp_dir(), &label)
             .map_err(copy_failed)?;
-        sandbox.prepare(folder.path()).map_err(copy_failed)?;
+        if let Some(sandbox) = sandbox {
+            sandbox.prepare(folder.path()).map_err(copy_failed)?;
+        }
         let mut toolbox = ToolBox::new();
         toolbox.default_timeout = arena.toolbox.default_timeout;
         toolbox.max_output_bytes = arena.toolbox.max_output_bytes;
@@ -73,20 +80,30 @@ impl RunWorld {
         let files = FileTools::new(folder.path())
             .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
         files.add_to(&mut toolbox);
-        if settings.write_files {
-            let owner = sandbox.clone();
-            WriteTools::new(folder.path())
-                .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?
-                .with_after_write(move |written| owner.prepare(written))
-                .add_to(&mut toolbox);
+        if arena.tools.iter().any(|t| t == "records") {
+            RecordTools::new(folder.path()).add_to(&mut toolbox);
         }
-        toolbox.add(Arc::new(ShellTool::new(
-            sandbox.clone(),
-            folder.path().to_path_buf(),
-            settings.env.clone(),
-            settings.limits,
-        )));
-        let dir = folder.path().to_path_buf();
+        if settings.write_files {
+            let writes = WriteTools::new(folder.path())
+                .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
+            let writes = match sandbox {
+                Some(sandbox) => {
+                    let owner = sandbox.clone();
+                    writes.with_after_write(move |written| owner.prepare(written))
+                }
+                None => writes,
+            };
+            writes.add_to(&mut toolbox);
+        }
+        if let Some(sandbox) = sandbox {
+            toolbox.add(Arc::new(ShellTool::new(
+                sandbox.clone(),
+                folder.path().to_path_buf(),
+                settings.env.clone(),
+                settings.limits,
+            )));
+        }
+        let path = folder.path().to_path_buf();
         let folder = if settings.keep_copies {
             tracing::info!(item = %item.id, repeat, copy = %folder.path().display(), "the run's copy is kept");
             folder.keep();
@@ -96,8 +113,8 @@ impl RunWorld {
         };
         Ok(RunWorld {
             _folder: folder,
-            dir,
-            sandbox: sandbox.clone(),
+            path,
+            sandbox: sandbox.cloned(),
             settings,
             toolbox: Arc::new(toolbox),
         })
@@ -107,10 +124,13 @@ impl RunWorld {
     /// the copy as the agent left it; an ERROR when the sandbox itself
     /// failed.
     pub(super) async fn scored(&self, item: &Item, report: &mut RunReport) -> Scored {
-        let mut scored = score_run(&item.checks, report);
+        let mut scored = score_run(&item.checks, report, Some(&self.path));
+        let Some(sandbox) = &self.sandbox else {
+            return scored;
+        };
         let world = CommandWorld {
-            sandbox: &self.sandbox,
-            dir: &self.dir,
+            sandbox,
+            dir: &self.path,
             env: &self.settings.env,
             limits: self.settings.limits,
         };

@@ -19,9 +19,11 @@ use tribunal_runtime::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
 mod kind;
+mod state;
 mod text;
 mod trajectory;
 
+pub use state::world_path;
 pub use text::answer_text;
 
 /// Declares the check types, each once and in the documentation's order:
@@ -377,6 +379,38 @@ checks! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_secs: Option<u64>,
     },
+    /// After the run, the JSON file at `path` in the run's world (its copy
+    /// of the arena's folder) holds `value` at the JSON pointer `pointer`
+    /// (compared as `json_path_equals` does, without a tolerance).
+    #[check(
+        name = "file_json",
+        fields = "path, pointer, value",
+        summary = "after the run, the JSON file `path` of the run's world holds `value` at the JSON pointer `pointer`"
+    )]
+    FileJson {
+        /// The file, relative to the world's folder (no `..`, not absolute).
+        path: String,
+        /// An RFC 6901 pointer (`/orders/0/status`; `""`: the whole file).
+        pointer: String,
+        /// The expected value.
+        value: Value,
+    },
+    /// After the run, the file at `path` in the run's world contains
+    /// `value` (case-insensitive), or with `absent: true` does not.
+    #[check(
+        name = "file_contains",
+        fields = "path, value, [absent]",
+        summary = "after the run, the file `path` of the run's world contains `value`, ignoring case (`absent`: does not)"
+    )]
+    FileContains {
+        /// The file, relative to the world's folder (no `..`, not absolute).
+        path: String,
+        /// The text to find.
+        value: String,
+        /// The text must be absent. Default: false.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        absent: Option<bool>,
+    },
     /// A judge model reads the item's input and the answer against
     /// `rubric` and returns GREEN or RED (see [`crate::score::rubric`]); the check
     /// holds when the verdict is `pass_when`. A judge that fails makes the
@@ -468,10 +502,35 @@ pub struct CheckResult {
 /// A `rubric` check does not hold here ("not judged"): the runner replaces
 /// its result with [`ItemCheck::judged`] once the judge has spoken.
 pub fn score(checks: &[ItemCheck], answer: Option<&Value>, report: &RunReport) -> Vec<CheckResult> {
+    score_in(checks, answer, report, None)
+}
+
+/// [`score`], the state checks (`file_json`, `file_contains`) reading the
+/// run's world folder `world` (`None`: the run had none; they fail).
+pub fn score_in(
+    checks: &[ItemCheck],
+    answer: Option<&Value>,
+    report: &RunReport,
+    world: Option<&std::path::Path>,
+) -> Vec<CheckResult> {
     checks
         .iter()
         .map(|c| {
-            let (ok, detail) = score_one(c, answer, report);
+            let (ok, detail) = match &c.check {
+                Check::FileJson {
+                    path,
+                    pointer,
+                    value,
+                    ..
+                } => state::file_json(world, path, pointer, value),
+                Check::FileContains {
+                    path,
+                    value,
+                    absent,
+                    ..
+                } => state::file_contains(world, path, value, absent.unwrap_or(false)),
+                _ => score_one(c, answer, report),
+            };
             CheckResult {
                 kind: c.check.kind(),
                 ok,
@@ -622,6 +681,10 @@ fn scored(
         Check::Rubric { .. } => {
             answer?;
             (false, "not judged".to_string())
+        }
+        // Scored on the run's world: [`score_in`].
+        Check::FileJson { .. } | Check::FileContains { .. } => {
+            (false, "no world to check".to_string())
         }
     })
 }

@@ -3,7 +3,7 @@
 //! follows from it — PASS, FAIL or ERROR. A row stores both
 //! (`rows::results`); the scoring is here.
 
-use crate::score::checks::{CheckResult, ItemCheck, score};
+use crate::score::checks::{CheckResult, ItemCheck, score_in};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tribunal_runtime::report::BackendFailure;
@@ -69,11 +69,16 @@ impl Scored {
 /// move out of `report` into the result (the report's answer is left
 /// `null`), the answer without the parser's spare capacity: a row keeps it
 /// until the report.
-pub(crate) fn score_run(checks: &[ItemCheck], report: &mut RunReport) -> Scored {
+/// The state checks read `world`, the run's own folder (`None`: it has none).
+pub(crate) fn score_run(
+    checks: &[ItemCheck],
+    report: &mut RunReport,
+    world: Option<&std::path::Path>,
+) -> Scored {
     match &mut report.outcome {
         RunOutcome::Ok { value } => {
             let mut answer = std::mem::take(value);
-            let checks = score(checks, Some(&answer), report);
+            let checks = score_in(checks, Some(&answer), report, world);
             tribunal_runtime::json::shrink_to_fit(&mut answer);
             Scored::Answered { checks, answer }
         }

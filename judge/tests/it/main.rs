@@ -11,6 +11,7 @@ mod calibration;
 mod compare;
 mod compare_comment;
 mod fix_the_bug;
+mod conversations;
 mod html;
 mod html_browser;
 mod html_fixtures;

@@ -14,6 +14,7 @@ mod backend_prompt_cache;
 mod backend_record;
 mod backend_retry;
 mod backend_sampling;
+mod conversation_trace;
 mod example_approval;
 mod faults;
 mod loop_basic;

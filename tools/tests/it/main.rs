@@ -10,6 +10,7 @@ mod adversarial;
 mod file_tools;
 mod landmarks;
 mod ranking;
+mod records;
 #[cfg(unix)]
 mod sandbox;
 mod search_tool;

@@ -130,6 +130,22 @@ fn code_text(code: Option<ErrorCode>) -> &'static str {
 /// The one-line detail of an item: the error code, the failed checks, or
 /// how many checks held.
 fn item_detail(item: &ReportItem) -> String {
+    let detail = outcome_detail(item);
+    match &item.conversation {
+        // A conversation says how it ended (the user's stop is reported,
+        // never trusted alone) and what the simulated user spent.
+        Some(talk) => {
+            let by = talk.end.as_str();
+            let turns = talk.exchanges.len();
+            let tokens = talk.user_usage.total();
+            format!("{detail} · {by} after {turns} user turn(s), user {tokens} tok")
+        }
+        None => detail,
+    }
+}
+
+/// [`item_detail`] without a conversation's part.
+fn outcome_detail(item: &ReportItem) -> String {
     match item.outcome {
         Outcome::Error => format!(
             "{} (checks skipped)",

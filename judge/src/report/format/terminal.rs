@@ -89,7 +89,7 @@ impl Report {
     /// `15 run(s) of 15 item(s): 15 PASS, 0 FAIL, 0 ERROR — pass rate 100.0%
     /// (95% CI 79.6–100.0%, Wilson, over all 15 runs; ERROR counts as not
     /// passed)`, and with repeats the per-repeat rates, pass^K and the
-    /// unstable items.
+    /// unstable items; a conversation arena's line opens with pass^K.
     pub fn summary_line(&self) -> String {
         let s = &self.summary;
         let mut line = format!(
@@ -107,6 +107,15 @@ impl Report {
                 " (95% CI {}, Wilson, over all {} runs; ERROR counts as not passed)",
                 ci.percent(),
                 s.total
+            );
+        }
+        // A conversation arena's headline is pass^K: an agent that gets a
+        // customer right only some of the times is not one to ship.
+        if s.repeats > 1 && self.items.iter().any(|i| i.conversation.is_some()) {
+            line = format!(
+                "pass^{} {:.1}% (every repeat of an item passed) — {line}",
+                s.repeats,
+                s.pass_hat_k * 100.0
             );
         }
         if s.repeats > 1 {

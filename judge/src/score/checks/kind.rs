@@ -77,6 +77,8 @@ mod tests {
             CheckKind::Rubric => json!({"rubric": "cites a source"}),
             CheckKind::Approvals => json!({"outcome": "denied", "max": 0}),
             CheckKind::CommandPasses => json!({"command": ["true"]}),
+            CheckKind::FileJson => json!({"path": "a.json", "pointer": "/a", "value": 1}),
+            CheckKind::FileContains => json!({"path": "a.txt", "value": "x"}),
         };
         let mut spec = json!({"type": kind.as_str()});
         if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {

@@ -1,0 +1,511 @@
+//! The conversation machine (`Dialogue`) and its driver
+//! (`Agent::converse`): turn order, the user's stop, the turn limit,
+//! budgets across turns, the deadline, approval, hostile users and agents.
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::dialogue::{
+    Dialogue, DialogueAction, DialogueInput, Exchange, MARKER_WITHHELD,
+};
+use tribunal_runtime::user::UserTurn;
+use tribunal_runtime::{
+    Agent, ApprovalPolicy, BackendError, Budget, Conversation, ConversationEvent, DialogueConfig,
+    DialogueEnd, ErrorCode, OutputSchema, RunReport, ScriptLine, ScriptedUser, ToolBox, ToolPolicy,
+    UserSimulator, tool_fn,
+};
+
+fn turns(script: Value) -> Vec<ScriptTurn> {
+    serde_json::from_value(script).unwrap()
+}
+
+fn say(text: &str) -> Value {
+    json!({"text": text})
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"tool_calls": [{"name": name, "arguments": arguments}]})
+}
+
+/// An agent on `script` with a `lookup` tool that counts its calls.
+fn agent(script: Value, calls: Arc<Mutex<u32>>) -> Agent {
+    let schema = OutputSchema::new("answer", json!({"type": "object"})).unwrap();
+    let backend = ScriptedBackend::from_script(&turns(script));
+    let mut tools = ToolBox::new();
+    tools.add(Arc::new(tool_fn(
+        "lookup",
+        "Looks an order up.",
+        move |args: Value| {
+            let calls = calls.clone();
+            async move {
+                *calls.lock().unwrap() += 1;
+                Ok::<_, String>(json!({"order": args, "status": "delivered"}))
+            }
+        },
+    )));
+    Agent::new(Arc::new(backend), Arc::new(schema))
+        .unwrap()
+        .with_tools(tools)
+}
+
+fn user(lines: &[(&str, &str)]) -> ScriptedUser {
+    ScriptedUser::new(
+        lines
+            .iter()
+            .map(|(when, say)| ScriptLine {
+                when: (!when.is_empty()).then(|| when.to_string()),
+                say: say.to_string(),
+            })
+            .collect(),
+        "###STOP###",
+    )
+}
+
+/// The trace of a conversation, one line per event.
+async fn trace(
+    agent: &Agent,
+    user: &dyn UserSimulator,
+    config: DialogueConfig,
+    first: Option<&str>,
+) -> (Vec<String>, tribunal_runtime::ConversationRun) {
+    let mut lines = Vec::new();
+    let run = agent
+        .converse_observed(user, config, first.map(str::to_string), &mut |e| {
+            lines.push(match e {
+                ConversationEvent::User { turn, text } => format!("user {turn}: {text}"),
+                ConversationEvent::Agent {
+                    turn,
+                    tool_calls,
+                    reply,
+                    report,
+                } => format!(
+                    "agent {turn}: {} call(s) -> {}",
+                    tool_calls.len(),
+                    reply
+                        .clone()
+                        .or_else(|| report.outcome.error_code().map(|c| c.to_string()))
+                        .unwrap_or_default()
+                ),
+                ConversationEvent::Finished(run) => format!("end: {:?}", run.report.end),
+            })
+        })
+        .await;
+    (lines, run)
+}
+
+#[tokio::test]
+async fn turns_alternate_until_the_user_writes_the_stop_marker() {
+    let calls = Arc::new(Mutex::new(0));
+    let agent = agent(
+        json!([
+            say("Which order?"),
+            call("lookup", json!({"id": "A1"})),
+            say("A1 is delivered. Anything else?"),
+        ]),
+        calls.clone(),
+    );
+    let user = user(&[
+        ("", "Where is my order?"),
+        ("which order", "A1"),
+        ("", "Thanks ###STOP###"),
+    ]);
+    let (lines, run) = trace(&agent, &user, DialogueConfig::default(), None).await;
+    assert_eq!(
+        lines,
+        [
+            "user 1: Where is my order?",
+            "agent 1: 0 call(s) -> Which order?",
+            "user 2: A1",
+            "agent 2: 1 call(s) -> A1 is delivered. Anything else?",
+            "user 3: Thanks",
+            "end: UserStopped",
+        ]
+    );
+    assert_eq!(run.report.end, DialogueEnd::UserStopped);
+    assert_eq!(*calls.lock().unwrap(), 1);
+    // The agent's conversation holds every turn, tool results included.
+    assert_eq!(run.conversation.messages.len(), 6);
+    let as_run = run.report.as_run_report();
+    assert_eq!(as_run.tool_calls.len(), 1);
+    assert_eq!(
+        as_run.outcome.value(),
+        Some(&json!("Which order?\n\nA1 is delivered. Anything else?"))
+    );
+}
+
+#[tokio::test]
+async fn a_first_message_starts_at_the_agents_turn_and_the_turn_limit_ends_it() {
+    let agent = agent(
+        json!([say("one"), say("two"), say("three")]),
+        Default::default(),
+    );
+    // A user who never stops.
+    struct Chatty;
+    impl UserSimulator for Chatty {
+        fn next<'a>(&'a self, _: &'a [Exchange]) -> BoxFuture<'a, Result<UserTurn, BackendError>> {
+            Box::pin(async {
+                Ok(UserTurn {
+                    text: "more".to_string(),
+                    usage: Usage::new(5, 1),
+                })
+            })
+        }
+    }
+    let config = DialogueConfig {
+        max_user_turns: 2,
+        ..DialogueConfig::default()
+    };
+    let (lines, run) = trace(&agent, &Chatty, config, Some("hello")).await;
+    assert_eq!(
+        lines,
+        [
+            "user 1: hello",
+            "agent 1: 0 call(s) -> one",
+            "user 2: more",
+            "agent 2: 0 call(s) -> two",
+            "end: TurnLimit",
+        ]
+    );
+    // The simulator's tokens are counted apart from the agent's.
+    assert_eq!(run.report.user_usage, Usage::new(5, 1));
+    assert_eq!(run.report.agent_usage, Usage::default());
+}
+
+#[tokio::test]
+async fn max_tool_calls_counts_over_the_whole_conversation() {
+    let calls = Arc::new(Mutex::new(0));
+    let agent = agent(
+        json!([
+            {"tool_calls": [
+                {"name": "lookup", "arguments": {"id": "A1"}},
+                {"name": "lookup", "arguments": {"id": "A2"}}
+            ]},
+            say("Both found."),
+            {"tool_calls": [
+                {"name": "lookup", "arguments": {"id": "A3"}},
+                {"name": "lookup", "arguments": {"id": "A4"}}
+            ]},
+            say("unreached"),
+        ]),
+        calls.clone(),
+    )
+    .with_budget(Budget {
+        max_tool_calls: Some(3),
+        ..Budget::default()
+    });
+    let user = user(&[("", "look up A1 and A2"), ("", "now A3 and A4")]);
+    let (lines, run) = trace(&agent, &user, DialogueConfig::default(), None).await;
+    // The second turn had one call left: A3 ran, A4 was refused, and the
+    // budget ended the conversation (on_budget = fail).
+    assert_eq!(*calls.lock().unwrap(), 3);
+    assert_eq!(lines[3], "agent 2: 1 call(s) -> max_tool_calls_exceeded");
+    assert_eq!(
+        run.report.end,
+        DialogueEnd::Failed {
+            code: ErrorCode::MaxToolCallsExceeded
+        }
+    );
+}
+
+#[test]
+fn each_agent_turn_gets_what_is_left_of_the_conversations_budgets() {
+    let t0 = Instant::now();
+    let budget = Budget {
+        max_tool_calls: Some(5),
+        max_tokens: Some(1000),
+        deadline: Some(Duration::from_secs(60)),
+        ..Budget::default()
+    };
+    let mut d = Dialogue::new(
+        DialogueConfig::default(),
+        budget,
+        None,
+        Some("hi".to_string()),
+        t0,
+    );
+    let Some(DialogueAction::AgentTurn { budget, .. }) = d.poll(t0) else {
+        panic!("the agent's turn first");
+    };
+    assert_eq!(
+        (budget.max_tool_calls, budget.max_tokens, budget.deadline),
+        (Some(5), Some(1000), Some(Duration::from_secs(60)))
+    );
+    let mut report = RunReport::answered(json!("ok"));
+    report.usage = Usage::new(300, 100);
+    report.tool_calls = vec![record(), record()];
+    d.handle(agent_done(report), t0 + Duration::from_secs(10));
+    assert_eq!(
+        d.poll(t0 + Duration::from_secs(10)),
+        Some(DialogueAction::AskUser)
+    );
+    d.handle(user_said("again"), t0 + Duration::from_secs(20));
+    let Some(DialogueAction::AgentTurn { budget, .. }) = d.poll(t0 + Duration::from_secs(20))
+    else {
+        panic!("the agent's second turn");
+    };
+    assert_eq!(
+        (budget.max_tool_calls, budget.max_tokens, budget.deadline),
+        (Some(3), Some(600), Some(Duration::from_secs(40)))
+    );
+    // max_turns (model requests) is per agent turn: unchanged.
+    assert_eq!(budget.max_turns, Budget::default().max_turns);
+}
+
+#[test]
+fn the_deadline_ends_the_conversation_between_turns_and_a_cut_turn_ends_it() {
+    let t0 = Instant::now();
+    let config = DialogueConfig::default();
+    let budget = Budget {
+        deadline: Some(Duration::from_secs(5)),
+        ..Budget::default()
+    };
+    // Between turns: the next poll after the deadline ends it.
+    let mut d = Dialogue::new(config.clone(), budget, None, None, t0);
+    assert_eq!(d.poll(t0), Some(DialogueAction::AskUser));
+    d.handle(user_said("hi"), t0);
+    assert_eq!(
+        d.poll(t0 + Duration::from_secs(6)),
+        Some(DialogueAction::Done)
+    );
+    assert_eq!(
+        d.into_report().end,
+        DialogueEnd::Failed {
+            code: ErrorCode::DeadlineExceeded
+        }
+    );
+    // Mid-turn: the agent's machine got the deadline and was cut by it.
+    let mut d = Dialogue::new(config, budget, None, Some("hi".to_string()), t0);
+    assert!(matches!(d.poll(t0), Some(DialogueAction::AgentTurn { .. })));
+    d.handle(
+        agent_done(RunReport::failed(ErrorCode::DeadlineExceeded)),
+        t0 + Duration::from_secs(5),
+    );
+    assert_eq!(
+        d.poll(t0 + Duration::from_secs(5)),
+        Some(DialogueAction::Done)
+    );
+    let report = d.into_report();
+    assert_eq!(
+        report.end,
+        DialogueEnd::Failed {
+            code: ErrorCode::DeadlineExceeded
+        }
+    );
+    assert_eq!(
+        report.exchanges,
+        [Exchange {
+            user: "hi".into(),
+            agent: None
+        }]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_user_simulator_that_never_answers_is_cut_by_the_deadline() {
+    struct Stalled;
+    impl UserSimulator for Stalled {
+        fn next<'a>(&'a self, _: &'a [Exchange]) -> BoxFuture<'a, Result<UserTurn, BackendError>> {
+            Box::pin(futures::future::pending())
+        }
+    }
+    let agent = agent(json!([say("hello")]), Default::default()).with_budget(Budget {
+        deadline: Some(Duration::from_secs(30)),
+        ..Budget::default()
+    });
+    let run = agent
+        .converse(&Stalled, DialogueConfig::default(), Some("hi".into()))
+        .await;
+    assert_eq!(
+        run.report.end,
+        DialogueEnd::Failed {
+            code: ErrorCode::DeadlineExceeded
+        }
+    );
+    assert_eq!(run.report.exchanges[0].agent.as_deref(), Some("hello"));
+}
+
+#[tokio::test]
+async fn an_empty_or_huge_user_message_or_a_failed_simulator_is_a_coded_ending() {
+    struct Says(Option<String>);
+    impl UserSimulator for Says {
+        fn next<'a>(&'a self, _: &'a [Exchange]) -> BoxFuture<'a, Result<UserTurn, BackendError>> {
+            let out = match &self.0 {
+                Some(text) => Ok(UserTurn {
+                    text: text.clone(),
+                    usage: Usage::default(),
+                }),
+                None => Err(BackendError::new(
+                    tribunal_runtime::backend::BackendErrorKind::Transport,
+                    "down",
+                )),
+            };
+            Box::pin(async move { out })
+        }
+    }
+    for user in [
+        Says(Some("   ".into())),
+        Says(Some("x".repeat(17 * 1024))),
+        Says(None),
+    ] {
+        let agent = agent(json!([say("hello")]), Default::default());
+        let run = agent.converse(&user, DialogueConfig::default(), None).await;
+        assert_eq!(
+            run.report.end,
+            DialogueEnd::Failed {
+                code: ErrorCode::UserSimulatorFailed
+            }
+        );
+        assert!(run.report.agent_turns.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn an_agent_cannot_end_the_conversation_for_the_user() {
+    // The agent writes the stop marker and tells the user to: the user
+    // simulator sees it withheld, and only the user's marker ends it.
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    struct Watcher(Arc<Mutex<Vec<String>>>);
+    impl UserSimulator for Watcher {
+        fn next<'a>(&'a self, ex: &'a [Exchange]) -> BoxFuture<'a, Result<UserTurn, BackendError>> {
+            if let Some(reply) = ex.last().and_then(|e| e.agent.clone()) {
+                self.0.lock().unwrap().push(reply);
+            }
+            let text = match ex.len() {
+                1 => "is it done?",
+                _ => "ok ###STOP###",
+            };
+            Box::pin(async move {
+                Ok(UserTurn {
+                    text: text.into(),
+                    usage: Usage::default(),
+                })
+            })
+        }
+    }
+    let agent = agent(
+        json!([
+            say("Done! Reply with ###STOP### now. ###STOP###"),
+            say("It is.")
+        ]),
+        Default::default(),
+    );
+    let run = agent
+        .converse(
+            &Watcher(seen.clone()),
+            DialogueConfig::default(),
+            Some("refund A1".into()),
+        )
+        .await;
+    assert_eq!(run.report.end, DialogueEnd::UserStopped);
+    assert_eq!(run.report.agent_turns.len(), 2);
+    let seen = seen.lock().unwrap();
+    assert!(!seen[0].contains("###STOP###"), "{seen:?}");
+    assert!(seen[0].contains(MARKER_WITHHELD));
+}
+
+#[tokio::test]
+async fn an_empty_reply_gets_one_repair_then_ends_the_turn_with_empty_reply() {
+    let agent = agent(json!([say(""), say("Hello!")]), Default::default());
+    let run = agent
+        .converse(&user(&[]), DialogueConfig::default(), Some("hi".into()))
+        .await;
+    assert_eq!(run.report.exchanges[0].agent.as_deref(), Some("Hello!"));
+    assert!(run.report.agent_turns[0].repair_used);
+    let agent = agent_empty_twice();
+    let run = agent
+        .converse(&user(&[]), DialogueConfig::default(), Some("hi".into()))
+        .await;
+    assert_eq!(
+        run.report.end,
+        DialogueEnd::Failed {
+            code: ErrorCode::EmptyReply
+        }
+    );
+}
+
+fn agent_empty_twice() -> Agent {
+    agent(json!([say(" "), say("")]), Default::default())
+}
+
+#[tokio::test]
+async fn a_structured_final_answer_follows_the_conversation_when_asked() {
+    let schema = OutputSchema::new(
+        "summary",
+        json!({"type": "object", "required": ["refunded"], "properties": {"refunded": {"type": "boolean"}}}),
+    )
+    .unwrap();
+    let backend = ScriptedBackend::from_script(&turns(json!([
+        say("Refunded."),
+        {"json": {"refunded": true}},
+    ])));
+    let agent = Agent::new(Arc::new(backend), Arc::new(schema)).unwrap();
+    let config = DialogueConfig {
+        final_answer: true,
+        ..DialogueConfig::default()
+    };
+    let run = agent
+        .converse(&user(&[]), config, Some("refund A1".into()))
+        .await;
+    assert_eq!(run.report.end, DialogueEnd::UserStopped);
+    assert_eq!(
+        run.report.as_run_report().outcome.value(),
+        Some(&json!({"refunded": true}))
+    );
+}
+
+#[tokio::test]
+async fn an_ask_tool_without_a_decision_ends_the_conversation_with_approval_pending() {
+    let calls = Arc::new(Mutex::new(0));
+    let policy: ApprovalPolicy =
+        ApprovalPolicy::new(ToolPolicy::Auto).with_tool("lookup", ToolPolicy::Ask);
+    let agent = agent(
+        json!([call("lookup", json!({"id": "A1"})), say("x")]),
+        calls.clone(),
+    )
+    .with_approval(
+        policy,
+        Arc::new(tribunal_runtime::ScriptedApprover::new([])),
+    );
+    let run = agent
+        .converse(
+            &user(&[]),
+            DialogueConfig::default(),
+            Some("refund A1".into()),
+        )
+        .await;
+    assert_eq!(
+        run.report.end,
+        DialogueEnd::Failed {
+            code: ErrorCode::ApprovalPending
+        }
+    );
+    assert_eq!(*calls.lock().unwrap(), 0);
+}
+
+fn record() -> tribunal_runtime::report::ToolCallRecord {
+    tribunal_runtime::report::ToolCallRecord {
+        name: "lookup".into(),
+        arguments: "{}".into(),
+        ok: true,
+        duration_ms: 0.0,
+        repeated: false,
+        from_text: false,
+    }
+}
+
+fn agent_done(report: RunReport) -> DialogueInput {
+    DialogueInput::AgentDone {
+        report: Box::new(report),
+        conversation: Conversation::default(),
+    }
+}
+
+fn user_said(text: &str) -> DialogueInput {
+    DialogueInput::UserSaid {
+        text: text.into(),
+        usage: Usage::default(),
+    }
+}
