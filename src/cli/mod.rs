@@ -5,6 +5,7 @@ mod approve;
 mod backend_choice;
 mod backend_flags;
 mod check;
+pub(crate) mod closed_pipe;
 mod compare;
 mod completions;
 #[cfg(test)]

@@ -27,10 +27,7 @@ pub(crate) fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let hits = corpus.search(&args.query, args.k);
     let mut json = serde_json::to_string_pretty(&hits)?;
     json.push('\n');
-    match std::io::stdout().lock().write_all(json.as_bytes()) {
-        // `tribunal search … | head` is fine.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.into()),
-        Ok(()) => Ok(ExitCode::SUCCESS),
-    }
+    // `tribunal search … | head`: a closed pipe ends quietly (closed_pipe).
+    std::io::stdout().lock().write_all(json.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -52,6 +52,7 @@ mod cli_schema;
 mod cli_search;
 mod cli_shape;
 mod cli_shards;
+mod closed_pipe;
 mod docs;
 mod example;
 mod live_arena;
