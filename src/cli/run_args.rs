@@ -361,7 +361,9 @@ impl RunArgs {
         let arena = match Arena::load(&self.arena) {
             Ok(a) => a,
             Err(JudgeError::Lint(report)) => {
-                eprintln!("{}", report.render());
+                for line in super::lint::located(&self.arena, &report.problems) {
+                    eprintln!("{line}");
+                }
                 eprintln!(
                     "tribunal: {}: {} problem(s); see `tribunal lint`",
                     self.arena.display(),
@@ -378,8 +380,8 @@ impl RunArgs {
     /// mock (printed here; none on a live run).
     pub(super) fn mock_problems(&self, prepared: &PreparedRun) -> usize {
         let problems = prepared.mock_problems();
-        for p in &problems {
-            eprintln!("{}: {p}", self.arena.display());
+        for line in super::lint::located(&self.arena, &problems) {
+            eprintln!("{line}");
         }
         if !problems.is_empty() {
             eprintln!(

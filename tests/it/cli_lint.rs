@@ -184,3 +184,47 @@ fn mock_answers_and_tool_calls_are_checked_against_their_schemas() {
         assert_lines(&lines, &expected);
     }
 }
+
+/// Issue #62 point 8: a schema that is no schema at all (`[1,2,3]`) is one
+/// mistake, said once (the metaschema reached it by eight ways).
+#[test]
+fn a_schema_that_is_an_array_is_reported_once() {
+    let dir = arena_with(&[
+        ("arena.toml", "name = \"a\"\nschema = \"schema.json\"\n"),
+        ("schema.json", "[1,2,3]\n"),
+        (
+            "dataset.jsonl",
+            r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}]}"#,
+        ),
+    ]);
+    let (code, lines) = lint(dir.path(), &[]);
+    assert_eq!(code, 2);
+    assert_lines(
+        &lines,
+        &[r#"arena/schema.json:1:1: schema: (root): [1,2,3] is not of types "boolean", "object""#],
+    );
+}
+
+/// Issue #62 point 8: `run` names the problems of an arena it will not run
+/// the way `lint` does, under the arena's folder (`arena/arena.toml:3:1`),
+/// so the line opens from where the command was typed.
+#[test]
+fn run_names_a_problem_under_the_arena_folder_as_lint_does() {
+    let dir = arena_with(&[
+        ("arena.toml", "name = \"a\"\n\nbogus_key = 1\n"),
+        (
+            "dataset.jsonl",
+            r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}]}"#,
+        ),
+    ]);
+    let o = tribunal(&["run", "arena"], dir.path());
+    assert_eq!(code(&o), 2);
+    let err = tribunal_testkit::launch::stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("arena/arena.toml:3:1: unknown key `bogus_key`")),
+        "{err}"
+    );
+    let (_, lines) = lint(dir.path(), &[]);
+    assert!(lines[0].starts_with("arena/arena.toml:3:1: unknown key `bogus_key`"));
+}
