@@ -56,7 +56,7 @@ pub(crate) struct ReportOpts {
     #[arg(long, value_name = "PATH")]
     report_file: Option<PathBuf>,
     /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
-    #[arg(long, value_name = "RATE")]
+    #[arg(allow_negative_numbers = true, long, value_name = "RATE")]
     min_pass_rate: Option<f64>,
     /// Transcripts folder: `run` writes one file per item and repeat there
     /// (the conversation, usage, timings); `--report html` shows them.

@@ -17,7 +17,7 @@ pub(crate) struct SearchArgs {
     /// The query, as an agent would pass it to the `search` tool.
     query: String,
     /// How many passages to print.
-    #[arg(short, default_value_t = tribunal::tools::DEFAULT_K)]
+    #[arg(allow_negative_numbers = true, short, default_value_t = tribunal::tools::DEFAULT_K)]
     k: usize,
 }
 
