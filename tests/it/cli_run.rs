@@ -320,6 +320,44 @@ fn shards_merge_into_one_report() {
     );
 }
 
+/// Issue #62 point 8: shard files of two different runs (the system prompt
+/// changed between them, so another config hash) are refused as not shards
+/// of one run, with advice that fits `merge`: no `--resume`, which merge
+/// has not.
+#[test]
+fn merge_refuses_files_of_two_runs_without_advice_about_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = failing_arena(dir.path());
+    let one = dir.path().join("one.jsonl");
+    let two = dir.path().join("two.jsonl");
+    for (out, system) in [(&one, "Answer."), (&two, "Answer briefly.")] {
+        std::fs::write(a.join("arena.toml"), format!("system = {system:?}\n")).unwrap();
+        let o = tribunal(
+            &[
+                "run",
+                a.to_str().unwrap(),
+                "--shard",
+                "1/2",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert_ne!(code(&o), 2, "{}", stderr(&o));
+    }
+    let o = tribunal(
+        &["merge", one.to_str().unwrap(), two.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("they are not shards of one run; merge only the files of one run"),
+        "{err}"
+    );
+    assert!(!err.contains("--resume") && !err.contains("--out"), "{err}");
+}
+
 #[test]
 fn repeat_reports_pass_hat_k() {
     let dir = tempfile::tempdir().unwrap();

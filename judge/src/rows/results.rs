@@ -334,7 +334,7 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Vec<ResultRow>, JudgeError> {
                     });
                 }
                 Some((_, hash)) if *hash != row.config_hash => {
-                    return Err(JudgeError::ConfigMismatch {
+                    return Err(JudgeError::NotShardsOfOneRun {
                         path: path.clone(),
                         expected: hash.clone(),
                         found: row.config_hash,
