@@ -75,7 +75,7 @@ pub(crate) enum Command {
     /// GREEN/RED verdicts: human submissions and code reviews.
     #[command(subcommand)]
     Judge(judge::JudgeCommand),
-    /// Render a results file as a report (HTML).
+    /// Render a results file as a report: the terminal table, any --report format, or HTML with --html.
     Report(report::ReportArgs),
     /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-9 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs, runs missing from the baseline, a baseline that measured nothing).
     Compare(compare::CompareArgs),
