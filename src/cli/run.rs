@@ -151,6 +151,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
             Some(html),
             &options.pricing,
             calibrations.list(),
+            &[],
         )?;
     }
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
@@ -163,6 +164,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         &options.pricing,
         calibrations.verdict,
         calibrations.rubric,
+        Vec::new(),
     )?;
     let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
     Ok(stopped_early(stops).unwrap_or(if ok {

@@ -74,6 +74,11 @@ pub struct Report {
     /// judge's verdicts against them. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rubric_calibration: Option<Calibration>,
+    /// What the reader must know about the rows themselves (a torn last
+    /// line left out of the file read): one sentence each, shown above the
+    /// items. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// One entry per item and repeat, in dataset order.
     pub items: Vec<ReportItem>,
 }
@@ -214,6 +219,7 @@ impl Report {
             cache: cache_total(rows),
             calibration: None,
             rubric_calibration: None,
+            notes: Vec::new(),
             items: Vec::new(),
         };
         (report, costs)

@@ -22,6 +22,9 @@ impl Report {
             code_span(&self.model),
             code_span(&self.config_hash)
         );
+        for note in &self.notes {
+            let _ = writeln!(out, "> **Note:** {note}\n");
+        }
         let _ = writeln!(out, "**{}**\n", self.summary_line());
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}\n");

@@ -22,6 +22,9 @@ impl Report {
             "arena {} · backend {} · model {} · config {}",
             self.arena, self.backend, self.model, self.config_hash
         );
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
         let width = self
             .items
             .iter()
