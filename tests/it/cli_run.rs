@@ -1367,3 +1367,43 @@ fn a_mock_report_says_tokens_and_cost_are_not_measured() {
     );
     assert!(!stdout(&o).contains("$0.000000"), "{}", stdout(&o));
 }
+
+/// Issue #62 point 2: a mock answer that breaks the schema ends its run
+/// with the cause `lint` gives (`schema_mismatch: /total: "500" is not of
+/// type "number"`), in the report and the row, not `backend_error:
+/// script` (the script had no turn for the repair the runtime asked for).
+#[test]
+fn run_gives_the_cause_lint_gives_for_a_mock_answer_that_breaks_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("invoices");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::write(a.join("arena.toml"), "schema = \"schema.json\"\n").unwrap();
+    std::fs::write(
+        a.join("schema.json"),
+        r#"{"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        r#"{"id": "item-1", "input": "x", "checks": [{"type": "json_schema"}], "mock": [{"json": {"total": "500"}}]}"#,
+    )
+    .unwrap();
+    let cause = r#"/total: "500" is not of type "number""#;
+    let o = tribunal(&["lint", a.to_str().unwrap()], dir.path());
+    assert!(stdout(&o).contains(cause), "{}", stdout(&o));
+    let o = tribunal(&["run", a.to_str().unwrap()], dir.path());
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.starts_with("item-1")).unwrap();
+    assert!(line.contains("ERROR"), "{out}");
+    assert!(line.contains(&format!("schema_mismatch: {cause}")), "{out}");
+    assert!(!out.contains("backend_error"), "{out}");
+    let rows = json_lines(&dir.path().join("runs/invoices.mock.jsonl"));
+    assert_eq!(rows[0]["error_code"], "schema_mismatch");
+    assert!(rows[0].get("backend_failure").is_none());
+    assert!(
+        rows[0]["error_detail"].as_str().unwrap().starts_with(cause),
+        "{}",
+        rows[0]
+    );
+}

@@ -97,6 +97,10 @@ pub struct ReportItem {
     /// On `backend_error`: kind, HTTP status, provider error type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_failure: Option<BackendFailure>,
+    /// On an ERROR, what is known of why beyond its code (the row's
+    /// `error_detail`). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_detail: Option<String>,
     /// The check results (empty on ERROR: checks are skipped).
     pub checks: Vec<CheckResult>,
     /// The validated answer (PASS and FAIL only).
@@ -148,6 +152,7 @@ impl ReportItem {
             outcome: r.outcome,
             error_code: r.error_code,
             backend_failure: r.backend_failure,
+            error_detail: r.error_detail,
             checks: r.checks,
             answer: r.answer,
             usage: r.usage,

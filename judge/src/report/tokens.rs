@@ -324,6 +324,7 @@ mod tests {
             outcome,
             error_code: None,
             backend_failure: None,
+            error_detail: None,
             checks: Vec::new(),
             answer: None,
             usage,

@@ -143,7 +143,10 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
             let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
             (graded, Some(record))
         }
-        scored => (scored, None),
+        scored => (
+            super::mock_cause::with_mock_cause(arena, item, scored),
+            None,
+        ),
     };
     // Scored: the copy goes now, unless the arena keeps copies (a
     // removal on this thread: an await here would hold the row's state).

@@ -17,6 +17,7 @@ pub mod batch;
 mod environment;
 pub mod hash;
 mod job;
+mod mock_cause;
 mod options;
 mod plan;
 mod prepared;

@@ -133,7 +133,11 @@ fn item_detail(item: &ReportItem) -> String {
     match item.outcome {
         Outcome::Error => format!(
             "{} (checks skipped)",
-            error_text(item.error_code, item.backend_failure.as_ref())
+            error_text(
+                item.error_code,
+                item.backend_failure.as_ref(),
+                item.error_detail.as_deref(),
+            )
         ),
         Outcome::Fail => failed_checks(item).join("; "),
         Outcome::Pass => format!("{} check(s) held", item.checks.len()),
