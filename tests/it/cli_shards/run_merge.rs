@@ -312,7 +312,7 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(&format!(
-            "{}: results were written with config hash",
+            "{}: written with config hash",
             mixed
                 .join("structured_output.mock.shard-2-of-2.jsonl")
                 .display()
