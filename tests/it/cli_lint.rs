@@ -228,3 +228,33 @@ fn run_names_a_problem_under_the_arena_folder_as_lint_does() {
     let (_, lines) = lint(dir.path(), &[]);
     assert!(lines[0].starts_with("arena/arena.toml:3:1: unknown key `bogus_key`"));
 }
+
+/// Issue #62 point 5: an item field tribunal does not know is a problem
+/// at its key, with "did you mean" for a near miss, as an arena.toml typo
+/// is — for `lint` and for `run`, which does not run the arena.
+#[test]
+fn an_unknown_item_field_is_a_problem_with_did_you_mean() {
+    let lines = concat!(
+        r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mokc": [{"json": 1}]}"#,
+        "\n",
+        r#"{"id": "b", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}], "turns": []}"#,
+        "\n",
+    );
+    let dir = arena_with(&[("dataset.jsonl", lines)]);
+    let (exit, lines) = lint(dir.path(), &[]);
+    assert_eq!(exit, 2);
+    assert_lines(
+        &lines,
+        &[
+            "arena/dataset.jsonl:1:75: unknown item field `mokc`; did you mean `mock`?",
+            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`",
+        ],
+    );
+    let o = tribunal(&["run", "arena"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(
+        tribunal_testkit::launch::stderr(&o).contains("did you mean `mock`?"),
+        "{}",
+        tribunal_testkit::launch::stderr(&o)
+    );
+}
