@@ -24,7 +24,7 @@
 //! `significant`.
 
 use super::report::read_results_torn;
-use super::results_path::{RUNS, arena_name, results_of};
+use super::results_path::{RUNS, arena_name, results_of, results_stem};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::{CostSummary, Pricing};
@@ -133,7 +133,8 @@ fn sides(args: &CompareArgs) -> anyhow::Result<(PathBuf, PathBuf)> {
         ),
         (None, true) => {
             let arena = arena_name(&args.base)?;
-            let found = results_of(Path::new(RUNS), &arena)?;
+            let stem = results_stem(&args.base, &arena);
+            let found = results_of(Path::new(RUNS), &stem, &arena)?;
             let [.., base, new] = found.as_slice() else {
                 let listed: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
                 anyhow::bail!(

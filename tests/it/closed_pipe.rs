@@ -28,11 +28,13 @@ fn every_command_ends_quietly_on_a_closed_pipe() {
         vec!["man"],
         vec!["--help"],
         vec!["lint", a],
-        vec!["run", a, "-q"],
-        vec!["run", a, "-q", "--report", "json"],
-        vec!["report", "runs/structured_output.mock.jsonl"],
+        vec!["run", a, "-q", "--out", "one.jsonl"],
+        vec!["run", a, "-q", "--out", "two.jsonl", "--report", "json"],
+        vec!["report", "done.jsonl"],
         vec!["search", corpus.to_str().unwrap(), "Eiffel tower"],
     ];
+    // The file `report` reads.
+    crate::tribunal(&["run", a, "-q", "--out", "done.jsonl"], dir.path());
     for args in commands {
         let o = into_closed_pipe(&args, dir.path());
         assert_eq!(code(&o), 141, "{args:?}: {}", stderr(&o));

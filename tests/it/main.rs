@@ -59,6 +59,7 @@ mod live_arena;
 mod manifest;
 mod module_graph;
 mod prompt_cache;
+mod results_files;
 mod secrets;
 mod stand_in;
 mod tool_framing;
