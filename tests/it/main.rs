@@ -62,5 +62,6 @@ mod prompt_cache;
 mod results_files;
 mod secrets;
 mod stand_in;
+mod text_answers;
 mod tool_framing;
 mod wrong_answers;

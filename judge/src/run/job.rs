@@ -206,7 +206,12 @@ pub(super) async fn run_agent(
                 .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
         })
         .unwrap_or_else(|| arena.toolbox.clone());
-    match Agent::new(backend, contract) {
+    let agent = if arena.answer.mode == tribunal_runtime::json::ExtractionMode::Text {
+        Agent::for_text(backend, contract)
+    } else {
+        Agent::new(backend, contract)
+    };
+    match agent {
         Ok(agent) => {
             let mut agent = agent
                 .with_tools(tools)
