@@ -55,6 +55,7 @@ mod cli_shards;
 mod closed_pipe;
 mod docs;
 mod example;
+mod leniency;
 mod live_arena;
 mod manifest;
 mod module_graph;
