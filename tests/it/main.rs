@@ -37,6 +37,7 @@ pub(crate) fn tribunal_here<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::proce
 pub(crate) use tribunal_testkit::json::{json_lines, without_timings};
 
 mod action_gate;
+mod checks_digest;
 mod cli_batch;
 mod cli_compare_inputs;
 mod cli_init;

@@ -107,6 +107,10 @@ pub enum ChangeKind {
     Fix,
     /// FAIL ↔ ERROR: still not passing, for another reason.
     Changed,
+    /// The outcome changed, and so did the checks that scored it (the
+    /// rows' `checks_digest` differ): the dataset changed, not the model,
+    /// so it is neither a regression nor a fix.
+    ChecksChanged,
 }
 
 /// One item run whose outcome differs between the files.
@@ -359,8 +363,13 @@ impl Comparison {
                     new: new_verdict,
                 });
             }
+            let checks_changed = matches!(
+                (&b.checks_digest, &n.checks_digest),
+                (Some(x), Some(y)) if x != y
+            );
             let kind = match (b.outcome, n.outcome) {
                 (x, y) if x == y => continue,
+                _ if checks_changed => ChangeKind::ChecksChanged,
                 (Outcome::Pass, _) => ChangeKind::Regression,
                 (_, Outcome::Pass) => ChangeKind::Fix,
                 _ => ChangeKind::Changed,
@@ -384,6 +393,7 @@ impl Comparison {
             ChangeKind::Regression => 0,
             ChangeKind::Fix => 1,
             ChangeKind::Changed => 2,
+            ChangeKind::ChecksChanged => 3,
         });
         let only_base = base
             .iter()

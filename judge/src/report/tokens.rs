@@ -325,6 +325,7 @@ mod tests {
             error_code: None,
             backend_failure: None,
             error_detail: None,
+            checks_digest: None,
             checks: Vec::new(),
             answer: None,
             usage,

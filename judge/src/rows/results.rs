@@ -119,6 +119,12 @@ pub struct ResultRow {
     /// denied, changed), in order. Absent otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approvals: Vec<ApprovalRecord>,
+    /// The digest of the checks that scored the run (the item's checks as
+    /// written, [`checks_digest`](crate::run::hash::checks_digest)): two
+    /// rows of one item scored by other checks differ here. Absent in rows
+    /// written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks_digest: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,6 +158,8 @@ pub struct RowOrigin {
     pub batch: bool,
     /// The shard the run is of.
     pub shard: Option<Shard>,
+    /// The digest of the checks that score the run (the item's).
+    pub checks_digest: Option<String>,
 }
 
 impl RowOrigin {
@@ -176,6 +184,7 @@ impl RowOrigin {
             custom_endpoint: false,
             batch: false,
             shard: None,
+            checks_digest: None,
         }
     }
 }
@@ -233,6 +242,7 @@ impl ResultRow {
             judge,
             shard: origin.shard,
             approvals,
+            checks_digest: origin.checks_digest,
         }
     }
 

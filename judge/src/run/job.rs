@@ -43,11 +43,15 @@ pub(super) struct JobContext {
     pub(super) approval: Option<super::options::RunApproval>,
     /// The command sandbox of a `shell` arena, tried before the first run.
     pub(super) sandbox: Option<Arc<tribunal_tools::shell::CommandSandbox>>,
+    /// Each item's [`checks_digest`](super::hash::checks_digest), in
+    /// `arena.items`' order: made once, written on every row of the item.
+    pub(super) checks_digests: Vec<String>,
 }
 
 impl JobContext {
-    /// The origin of repeat `repeat` of `item` on `backend`.
-    fn origin(&self, item: &Item, repeat: u32, backend: &dyn Backend) -> RowOrigin {
+    /// The origin of repeat `repeat` of `item` (at `at` in the arena's
+    /// items) on `backend`.
+    fn origin(&self, (item, at): (&Item, usize), repeat: u32, backend: &dyn Backend) -> RowOrigin {
         let mut origin = RowOrigin::new(
             self.arena.name.as_str(),
             (item.id.as_str(), item.index, repeat),
@@ -58,6 +62,7 @@ impl JobContext {
         origin.custom_endpoint = self.backends.is_custom_endpoint();
         origin.batch = self.rounds.is_some();
         origin.shard = self.shard;
+        origin.checks_digest = self.checks_digests.get(at).cloned();
         origin
     }
 }
@@ -73,7 +78,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         Some(rounds) => Arc::new(BatchTurns::new(rounds.clone(), item.index, repeat)),
         None => backends.backend_for(item),
     };
-    let origin = context.origin(item, repeat, backend.as_ref());
+    let origin = context.origin((item, index), repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
     let world = match &context.sandbox {
         // Boxed, as the judge's future is: only shell arenas pay for it.
