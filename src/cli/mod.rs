@@ -30,6 +30,7 @@ mod sandbox;
 mod schema;
 mod search;
 mod shape;
+mod show;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -77,6 +78,8 @@ pub(crate) enum Command {
     Judge(judge::JudgeCommand),
     /// Render a results file as a report: the terminal table, any --report format, or HTML with --html.
     Report(report::ReportArgs),
+    /// One run of a results file up close: its conversation (with --transcripts), tool calls, answer and each check with why.
+    Show(show::ShowArgs),
     /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-9 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs, runs missing from the baseline, a baseline that measured nothing).
     Compare(compare::CompareArgs),
     /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact, the check of a baseline.
@@ -101,6 +104,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Judge(c) => judge::run(c),
         Command::Report(a) => report::run(a),
+        Command::Show(a) => show::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Github(c) => github::run(c),
         Command::Completions(a) => completions::completions(a),

@@ -38,6 +38,7 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let pricing = pricing(&Pricing::default(), args.opts.pricing.as_deref())?;
+    let show = super::show::hint(&args.results, &rows, args.opts.transcripts.as_deref());
     match &args.html {
         Some(out) => {
             let bytes = write_html(
@@ -53,6 +54,9 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
             emit_report_with(&arena, rows, &args.opts, &pricing, None, None, notes)?;
         }
+    }
+    if let Some(line) = show {
+        eprintln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -170,6 +170,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
     let (name, report) = (&arena.name, &args.report);
     let stops = (result.stopped_at_failure, result.stopped_for_cost);
+    let show = super::show::hint(&out, &result.rows, report.transcripts.as_deref());
     let passed = emit_report_with(
         name,
         result.rows,
@@ -179,6 +180,9 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         calibrations.rubric,
         Vec::new(),
     )?;
+    if let Some(line) = show {
+        eprintln!("{line}");
+    }
     let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
     Ok(stopped_early(stops).unwrap_or(if ok {
         ExitCode::SUCCESS

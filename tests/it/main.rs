@@ -53,6 +53,7 @@ mod cli_schema;
 mod cli_search;
 mod cli_shape;
 mod cli_shards;
+mod cli_show;
 mod closed_pipe;
 mod docs;
 mod example;
