@@ -13,6 +13,7 @@ mod doc_commands;
 mod folder;
 mod git_change;
 mod github;
+mod import;
 mod init;
 mod judge;
 mod lint;
@@ -58,6 +59,8 @@ pub(crate) enum Command {
     Run(Box<run::RunArgs>),
     /// Create a new arena (two items, mock turns, schema, corpus) that lints clean and passes in mock mode.
     Init(init::InitArgs),
+    /// Make a text-answer arena from another tool's dataset (OpenAI evals, inspect_ai or question/answer JSON Lines), saying what it could not map.
+    Import(import::ImportArgs),
     /// Check an arena's files and report every problem with file:line.
     Lint(lint::LintArgs),
     /// Combine shard result files into one report.
@@ -95,6 +98,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(a) => run::run(*a),
         Command::Init(a) => init::run(a),
+        Command::Import(a) => import::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Schema(c) => schema::run(c),

@@ -40,6 +40,7 @@ mod action_gate;
 mod checks_digest;
 mod cli_batch;
 mod cli_compare_inputs;
+mod cli_import;
 mod cli_init;
 mod cli_judge;
 mod cli_lint;
