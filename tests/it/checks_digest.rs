@@ -50,6 +50,15 @@ fn compare_says_the_checks_changed_instead_of_regression() {
         "{out}"
     );
     assert!(!out.contains("REGRESSION"), "{out}");
+    // Nor does the paired test count a pair scored by other checks.
+    let o = tribunal(
+        &["compare", "base.jsonl", "new.jsonl", "--report", "json"],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["paired"]["items"], 0, "{json}");
+    assert_eq!(json["paired"]["worse"], 0, "{json}");
+    assert_eq!(json["changes"][0]["kind"], "checks_changed", "{json}");
 
     // The same checks, another answer: a regression, as before.
     write_item(dir.path(), "A-1001", "A-1009");

@@ -363,13 +363,9 @@ impl Comparison {
                     new: new_verdict,
                 });
             }
-            let checks_changed = matches!(
-                (&b.checks_digest, &n.checks_digest),
-                (Some(x), Some(y)) if x != y
-            );
             let kind = match (b.outcome, n.outcome) {
                 (x, y) if x == y => continue,
-                _ if checks_changed => ChangeKind::ChecksChanged,
+                _ if checks_changed(b, n) => ChangeKind::ChecksChanged,
                 (Outcome::Pass, _) => ChangeKind::Regression,
                 (_, Outcome::Pass) => ChangeKind::Fix,
                 _ => ChangeKind::Changed,
@@ -508,6 +504,10 @@ fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -
         let Some(b) = base.get(&(n.id.clone(), n.repeat)) else {
             continue;
         };
+        // Scored by other checks: not a pair that measures the model.
+        if checks_changed(b, n) {
+            continue;
+        }
         let item = items.entry(&n.id).or_insert_with(|| ItemRates {
             id: n.id.clone(),
             runs: 0,
@@ -519,6 +519,15 @@ fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -
         item.new_pass += usize::from(n.outcome == Outcome::Pass);
     }
     items.into_values().collect()
+}
+
+/// Whether the checks that scored `base` and `new` differ (both rows say
+/// which; a row written before `checks_digest` says nothing).
+fn checks_changed(base: &ResultRow, new: &ResultRow) -> bool {
+    matches!(
+        (&base.checks_digest, &new.checks_digest),
+        (Some(x), Some(y)) if x != y
+    )
 }
 
 /// The failed checks of a FAIL row (none for PASS and ERROR).
