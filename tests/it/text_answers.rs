@@ -29,11 +29,13 @@ fn a_text_answer_passes_text_checks_and_is_stored_as_text() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("1 PASS, 1 FAIL, 0 ERROR"), "{out}");
+    // Rows are written as runs finish: found by id.
     let rows = json_lines(&dir.path().join("runs/capitals.mock.jsonl"));
-    assert_eq!(rows[0]["outcome"], "PASS");
-    assert_eq!(rows[0]["answer"], "The capital is Paris.");
-    assert_eq!(rows[1]["outcome"], "FAIL");
-    assert_eq!(rows[1]["answer"], "Kyoto.");
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(row("fr")["outcome"], "PASS");
+    assert_eq!(row("fr")["answer"], "The capital is Paris.");
+    assert_eq!(row("jp")["outcome"], "FAIL");
+    assert_eq!(row("jp")["answer"], "Kyoto.");
 }
 
 /// An empty reply is no answer: refused, a repair asked for as plain text
