@@ -74,11 +74,12 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     let stem = results_stem(&args.arena, &loaded.name);
     let name = file_name(&stem, kind, &args.label().text(), shard);
     let out = out_path(args.out.as_deref(), &name);
-    // A new run starts its file anew: said after it, with what it replaced.
+    // A new run starts its file anew: said after it, with how many rows
+    // (whole lines; not parsed twice) it replaced.
     let replaced = if args.resume || args.retry_errors {
         0
     } else {
-        read_rows(&out).map_or(0, |read| read.rows.len())
+        std::fs::read(&out).map_or(0, |bytes| bytes.iter().filter(|&&b| b == b'\n').count())
     };
     let empty_shard = say_shard(chosen.as_ref(), prepared.arena());
     let options = RunOptions::new(out.clone())
