@@ -26,17 +26,14 @@ pub(crate) fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     // Every row, the latest per run (a torn last line is no run to show).
     let rows =
         tribunal::judge::rows::results::latest(tribunal::judge::read_rows(&args.results)?.rows);
-    let (id, repeat) = match args.item.rsplit_once('#') {
-        Some((id, k)) => match k.parse::<u32>() {
-            Ok(k) => (id, Some(k)),
-            Err(_) => (args.item.as_str(), None),
-        },
-        None => (args.item.as_str(), None),
+    // `ITEM` as written (an id may hold `#`), else `ITEM#K`.
+    let whole = rows.iter().find(|r| r.id == args.item);
+    let split = || {
+        let (id, k) = args.item.rsplit_once('#')?;
+        let k = k.parse::<u32>().ok()?;
+        rows.iter().find(|r| r.id == id && r.repeat == k)
     };
-    let found = rows
-        .iter()
-        .filter(|r| r.id == id)
-        .find(|r| repeat.is_none_or(|k| r.repeat == k));
+    let found = whole.or_else(split);
     let Some(row) = found else {
         let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         ids.dedup();
