@@ -1,13 +1,15 @@
 //! `tribunal import FILE DIR`: an arena from a dataset another tool keeps —
 //! OpenAI evals samples (`{"input": [chat messages], "ideal": …}`),
 //! inspect_ai samples (`{"input": "…", "target": …}`) or plain question and
-//! answer lines (`{"question": "…", "answer": …}`), one JSON object a line.
+//! answer lines (`{"question": "…", "answer": …}`), one JSON object a line;
+//! a promptfoo configuration (`.yaml`) is `import_promptfoo`'s.
 //! Each line becomes a text-answer item (`extraction = "text"`) with a
 //! `contains` check per expected answer (`iregex` for several) and a mock
 //! turn playing it; what could not be mapped is listed per line in the
 //! arena's README and on stderr. The arena lints clean; exit 0, 2 when the
 //! file cannot be read or no line maps.
 
+use super::import_item::{Mapped, escaped};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -24,15 +26,6 @@ pub(crate) struct ImportArgs {
 /// An expected answer longer than this is said to want a rubric.
 const LONG_ANSWER: usize = 100;
 
-/// One line as an item, or why it is not one.
-struct Mapped {
-    item: Value,
-    /// The conversation's system message, when it had one.
-    system: Option<String>,
-    /// What of the line was not mapped.
-    notes: Vec<String>,
-}
-
 pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     if std::fs::read_dir(&args.dir).is_ok_and(|mut d| d.next().is_some()) {
         anyhow::bail!(
@@ -42,6 +35,20 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     }
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
+    let yaml = args
+        .file
+        .extension()
+        .is_some_and(|x| x == "yaml" || x == "yml");
+    let (mapped, skipped) = if yaml {
+        super::import_promptfoo::read(&args.file, &text)?
+    } else {
+        json_lines(&text)
+    };
+    write_arena(&args, mapped, skipped)
+}
+
+/// Each JSON line of `text` as an item, and why each other line is not.
+fn json_lines(text: &str) -> (Vec<Mapped>, Vec<String>) {
     let mut mapped = Vec::new();
     let mut skipped = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -57,6 +64,16 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             Err(e) => skipped.push(format!("line {n}: not JSON: {e}")),
         }
     }
+    (mapped, skipped)
+}
+
+/// The arena of `mapped` in `args.dir`, its README listing `skipped` and
+/// every item's notes.
+fn write_arena(
+    args: &ImportArgs,
+    mut mapped: Vec<Mapped>,
+    skipped: Vec<String>,
+) -> anyhow::Result<ExitCode> {
     if mapped.is_empty() {
         anyhow::bail!(
             "{}: no line could be imported{}",
@@ -90,7 +107,7 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(toml, "system = {}", toml_string(system));
     }
     let mut readme = format!(
-        "# Imported from {}\n\n{} item(s), each a text answer checked with `contains` (several expected answers: `iregex`), and a mock turn that plays the expected answer (so `tribunal run` in mock mode passes: the plumbing, not a model).\n",
+        "# Imported from {}\n\n{} item(s), each a text answer scored by text checks (docs/import.md says how each source maps). An item with an expected answer has a mock turn playing it, so `tribunal run` in mock mode passes: the plumbing, not a model.\n",
         args.file.display(),
         mapped.len()
     );
@@ -238,17 +255,4 @@ fn text_of(v: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
-}
-
-/// `s` as a regular expression matching it literally (its metacharacters
-/// escaped).
-fn escaped(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -14,6 +14,8 @@ mod folder;
 mod git_change;
 mod github;
 mod import;
+mod import_item;
+mod import_promptfoo;
 mod init;
 mod judge;
 mod lint;
@@ -59,7 +61,7 @@ pub(crate) enum Command {
     Run(Box<run::RunArgs>),
     /// Create a new arena (two items, mock turns, schema, corpus) that lints clean and passes in mock mode.
     Init(init::InitArgs),
-    /// Make a text-answer arena from another tool's dataset (OpenAI evals, inspect_ai or question/answer JSON Lines), saying what it could not map.
+    /// Make a text-answer arena from another tool's dataset (OpenAI evals, inspect_ai or question/answer JSON Lines, promptfoo's YAML), saying what it could not map.
     Import(import::ImportArgs),
     /// Check an arena's files and report every problem with file:line.
     Lint(lint::LintArgs),

@@ -75,3 +75,52 @@ fn an_inspect_ai_file_imports_and_says_what_maps_poorly() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("is not empty"), "{}", stderr(&o));
 }
+
+/// promptfoo's own example (examples/simple-test): each test under each
+/// of its two prompts, `equals`, `icontains`, `llm-rubric` and a `$ref`
+/// template converted; `is-json`, `javascript`, `python` and `similar`
+/// listed as not converted. The arena lints clean.
+#[test]
+fn a_promptfoo_config_imports_its_tests_and_lists_what_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(
+        &[
+            "import",
+            &fixture("promptfoo_simple_test/promptfooconfig.yaml"),
+            "pirate",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("imported 6 item(s) into pirate; 4 thing(s) not mapped"),
+        "{}",
+        stdout(&o)
+    );
+    let items = json_lines(&dir.path().join("pirate/dataset.jsonl"));
+    assert_eq!(items[0]["id"], "test-1-prompt-1");
+    assert_eq!(
+        items[0]["input"],
+        "Rephrase this from English to Pirate: Yes"
+    );
+    assert_eq!(
+        items[0]["checks"][0],
+        serde_json::json!({"type": "regex", "pattern": "^Yarr$"})
+    );
+    assert_eq!(
+        items[5]["checks"],
+        serde_json::json!([
+            {"type": "rubric", "rubric": "Is spoken like a pirate"},
+            {"type": "icontains", "value": "arrr"}
+        ])
+    );
+    let readme = std::fs::read_to_string(dir.path().join("pirate/README.md")).unwrap();
+    for said in [
+        "test-3-prompt-1: no assertion has a tribunal check (assertion `is-json` not converted",
+        "assertion `javascript` not converted: tribunal has no such check; assertion `python` not converted: tribunal has no such check; assertion `similar` not converted",
+    ] {
+        assert!(readme.contains(said), "{said} in {readme}");
+    }
+    let o = tribunal(&["lint", "pirate"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
