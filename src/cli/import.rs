@@ -2,7 +2,8 @@
 //! OpenAI evals samples (`{"input": [chat messages], "ideal": …}`),
 //! inspect_ai samples (`{"input": "…", "target": …}`) or plain question and
 //! answer lines (`{"question": "…", "answer": …}`), one JSON object a line;
-//! a promptfoo configuration (`.yaml`) is `import_promptfoo`'s.
+//! a CSV file with such columns (`import_csv`); a promptfoo configuration
+//! (`.yaml`) is `import_promptfoo`'s.
 //! Each line becomes a text-answer item (`extraction = "text"`) with a
 //! `contains` check per expected answer (`iregex` for several) and a mock
 //! turn playing it; what could not be mapped is listed per line in the
@@ -39,29 +40,39 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .file
         .extension()
         .is_some_and(|x| x == "yaml" || x == "yml");
+    let csv = args.file.extension().is_some_and(|x| x == "csv");
     let (mapped, skipped) = if yaml {
         super::import_promptfoo::read(&args.file, &text)?
+    } else if csv {
+        let records = super::import_csv::records(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+        samples(records.into_iter().map(|(n, v)| (n, Ok(v))))
     } else {
-        json_lines(&text)
+        let lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        samples(lines.map(|(i, l)| {
+            (
+                i + 1,
+                serde_json::from_str::<Value>(l).map_err(|e| format!("not JSON: {e}")),
+            )
+        }))
     };
     write_arena(&args, mapped, skipped)
 }
 
-/// Each JSON line of `text` as an item, and why each other line is not.
-fn json_lines(text: &str) -> (Vec<Mapped>, Vec<String>) {
+/// Each sample (its line, its JSON or why it has none) as an item, and
+/// why each other is not one.
+fn samples(
+    samples: impl Iterator<Item = (usize, Result<Value, String>)>,
+) -> (Vec<Mapped>, Vec<String>) {
     let mut mapped = Vec::new();
     let mut skipped = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let n = i + 1;
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) => match map_line(&v, n) {
-                Ok(m) => mapped.push(m),
-                Err(why) => skipped.push(format!("line {n}: {why}")),
-            },
-            Err(e) => skipped.push(format!("line {n}: not JSON: {e}")),
+    for (n, sample) in samples {
+        match sample.and_then(|v| map_line(&v, n)) {
+            Ok(m) => mapped.push(m),
+            Err(why) => skipped.push(format!("line {n}: {why}")),
         }
     }
     (mapped, skipped)

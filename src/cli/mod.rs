@@ -14,6 +14,7 @@ mod folder;
 mod git_change;
 mod github;
 mod import;
+mod import_csv;
 mod import_item;
 mod import_promptfoo;
 mod init;

@@ -124,3 +124,25 @@ fn a_promptfoo_config_imports_its_tests_and_lists_what_it_cannot() {
     let o = tribunal(&["lint", "pirate"], dir.path());
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
+
+/// A plain CSV with question and answer columns (quoted fields too).
+#[test]
+fn a_question_and_answer_csv_imports_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(&["import", &fixture("questions.csv"), "qa"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let items = json_lines(&dir.path().join("qa/dataset.jsonl"));
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[1]["id"], "item-3");
+    assert_eq!(
+        items[1]["input"],
+        "Name two primary colours, comma-separated."
+    );
+    let o = tribunal(&["run", "qa"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("2 PASS, 0 FAIL, 0 ERROR"),
+        "{}",
+        stdout(&o)
+    );
+}
