@@ -10,6 +10,7 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    cli::closed_pipe::install();
     let args = match cli::parse(std::env::args_os()) {
         Ok(args) => args,
         Err(code) => return code,
@@ -18,6 +19,9 @@ fn main() -> ExitCode {
     match cli::dispatch(args.command) {
         Ok(code) => code,
         Err(e) => {
+            if let Some(code) = cli::closed_pipe::exit_of(&e) {
+                return code;
+            }
             eprintln!("tribunal: {}", error_text(&e));
             ExitCode::from(2)
         }

@@ -34,7 +34,7 @@ pub enum JudgeError {
     },
     /// Results written under another configuration would be mixed with this
     /// one (`--resume` after the prompt, schema, tools, budgets, backend or
-    /// model changed), or shard files of different runs were merged.
+    /// model changed).
     #[error(
         "{}: results were written with config hash {found}, this run has {expected}; \
          use a new --out file (or drop --resume)",
@@ -46,6 +46,21 @@ pub enum JudgeError {
         /// This run's config hash.
         expected: String,
         /// The hash found in the file.
+        found: String,
+    },
+    /// Files given to `merge` come from different runs (another config
+    /// hash: the prompt, schema, tools, budgets, backend or model differ).
+    #[error(
+        "{}: written with config hash {found}, the files before it with {expected}: \
+         they are not shards of one run; merge only the files of one run",
+        path.display()
+    )]
+    NotShardsOfOneRun {
+        /// The file of the other run.
+        path: PathBuf,
+        /// The config hash of the files before it.
+        expected: String,
+        /// The hash found in this file.
         found: String,
     },
     /// Rows of different arenas were merged.

@@ -110,7 +110,23 @@ impl Agent {
         backend: Arc<dyn Backend>,
         contract: Arc<dyn AnswerContract>,
     ) -> Result<Self, SchemaError> {
-        Agent::with_contract(backend, contract)
+        Agent::with_contract(backend, contract, AnswerPolicy::default())
+    }
+
+    /// An agent whose answer is text ([`ExtractionMode::Text`](crate::json::ExtractionMode::Text)):
+    /// the trimmed reply, stored as a JSON string and validated by
+    /// `contract` (a permissive one for free text), which is never sent: no
+    /// answer tool, no schema in the request or the prompt, whatever the
+    /// backend's output strategy.
+    pub fn for_text(
+        backend: Arc<dyn Backend>,
+        contract: Arc<dyn AnswerContract>,
+    ) -> Result<Self, SchemaError> {
+        let text = AnswerPolicy {
+            mode: crate::json::ExtractionMode::Text,
+            ..AnswerPolicy::default()
+        };
+        Agent::with_contract(backend, contract, text)
     }
 
     /// An agent whose answer is a `T`. The owner schema is derived with
@@ -123,7 +139,11 @@ impl Agent {
         T: schemars::JsonSchema + DeserializeOwned + 'static,
     {
         let schema = OutputSchema::for_type::<T>()?;
-        Agent::with_contract(backend, Arc::new(TypedContract::<T>::new(schema)))
+        Agent::with_contract(
+            backend,
+            Arc::new(TypedContract::<T>::new(schema)),
+            AnswerPolicy::default(),
+        )
     }
 }
 
@@ -139,15 +159,16 @@ impl<T> Agent<T> {
     fn with_contract(
         backend: Arc<dyn Backend>,
         contract: Arc<dyn AnswerContract>,
+        answer: AnswerPolicy,
     ) -> Result<Self, SchemaError> {
-        answer_schema(contract.as_ref(), &backend.output_plan())?;
+        answer_schema(contract.as_ref(), &backend.output_plan(), &answer)?;
         Ok(Agent {
             backend,
             contract,
             tools: no_tools(),
             system: None,
             budget: Budget::default(),
-            answer: AnswerPolicy::default(),
+            answer,
             max_output_tokens: None,
             require_tool_first: false,
             approval: None,

@@ -83,6 +83,9 @@ pub fn evaluate_answer(
         &limits,
     )
     .map_err(|e| match e {
+        ExtractionError::NoJson if policy.mode == ExtractionMode::Text => {
+            Rejection::new(ErrorCode::NoJson, "the answer is empty")
+        }
         ExtractionError::NoJson => {
             Rejection::new(ErrorCode::NoJson, "no JSON value was found in the response")
         }
@@ -141,6 +144,16 @@ pub fn repair_message(rejection: &Rejection, answer_tool: Option<&str>) -> Strin
     out
 }
 
+/// The repair message of a text answer (`extraction = "text"`): the
+/// reason, and a request for plain text instead of a schema.
+pub fn text_repair_message(rejection: &Rejection) -> String {
+    format!(
+        "Your final response could not be used: {}: {}\nGive your final answer now, as plain text.",
+        rejection.code.as_str(),
+        one_line(&rejection.summary, MAX_REPAIR_MESSAGE_CHARS)
+    )
+}
+
 /// The message of the finalize turn: `code` ended the tool phase (a budget
 /// under `on_budget = "finalize"`, or a turn that only repeated earlier calls
 /// under `on_repeat = "finalize"`), no tool can be called any more, and the
@@ -151,6 +164,16 @@ pub fn finalize_message(code: ErrorCode, answer_tool: Option<&str>) -> String {
         Some(tool) => format!("by calling {tool}"),
         None => "as one JSON object matching the required schema, and nothing else".to_string(),
     };
+    finalize_saying(code, &how)
+}
+
+/// [`finalize_message`] for a text answer (`extraction = "text"`).
+pub fn finalize_text_message(code: ErrorCode) -> String {
+    finalize_saying(code, "as plain text")
+}
+
+/// The finalize message, the answer due `how`.
+fn finalize_saying(code: ErrorCode, how: &str) -> String {
     if code == ErrorCode::NoProgress {
         return format!("No tools can be called any more. Give your final answer now, {how}.");
     }

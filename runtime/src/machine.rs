@@ -56,8 +56,8 @@
 //! the run there (`machine/approving.rs`).
 
 use crate::answer::{
-    AnswerPolicy, evaluate_answer, finalize_message, prompt_instruction, repair_message,
-    reply_finalize_message,
+    AnswerPolicy, evaluate_answer, finalize_message, finalize_text_message, prompt_instruction,
+    repair_message, reply_finalize_message, text_repair_message,
 };
 use crate::approval::{CallState, modified_note};
 use crate::backend::{BackendError, ModelRequest, OutputFormat};
@@ -68,7 +68,7 @@ use crate::conversation::{
     Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage,
 };
 use crate::error::{ErrorCode, SchemaError};
-use crate::json::ExtractedFrom;
+use crate::json::{ExtractedFrom, ExtractionMode};
 use crate::nudge::tool_first_message;
 use crate::output::SchemaTarget;
 use crate::output::{ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, OutputPlan, OutputStrategy, ToolChoice};
@@ -346,12 +346,15 @@ impl Machine {
         now: Instant,
         fresh: bool,
     ) -> Result<Self, (SchemaError, Conversation)> {
-        let schema = match answer_schema(contract.as_ref(), &config.plan) {
+        let schema = match answer_schema(contract.as_ref(), &config.plan, &config.answer) {
             Ok(schema) => schema,
             Err(e) => return Err((e, conversation)),
         };
+        // A text answer travels as text: no answer tool, no schema in the
+        // prompt or the request.
+        let text_answer = config.answer.mode == ExtractionMode::Text;
         let answer_tool = match config.plan.strategy {
-            OutputStrategy::Tool => {
+            OutputStrategy::Tool if !text_answer => {
                 let name = answer_tool_name(&tools);
                 let spec = ToolSpec {
                     name: name.clone(),
@@ -373,18 +376,22 @@ impl Machine {
                     alone: Arc::from(vec![spec]),
                 })
             }
-            OutputStrategy::Native | OutputStrategy::Prompt => None,
+            OutputStrategy::Tool | OutputStrategy::Native | OutputStrategy::Prompt => None,
         };
-        if fresh && config.plan.strategy == OutputStrategy::Prompt {
+        if fresh && config.plan.strategy == OutputStrategy::Prompt && !text_answer {
             let instruction = prompt_instruction(&schema);
             conversation.system = Some(match conversation.system.take() {
                 Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
                 _ => instruction,
             });
         }
-        let output = OutputFormat::JsonSchema {
-            name: contract.format_name().to_string(),
-            schema,
+        let output = if text_answer {
+            OutputFormat::Text
+        } else {
+            OutputFormat::JsonSchema {
+                name: contract.format_name().to_string(),
+                schema,
+            }
         };
         let deadline = config.budget.deadline.map(|d| now + d);
         Ok(Machine {
@@ -723,7 +730,11 @@ impl Machine {
                     Phase::Agent | Phase::Repair { .. } => None,
                 };
                 AfterAnswer::Repair {
-                    message: repair_message(&rejection, self.answer_tool_name()),
+                    message: if self.config.answer.mode == ExtractionMode::Text {
+                        text_repair_message(&rejection)
+                    } else {
+                        repair_message(&rejection, self.answer_tool_name())
+                    },
                     finalized_after,
                 }
             }
@@ -1138,9 +1149,12 @@ impl Machine {
     /// being why the tool phase ended.
     fn finalize(&mut self, code: ErrorCode) {
         tracing::trace!(%code, "tool phase over; asking for the final answer");
-        let message = match self.reply {
-            true => reply_finalize_message(code),
-            false => finalize_message(code, self.answer_tool_name()),
+        let message = if self.reply {
+            reply_finalize_message(code)
+        } else if self.config.answer.mode == ExtractionMode::Text {
+            finalize_text_message(code)
+        } else {
+            finalize_message(code, self.answer_tool_name())
         };
         self.conversation_mut().push_user(message);
         self.state = State::Model(Phase::Finalize(code), Step::Due);
@@ -1232,9 +1246,14 @@ fn error(code: ErrorCode) -> RunOutcome {
 pub(crate) fn answer_schema(
     contract: &dyn AnswerContract,
     plan: &OutputPlan,
+    answer: &AnswerPolicy,
 ) -> Result<Arc<serde_json::Value>, SchemaError> {
     let schema = contract.wire_schema(plan.target)?;
-    if plan.strategy == OutputStrategy::Tool && !contract.wire_root_is_object(plan.target) {
+    // A text answer has no answer tool, so any schema will do.
+    if plan.strategy == OutputStrategy::Tool
+        && answer.mode != ExtractionMode::Text
+        && !contract.wire_root_is_object(plan.target)
+    {
         return Err(SchemaError::new(
             "",
             "the tool output strategy needs an answer whose wire schema is an object",

@@ -24,7 +24,7 @@
 //! `significant`.
 
 use super::report::read_results_torn;
-use super::results_path::{RUNS, arena_name, results_of};
+use super::results_path::{RUNS, arena_name, results_of, results_stem};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::pricing::{CostSummary, Pricing};
@@ -76,7 +76,7 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_enum)]
     gate: Option<GateChoice>,
     /// The significance level of `--gate significant`, in (0, 1).
-    #[arg(long, default_value_t = Gate::DEFAULT_ALPHA, value_parser = parse_alpha)]
+    #[arg(allow_negative_numbers = true, long, default_value_t = Gate::DEFAULT_ALPHA, value_parser = parse_alpha)]
     alpha: f64,
     /// Let baseline item runs be missing from the new file (a deliberately
     /// smaller run); their count is still printed. Without it, a missing
@@ -102,7 +102,7 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
     /// With `--report comment`: at most N item runs per list.
-    #[arg(long, value_name = "N", default_value_t = CommentOptions::DEFAULT_MAX_ITEMS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = CommentOptions::DEFAULT_MAX_ITEMS)]
     max_items: usize,
     /// With `--report comment`: where the full comparison is (the CI run's
     /// page), linked beside a capped list.
@@ -133,7 +133,8 @@ fn sides(args: &CompareArgs) -> anyhow::Result<(PathBuf, PathBuf)> {
         ),
         (None, true) => {
             let arena = arena_name(&args.base)?;
-            let found = results_of(Path::new(RUNS), &arena)?;
+            let stem = results_stem(&args.base, &arena);
+            let found = results_of(Path::new(RUNS), &stem, &arena)?;
             let [.., base, new] = found.as_slice() else {
                 let listed: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
                 anyhow::bail!(

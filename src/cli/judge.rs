@@ -84,10 +84,10 @@ pub(crate) struct ReviewArgs {
     #[command(flatten)]
     reviewer: ReviewerArgs,
     /// Most tool calls over the review. Default: unlimited.
-    #[arg(long, value_name = "N", help_heading = heading::BUDGETS)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = heading::BUDGETS)]
     max_tool_calls: Option<u32>,
     /// The review's deadline in seconds. Default: 300.
-    #[arg(long = "deadline-secs", value_name = "SECS", help_heading = heading::BUDGETS)]
+    #[arg(long = "deadline-secs", allow_negative_numbers = true, value_name = "SECS", help_heading = heading::BUDGETS)]
     deadline: Option<f64>,
     /// Record every live request/answer into DIR/<prompt>.jsonl.
     ///

@@ -3,8 +3,9 @@
 //! every item mock mode cannot run). Exit 0 when all are clean, 2 when
 //! there is any problem.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tribunal::judge::Problem;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LintArgs {
@@ -29,12 +30,8 @@ pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
         } else {
             tribunal::judge::lint(dir)
         };
-        for p in &report.problems {
-            let located = tribunal::judge::Problem {
-                file: dir.join(&p.file).display().to_string(),
-                ..p.clone()
-            };
-            println!("{located}");
+        for line in located(dir, &report.problems) {
+            println!("{line}");
         }
         if report.is_clean() {
             println!("{}: ok, {} item(s)", dir.display(), report.items);
@@ -47,4 +44,20 @@ pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     } else {
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// Each of `problems` as a line naming its file under the arena
+/// folder `dir` (`my_arena/arena.toml:4:1: …`), as `lint` and `run` print
+/// them.
+pub(super) fn located<'a>(
+    dir: &'a Path,
+    problems: &'a [Problem],
+) -> impl Iterator<Item = String> + 'a {
+    problems.iter().map(move |p| {
+        Problem {
+            file: dir.join(&p.file).display().to_string(),
+            ..p.clone()
+        }
+        .to_string()
+    })
 }

@@ -5,6 +5,7 @@ mod approve;
 mod backend_choice;
 mod backend_flags;
 mod check;
+pub(crate) mod closed_pipe;
 mod compare;
 mod completions;
 #[cfg(test)]
@@ -12,6 +13,10 @@ mod doc_commands;
 mod folder;
 mod git_change;
 mod github;
+mod import;
+mod import_csv;
+mod import_item;
+mod import_promptfoo;
 mod init;
 mod judge;
 mod lint;
@@ -29,6 +34,7 @@ mod sandbox;
 mod schema;
 mod search;
 mod shape;
+mod show;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -56,6 +62,8 @@ pub(crate) enum Command {
     Run(Box<run::RunArgs>),
     /// Create a new arena (two items, mock turns, schema, corpus) that lints clean and passes in mock mode.
     Init(init::InitArgs),
+    /// Make a text-answer arena from another tool's dataset (OpenAI evals, inspect_ai or question/answer JSON Lines, promptfoo's YAML), saying what it could not map.
+    Import(import::ImportArgs),
     /// Check an arena's files and report every problem with file:line.
     Lint(lint::LintArgs),
     /// Combine shard result files into one report.
@@ -74,8 +82,10 @@ pub(crate) enum Command {
     /// GREEN/RED verdicts: human submissions and code reviews.
     #[command(subcommand)]
     Judge(judge::JudgeCommand),
-    /// Render a results file as a report (HTML).
+    /// Render a results file as a report: the terminal table, any --report format, or HTML with --html.
     Report(report::ReportArgs),
+    /// One run of a results file up close: its conversation (with --transcripts), tool calls, answer and each check with why.
+    Show(show::ShowArgs),
     /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-9 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs, runs missing from the baseline, a baseline that measured nothing).
     Compare(compare::CompareArgs),
     /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact, the check of a baseline.
@@ -91,6 +101,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(a) => run::run(*a),
         Command::Init(a) => init::run(a),
+        Command::Import(a) => import::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Schema(c) => schema::run(c),
@@ -100,6 +111,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Judge(c) => judge::run(c),
         Command::Report(a) => report::run(a),
+        Command::Show(a) => show::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Github(c) => github::run(c),
         Command::Completions(a) => completions::completions(a),

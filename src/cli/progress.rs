@@ -75,10 +75,13 @@ impl Progress for Console {
             }
             None => {
                 let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "running {arena}{mode}: {total} run(s), {skipped} already finished"
-                );
+                let _ = match skipped {
+                    0 => writeln!(err, "running {arena}{mode}: {total} run(s)"),
+                    _ => writeln!(
+                        err,
+                        "running {arena}{mode}: {total} run(s), {skipped} already finished"
+                    ),
+                };
             }
         }
     }

@@ -29,7 +29,8 @@ pub(crate) struct ReportArgs {
 }
 
 pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let rows = read_results(&args.results)?;
+    let (rows, torn) = read_results_torn(&args.results)?;
+    let notes: Vec<String> = torn.then(|| TORN_NOTE.to_string()).into_iter().collect();
     if rows.is_empty() {
         anyhow::bail!(
             "{}: no result row (an empty file, or not a results file of `tribunal run`)",
@@ -37,26 +38,35 @@ pub(crate) fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let pricing = pricing(&Pricing::default(), args.opts.pricing.as_deref())?;
+    let show = super::show::hint(&args.results, &rows, args.opts.transcripts.as_deref());
     match &args.html {
         Some(out) => {
-            let bytes = write_html(&rows, args.opts.transcripts.as_deref(), out, &pricing)?;
+            let bytes = write_html(
+                &rows,
+                args.opts.transcripts.as_deref(),
+                out,
+                &pricing,
+                &notes,
+            )?;
             eprintln!("report: {} ({bytes} bytes)", out.display());
         }
         None => {
             let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
-            emit_report_with(&arena, rows, &args.opts, &pricing, None, None)?;
+            emit_report_with(&arena, rows, &args.opts, &pricing, None, None, notes)?;
         }
+    }
+    if let Some(line) = show {
+        eprintln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The latest row per (item, repeat) of a results file; a torn last line
-/// is discarded with a warning.
-pub(crate) fn read_results(path: &Path) -> anyhow::Result<Vec<ResultRow>> {
-    Ok(read_results_torn(path)?.0)
-}
+/// What a report of a file torn mid-line says above its items.
+const TORN_NOTE: &str = "the results file ends in a torn line (its run was killed mid-write): \
+     that item run is left out of this report; `tribunal run --resume` runs it again";
 
-/// [`read_results`], and whether a torn last line was discarded.
+/// The latest row per (item, repeat) of a results file, and whether a
+/// torn last line was discarded (said on stderr too).
 pub(crate) fn read_results_torn(path: &Path) -> anyhow::Result<(Vec<ResultRow>, bool)> {
     let read = read_rows(path)?;
     if read.torn {

@@ -56,7 +56,7 @@ pub(crate) struct ReportOpts {
     #[arg(long, value_name = "PATH")]
     report_file: Option<PathBuf>,
     /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
-    #[arg(long, value_name = "RATE")]
+    #[arg(allow_negative_numbers = true, long, value_name = "RATE")]
     min_pass_rate: Option<f64>,
     /// Transcripts folder: `run` writes one file per item and repeat there
     /// (the conversation, usage, timings); `--report html` shows them.
@@ -99,7 +99,7 @@ pub(crate) fn emit_report(
     opts: &ReportOpts,
     pricing: &Pricing,
 ) -> anyhow::Result<ExitCode> {
-    let passed = emit_report_with(arena, rows, opts, pricing, None, None)?;
+    let passed = emit_report_with(arena, rows, opts, pricing, None, None, Vec::new())?;
     Ok(if passed {
         ExitCode::SUCCESS
     } else {
@@ -108,8 +108,8 @@ pub(crate) fn emit_report(
 }
 
 /// [`emit_report`] with calibration sections (the verdicts', the rubric
-/// judge's); returns whether the run passed (every item, or
-/// `--min-pass-rate`).
+/// judge's) and notes about the rows read (a torn line left out); returns
+/// whether the run passed (every item, or `--min-pass-rate`).
 pub(crate) fn emit_report_with(
     arena: &str,
     rows: Vec<ResultRow>,
@@ -117,6 +117,7 @@ pub(crate) fn emit_report_with(
     pricing: &Pricing,
     calibration: Option<Calibration>,
     rubric_calibration: Option<Calibration>,
+    notes: Vec<String>,
 ) -> anyhow::Result<bool> {
     let format = opts.report.text_format();
     if format.is_none() {
@@ -130,9 +131,11 @@ pub(crate) fn emit_report_with(
                 .chain(&rubric_calibration)
                 .cloned()
                 .collect(),
+            &notes,
         )?;
     }
     let mut report = Report::priced_owned(arena, rows, pricing);
+    report.notes = notes;
     report.calibration = calibration;
     report.rubric_calibration = rubric_calibration;
     if let Some(format) = format {
@@ -157,14 +160,18 @@ pub(crate) fn emit_report_with(
 }
 
 /// Writes the HTML report of `rows` to `out` (creating its folder), with
-/// transcripts from `transcripts` when given. Returns the size in bytes.
+/// transcripts from `transcripts` when given and `notes` about the rows
+/// first. Returns the size in bytes.
 pub(crate) fn write_html(
     rows: &[ResultRow],
     transcripts: Option<&Path>,
     out: &Path,
     pricing: &Pricing,
+    notes: &[String],
 ) -> anyhow::Result<usize> {
-    write_page(&page(rows, transcripts, pricing), out)
+    let mut page = page(rows, transcripts, pricing);
+    page.notes.splice(0..0, notes.iter().cloned());
+    write_page(&page, out)
 }
 
 /// Writes the rendered `page` to `out` (its notes to stderr); returns the
@@ -186,8 +193,10 @@ pub(crate) fn emit_html(
     file: Option<&Path>,
     pricing: &Pricing,
     calibrations: Vec<Calibration>,
+    notes: &[String],
 ) -> anyhow::Result<()> {
     let mut page = page(rows, transcripts, pricing);
+    page.notes.splice(0..0, notes.iter().cloned());
     page.calibrations = calibrations;
     match file {
         Some(out) => {

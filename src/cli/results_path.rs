@@ -1,6 +1,8 @@
 //! Where results go when `--out` does not say, and where `compare ARENA`
-//! finds them: one file per arena and configuration in `runs/`, named by
-//! what a user changes between runs — `runs/<arena>.mock.jsonl`,
+//! finds them: one file per arena folder and configuration in `runs/`,
+//! named after the arena's folder (not its `name`: a copied arena keeps
+//! the name, and must not write over the original's results) and by what
+//! a user changes between runs — `runs/<folder>.mock.jsonl`,
 //! `runs/<arena>.<backend>-<model>.jsonl` (`.batch`, `.replay`, `.judge-…`
 //! when those flags are given), as cargo keeps `target/debug` and
 //! `target/release` apart. A mock run and the live run after it never
@@ -122,23 +124,23 @@ fn names_folder(path: &Path) -> bool {
 }
 
 /// The results files of `arena` in `runs`, oldest first: the files
-/// `run` writes there by default (`<arena>.jsonl` and `<arena>.<label>.jsonl`),
-/// not its shards' nor `judge calibrate`'s, and not a file whose first row
-/// is another arena's.
-pub(crate) fn results_of(runs: &Path, arena: &str) -> anyhow::Result<Vec<PathBuf>> {
+/// `run` writes there by default (`<stem>.jsonl` and `<stem>.<label>.jsonl`,
+/// `stem` the arena folder's [`results_stem`]), not its shards' nor `judge
+/// calibrate`'s, and not a file whose first row is another arena's.
+pub(crate) fn results_of(runs: &Path, stem: &str, arena: &str) -> anyhow::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(runs) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => anyhow::bail!("cannot read {}: {e}", runs.display()),
     };
-    let prefix = format!("{arena}.");
+    let prefix = format!("{stem}.");
     let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let ours = name.starts_with(&prefix)
             && name.ends_with(".jsonl")
             && !name.contains(".shard-")
-            && !name.starts_with(&format!("{arena}.calibrate."));
+            && !name.starts_with(&format!("{stem}.calibrate."));
         let path = entry.path();
         if !ours || !path.is_file() || first_row_of_another_arena(&path, arena) {
             continue;
@@ -169,6 +171,17 @@ fn first_row_of_another_arena(path: &Path, arena: &str) -> bool {
         .ok()
         .and_then(|row| row.get("arena")?.as_str().map(|a| a != arena))
         .unwrap_or(false)
+}
+
+/// What default results files of the arena in `dir` are named after: the
+/// folder's own name (of its full path: `.` is the folder it stands for),
+/// file-name safe; `name` when the path has no last part.
+pub(crate) fn results_stem(dir: &Path, name: &str) -> String {
+    let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    match full.file_name() {
+        Some(folder) => file_safe(&folder.to_string_lossy()),
+        None => file_safe(name),
+    }
 }
 
 /// The `name` in `dir/arena.toml`.

@@ -48,10 +48,10 @@ pub(crate) struct ReviewArgs {
     #[command(flatten)]
     reviewer: ReviewerArgs,
     /// Most tool calls over the review. Default: 12.
-    #[arg(long, value_name = "N", help_heading = heading::BUDGETS)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", help_heading = heading::BUDGETS)]
     max_tool_calls: Option<u32>,
     /// The review's deadline in seconds. Default: 300.
-    #[arg(long = "deadline-secs", value_name = "SECS", help_heading = heading::BUDGETS)]
+    #[arg(allow_negative_numbers = true, long = "deadline-secs", value_name = "SECS", help_heading = heading::BUDGETS)]
     deadline: Option<f64>,
     /// Print the stored verdict as JSON (what `judge run` prints) instead.
     #[arg(long, help_heading = heading::OUTPUT)]

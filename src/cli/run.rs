@@ -10,7 +10,7 @@ use super::backend_choice::read_provider_prefix;
 use super::preflight::{Checked, before_first_item};
 use super::progress::Console;
 use super::report_opts::emit_report_with;
-use super::results_path::{file_name, out_path};
+use super::results_path::{file_name, out_path, results_stem};
 pub(crate) use super::run_args::RunArgs;
 use super::run_args::{plan_error, say_shard};
 pub(crate) use super::run_exit::ExitRule;
@@ -71,8 +71,16 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     } else {
         ""
     };
-    let name = file_name(&loaded.name, kind, &args.label().text(), shard);
+    let stem = results_stem(&args.arena, &loaded.name);
+    let name = file_name(&stem, kind, &args.label().text(), shard);
     let out = out_path(args.out.as_deref(), &name);
+    // A new run starts its file anew: said after it, with how many rows
+    // (whole lines; not parsed twice) it replaced.
+    let replaced = if args.resume || args.retry_errors {
+        0
+    } else {
+        std::fs::read(&out).map_or(0, |bytes| bytes.iter().filter(|&&b| b == b'\n').count())
+    };
     let empty_shard = say_shard(chosen.as_ref(), prepared.arena());
     let options = RunOptions::new(out.clone())
         .with_concurrency(args.concurrency)
@@ -139,6 +147,12 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         eprintln!("tribunal: discarded a torn last line in {}", out.display());
     }
     eprintln!("results: {}", out.display());
+    if replaced > 0 {
+        eprintln!(
+            "tribunal: this run started {} anew: the {replaced} row(s) of the run before were replaced (--resume keeps a file's rows and runs only what it lacks)",
+            out.display()
+        );
+    }
     let arena = ready.arena();
     let calibrations = args
         .calibrate
@@ -151,11 +165,13 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
             Some(html),
             &options.pricing,
             calibrations.list(),
+            &[],
         )?;
     }
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
     let (name, report) = (&arena.name, &args.report);
     let stops = (result.stopped_at_failure, result.stopped_for_cost);
+    let show = super::show::hint(&out, &result.rows, report.transcripts.as_deref());
     let passed = emit_report_with(
         name,
         result.rows,
@@ -163,7 +179,11 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         &options.pricing,
         calibrations.verdict,
         calibrations.rubric,
+        Vec::new(),
     )?;
+    if let Some(line) = show {
+        eprintln!("{line}");
+    }
     let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
     Ok(stopped_early(stops).unwrap_or(if ok {
         ExitCode::SUCCESS

@@ -26,7 +26,7 @@ pub(crate) struct RunArgs {
     #[arg(long, help_heading = heading::MODEL)]
     pub(super) model: Option<String>,
     /// Mock mode: the scripted model waits MS milliseconds per turn.
-    #[arg(long = "mock-latency-ms", value_name = "MS", default_value_t = 0, help_heading = heading::MODEL, hide_short_help = true)]
+    #[arg(long = "mock-latency-ms", allow_negative_numbers = true, value_name = "MS", default_value_t = 0, help_heading = heading::MODEL, hide_short_help = true)]
     pub(super) mock_latency: u64,
     /// A person at this terminal decides each tool call (`ask`).
     ///
@@ -79,7 +79,7 @@ pub(crate) struct RunArgs {
     /// Stop starting new item runs once the finished ones have spent this
     /// many USD (at the pricing table's prices; needs the model priced, or
     /// a mock or local server). Exit 1 when it stops a run.
-    #[arg(long, value_name = "USD", value_parser = parse_usd, help_heading = heading::BUDGETS, hide_short_help = true)]
+    #[arg(long, allow_negative_numbers = true, value_name = "USD", value_parser = parse_usd, help_heading = heading::BUDGETS, hide_short_help = true)]
     pub(super) max_cost_usd: Option<f64>,
     /// What a turn that only repeats earlier tool calls gets: finalize or notice.
     ///
@@ -96,7 +96,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "ID,…", value_delimiter = ',', help_heading = heading::SCALE)]
     pub(super) items: Vec<String>,
     /// Run only the first N items (after --items), in dataset order.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) limit: Option<u64>,
     /// Runs per item: per-item pass rates, pass@k and pass^k.
     ///
@@ -174,7 +174,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "X", allow_hyphen_values = true, help_heading = heading::GATE, hide_short_help = true)]
     pub(super) max_injection_lift: Option<f64>,
     /// Runs in flight at once, at least 1 (with --batch: every run).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = parse_concurrency, help_heading = heading::SCALE)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 8, value_parser = parse_concurrency, help_heading = heading::SCALE)]
     pub(super) concurrency: usize,
     /// Send the model requests through the provider's batch API (half price).
     ///
@@ -188,7 +188,7 @@ pub(crate) struct RunArgs {
     #[arg(long, help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) batch: bool,
     /// With --batch: seconds between polls of a batch in flight.
-    #[arg(long = "batch-poll-secs", value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll, help_heading = heading::SCALE, hide_short_help = true)]
+    #[arg(long = "batch-poll-secs", allow_negative_numbers = true, value_name = "SECS", default_value_t = 30.0, value_parser = parse_poll, help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) batch_poll: f64,
     /// Run only shard I of N (stable by item id), e.g. 2/4.
     ///
@@ -202,7 +202,7 @@ pub(crate) struct RunArgs {
     /// The shard count N for `JOB_COMPLETION_INDEX` (the Job's
     /// completions); default: `TRIBUNAL_SHARDS`. With --shard or
     /// `TRIBUNAL_SHARD` it must equal their N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = heading::SCALE, hide_short_help = true)]
     pub(super) shards: Option<u32>,
     #[command(flatten)]
     pub(super) backend_flags: super::backend_flags::BackendFlags,
@@ -361,7 +361,9 @@ impl RunArgs {
         let arena = match Arena::load(&self.arena) {
             Ok(a) => a,
             Err(JudgeError::Lint(report)) => {
-                eprintln!("{}", report.render());
+                for line in super::lint::located(&self.arena, &report.problems) {
+                    eprintln!("{line}");
+                }
                 eprintln!(
                     "tribunal: {}: {} problem(s); see `tribunal lint`",
                     self.arena.display(),
@@ -378,8 +380,8 @@ impl RunArgs {
     /// mock (printed here; none on a live run).
     pub(super) fn mock_problems(&self, prepared: &PreparedRun) -> usize {
         let problems = prepared.mock_problems();
-        for p in &problems {
-            eprintln!("{}: {p}", self.arena.display());
+        for line in super::lint::located(&self.arena, &problems) {
+            eprintln!("{line}");
         }
         if !problems.is_empty() {
             eprintln!(

@@ -22,23 +22,23 @@ pub(crate) struct SandboxArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Wall time of the command, in seconds ([sandbox] timeout_secs).
-    #[arg(long, value_name = "N", default_value_t = SandboxLimits::default().wall_time.as_secs(),
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = SandboxLimits::default().wall_time.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout_secs: u64,
     /// CPU seconds of each process ([sandbox] cpu_secs).
-    #[arg(long, value_name = "N", default_value_t = SandboxLimits::default().cpu_secs,
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = SandboxLimits::default().cpu_secs,
           value_parser = clap::value_parser!(u64).range(1..))]
     cpu_secs: u64,
     /// Writable memory of each process, in MiB ([sandbox] memory_mb).
-    #[arg(long, value_name = "N", default_value_t = SandboxLimits::default().memory_bytes >> 20,
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = SandboxLimits::default().memory_bytes >> 20,
           value_parser = clap::value_parser!(u64).range(1..))]
     memory_mb: u64,
     /// Processes and threads at once ([sandbox] processes).
-    #[arg(long, value_name = "N", default_value_t = SandboxLimits::default().processes,
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = SandboxLimits::default().processes,
           value_parser = clap::value_parser!(u64).range(1..))]
     processes: u64,
     /// stdout and stderr read before the command is cut, in KiB ([sandbox] output_kb).
-    #[arg(long, value_name = "N", default_value_t = SandboxLimits::default().output_bytes >> 10,
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = SandboxLimits::default().output_bytes >> 10,
           value_parser = clap::value_parser!(u64).range(1..))]
     output_kb: u64,
     /// A variable the command sees, NAME=VALUE ([sandbox] env); repeatable.

@@ -17,7 +17,7 @@ pub(crate) struct SearchArgs {
     /// The query, as an agent would pass it to the `search` tool.
     query: String,
     /// How many passages to print.
-    #[arg(short, default_value_t = tribunal::tools::DEFAULT_K)]
+    #[arg(allow_negative_numbers = true, short, default_value_t = tribunal::tools::DEFAULT_K)]
     k: usize,
 }
 
@@ -27,10 +27,7 @@ pub(crate) fn run(args: SearchArgs) -> anyhow::Result<ExitCode> {
     let hits = corpus.search(&args.query, args.k);
     let mut json = serde_json::to_string_pretty(&hits)?;
     json.push('\n');
-    match std::io::stdout().lock().write_all(json.as_bytes()) {
-        // `tribunal search … | head` is fine.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.into()),
-        Ok(()) => Ok(ExitCode::SUCCESS),
-    }
+    // `tribunal search … | head`: a closed pipe ends quietly (closed_pipe).
+    std::io::stdout().lock().write_all(json.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -120,10 +120,13 @@ where
 {
     match try_parse(args) {
         Ok(cli) => Ok(cli),
-        Err(Refusal::Clap(e)) => {
-            let _ = e.print();
-            Err(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)))
-        }
+        Err(Refusal::Clap(e)) => match e.print() {
+            // `tribunal --help | head -1`: quiet, as every command.
+            Err(p) if p.kind() == std::io::ErrorKind::BrokenPipe => {
+                Err(ExitCode::from(super::closed_pipe::CLOSED_PIPE_EXIT))
+            }
+            _ => Err(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))),
+        },
         Err(Refusal::Renamed { old, new }) => {
             eprintln!("tribunal: --{old} is now --{new}");
             Err(ExitCode::from(2))

@@ -184,3 +184,77 @@ fn mock_answers_and_tool_calls_are_checked_against_their_schemas() {
         assert_lines(&lines, &expected);
     }
 }
+
+/// Issue #62 point 8: a schema that is no schema at all (`[1,2,3]`) is one
+/// mistake, said once (the metaschema reached it by eight ways).
+#[test]
+fn a_schema_that_is_an_array_is_reported_once() {
+    let dir = arena_with(&[
+        ("arena.toml", "name = \"a\"\nschema = \"schema.json\"\n"),
+        ("schema.json", "[1,2,3]\n"),
+        (
+            "dataset.jsonl",
+            r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}]}"#,
+        ),
+    ]);
+    let (code, lines) = lint(dir.path(), &[]);
+    assert_eq!(code, 2);
+    assert_lines(
+        &lines,
+        &[r#"arena/schema.json:1:1: schema: (root): [1,2,3] is not of types "boolean", "object""#],
+    );
+}
+
+/// Issue #62 point 8: `run` names the problems of an arena it will not run
+/// the way `lint` does, under the arena's folder (`arena/arena.toml:3:1`),
+/// so the line opens from where the command was typed.
+#[test]
+fn run_names_a_problem_under_the_arena_folder_as_lint_does() {
+    let dir = arena_with(&[
+        ("arena.toml", "name = \"a\"\n\nbogus_key = 1\n"),
+        (
+            "dataset.jsonl",
+            r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}]}"#,
+        ),
+    ]);
+    let o = tribunal(&["run", "arena"], dir.path());
+    assert_eq!(code(&o), 2);
+    let err = tribunal_testkit::launch::stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("arena/arena.toml:3:1: unknown key `bogus_key`")),
+        "{err}"
+    );
+    let (_, lines) = lint(dir.path(), &[]);
+    assert!(lines[0].starts_with("arena/arena.toml:3:1: unknown key `bogus_key`"));
+}
+
+/// Issue #62 point 5: an item field tribunal does not know is a problem
+/// at its key, with "did you mean" for a near miss, as an arena.toml typo
+/// is — for `lint` and for `run`, which does not run the arena.
+#[test]
+fn an_unknown_item_field_is_a_problem_with_did_you_mean() {
+    let lines = concat!(
+        r#"{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mokc": [{"json": 1}]}"#,
+        "\n",
+        r#"{"id": "b", "input": "x", "checks": [{"type": "contains", "value": "1"}], "mock": [{"json": 1}], "turns": []}"#,
+        "\n",
+    );
+    let dir = arena_with(&[("dataset.jsonl", lines)]);
+    let (exit, lines) = lint(dir.path(), &[]);
+    assert_eq!(exit, 2);
+    assert_lines(
+        &lines,
+        &[
+            "arena/dataset.jsonl:1:75: unknown item field `mokc`; did you mean `mock`?",
+            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`",
+        ],
+    );
+    let o = tribunal(&["run", "arena"], dir.path());
+    assert_eq!(code(&o), 2);
+    assert!(
+        tribunal_testkit::launch::stderr(&o).contains("did you mean `mock`?"),
+        "{}",
+        tribunal_testkit::launch::stderr(&o)
+    );
+}

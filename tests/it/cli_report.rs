@@ -471,3 +471,54 @@ fn report_renders_every_format_and_refuses_a_file_without_rows() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("empty.jsonl: no result row"), "{err}");
 }
+
+/// Issue #62 point 8: `report` of a results file torn mid-line says so in
+/// the report itself (terminal, Markdown, JSON and the HTML page), not
+/// only in a stderr line a reader of the page never sees.
+#[test]
+fn a_torn_results_file_is_said_in_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = mock_run(dir.path());
+    let text = std::fs::read_to_string(&results).unwrap();
+    let last = text.trim_end().rfind('\n').unwrap();
+    // The last row cut in the middle, without its newline.
+    std::fs::write(&results, &text[..last + 40]).unwrap();
+    let says = "the results file ends in a torn line";
+    for format in ["terminal", "markdown", "json"] {
+        let o = tribunal_here(&[os("report"), os(&results), os("--report"), os(format)]);
+        assert_eq!(o.status.code(), Some(0));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains(says), "{format}: {out}");
+        assert!(out.contains("14"), "{format}: {out}");
+    }
+    let html = dir.path().join("torn.html");
+    let o = tribunal_here(&[os("report"), os(&results), os("--html"), os(&html)]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(says), "the page says it");
+}
+
+/// Issue #62 point 8: README's table says what `report RESULTS` does: the
+/// terminal table without a flag, HTML only with `--html`.
+#[test]
+fn the_readme_says_what_report_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = mock_run(dir.path());
+    let o = tribunal_here(&[os("report"), os(&results)]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("RESULT") && !out.contains("<!DOCTYPE"),
+        "{out}"
+    );
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.contains("`report RESULTS`"))
+        .unwrap();
+    assert!(
+        row.contains("terminal table") && row.contains("`--html OUT.html`"),
+        "{row}"
+    );
+}

@@ -320,6 +320,44 @@ fn shards_merge_into_one_report() {
     );
 }
 
+/// Issue #62 point 8: shard files of two different runs (the system prompt
+/// changed between them, so another config hash) are refused as not shards
+/// of one run, with advice that fits `merge`: no `--resume`, which merge
+/// has not.
+#[test]
+fn merge_refuses_files_of_two_runs_without_advice_about_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = failing_arena(dir.path());
+    let one = dir.path().join("one.jsonl");
+    let two = dir.path().join("two.jsonl");
+    for (out, system) in [(&one, "Answer."), (&two, "Answer briefly.")] {
+        std::fs::write(a.join("arena.toml"), format!("system = {system:?}\n")).unwrap();
+        let o = tribunal(
+            &[
+                "run",
+                a.to_str().unwrap(),
+                "--shard",
+                "1/2",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert_ne!(code(&o), 2, "{}", stderr(&o));
+    }
+    let o = tribunal(
+        &["merge", one.to_str().unwrap(), two.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("they are not shards of one run; merge only the files of one run"),
+        "{err}"
+    );
+    assert!(!err.contains("--resume") && !err.contains("--out"), "{err}");
+}
+
 #[test]
 fn repeat_reports_pass_hat_k() {
     let dir = tempfile::tempdir().unwrap();
@@ -1328,4 +1366,44 @@ fn a_mock_report_says_tokens_and_cost_are_not_measured() {
         stdout(&o)
     );
     assert!(!stdout(&o).contains("$0.000000"), "{}", stdout(&o));
+}
+
+/// Issue #62 point 2: a mock answer that breaks the schema ends its run
+/// with the cause `lint` gives (`schema_mismatch: /total: "500" is not of
+/// type "number"`), in the report and the row, not `backend_error:
+/// script` (the script had no turn for the repair the runtime asked for).
+#[test]
+fn run_gives_the_cause_lint_gives_for_a_mock_answer_that_breaks_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("invoices");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::write(a.join("arena.toml"), "schema = \"schema.json\"\n").unwrap();
+    std::fs::write(
+        a.join("schema.json"),
+        r#"{"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        a.join("dataset.jsonl"),
+        r#"{"id": "item-1", "input": "x", "checks": [{"type": "json_schema"}], "mock": [{"json": {"total": "500"}}]}"#,
+    )
+    .unwrap();
+    let cause = r#"/total: "500" is not of type "number""#;
+    let o = tribunal(&["lint", a.to_str().unwrap()], dir.path());
+    assert!(stdout(&o).contains(cause), "{}", stdout(&o));
+    let o = tribunal(&["run", a.to_str().unwrap()], dir.path());
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.starts_with("item-1")).unwrap();
+    assert!(line.contains("ERROR"), "{out}");
+    assert!(line.contains(&format!("schema_mismatch: {cause}")), "{out}");
+    assert!(!out.contains("backend_error"), "{out}");
+    let rows = json_lines(&dir.path().join("runs/invoices.mock.jsonl"));
+    assert_eq!(rows[0]["error_code"], "schema_mismatch");
+    assert!(rows[0].get("backend_failure").is_none());
+    assert!(
+        rows[0]["error_detail"].as_str().unwrap().starts_with(cause),
+        "{}",
+        rows[0]
+    );
 }

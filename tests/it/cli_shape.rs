@@ -274,3 +274,32 @@ fn completions_and_the_man_page_are_made_on_demand() {
     let o = tribunal(&["completions", "tcsh"], dir.path());
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue #62 point 8: a negative number given to a numeric flag is refused
+/// by the flag's own parser, naming what the flag takes, and never with
+/// clap's `-- -1` tip.
+#[test]
+fn a_negative_number_is_refused_by_the_flag_not_with_clap_tip() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = crate::stand_in::arena();
+    let a = a.to_str().unwrap();
+    for (flags, says) in [
+        (
+            vec!["--concurrency", "-1"],
+            "\"-1\" is not a number of runs in flight (1 or more)",
+        ),
+        (vec!["--limit", "-1"], "--limit"),
+        (vec!["--mock-latency-ms", "-5"], "--mock-latency-ms"),
+    ] {
+        let mut args = vec!["run", a];
+        args.extend(flags.iter().copied());
+        let o = tribunal(&args, dir.path());
+        let (_, err) = out(&o);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(says), "{flags:?}: {err}");
+        assert!(
+            !err.contains("-- -1") && !err.contains("tip:"),
+            "{flags:?}: {err}"
+        );
+    }
+}

@@ -154,6 +154,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         return bad(LineProblem::at("", "an item must be a JSON object"));
     };
     let mut problems = Vec::new();
+    unknown_fields(&obj, &mut problems);
     let id = match obj.get("id") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Some(n.to_string()),
@@ -213,6 +214,29 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         user,
     });
     ParsedLine { item, id, problems }
+}
+
+/// The fields an item may have; any other is a problem, with the near
+/// miss named (`"mokc"`: did you mean `mock`?), as arena.toml's keys are.
+pub(crate) const ITEM_FIELDS: &[&str] = &[
+    "id",
+    "input",
+    "checks",
+    "mock",
+    "gold_rubric",
+    "twin_of",
+    "injection",
+    "user",
+];
+
+/// A problem at the key of each field of `obj` not in [`ITEM_FIELDS`].
+fn unknown_fields(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) {
+    for key in obj.keys().filter(|k| !ITEM_FIELDS.contains(&k.as_str())) {
+        problems.push(LineProblem::new(
+            Spot::Key(format!("/{}", escape(key))),
+            crate::arena::near_miss::unknown("item field", key, ITEM_FIELDS),
+        ));
+    }
 }
 
 /// `twin_of` and `injection`: both or neither, each a non-empty string.

@@ -6,7 +6,9 @@
 //! envelope. Without this, such an item shows only as a FAIL at run time.
 //!
 //! Lint only (`tribunal lint`, `lint --mock`): a run of such a script still
-//! runs, and shows what the runtime makes of it. A final turn that scripts
+//! runs, and shows what the runtime makes of it — for a final answer that
+//! breaks its contract, the same cause (`run/mock_cause.rs`), not the
+//! script running out on the repair. A final turn that scripts
 //! a stop reason of its own (`length`, `refusal`, …) is left alone: it
 //! plays a failure on purpose.
 

@@ -320,6 +320,12 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     let (budget, max_cost_usd) = budget_table::read(config.budget.as_ref(), p);
     let pricing = pricing_table::read(config.pricing.clone(), p);
     let schema = schema::read(dir, &name, config.schema.as_ref(), toml_read, p);
+    if config.extraction == Some(ExtractionMode::Text) && config.schema.is_some() {
+        p.push(Problem::file(
+            ARENA_TOML,
+            "schema: the answer is text (extraction = \"text\"), which has no schema: drop `schema`, or read JSON answers (extraction = \"lenient\")",
+        ));
+    }
     let tools = toolset::read(
         dir,
         config.tools.as_deref(),

@@ -80,10 +80,16 @@ pub(super) fn invalid_schema(
             format!("invalid schema: {error}"),
         )];
     }
-    issues
-        .iter()
-        .map(|issue| schema_problem(source, Some(&issue.path), explain(schema, issue)))
-        .collect()
+    // The metaschema reaches one mistake by several ways (a root `[1,2,3]`
+    // breaks each of its sub-schemas' `type`): each is said once.
+    let mut problems: Vec<Problem> = Vec::new();
+    for issue in &issues {
+        let problem = schema_problem(source, Some(&issue.path), explain(schema, issue));
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+    }
+    problems
 }
 
 /// One problem of a schema, at the place of `pointer` in its text.

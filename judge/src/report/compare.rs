@@ -112,6 +112,10 @@ pub enum ChangeKind {
     Fix,
     /// FAIL ↔ ERROR: still not passing, for another reason.
     Changed,
+    /// The outcome changed, and so did the checks that scored it (the
+    /// rows' `checks_digest` differ): the dataset changed, not the model,
+    /// so it is neither a regression nor a fix.
+    ChecksChanged,
 }
 
 /// One item run whose outcome differs between the files.
@@ -366,6 +370,7 @@ impl Comparison {
             }
             let kind = match (b.outcome, n.outcome) {
                 (x, y) if x == y => continue,
+                _ if checks_changed(b, n) => ChangeKind::ChecksChanged,
                 (Outcome::Pass, _) => ChangeKind::Regression,
                 (_, Outcome::Pass) => ChangeKind::Fix,
                 _ => ChangeKind::Changed,
@@ -389,6 +394,7 @@ impl Comparison {
             ChangeKind::Regression => 0,
             ChangeKind::Fix => 1,
             ChangeKind::Changed => 2,
+            ChangeKind::ChecksChanged => 3,
         });
         let only_base = base
             .iter()
@@ -503,6 +509,10 @@ fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -
         let Some(b) = base.get(&(n.id.clone(), n.repeat)) else {
             continue;
         };
+        // Scored by other checks: not a pair that measures the model.
+        if checks_changed(b, n) {
+            continue;
+        }
         let item = items.entry(&n.id).or_insert_with(|| ItemRates {
             id: n.id.clone(),
             runs: 0,
@@ -514,6 +524,15 @@ fn paired_items(base: &BTreeMap<(String, u32), &ResultRow>, new: &[ResultRow]) -
         item.new_pass += usize::from(n.outcome == Outcome::Pass);
     }
     items.into_values().collect()
+}
+
+/// Whether the checks that scored `base` and `new` differ (both rows say
+/// which; a row written before `checks_digest` says nothing).
+fn checks_changed(base: &ResultRow, new: &ResultRow) -> bool {
+    matches!(
+        (&base.checks_digest, &new.checks_digest),
+        (Some(x), Some(y)) if x != y
+    )
 }
 
 /// The failed checks of a FAIL row (none for PASS and ERROR).

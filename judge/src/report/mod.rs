@@ -79,6 +79,11 @@ pub struct Report {
     /// judge's verdicts against them. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rubric_calibration: Option<Calibration>,
+    /// What the reader must know about the rows themselves (a torn last
+    /// line left out of the file read): one sentence each, shown above the
+    /// items. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// One entry per item and repeat, in dataset order.
     pub items: Vec<ReportItem>,
 }
@@ -97,6 +102,10 @@ pub struct ReportItem {
     /// On `backend_error`: kind, HTTP status, provider error type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_failure: Option<BackendFailure>,
+    /// On an ERROR, what is known of why beyond its code (the row's
+    /// `error_detail`). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_detail: Option<String>,
     /// The check results (empty on ERROR: checks are skipped).
     pub checks: Vec<CheckResult>,
     /// The validated answer (PASS and FAIL only).
@@ -152,6 +161,7 @@ impl ReportItem {
             outcome: r.outcome,
             error_code: r.error_code,
             backend_failure: r.backend_failure,
+            error_detail: r.error_detail,
             checks: r.checks,
             answer: r.answer,
             usage: r.usage,
@@ -225,6 +235,7 @@ impl Report {
             cache: cache_total(rows),
             calibration: None,
             rubric_calibration: None,
+            notes: Vec::new(),
             items: Vec::new(),
         };
         (report, costs)

@@ -324,6 +324,8 @@ mod tests {
             outcome,
             error_code: None,
             backend_failure: None,
+            error_detail: None,
+            checks_digest: None,
             checks: Vec::new(),
             answer: None,
             usage,

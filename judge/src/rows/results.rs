@@ -60,6 +60,11 @@ pub struct ResultRow {
     /// error type (never a message). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_failure: Option<BackendFailure>,
+    /// On an ERROR row, what is known of why beyond its code, in
+    /// tribunal's words (a mock script's final answer that breaks the
+    /// schema: `/total: "500" is not of type "number"`). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_detail: Option<String>,
     /// Every check's result; empty on ERROR (checks are skipped).
     pub checks: Vec<CheckResult>,
     /// The validated answer of a PASS or FAIL row; null on ERROR.
@@ -125,6 +130,12 @@ pub struct ResultRow {
     /// agent's). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<Box<ConversationRecord>>,
+    /// The digest of the checks that scored the run (the item's checks as
+    /// written, [`checks_digest`](crate::run::hash::checks_digest)): two
+    /// rows of one item scored by other checks differ here. Absent in rows
+    /// written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks_digest: Option<String>,
 }
 
 /// A conversation item's part of its row.
@@ -190,6 +201,8 @@ pub struct RowOrigin {
     pub shard: Option<Shard>,
     /// How the run's answers are sampled (`None`: not sampled, mock).
     pub sampling: Option<Sampling>,
+    /// The digest of the checks that score the run (the item's).
+    pub checks_digest: Option<String>,
 }
 
 impl RowOrigin {
@@ -215,6 +228,7 @@ impl RowOrigin {
             batch: false,
             shard: None,
             sampling: None,
+            checks_digest: None,
         }
     }
 }
@@ -232,12 +246,13 @@ impl ResultRow {
         cache: Option<CacheCounts>,
     ) -> Self {
         let outcome = scored.outcome();
-        let (error_code, backend_failure, checks, answer) = match scored {
-            Scored::Answered { answer, checks } => (None, None, checks, Some(answer)),
+        let (error_code, backend_failure, error_detail, checks, answer) = match scored {
+            Scored::Answered { answer, checks } => (None, None, None, checks, Some(answer)),
             Scored::Failed {
                 code,
                 backend_failure,
-            } => (Some(code), backend_failure, Vec::new(), None),
+                detail,
+            } => (Some(code), backend_failure, detail, Vec::new(), None),
         };
         let approvals = report.approvals;
         let mut tool_calls = report.tool_calls;
@@ -252,6 +267,7 @@ impl ResultRow {
             outcome,
             error_code,
             backend_failure,
+            error_detail,
             checks,
             answer,
             usage: report.usage,
@@ -272,6 +288,7 @@ impl ResultRow {
             shard: origin.shard,
             approvals,
             conversation: None,
+            checks_digest: origin.checks_digest,
         }
     }
 
@@ -380,7 +397,7 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Vec<ResultRow>, JudgeError> {
                     });
                 }
                 Some((_, hash)) if *hash != row.config_hash => {
-                    return Err(JudgeError::ConfigMismatch {
+                    return Err(JudgeError::NotShardsOfOneRun {
                         path: path.clone(),
                         expected: hash.clone(),
                         found: row.config_hash,
@@ -513,10 +530,15 @@ pub(crate) fn all_replayed(rows: &[ResultRow]) -> bool {
 
 /// An error code with what is known of a backend failure:
 /// `backend_error: HTTP 401 invalid_api_key` (`unknown` without a code).
-pub(crate) fn error_text(code: Option<ErrorCode>, failure: Option<&BackendFailure>) -> String {
+pub(crate) fn error_text(
+    code: Option<ErrorCode>,
+    failure: Option<&BackendFailure>,
+    detail: Option<&str>,
+) -> String {
     let code = code.map_or("unknown", ErrorCode::as_str);
-    match failure {
-        Some(f) => format!("{code}: {f}"),
-        None => code.to_string(),
+    match (failure, detail) {
+        (Some(f), _) => format!("{code}: {f}"),
+        (None, Some(d)) => format!("{code}: {d}"),
+        (None, None) => code.to_string(),
     }
 }

@@ -43,6 +43,24 @@ pub(crate) fn short_digest(config: &Value) -> String {
     hex(&Sha256::digest(canonical(config).as_bytes()))[..16].to_string()
 }
 
+/// The digest of an item's `checks` as written in the dataset, in order
+/// (16 hex digits of the SHA-256 of their canonical JSON): what a row says
+/// scored it ([`ResultRow::checks_digest`](crate::ResultRow::checks_digest)).
+pub fn checks_digest(checks: &[crate::score::checks::ItemCheck]) -> String {
+    short_digest(&Value::Array(
+        checks.iter().map(|c| c.spec.as_ref().clone()).collect(),
+    ))
+}
+
+/// [`checks_digest`] of each item of `arena`, in `arena.items`' order.
+pub(crate) fn checks_digests(arena: &Arena) -> Vec<String> {
+    arena
+        .items
+        .iter()
+        .map(|item| checks_digest(&item.checks))
+        .collect()
+}
+
 /// What [`config_hash_of_mode`] hashes.
 fn config_value(
     arena: &Arena,

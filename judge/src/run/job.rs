@@ -46,11 +46,15 @@ pub(super) struct JobContext {
     pub(super) approval: Option<super::options::RunApproval>,
     /// The command sandbox of a `shell` arena, tried before the first run.
     pub(super) sandbox: Option<Arc<tribunal_tools::shell::CommandSandbox>>,
+    /// Each item's [`checks_digest`](super::hash::checks_digest), in
+    /// `arena.items`' order: made once, written on every row of the item.
+    pub(super) checks_digests: Vec<String>,
 }
 
 impl JobContext {
-    /// The origin of repeat `repeat` of `item` on `backend`.
-    fn origin(&self, item: &Item, repeat: u32, backend: &dyn Backend) -> RowOrigin {
+    /// The origin of repeat `repeat` of `item` (at `at` in the arena's
+    /// items) on `backend`.
+    fn origin(&self, (item, at): (&Item, usize), repeat: u32, backend: &dyn Backend) -> RowOrigin {
         let mut origin = RowOrigin::new(
             self.arena.name.as_str(),
             (item.id.as_str(), item.index, repeat),
@@ -63,6 +67,7 @@ impl JobContext {
         origin.shard = self.shard;
         origin.sampling =
             (!self.backends.is_mock()).then(|| Sampling::of(&self.arena.backend, &[]));
+        origin.checks_digest = self.checks_digests.get(at).cloned();
         origin
     }
 }
@@ -78,7 +83,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         Some(rounds) => Arc::new(BatchTurns::new(rounds.clone(), item.index, repeat)),
         None => backends.backend_for(item),
     };
-    let origin = context.origin(item, repeat, backend.as_ref());
+    let origin = context.origin((item, index), repeat, backend.as_ref());
     let span = item_span(&arena.name, &item.id, repeat);
     let copied = context.sandbox.is_some() || arena.copies_world(item);
     let world = match copied {
@@ -183,7 +188,10 @@ async fn score(
             let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
             (graded, Some(record))
         }
-        scored => (scored, None),
+        scored => (
+            super::mock_cause::with_mock_cause(&context.arena, item, scored),
+            None,
+        ),
     }
 }
 
@@ -227,7 +235,12 @@ pub(super) async fn run_agent(
                 .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
         })
         .unwrap_or_else(|| arena.toolbox.clone());
-    match Agent::new(backend.clone(), contract) {
+    let agent = if arena.answer.mode == tribunal_runtime::json::ExtractionMode::Text {
+        Agent::for_text(backend.clone(), contract)
+    } else {
+        Agent::new(backend.clone(), contract)
+    };
+    match agent {
         Ok(agent) => {
             let mut agent = agent
                 .with_tools(tools)

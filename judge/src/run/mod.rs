@@ -17,6 +17,7 @@ pub mod batch;
 mod environment;
 pub mod hash;
 mod job;
+mod mock_cause;
 mod options;
 mod plan;
 mod prepared;
@@ -191,6 +192,7 @@ async fn run_on(
         shard: options.shard,
         approval: options.approval.clone(),
         sandbox,
+        checks_digests: hash::checks_digests(&arena),
     });
     let fresh = drive(&context, jobs, options, progress, sink).await?;
     progress.done();
@@ -431,6 +433,7 @@ mod tests {
             shard: None,
             approval: None,
             sandbox: None,
+            checks_digests: hash::checks_digests(&arena),
         });
         let job = run_job(context, 0, 0);
         let size = std::mem::size_of_val(&job);

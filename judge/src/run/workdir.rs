@@ -141,6 +141,7 @@ impl RunWorld {
                 Scored::Failed {
                     code: tribunal_runtime::ErrorCode::InternalError,
                     backend_failure: None,
+                    detail: Some(format!("a command check could not run: {e}")),
                 }
             }
         }

@@ -132,11 +132,12 @@ checks! {
         schema: Option<Value>,
     },
     /// The value at `path` equals `value`: numbers within `tol` when given,
-    /// two strings trimmed and case-insensitively, anything else exactly.
+    /// anything else exactly; two strings ignoring case or surrounding
+    /// white space only when the check asks for it by name.
     #[check(
         name = "json_path_equals",
-        fields = "path, value, [tol]",
-        summary = "the value at the dotted `path` equals `value` (numbers within `tol`; strings trimmed, ignoring case)"
+        fields = "path, value, [tol], [ignore_case], [trim]",
+        summary = "the value at the dotted `path` equals `value` exactly (numbers within `tol`; strings ignoring case with `ignore_case: true`, surrounding white space with `trim: true`)"
     )]
     JsonPathEquals {
         /// Dotted path (`a.b.0.c`); numeric parts index arrays; an optional
@@ -147,6 +148,13 @@ checks! {
         /// Absolute numeric tolerance. Default: none (exact).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tol: Option<f64>,
+        /// Two strings are equal ignoring case. Default: false (exact).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        ignore_case: bool,
+        /// Two strings are equal without their leading and trailing white
+        /// space. Default: false (exact).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        trim: bool,
     },
     /// The answer's top-level `verdict` field equals `verdict` exactly.
     #[check(
@@ -216,8 +224,8 @@ checks! {
     /// (`1,250.5`, `-3`, `45%`, `2e3`).
     #[check(
         name = "numeric_equals",
-        fields = "value, [tol]",
-        summary = "some number in the answer (a JSON number, or written in a string: `1,250.5`) lies within `tol` (default 0) of `value`"
+        fields = "value, [tol], [anywhere]",
+        summary = "the one number in the answer (a JSON number, or written in a string: `1,250.5`) lies within `tol` (default 0) of `value`; with `anywhere: true`, any number in it may"
     )]
     NumericEquals {
         /// The expected number.
@@ -225,6 +233,10 @@ checks! {
         /// Absolute tolerance. Default: 0 (the same number).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tol: Option<f64>,
+        /// Any number of the answer may be the one. Default: false (the
+        /// answer holds exactly one number, and it is this one).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        anywhere: bool,
     },
     /// The answer has between `min` and `max` sentences (each bound
     /// optional, at least one given). A sentence ends at `.`, `!`, `?` or
@@ -608,15 +620,28 @@ fn scored(
             }
         }
         Check::JsonPathEquals {
-            path, value, tol, ..
+            path,
+            value,
+            tol,
+            ignore_case,
+            trim,
+            ..
         } => match lookup(answer?, path) {
             None => (false, format!("{path}: not found")),
             Some(actual) => {
-                let ok = values_equal(actual, value, *tol);
+                let lenient = Leniency {
+                    ignore_case: *ignore_case,
+                    trim: *trim,
+                };
+                let ok = values_equal_with(actual, value, *tol, lenient);
                 let tol = tol.map(|t| format!(" (tol {t})")).unwrap_or_default();
                 (
                     ok,
-                    format!("{path}: expected {value}{tol}, got {}", short(actual)),
+                    format!(
+                        "{path}: expected {value}{tol}{}, got {}",
+                        lenient.said(),
+                        short(actual)
+                    ),
                 )
             }
         },
@@ -641,20 +666,39 @@ fn scored(
                 }
             }
         }
-        Check::NumericEquals { value, tol, .. } => {
+        Check::NumericEquals {
+            value,
+            tol,
+            anywhere,
+            ..
+        } => {
             let tol = tol.unwrap_or(0.0);
             let numbers = text::numbers_in(answer?);
-            let hit = numbers.iter().find(|x| (*x - value).abs() <= tol);
             let within = if tol > 0.0 {
                 format!("{value} ± {tol}")
             } else {
                 value.to_string()
             };
-            match hit {
-                Some(x) => (true, format!("found {x}, expected {within}")),
-                None => (
+            let near = |x: &&f64| (*x - value).abs() <= tol;
+            match (anywhere, numbers.as_slice()) {
+                (true, _) => match numbers.iter().find(near) {
+                    Some(x) => (
+                        true,
+                        format!("found {x}, expected {within} (anywhere: any number counts)"),
+                    ),
+                    None => (
+                        false,
+                        format!("no number within {within} among {} found", numbers.len()),
+                    ),
+                },
+                (false, [x]) => (near(&x), format!("found {x}, expected {within}")),
+                (false, []) => (false, format!("no number found, expected {within}")),
+                (false, more) => (
                     false,
-                    format!("no number within {within} among {} found", numbers.len()),
+                    format!(
+                        "{} numbers found, expected the one number {within} (`anywhere: true` lets any of them count)",
+                        more.len()
+                    ),
                 ),
             }
         }
@@ -725,7 +769,58 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
-/// Whether `actual` equals `expected` under the `json_path_equals` rules.
+/// The leniency a `json_path_equals` check asks for by name; none by
+/// default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Leniency {
+    /// Two strings are equal ignoring case.
+    pub ignore_case: bool,
+    /// Two strings are equal without surrounding white space.
+    pub trim: bool,
+}
+
+impl Leniency {
+    /// What a check's detail says of it: ` (ignoring case, trimmed)`, or
+    /// nothing when the comparison is exact.
+    pub fn said(self) -> String {
+        let named: Vec<&str> = [(self.ignore_case, "ignoring case"), (self.trim, "trimmed")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect();
+        if named.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", named.join(", "))
+        }
+    }
+}
+
+/// [`values_equal`], two strings compared with `lenient`.
+pub fn values_equal_with(
+    actual: &Value,
+    expected: &Value,
+    tol: Option<f64>,
+    lenient: Leniency,
+) -> bool {
+    match (actual, expected) {
+        (Value::String(a), Value::String(e)) => {
+            let (a, e) = if lenient.trim {
+                (a.trim(), e.trim())
+            } else {
+                (a.as_str(), e.as_str())
+            };
+            if lenient.ignore_case {
+                a.to_lowercase() == e.to_lowercase()
+            } else {
+                a == e
+            }
+        }
+        _ => values_equal(actual, expected, tol),
+    }
+}
+
+/// Whether `actual` equals `expected` under the `json_path_equals` rules
+/// without leniency: numbers within `tol`, anything else exactly.
 pub fn values_equal(actual: &Value, expected: &Value, tol: Option<f64>) -> bool {
     match (actual, expected) {
         (Value::Number(a), Value::Number(e)) => match (a.as_f64(), e.as_f64()) {
@@ -738,7 +833,6 @@ pub fn values_equal(actual: &Value, expected: &Value, tol: Option<f64>) -> bool 
             },
             _ => false,
         },
-        (Value::String(a), Value::String(e)) => a.trim().to_lowercase() == e.trim().to_lowercase(),
         _ => actual == expected,
     }
 }

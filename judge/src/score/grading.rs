@@ -83,6 +83,7 @@ pub(crate) async fn grade_rubrics(
         let failed = Scored::Failed {
             code,
             backend_failure: None,
+            detail: None,
         };
         (failed, record)
     };

@@ -50,6 +50,10 @@ pub enum Scored {
         code: ErrorCode,
         /// On `backend_error`: the failure's kind, status and error type.
         backend_failure: Option<BackendFailure>,
+        /// What is known of why, in tribunal's words, when that is more
+        /// than the code (a mock script's final answer that breaks the
+        /// schema: the path and the reason).
+        detail: Option<String>,
     },
 }
 
@@ -85,6 +89,7 @@ pub(crate) fn score_run(
         RunOutcome::Error { code } => Scored::Failed {
             code: *code,
             backend_failure: report.backend_failure.take(),
+            detail: None,
         },
     }
 }

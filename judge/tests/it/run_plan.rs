@@ -112,6 +112,7 @@ fn an_error_row_holds_its_code_and_no_answer_or_checks() {
     let failed = Scored::Failed {
         code: ErrorCode::NoJson,
         backend_failure: None,
+        detail: None,
     };
     let row = ResultRow::from_run(origin.clone(), report, failed, None, None);
     assert_eq!(row.outcome, Outcome::Error);

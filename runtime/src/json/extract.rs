@@ -5,7 +5,8 @@
 //! are not JSON); the first balanced `{…}` or `[…]` span, scanned with strings
 //! and escapes respected. When the answer must be an object, spans of another
 //! root type (a citation like `[1]`) are skipped. Strict mode accepts exactly
-//! one JSON value and nothing else.
+//! one JSON value and nothing else. Text mode reads no JSON at all: the
+//! trimmed reply is the answer, a JSON string.
 
 use super::parse::{ParseError, ParseLimits, parse_strict};
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,9 @@ pub enum ExtractionMode {
     Lenient,
     /// The text must be exactly one JSON value; fences are rejected.
     Strict,
+    /// The answer is text, not JSON: the whole reply, trimmed, is the answer
+    /// (stored as a JSON string). No schema is sent or asked for.
+    Text,
 }
 
 /// Where in the text the JSON was found.
@@ -71,6 +75,9 @@ pub fn extract(
         value: v,
         extracted_from: ExtractedFrom::Whole,
     };
+    if mode == ExtractionMode::Text {
+        return Ok(whole(Value::String(trimmed.to_string())));
+    }
     if mode == ExtractionMode::Strict {
         return parse_strict(trimmed, limits).map(whole).map_err(|e| {
             if e.eof {

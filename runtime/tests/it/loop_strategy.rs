@@ -638,3 +638,33 @@ async fn a_complete_answer_call_in_a_turn_cut_by_the_token_limit_is_accepted() {
     assert_eq!(run.report.outcome.error_code(), Some(ErrorCode::Truncated));
     assert!(run.report.repair_used);
 }
+
+/// Issue #62 point 1: a text answer (`ExtractionMode::Text`) travels as
+/// text under every strategy: no answer tool, no schema in the request or
+/// the system prompt; the trimmed reply is the answer, a JSON string.
+#[tokio::test]
+async fn a_text_answer_asks_for_no_json_under_any_strategy() {
+    for plan in [
+        OutputPlan::native(SchemaTarget::Plain),
+        tool_plan(),
+        OutputPlan::prompt(),
+    ] {
+        let backend = scripted(plan, vec![text("  The Eiffel Tower, 1889. ")]);
+        let any = tribunal_runtime::OutputSchema::new("answer", json!({})).unwrap();
+        let run =
+            tribunal_runtime::Agent::for_text(backend.clone() as Arc<dyn Backend>, Arc::new(any))
+                .unwrap()
+                .run("go")
+                .await;
+        assert_eq!(
+            run.report.outcome.value(),
+            Some(&json!("The Eiffel Tower, 1889.")),
+            "{plan:?}"
+        );
+        let request = &backend.requests()[0];
+        assert_eq!(request.output, OutputFormat::Text, "{plan:?}");
+        assert!(request.tools.is_empty(), "{plan:?}");
+        let system = request.conversation.system.clone().unwrap_or_default();
+        assert!(!system.contains("JSON"), "{plan:?}: {system}");
+    }
+}

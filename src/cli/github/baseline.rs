@@ -24,7 +24,7 @@ pub(crate) struct CheckBaselineArgs {
     results: PathBuf,
     /// The runs per item the baseline was asked for: each item in it must
     /// have repeats 0 to K-1.
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(allow_negative_numbers = true, long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     repeats: u32,
     /// The arena folder the baseline was run from: every item it runs
     /// (after --items and --limit, as `tribunal run` picks them) must be in
@@ -35,7 +35,12 @@ pub(crate) struct CheckBaselineArgs {
     #[arg(long, value_name = "ID,…", value_delimiter = ',', requires = "arena")]
     items: Vec<String>,
     /// The `--limit` the run was given.
-    #[arg(long, value_name = "N", requires = "arena")]
+    #[arg(
+        allow_negative_numbers = true,
+        long,
+        value_name = "N",
+        requires = "arena"
+    )]
     limit: Option<usize>,
     /// The new results file it will be compared with: each of its item
     /// runs must be in the baseline, except items that are not in --arena

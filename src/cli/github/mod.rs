@@ -54,7 +54,7 @@ pub(crate) struct CommentArgs {
     #[command(flatten)]
     repo: RepoArgs,
     /// The pull request's number.
-    #[arg(long, value_name = "N")]
+    #[arg(allow_negative_numbers = true, long, value_name = "N")]
     pr: u64,
     /// What tells this comment from others (one comment per KEY): letters,
     /// digits, `-`, `_`, `.` and `/`.

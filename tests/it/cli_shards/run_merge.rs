@@ -281,7 +281,8 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
     );
 
     // Two shards of runs under different settings: a copy of the arena
-    // with another tool-call budget (another config hash, the same name).
+    // with another tool-call budget (another config hash, the same name;
+    // its results named after its folder, `changed.…`, read first).
     let changed = dir.path().join("changed");
     std::fs::create_dir(&changed).unwrap();
     for file in ["dataset.jsonl", "schema.json", "corpus.json", "arena.toml"] {
@@ -312,9 +313,9 @@ fn merging_a_folder_refuses_an_empty_one_and_files_of_different_runs() {
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains(&format!(
-            "{}: results were written with config hash",
+            "{}: written with config hash",
             mixed
-                .join("structured_output.mock.shard-2-of-2.jsonl")
+                .join("structured_output.mock.shard-1-of-2.jsonl")
                 .display()
         )),
         "{}",

@@ -79,6 +79,10 @@ impl Comparison {
             ("Newly failing", ChangeKind::Regression),
             ("Newly passing", ChangeKind::Fix),
             ("Still not passing, for another reason", ChangeKind::Changed),
+            (
+                "The checks changed (not a regression)",
+                ChangeKind::ChecksChanged,
+            ),
         ];
         for (title, kind) in groups {
             let lines = self

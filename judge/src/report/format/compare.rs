@@ -48,6 +48,7 @@ impl Comparison {
                 ChangeKind::Regression => "REGRESSION",
                 ChangeKind::Fix => "fix",
                 ChangeKind::Changed => "changed",
+                ChangeKind::ChecksChanged => "the checks changed:",
             };
             let _ = write!(
                 out,
@@ -166,10 +167,15 @@ impl Comparison {
         )
     }
 
-    /// `1 regression(s), 0 fix(es), 0 other change(s)`.
+    /// `1 regression(s), 0 fix(es), 0 other change(s)`, and `, 2 scored
+    /// by changed checks` when the checks changed under some.
     fn changes_counts(&self) -> String {
+        let rescored = match self.count(ChangeKind::ChecksChanged) {
+            0 => String::new(),
+            n => format!(", {n} scored by changed checks (not regressions)"),
+        };
         format!(
-            "{} regression(s), {} fix(es), {} other change(s)",
+            "{} regression(s), {} fix(es), {} other change(s){rescored}",
             self.regressions(),
             self.fixes(),
             self.count(ChangeKind::Changed)
@@ -458,5 +464,6 @@ fn change_word(kind: ChangeKind) -> &'static str {
         ChangeKind::Regression => "**REGRESSION**",
         ChangeKind::Fix => "fix",
         ChangeKind::Changed => "changed",
+        ChangeKind::ChecksChanged => "the checks changed",
     }
 }

@@ -96,7 +96,11 @@ impl Report {
                         xml(code_text(item.error_code)),
                         xml(&format!(
                             "the run ended with {}; checks skipped",
-                            error_text(item.error_code, item.backend_failure.as_ref())
+                            error_text(
+                                item.error_code,
+                                item.backend_failure.as_ref(),
+                                item.error_detail.as_deref(),
+                            )
                         ))
                     );
                 }

@@ -25,6 +25,9 @@ impl Report {
         if let Some(sampling) = &self.sampling {
             let _ = writeln!(out, "Sampling: {}.\n", code_span(sampling));
         }
+        for note in &self.notes {
+            let _ = writeln!(out, "> **Note:** {note}\n");
+        }
         let _ = writeln!(out, "**{}**\n", self.summary_line());
         if let Some(line) = self.pass_at_line() {
             let _ = writeln!(out, "{line}\n");

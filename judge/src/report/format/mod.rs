@@ -11,7 +11,8 @@
 //!   [`ReportFormat`];
 //! - a comparison as text, Markdown and JSON (`compare`) and as the body
 //!   of a pull-request comment (`comment`);
-//! - both as one self-contained HTML page ([`html`]).
+//! - both as one self-contained HTML page ([`html`]);
+//! - one run up close, its conversation and checks (`show`).
 //!
 //! The split runs one way: a format reads figures, a figure never reads a
 //! format — so a new format is a file here, and a figure changes in one
@@ -29,11 +30,13 @@ pub mod html;
 mod json;
 mod junit;
 mod markdown;
+mod show;
 mod terminal;
 
 pub use comment::{CommentOptions, SideCosts};
 pub use compare::COMPARE_VERSION;
 pub(crate) use markdown::md_escape;
+pub use show::{SHOWN_CHARS, show_run};
 
 use crate::error::JudgeError;
 use crate::report::{Report, ReportItem};
@@ -149,7 +152,11 @@ fn outcome_detail(item: &ReportItem) -> String {
     match item.outcome {
         Outcome::Error => format!(
             "{} (checks skipped)",
-            error_text(item.error_code, item.backend_failure.as_ref())
+            error_text(
+                item.error_code,
+                item.backend_failure.as_ref(),
+                item.error_detail.as_deref(),
+            )
         ),
         Outcome::Fail => failed_checks(item).join("; "),
         Outcome::Pass => format!("{} check(s) held", item.checks.len()),

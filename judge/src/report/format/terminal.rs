@@ -25,6 +25,9 @@ impl Report {
         if let Some(sampling) = &self.sampling {
             let _ = writeln!(out, "sampling: {sampling}");
         }
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
         let width = self
             .items
             .iter()

@@ -19,11 +19,34 @@ fn equality_rules() {
     assert!(!values_equal(&json!(302), &json!(300), Some(1.0)));
     assert!(values_equal(&json!(1889), &json!(1889.0), None));
     assert!(!values_equal(&json!(1890), &json!(1889), None));
-    assert!(values_equal(
+    // Strings exactly, unless leniency is asked for by name.
+    assert!(!values_equal(
         &json!("  eiffel TOWER "),
         &json!("Eiffel Tower"),
         None
     ));
+    let both = super::Leniency {
+        ignore_case: true,
+        trim: true,
+    };
+    assert!(super::values_equal_with(
+        &json!("  eiffel TOWER "),
+        &json!("Eiffel Tower"),
+        None,
+        both
+    ));
+    let case_only = super::Leniency {
+        ignore_case: true,
+        trim: false,
+    };
+    assert!(!super::values_equal_with(
+        &json!("  eiffel TOWER "),
+        &json!("Eiffel Tower"),
+        None,
+        case_only
+    ));
+    assert_eq!(both.said(), " (ignoring case, trimmed)");
+    assert_eq!(super::Leniency::default().said(), "");
     assert!(!values_equal(&json!("1889"), &json!(1889), None));
     assert!(values_equal(&json!([1, 2]), &json!([1, 2]), None));
     // Integers compare exactly, beyond f64 precision too.
@@ -168,7 +191,7 @@ fn icontains_and_iregex_ignore_case_and_iregex_reads_value() {
 #[test]
 fn numeric_equals_finds_numbers_in_json_and_in_text() {
     let c = |value: f64, tol: Option<f64>| {
-        let mut spec = json!({"type": "numeric_equals", "value": value});
+        let mut spec = json!({"type": "numeric_equals", "value": value, "anywhere": true});
         if let Some(t) = tol {
             spec["tol"] = json!(t);
         }
@@ -211,6 +234,48 @@ fn numeric_equals_finds_numbers_in_json_and_in_text() {
     assert_eq!(text::numbers_in_text("1,22 and 1,222"), [1.0, 22.0, 1222.0]);
     let r = score(&[c(5.0, None)], Some(&answer), &report);
     assert_eq!(r[0].detail, "no number within 5 among 4 found");
+}
+
+/// Issue #62 point 6: without `anywhere`, the answer's one number is the
+/// one: `{"total": 135.5, "qty": 5}` is not the answer 5.
+#[test]
+fn numeric_equals_without_anywhere_wants_the_one_number() {
+    let report = report_with_calls(&[]);
+    let five = check(json!({"type": "numeric_equals", "value": 5}));
+    let r = score(
+        std::slice::from_ref(&five),
+        Some(&json!({"total": 135.5, "qty": 5})),
+        &report,
+    );
+    assert!(!r[0].ok);
+    assert_eq!(
+        r[0].detail,
+        "2 numbers found, expected the one number 5 (`anywhere: true` lets any of them count)"
+    );
+    assert_eq!(
+        holds(std::slice::from_ref(&five), Some(&json!(5)), &report),
+        [true]
+    );
+    assert_eq!(
+        holds(
+            std::slice::from_ref(&five),
+            Some(&json!("It is 5.")),
+            &report
+        ),
+        [true]
+    );
+    assert_eq!(holds(&[five], Some(&json!("none")), &report), [false]);
+    let anywhere = check(json!({"type": "numeric_equals", "value": 5, "anywhere": true}));
+    let r = score(
+        &[anywhere],
+        Some(&json!({"total": 135.5, "qty": 5})),
+        &report,
+    );
+    assert!(r[0].ok);
+    assert_eq!(
+        r[0].detail,
+        "found 5, expected 5 (anywhere: any number counts)"
+    );
 }
 
 #[test]
@@ -344,9 +409,10 @@ fn tool_args_match_reads_any_call_of_the_tool() {
         m("read_file", "path", json!("CHANGE.diff")),
         m("search", "query", json!("x")),
     ];
+    // Strings exactly (the `json_path_equals` rules, no leniency).
     assert_eq!(
         holds(&cases, None, &report),
-        [true, true, true, false, false]
+        [true, false, true, false, false]
     );
     let r = score(&cases[3..], None, &report);
     assert_eq!(

@@ -124,6 +124,7 @@ pub fn render_compare(c: &Comparison, gate: Gate) -> String {
                 ChangeKind::Regression => ("regression", "FAIL"),
                 ChangeKind::Fix => ("fix", "PASS"),
                 ChangeKind::Changed => ("changed", "ERROR"),
+                ChangeKind::ChecksChanged => ("the checks changed", "ERROR"),
             };
             let why = ch.why();
             let _ = write!(

@@ -170,7 +170,13 @@ fn item_row(out: &mut String, i: usize, item: &ReportItem, repeated: bool) {
     }
     let code = item
         .error_code
-        .map(|code| error_text(Some(code), item.backend_failure.as_ref()))
+        .map(|code| {
+            error_text(
+                Some(code),
+                item.backend_failure.as_ref(),
+                item.error_detail.as_deref(),
+            )
+        })
         .unwrap_or_default();
     let _ = writeln!(
         out,
@@ -408,8 +414,11 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         item.id,
         item.repeat,
         item.outcome.as_str(),
-        item.error_code
-            .map(|code| error_text(Some(code), item.backend_failure.as_ref())),
+        item.error_code.map(|code| error_text(
+            Some(code),
+            item.backend_failure.as_ref(),
+            item.error_detail.as_deref(),
+        )),
         round1(item.wall_ms),
         item.usage.input_tokens,
         item.usage.output_tokens,
