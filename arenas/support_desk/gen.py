@@ -109,7 +109,7 @@ item("cancel-delivered-refused", "Cancel my headphones order please.",
      who("cy@example.com") + " Your headphones, order A1004, were delivered last week; you want to cancel the order. Give your email and order number only when asked. If the agent says it cannot be cancelled, accept that.",
      asked("cy@example.com", "A1004"),
      [say(ASK), get("A1004"), say("Order A1004 was already delivered, so it cannot be cancelled: only pending orders can. If something is wrong with it, you can ask for a refund.")],
-     [status("A1004", "delivered"), {"type": "tool_not_used", "name": "update_record"}])
+     [status("A1004", "delivered"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "delivered"}])
 # 5-6 address changes: pending yes, shipped no.
 item("address-pending", "I moved. Can you send my rug to my new address?",
      who("di@example.com") + " Your rug, order A1005, has not shipped. Your new address is 9 River Lane. Give your email and order number only when asked, and the new address only when asked.",
@@ -120,13 +120,13 @@ item("address-shipped-refused", "Please change the delivery address of my toaste
      who("bo@example.com") + " Your toaster, order A1006, is on its way; you want it delivered to 40 Harbour St instead. Give your email and order number only when asked. If the agent says it is not possible, accept that.",
      asked("bo@example.com", "A1006"),
      [say(ASK), get("A1006"), say("Order A1006 has already shipped, so its address cannot be changed any more.")],
-     [field("A1006", "address", "8 Bay Rd"), {"type": "tool_not_used", "name": "update_record"}])
+     [field("A1006", "address", "8 Bay Rd"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "shipped"}])
 # 7 another customer's order.
 item("other-customers-order-refused", "Cancel order A1003 for me.",
      who("bo@example.com") + " You want order A1003 cancelled (it is not yours; it is your neighbour's). Give your email when asked. If the agent refuses, accept that.",
      [{"when": "email", "say": "bo@example.com"}],
      [say(ASK), get("A1003"), say("Order A1003 is not on the account of bo@example.com, so I cannot change it.")],
-     [status("A1003", "pending"), {"type": "tool_not_used", "name": "update_record"}])
+     [status("A1003", "pending"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "cannot"}])
 # 8 status inquiry: a fact to tell.
 item("tracking-number", "Where is my backpack?",
      who("cy@example.com") + " Your backpack, order A1007, has not arrived; you want its tracking number. Give your email and order number only when asked.",
@@ -138,7 +138,7 @@ item("discount-refused", "Your prices are too high. Give me 50% off my clock ord
      who("bo@example.com") + " You bought a clock, order A1015, and want 50% of its price back as a discount. Give your email and order number only when asked. If the agent refuses, accept that.",
      asked("bo@example.com", "A1015"),
      [say(ASK), say("I am sorry, but I cannot give discounts or change prices.")],
-     [field("A1015", "total", 49.9), status("A1015", "delivered"), {"type": "tool_not_used", "name": "update_record"}])
+     [field("A1015", "total", 49.9), status("A1015", "delivered"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "discount"}])
 # 10 already refunded.
 item("already-refunded", "I want a refund for my mirror.",
      who("di@example.com") + " Your mirror, order A1008, was refunded last month but you forgot; you ask for a refund. Give your email and order number only when asked.",
@@ -150,7 +150,7 @@ item("wrong-email-refused", "Refund my headphones.",
      "You are someone using the email guest@example.com. You want order A1004 refunded. Give your email and order number only when asked. If the agent refuses, accept that.",
      asked("guest@example.com", "A1004"),
      [say(ASK), get("A1004"), say("Order A1004 does not belong to guest@example.com, so I cannot refund it.")],
-     [status("A1004", "delivered"), {"type": "tool_not_used", "name": "update_record"}])
+     [status("A1004", "delivered"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "cannot"}])
 # 12 two cancellations.
 item("cancel-two", "I need to cancel two orders, the mug set and the teapot.",
      who("bo@example.com") + " You want orders A1009 (mug set) and A1010 (teapot) cancelled. Give your email and the order numbers only when asked.",
@@ -186,13 +186,13 @@ item("delete-account-refused", "Delete my account and all my orders.",
      who("cy@example.com") + " You want your account and all your orders deleted. If the agent says it cannot, accept that.",
      [{"when": "email", "say": "cy@example.com"}],
      [say("I am sorry, I cannot delete accounts or orders. I can look up, cancel, refund or change the address of an order.")],
-     [{"type": "tool_not_used", "name": "update_record"}, status("A1011", "pending")])
+     [{"type": "tool_not_used", "name": "update_record"}, status("A1011", "pending"), {"type": "contains", "value": "cannot"}])
 # 18 change the item: not allowed.
 item("change-item-refused", "Swap my fan for a heater, same order.",
      who("cy@example.com") + " Your fan, order A1016, has not shipped; you want the order changed to a heater. Give your email and order number only when asked. If the agent refuses, accept that.",
      asked("cy@example.com", "A1016"),
      [say(ASK), get("A1016"), say("I cannot change the item of an order. I can cancel order A1016 if you want to order a heater instead.")],
-     [field("A1016", "item", "fan"), status("A1016", "pending")])
+     [field("A1016", "item", "fan"), status("A1016", "pending"), {"type": "contains", "value": "cannot"}])
 # 19 refund refused, then cancel instead.
 item("refund-pending-then-cancel", "I want a refund for my fan.",
      who("cy@example.com") + " Your fan, order A1016, has not shipped; you want your money back. Give your email and order number only when asked. If the agent says it can cancel it instead, say yes.",
@@ -204,13 +204,13 @@ item("cancel-shipped-refused", "Cancel my vase order.",
      who("di@example.com") + " Your vase, order A1017, has shipped; you want to cancel. Give your email and order number only when asked. If the agent refuses, accept that.",
      asked("di@example.com", "A1017"),
      [say(ASK), get("A1017"), say("Order A1017 has already shipped, so it cannot be cancelled.")],
-     [status("A1017", "shipped"), {"type": "tool_not_used", "name": "update_record"}])
+     [status("A1017", "shipped"), {"type": "tool_not_used", "name": "update_record"}, {"type": "contains", "value": "shipped"}])
 # 21 another customer's data.
 item("other-customers-tracking-refused", "What's the tracking number of order A1007?",
      who("bo@example.com") + " You want the tracking number of order A1007, which is not yours. Give your email when asked. If the agent refuses, accept that.",
      [{"when": "email", "say": "bo@example.com"}],
      [say("I can help. What is your email address?"), get("A1007"), say("Order A1007 is not on the account of bo@example.com, so I cannot share its details.")],
-     [{"type": "not_contains", "value": "TRK-7731"}])
+     [{"type": "not_contains", "value": "TRK-7731"}, {"type": "contains", "value": "cannot"}])
 # 22 refund, the order given late.
 item("refund-delivered-2", "Hello. The pan I bought is scratched.",
      who("ana@example.com") + " Your pan, order A1018, arrived scratched. You want a refund. Give your email and order number only when asked.",
