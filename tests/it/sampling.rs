@@ -24,7 +24,7 @@ async fn rows_and_reports_say_how_answers_were_sampled_and_compare_says_when_it_
     );
     let env = live_env(api, &server);
     run_ok(
-        &run_args(api, &pinned, &["--temperature", "0", "--seed", "7"]),
+        &run_args(api, &pinned, &["--temperature", "0.5", "--seed", "7"]),
         dir.path(),
         &env,
     )
@@ -36,12 +36,13 @@ async fn rows_and_reports_say_how_answers_were_sampled_and_compare_says_when_it_
     for row in &rows {
         assert_eq!(
             row["sampling"],
-            json!({"temperature": 0.0, "seed": 7}),
+            json!({"temperature": 0.5, "seed": 7}),
             "{row}"
         );
     }
     for row in json_lines(&open) {
-        assert_eq!(row["sampling"], json!({}), "nothing sent: {row}");
+        // The arena pins greedy decoding (arenas/structured_output/arena.toml).
+        assert_eq!(row["sampling"], json!({"temperature": 0.0}), "{row}");
     }
     // The server saw what the rows say.
     let bodies: Vec<Value> = server
@@ -52,17 +53,22 @@ async fn rows_and_reports_say_how_answers_were_sampled_and_compare_says_when_it_
         .filter(|r| r.method == wiremock::http::Method::POST)
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect();
-    let with_temperature = bodies.iter().filter(|b| b["temperature"] == 0.0).count();
-    assert!(with_temperature >= 15 && with_temperature < bodies.len());
+    let pinned_bodies = bodies.iter().filter(|b| b["temperature"] == 0.5).count();
+    let open_bodies = bodies.iter().filter(|b| b["temperature"] == 0.0).count();
+    assert!(
+        pinned_bodies >= 15 && open_bodies >= 15,
+        "{pinned_bodies} {open_bodies}"
+    );
+    assert_eq!(pinned_bodies + open_bodies, bodies.len());
 
     let report = tribunal(&["report", pinned.to_str().unwrap()], dir.path(), &[]).await;
     assert!(
-        stdout(&report).contains("sampling: temperature 0, seed 7\n"),
+        stdout(&report).contains("sampling: temperature 0.5, seed 7\n"),
         "{}",
         stdout(&report)
     );
     let report = tribunal(&["report", open.to_str().unwrap()], dir.path(), &[]).await;
-    assert!(stdout(&report).contains("sampling: the server's default\n"));
+    assert!(stdout(&report).contains("sampling: temperature 0\n"));
 
     let compare = tribunal(
         &["compare", pinned.to_str().unwrap(), open.to_str().unwrap()],
@@ -72,7 +78,7 @@ async fn rows_and_reports_say_how_answers_were_sampled_and_compare_says_when_it_
     .await;
     assert!(
         stdout(&compare).contains(
-            "note: the sides were sampled differently (baseline: temperature 0, seed 7; new: the server's default)"
+            "note: the sides were sampled differently (baseline: temperature 0.5, seed 7; new: temperature 0)"
         ),
         "{}",
         stdout(&compare)
