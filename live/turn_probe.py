@@ -23,7 +23,7 @@ as one JSON line), then probe them:
         --variants base,search_listed_first -v
 
 Variants are functions of one request body (below); add one to try a change
-of what we send before building it.
+of what we send before building it. `--variants all` runs every one.
 """
 import argparse
 import copy
@@ -100,6 +100,40 @@ def no_strict(body):
     return body
 
 
+# The other framework's request (../shared/live/probe-1.5b/peer-second-turns.jsonl) differs from
+# ours in four ways a template renders; each is a variant, and `peer_shape` is all four. (Its
+# `tool_choice` differs too, but a template does not render it: it is the server's grammar, which
+# this probe does not see.)
+
+
+def parameters_bare(body):
+    """The search tool's parameters without descriptions or bounds."""
+    body = copy.deepcopy(body)
+    for prop in tool(body, "search")["function"]["parameters"].get("properties", {}).values():
+        for key in ("description", "minimum", "maximum"):
+            prop.pop(key, None)
+    return body
+
+
+def answer_named_final_result(body):
+    """The answer tool named and described as the other framework does."""
+    body = copy.deepcopy(body)
+    function = tool(body, "final_answer")["function"]
+    function["name"] = "final_result"
+    function["description"] = "The final response which ends this conversation"
+    return body
+
+
+def answer_listed_last(body):
+    body = copy.deepcopy(body)
+    body["tools"].sort(key=lambda t: t["function"]["name"] == "final_answer")
+    return body
+
+
+def peer_shape(body):
+    return answer_named_final_result(answer_listed_last(no_strict(parameters_bare(body))))
+
+
 VARIANTS = {
     f.__name__: f
     for f in (
@@ -111,6 +145,10 @@ VARIANTS = {
         result_names_its_query,
         call_arguments_compact,
         no_strict,
+        parameters_bare,
+        answer_named_final_result,
+        answer_listed_last,
+        peer_shape,
     )
 }
 
@@ -164,7 +202,8 @@ def p_search(server, body):
 def probe(args):
     bodies = [json.loads(line) for line in open(args.bodies) if line.strip()]
     turns = second_turns(bodies)
-    for name in args.variants.split(","):
+    names = list(VARIANTS) if args.variants == "all" else args.variants.split(",")
+    for name in names:
         variant = VARIANTS[name]
         figures = [(user, p_search(args.server, variant(body))) for user, body in turns.items()]
         known = [p for _, p in figures if p is not None]
@@ -230,7 +269,7 @@ def main():
     pro = sub.add_parser("probe", help="P(search) at each recorded second turn, per variant")
     pro.add_argument("bodies")
     pro.add_argument("--server", default="http://127.0.0.1:18084")
-    pro.add_argument("--variants", default="base")
+    pro.add_argument("--variants", default="base", help="comma-separated names, or all")
     pro.add_argument("-v", "--verbose", action="store_true")
     pro.set_defaults(run=probe)
     args = parser.parse_args()
