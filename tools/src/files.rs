@@ -53,21 +53,9 @@ impl FileTools {
     /// File tools rooted at `root`, which must be an existing directory.
     /// Output cap: [`DEFAULT_MAX_OUTPUT_BYTES`].
     pub fn new(root: impl AsRef<Path>) -> Result<FileTools, FileToolsError> {
-        let given = root.as_ref();
-        let canonical = given
-            .canonicalize()
-            .map_err(|source| FileToolsError::RootUnreadable {
-                path: given.to_path_buf(),
-                source,
-            })?;
-        if !canonical.is_dir() {
-            return Err(FileToolsError::RootNotADirectory {
-                path: given.to_path_buf(),
-            });
-        }
         Ok(FileTools {
             inner: Arc::new(Inner {
-                sandbox: Sandbox::new(canonical),
+                sandbox: Sandbox::at(root.as_ref())?,
                 max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
                 example_path: None,
             }),

@@ -14,7 +14,7 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use crate::error::{ErrorCode, PathError};
+use crate::error::{ErrorCode, FileToolsError, PathError};
 
 /// Largest file the tools will read, in bytes (8 MiB).
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
@@ -39,11 +39,21 @@ pub(crate) struct Walk {
 }
 
 impl Sandbox {
-    /// A sandbox on an already canonical directory.
-    pub(crate) fn new(canonical_root: PathBuf) -> Self {
-        Sandbox {
-            root: canonical_root,
+    /// A sandbox rooted at `root`, which must be an existing directory: the
+    /// root the file tools, reading or writing, check every path against.
+    pub(crate) fn at(root: &Path) -> Result<Self, FileToolsError> {
+        let canonical = root
+            .canonicalize()
+            .map_err(|source| FileToolsError::RootUnreadable {
+                path: root.to_path_buf(),
+                source,
+            })?;
+        if !canonical.is_dir() {
+            return Err(FileToolsError::RootNotADirectory {
+                path: root.to_path_buf(),
+            });
         }
+        Ok(Sandbox { root: canonical })
     }
 
     /// The canonical root.

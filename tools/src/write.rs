@@ -61,21 +61,9 @@ struct Inner {
 impl WriteTools {
     /// Writing tools rooted at `root`, an existing directory.
     pub fn new(root: impl AsRef<Path>) -> Result<WriteTools, FileToolsError> {
-        let given = root.as_ref();
-        let canonical = given
-            .canonicalize()
-            .map_err(|source| FileToolsError::RootUnreadable {
-                path: given.to_path_buf(),
-                source,
-            })?;
-        if !canonical.is_dir() {
-            return Err(FileToolsError::RootNotADirectory {
-                path: given.to_path_buf(),
-            });
-        }
         Ok(WriteTools {
             inner: Arc::new(Inner {
-                sandbox: Sandbox::new(canonical),
+                sandbox: Sandbox::at(root.as_ref())?,
                 after_write: None,
             }),
         })
