@@ -120,7 +120,7 @@ impl<C: Codec> HttpBackend<C> {
     /// the field is then left out of this and every later request.
     fn drops_refused(&self, error: &BackendError) -> bool {
         match error.refused_sampling {
-            Some(field) if field.is_set_in(&self.config.settings) => {
+            Some(field) if field.value_in(&self.config.settings).is_some() => {
                 let newly = self.refused.refuse(field);
                 if newly {
                     tracing::warn!(

@@ -54,13 +54,14 @@ impl SamplingField {
         }
     }
 
-    /// Whether `settings` set this field (so a request sends it).
+    /// This field's value in `settings`, as a request body carries it (a
+    /// plain JSON number), if they set it.
     #[cfg(feature = "http")]
-    pub(crate) fn is_set_in(self, settings: &BackendSettings) -> bool {
+    pub(crate) fn value_in(self, settings: &BackendSettings) -> Option<Value> {
         match self {
-            SamplingField::Temperature => settings.temperature.is_some(),
-            SamplingField::TopP => settings.top_p.is_some(),
-            SamplingField::Seed => settings.seed.is_some(),
+            SamplingField::Temperature => settings.temperature.map(Value::from),
+            SamplingField::TopP => settings.top_p.map(Value::from),
+            SamplingField::Seed => settings.seed.map(Value::from),
         }
     }
 

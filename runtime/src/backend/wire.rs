@@ -4,6 +4,7 @@
 //! fields, and reading answers.
 
 use super::provider::ProviderConfig;
+use super::refused_sampling::SamplingField;
 use super::{BackendError, BackendErrorKind, ModelRequest, OutputFormat};
 use crate::conversation::ToolSpec;
 use crate::output::ToolChoice;
@@ -26,14 +27,10 @@ pub(crate) fn apply_sampling(body: &mut Value, config: &ProviderConfig) {
     let Value::Object(map) = body else {
         return;
     };
-    if let Some(t) = config.settings.temperature {
-        map.insert("temperature".to_string(), Value::from(t));
-    }
-    if let Some(p) = config.settings.top_p {
-        map.insert("top_p".to_string(), Value::from(p));
-    }
-    if let Some(seed) = config.settings.seed {
-        map.insert("seed".to_string(), Value::from(seed));
+    for field in SamplingField::ALL {
+        if let Some(value) = field.value_in(&config.settings) {
+            map.insert(field.as_str().to_string(), value);
+        }
     }
 }
 
