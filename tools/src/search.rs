@@ -1,6 +1,8 @@
 //! [`SearchTool`]: the `search` tool, BM25 over a shared [`Corpus`].
 //!
-//! Arguments: `{"query": string, "k": integer (optional, default 3, 1..=20)}`.
+//! Arguments: `{"query": string, "k": integer (optional, default 3, 1..=20)}`,
+//! or `{"query": string}` alone when the tool's owner fixed `k`
+//! ([`SearchTool::with_fixed_k`]): the model is then not offered `k` at all.
 //! The model reads one line per hit, `[id] title: text`, best first; no
 //! match gives a short "no results" text, not an error.
 
@@ -23,6 +25,9 @@ pub const MAX_K: usize = 20;
 #[derive(Debug, Clone)]
 pub struct SearchTool {
     corpus: Arc<Corpus>,
+    /// Every call's `k`, when its owner fixed it: `k` is then not a
+    /// parameter the model sees.
+    fixed_k: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -36,7 +41,27 @@ struct SearchArgs {
 impl SearchTool {
     /// A search tool over `corpus`.
     pub fn new(corpus: Arc<Corpus>) -> Self {
-        SearchTool { corpus }
+        SearchTool {
+            corpus,
+            fixed_k: None,
+        }
+    }
+
+    /// A search tool over `corpus` whose every call returns `k` passages
+    /// (clamped to `1..=MAX_K`). Its parameters hold only `query`: the
+    /// model neither reads nor writes `k` (about 50 tokens less per request
+    /// offering the tool, on a small model's tokenizer), and a call that
+    /// names `k` is refused as any unknown argument is.
+    pub fn with_fixed_k(corpus: Arc<Corpus>, k: usize) -> Self {
+        SearchTool {
+            corpus,
+            fixed_k: Some(k.clamp(1, MAX_K)),
+        }
+    }
+
+    /// The `k` every call uses, when fixed.
+    pub fn fixed_k(&self) -> Option<usize> {
+        self.fixed_k
     }
 
     /// The corpus searched.
@@ -47,7 +72,7 @@ impl SearchTool {
     /// The hits for a call's arguments, after checking them (the same
     /// checks as the JSON Schema in [`Tool::parameters`]).
     pub fn hits(&self, args: &Value) -> Result<Vec<Hit>, ToolError> {
-        let (query, k) = query_of(args)?;
+        let (query, k) = self.query_of(args)?;
         Ok(self.corpus.search(&query, k))
     }
 
@@ -58,22 +83,29 @@ impl SearchTool {
         serde_json::to_value(hits)
             .map_err(|e| ToolError::new(format!("cannot serialise the hits: {e}")))
     }
-}
 
-/// The query and `k` of a call's arguments, checked.
-fn query_of(args: &Value) -> Result<(String, usize), ToolError> {
-    let args = SearchArgs::deserialize(args)
-        .map_err(|e| ToolError::new(format!("invalid arguments for search: {e}")))?;
-    let k = match args.k {
-        None => DEFAULT_K,
-        Some(k) if (1..=MAX_K as i64).contains(&k) => k as usize,
-        Some(k) => {
-            return Err(ToolError::new(format!(
-                "invalid arguments for search: k must be between 1 and {MAX_K}, got {k}"
-            )));
-        }
-    };
-    Ok((args.query, k))
+    /// The query and `k` of a call's arguments, checked.
+    fn query_of(&self, args: &Value) -> Result<(String, usize), ToolError> {
+        let args = SearchArgs::deserialize(args)
+            .map_err(|e| ToolError::new(format!("invalid arguments for search: {e}")))?;
+        let k = match (self.fixed_k, args.k) {
+            (Some(_), Some(_)) => {
+                return Err(ToolError::new(
+                    "invalid arguments for search: unknown field `k`, expected `query` \
+                     (this search returns a fixed number of passages)",
+                ));
+            }
+            (Some(fixed), None) => fixed,
+            (None, None) => DEFAULT_K,
+            (None, Some(k)) if (1..=MAX_K as i64).contains(&k) => k as usize,
+            (None, Some(k)) => {
+                return Err(ToolError::new(format!(
+                    "invalid arguments for search: k must be between 1 and {MAX_K}, got {k}"
+                )));
+            }
+        };
+        Ok((args.query, k))
+    }
 }
 
 /// The text the model reads: `[id] title: text`, one line per hit (line
@@ -116,28 +148,31 @@ impl Tool for SearchTool {
     }
 
     fn parameters(&self) -> Value {
+        let mut properties = json!({
+            "query": {
+                "type": "string",
+                "description": "Keywords to search for."
+            }
+        });
+        if self.fixed_k.is_none() {
+            properties["k"] = json!({
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_K,
+                "default": DEFAULT_K,
+                "description": "How many passages to return (default 3)."
+            });
+        }
         json!({
             "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "Keywords to search for."
-                },
-                "k": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_K,
-                    "default": DEFAULT_K,
-                    "description": "How many passages to return (default 3)."
-                }
-            },
+            "properties": properties,
             "required": ["query"],
             "additionalProperties": false
         })
     }
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
-        let result = query_of(&args).map(|(query, k)| {
+        let result = self.query_of(&args).map(|(query, k)| {
             let hits = self.corpus.search_passages(&query, k);
             ToolOutput::Text(render(
                 hits.iter()

@@ -261,6 +261,8 @@ struct ArenaToml {
     schema: Option<toml::Value>,
     tools: Option<Vec<String>>,
     corpus: Option<String>,
+    /// Every search's number of passages, fixed: the model is not offered `k`.
+    search_k: Option<i64>,
     /// The root of the file tools, relative to the arena folder. Default: the folder.
     files_root: Option<String>,
     /// Files of each item put into its first user message.
@@ -330,6 +332,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         dir,
         config.tools.as_deref(),
         config.corpus.as_deref(),
+        config.search_k,
         config.files_root.as_deref(),
         p,
     );

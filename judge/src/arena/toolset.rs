@@ -11,12 +11,17 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::Arc;
 use tribunal_runtime::{Tool, ToolBox};
-use tribunal_tools::{Corpus, CorpusError, FileTools, SearchTool};
+use tribunal_tools::{Corpus, CorpusError, FileTools, MAX_K, SearchTool};
 
-/// The `search` tool over the corpus at `path`, and a digest of the corpus
-/// file (part of the config hash). A load problem carries the corpus line;
-/// `file` is how problems name the corpus.
-pub(crate) fn search_tool(path: &Path, file: &str) -> Result<(Arc<dyn Tool>, String), Problem> {
+/// The `search` tool over the corpus at `path` (every call returning
+/// `fixed_k` passages when given), and a digest of the corpus file (part of
+/// the config hash). A load problem carries the corpus line; `file` is how
+/// problems name the corpus.
+pub(crate) fn search_tool(
+    path: &Path,
+    file: &str,
+    fixed_k: Option<usize>,
+) -> Result<(Arc<dyn Tool>, String), Problem> {
     let bytes = std::fs::read(path)
         .map_err(|e| Problem::file(file, format!("cannot read the corpus: {e}")))?;
     let corpus = Corpus::load(path).map_err(|e| match e {
@@ -35,7 +40,12 @@ pub(crate) fn search_tool(path: &Path, file: &str) -> Result<(Arc<dyn Tool>, Str
         other => Problem::file(file, other.to_string()),
     })?;
     let digest = hex(&Sha256::digest(&bytes));
-    Ok((Arc::new(SearchTool::new(Arc::new(corpus))), digest))
+    let corpus = Arc::new(corpus);
+    let tool = match fixed_k {
+        Some(k) => SearchTool::with_fixed_k(corpus, k),
+        None => SearchTool::new(corpus),
+    };
+    Ok((Arc::new(tool), digest))
 }
 
 /// The file tools rooted at `root`.
@@ -112,12 +122,13 @@ impl Tools {
     }
 }
 
-/// Reads `tools`, `corpus` and `files_root` of the arena in `dir`: the
-/// tools built, each problem in `problems`.
+/// Reads `tools`, `corpus`, `search_k` and `files_root` of the arena in
+/// `dir`: the tools built, each problem in `problems`.
 pub(super) fn read(
     dir: &Path,
     tools: Option<&[String]>,
     corpus: Option<&str>,
+    search_k: Option<i64>,
     files_root: Option<&str>,
     problems: &mut Vec<Problem>,
 ) -> Tools {
@@ -133,9 +144,21 @@ pub(super) fn read(
     let mut digest = String::new();
     let shell = names.iter().any(|n| n == "shell");
     let records = names.iter().any(|n| n == "records");
+    let fixed_k = search_k.and_then(|k| {
+        let problem = if !names.iter().any(|n| n == "search") {
+            "search_k: the arena offers no `search` tool (add it to `tools`, or drop `search_k`)"
+                .to_string()
+        } else if !(1..=MAX_K as i64).contains(&k) {
+            format!("search_k: must be between 1 and {MAX_K}, found {k}")
+        } else {
+            return usize::try_from(k).ok();
+        };
+        problems.push(Problem::file(ARENA_TOML, problem));
+        None
+    });
     for tool in &names {
         match tool.as_str() {
-            "search" => match search_tool(&corpus_path, &rel(dir, &corpus_path)) {
+            "search" => match search_tool(&corpus_path, &rel(dir, &corpus_path), fixed_k) {
                 Ok((t, d)) => {
                     toolbox.add(t);
                     digest = d;

@@ -29,12 +29,19 @@ pub struct Sampling {
 impl Sampling {
     /// The sampling `settings` ask for, with the fields the model `refused`.
     pub fn of(settings: &BackendSettings, refused: &[SamplingField]) -> Sampling {
-        Sampling {
+        let mut sampling = Sampling {
             temperature: settings.temperature,
             top_p: settings.top_p,
             seed: settings.seed,
-            refused: refused.iter().map(|f| f.as_str().to_string()).collect(),
-        }
+            refused: Vec::new(),
+        };
+        sampling.set_refused(refused);
+        sampling
+    }
+
+    /// Says which fields the model refused (known once a run has asked).
+    pub fn set_refused(&mut self, refused: &[SamplingField]) {
+        self.refused = refused.iter().map(|f| f.as_str().to_string()).collect();
     }
 
     /// The fields sent, each `(name, value)`, in a fixed order; a refused

@@ -142,7 +142,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     let mut origin = origin;
     if let Some(sampling) = &mut origin.sampling {
         // Known once the run has asked: what the model refused.
-        *sampling = Sampling::of(&arena.backend, &backend.refused_sampling());
+        sampling.set_refused(&backend.refused_sampling());
     }
     let mut row = ResultRow::from_run(origin, report, scored, judge, cache);
     row.conversation = talk.map(|t| Box::new(ConversationRecord::of(t)));

@@ -566,3 +566,64 @@ fn a_misspelt_gold_verdict_is_a_problem_at_its_line() {
     assert!(found[0].contains("verdict_equals"), "{found:#?}");
     assert!(found[0].contains("green"), "{found:#?}");
 }
+
+/// `search_k` fixes every search's number of passages: the tool offered
+/// has only `query` (the model writes no `k`), the hash says so, and a
+/// value out of range or without a search tool is a problem.
+#[test]
+fn search_k_fixes_the_passages_and_hides_k_from_the_model() {
+    let line = tribunal_testkit::arenas::item(
+        "a",
+        OK_CHECKS,
+        r#"[{"tool_calls": [{"name": "search", "arguments": {"query": "n"}}]}, {"json": {"n": 1}}]"#,
+    );
+    let corpus = r#"[{"id": "p", "title": "N", "text": "n is 1"}]"#;
+    let load = |toml: &str| {
+        let dir = arena_dir(&[
+            ("dataset.jsonl", &line),
+            ("corpus.json", corpus),
+            ("arena.toml", toml),
+        ]);
+        tribunal_judge::Arena::load(dir.path()).unwrap()
+    };
+    let spec = |arena: &tribunal_judge::Arena| arena.toolbox.specs()[0].parameters.clone();
+    let fixed = load("search_k = 2\n");
+    let free = load("");
+    assert_eq!(
+        spec(&fixed)["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["query"]
+    );
+    assert!(spec(&free)["properties"].get("k").is_some());
+    let plan = {
+        use tribunal_runtime::Backend;
+        tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan()
+    };
+    let hash = |arena| tribunal_judge::run::hash::config_hash(arena, "mock", "m", &plan);
+    assert_ne!(hash(&fixed), hash(&free));
+
+    for (toml, want) in [
+        (
+            "search_k = 0\n",
+            "search_k: must be between 1 and 20, found 0",
+        ),
+        (
+            "search_k = 21\n",
+            "search_k: must be between 1 and 20, found 21",
+        ),
+        (
+            "tools = [\"files\"]\nsearch_k = 3\n",
+            "search_k: the arena offers no `search` tool",
+        ),
+    ] {
+        let found = problems(&[
+            ("dataset.jsonl", &line),
+            ("corpus.json", corpus),
+            ("arena.toml", toml),
+        ]);
+        assert!(found.iter().any(|p| p.contains(want)), "{toml}: {found:?}");
+    }
+}

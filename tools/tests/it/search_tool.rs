@@ -8,7 +8,7 @@ use tribunal_tools::{Corpus, Passage, SearchTool};
 
 use crate::call;
 
-fn tool() -> SearchTool {
+fn corpus() -> Arc<Corpus> {
     let passages = (0..25)
         .map(|i| {
             Passage::new(
@@ -23,7 +23,11 @@ fn tool() -> SearchTool {
             "Wrought iron,\nParis.\n\n1889.",
         )])
         .collect();
-    SearchTool::new(Arc::new(Corpus::from_passages(passages)))
+    Arc::new(Corpus::from_passages(passages))
+}
+
+fn tool() -> SearchTool {
+    SearchTool::new(corpus())
 }
 
 fn toolbox() -> ToolBox {
@@ -117,4 +121,30 @@ async fn the_call_reads_as_render_hits_of_the_same_hits() {
         let hits = tool.hits(&args).unwrap_or_default();
         assert_eq!(r.content, tribunal_tools::render_hits(&hits), "{args}");
     }
+}
+
+#[tokio::test]
+async fn a_fixed_k_is_every_calls_k_and_not_offered_to_the_model() {
+    let fixed = SearchTool::with_fixed_k(corpus(), 5);
+    assert_eq!(fixed.fixed_k(), Some(5));
+    let params = fixed.parameters();
+    assert_eq!(params["properties"].as_object().unwrap().len(), 1);
+    assert_eq!(params["required"], json!(["query"]));
+    assert!(tool().parameters()["properties"].get("k").is_some());
+
+    let tb = ToolBox::new().with(fixed);
+    let r = call(&tb, "search", json!({"query": "tower"})).await;
+    assert!(!r.is_error);
+    assert_eq!(r.content.lines().count(), 5);
+    // Naming `k` is an argument the schema does not have: refused, with why
+    // (by the toolbox's schema check, and by the tool itself when called
+    // directly).
+    let r = call(&tb, "search", json!({"query": "tower", "k": 5})).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("'k' was unexpected"), "{}", r.content);
+    let direct = SearchTool::with_fixed_k(corpus(), 5).hits(&json!({"query": "tower", "k": 5}));
+    assert!(direct.is_err());
+    // Out of range when fixed: held to 1..=MAX_K.
+    assert_eq!(SearchTool::with_fixed_k(corpus(), 0).fixed_k(), Some(1));
+    assert_eq!(SearchTool::with_fixed_k(corpus(), 99).fixed_k(), Some(20));
 }
