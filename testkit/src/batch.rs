@@ -31,6 +31,11 @@ pub struct Script {
     /// The requests for this landmark (named in the user message) fail
     /// inside the batch (`invalid_request_error`).
     pub refuse: Option<String>,
+    /// A model that refuses a sampling setting, with the provider's own
+    /// error: on OpenAI's APIs any body with a `temperature` (`param`
+    /// `temperature`, as a reasoning model answers), on Anthropic's a body
+    /// with a `temperature` and a `top_p`.
+    pub refuse_sampling: bool,
 }
 
 /// A model answering one request body (the online answer).
@@ -59,8 +64,9 @@ struct Batch {
 
 enum Outcome {
     Answer(Value),
-    /// Answered with an error status inside the batch.
-    Refused(String),
+    /// Answered with an error status inside the batch: the error object
+    /// (`type`, `message`, maybe `param`).
+    Refused(Value),
     Expired,
 }
 
@@ -69,6 +75,11 @@ struct State {
     files: HashMap<String, Vec<u8>>,
     batches: HashMap<String, Batch>,
     next: u64,
+}
+
+/// An `invalid_request_error` saying `message`.
+fn invalid(message: &str) -> Value {
+    json!({"type": "invalid_request_error", "message": message})
 }
 
 /// The fake: a wiremock server and handles on it.
@@ -209,11 +220,13 @@ impl Responder {
                 let outcome = if self.script.expire_after.is_some_and(|k| n >= k) {
                     Outcome::Expired
                 } else if refused {
-                    Outcome::Refused("this request was refused".to_string())
+                    Outcome::Refused(invalid("this request was refused"))
+                } else if let Some(error) = self.sampling_refusal(&body) {
+                    Outcome::Refused(error)
                 } else {
                     match (self.player)(&body) {
                         Ok(answer) => Outcome::Answer(answer),
-                        Err(message) => Outcome::Refused(message),
+                        Err(message) => Outcome::Refused(invalid(&message)),
                     }
                 };
                 (custom_id, outcome)
@@ -236,6 +249,26 @@ impl Responder {
             },
         );
         id
+    }
+
+    /// The error a model refusing a sampling setting answers `body` with
+    /// ([`Script::refuse_sampling`]), if it refuses it.
+    fn sampling_refusal(&self, body: &Value) -> Option<Value> {
+        if !self.script.refuse_sampling {
+            return None;
+        }
+        let has = |field: &str| body.get(field).is_some();
+        match self.api {
+            Api::Anthropic if has("temperature") && has("top_p") => Some(invalid(
+                "`temperature` and `top_p` cannot both be specified for this model. Please use only one.",
+            )),
+            Api::Anthropic => None,
+            _ if has("temperature") => Some(json!({
+                "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value",
+                "message": "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported."
+            })),
+            _ => None,
+        }
     }
 
     fn ended(&self, batch: &Batch) -> bool {
@@ -343,11 +376,11 @@ impl Responder {
                         "response": {"status_code": 200, "request_id": format!("req_{n}"), "body": body},
                         "error": null})
                 }
-                Outcome::Refused(message) => {
+                Outcome::Refused(error) => {
                     failed += 1;
                     json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
                         "response": {"status_code": 400, "request_id": format!("req_{n}"),
-                            "body": {"error": {"type": "invalid_request_error", "message": message}}},
+                            "body": {"error": error}},
                         "error": null})
                 }
                 Outcome::Expired => {
@@ -438,8 +471,8 @@ impl Responder {
         for (custom_id, outcome) in &batch.outcomes {
             let result = match outcome {
                 Outcome::Answer(message) => json!({"type": "succeeded", "message": message}),
-                Outcome::Refused(message) => json!({"type": "errored", "error": {"type": "error",
-                    "error": {"type": "invalid_request_error", "message": message}}}),
+                Outcome::Refused(error) => json!({"type": "errored", "error": {"type": "error",
+                    "error": error}}),
                 Outcome::Expired => json!({"type": "expired"}),
             };
             out.push_str(&json!({"custom_id": custom_id, "result": result}).to_string());

@@ -171,6 +171,7 @@ async fn an_expired_batch_and_a_refused_request_are_backend_errors_of_their_item
         let script = Script {
             expire_after: Some(12),
             refuse: Some("Eiffel Tower".to_string()),
+            ..Script::default()
         };
         let fake = Fake::landmarks(api, script).await;
         let dir = tempfile::tempdir().unwrap();
@@ -202,6 +203,51 @@ async fn an_expired_batch_and_a_refused_request_are_backend_errors_of_their_item
         // One refused, three expired in round 1; later rounds hold fewer
         // requests than expire_after.
         assert_eq!(errors, 4, "{api:?}");
+    }
+}
+
+/// A model that refuses a sampling setting inside a batch (OpenAI: the
+/// temperature, as reasoning models do; Anthropic: a temperature beside a
+/// top_p) is asked again without it in the next round, as online: no
+/// ERROR, and the rows say what was refused.
+#[tokio::test]
+async fn a_sampling_setting_refused_inside_a_batch_is_sent_again_without_it() {
+    for (api, refused) in [
+        (Api::Chat, "temperature"),
+        (Api::Responses, "temperature"),
+        (Api::Anthropic, "top_p"),
+    ] {
+        let script = Script {
+            refuse_sampling: true,
+            ..Script::default()
+        };
+        let fake = Fake::landmarks(api, script).await;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("batch.jsonl");
+        let args = [&BATCH[..], &["--temperature", "0", "--top-p", "0.9"]].concat();
+        let o = run(api, &fake, &arena(), &out, &args).await;
+        assert_eq!(o.status.code(), Some(0), "{api:?}: {}", stderr(&o));
+        let rows = json_lines(&out);
+        assert_eq!(rows.len(), 15, "{api:?}");
+        for row in &rows {
+            assert_eq!(row["outcome"], "PASS", "{api:?}: {row}");
+            assert_eq!(
+                row["sampling"]["refused"],
+                json!([refused]),
+                "{api:?}: {row}"
+            );
+        }
+        // Round 1: every first turn refused; each asked again once (round
+        // 2), without the field, and never again after.
+        let ledger = fake.ledger();
+        let (first_batch, first_count) = ledger.batches[0].clone();
+        assert_eq!(first_count, 15, "{api:?}: {first_batch}");
+        assert_eq!(ledger.batches[1].1, 15, "{api:?}: the 15 asked again");
+        assert!(ledger.batches[2..].iter().all(|(_, n)| *n <= 15));
+        assert!(
+            stderr(&o).contains("the model refuses this sampling setting"),
+            "{api:?}"
+        );
     }
 }
 

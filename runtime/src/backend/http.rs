@@ -116,24 +116,12 @@ impl<C: Codec> HttpBackend<C> {
         }
     }
 
-    /// Whether `error` refuses a sampling field this backend still sends:
-    /// the field is then left out of this and every later request.
-    fn drops_refused(&self, error: &BackendError) -> bool {
-        match error.refused_sampling {
-            Some(field) if field.value_in(&self.config.settings).is_some() => {
-                let newly = self.refused.refuse(field);
-                if newly {
-                    tracing::warn!(
-                        backend = C::PROVIDER.name,
-                        model = %self.config.model,
-                        field = field.as_str(),
-                        "the model refuses this sampling setting: sent without it from now on"
-                    );
-                }
-                newly
-            }
-            _ => false,
-        }
+    /// Whether `error` refuses a sampling field the request carried (it was
+    /// not among `before`, the refused fields when its body was built): the
+    /// field is then left out of this and every later request.
+    fn drops_refused(&self, error: &BackendError, before: &[super::SamplingField]) -> bool {
+        self.refused
+            .drops(error, before, &self.config, C::PROVIDER.name)
     }
 }
 
@@ -190,9 +178,10 @@ impl<C: Codec> Backend for HttpBackend<C> {
         }
         Box::pin(async move {
             loop {
+                let before = self.refused.fields();
                 let body = self.request_body(request)?;
                 match self.endpoint.post_json(&body).await {
-                    Err(error) if self.drops_refused(&error) => continue,
+                    Err(error) if self.drops_refused(&error, &before) => continue,
                     answer => return C::decode(answer?),
                 }
             }
@@ -217,8 +206,9 @@ impl<C: Codec> Backend for HttpBackend<C> {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             loop {
+                let before = self.refused.fields();
                 match self.stream_once(request, sink).await {
-                    Err(error) if self.drops_refused(&error) => continue,
+                    Err(error) if self.drops_refused(&error, &before) => continue,
                     turn => return turn,
                 }
             }

@@ -120,6 +120,11 @@ pub struct RecordedError {
     /// Tokens spent before the failure.
     #[serde(default, skip_serializing_if = "Usage::is_empty")]
     pub spent: Usage,
+    /// The sampling field the model refused, if that was the failure
+    /// ([`BackendError::refused_sampling`]): a batch run resumed from its
+    /// journal sends the request again without it, as the first process would have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_sampling: Option<super::SamplingField>,
 }
 
 impl From<&BackendError> for RecordedError {
@@ -132,6 +137,7 @@ impl From<&BackendError> for RecordedError {
             stage: e.stage,
             detail: e.detail.clone(),
             spent: *e.spent,
+            refused_sampling: e.refused_sampling,
         }
     }
 }
@@ -144,6 +150,7 @@ impl From<RecordedError> for BackendError {
         error.stage = e.stage;
         error.detail = e.detail;
         error.spent = Box::new(e.spent);
+        error.refused_sampling = e.refused_sampling;
         error
     }
 }

@@ -16,8 +16,12 @@ use serde_json::Value;
 #[cfg(feature = "http")]
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// A sampling field of the request body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A sampling field of the request body (in stored files by its name in
+/// request bodies: `temperature`, `top_p`, `seed`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum SamplingField {
     /// `temperature`.
@@ -93,6 +97,38 @@ impl RefusedSampling {
             .collect()
     }
 
+    /// Whether `error` refuses a sampling field that a body carried: one
+    /// `config` sets and that was not yet among the refused fields
+    /// (`before`: [`fields`](Self::fields) read before that body was
+    /// encoded). The field is then marked refused (one WARN line naming
+    /// `backend`, the model and the field, the first time) and the request
+    /// should be sent again. Concurrent requests refused together are each
+    /// sent again; a request is sent again at most once per field.
+    pub(crate) fn drops(
+        &self,
+        error: &super::BackendError,
+        before: &[SamplingField],
+        config: &super::provider::ProviderConfig,
+        backend: &str,
+    ) -> bool {
+        match error.refused_sampling {
+            Some(field)
+                if field.value_in(&config.settings).is_some() && !before.contains(&field) =>
+            {
+                if self.refuse(field) {
+                    tracing::warn!(
+                        backend,
+                        model = %config.model,
+                        field = field.as_str(),
+                        "the model refuses this sampling setting: sent without it from now on"
+                    );
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Removes the refused fields from an encoded request body.
     pub(crate) fn strip(&self, body: &mut Value) {
         let bits = self.0.load(Ordering::Relaxed);
@@ -119,11 +155,20 @@ pub(crate) fn refusal_in(status: u16, body: &[u8]) -> Option<SamplingField> {
     if !matches!(status, 400 | 422) {
         return None;
     }
-    let value: Value = serde_json::from_slice(body).ok()?;
+    refusal_in_answer(status, &serde_json::from_slice(body).ok()?)
+}
+
+#[cfg(feature = "http")]
+/// [`refusal_in`] of an answer already read as JSON (a batch's answer to
+/// one of its requests).
+pub(crate) fn refusal_in_answer(status: u16, value: &Value) -> Option<SamplingField> {
+    if !matches!(status, 400 | 422) {
+        return None;
+    }
     let error = value
         .get("error")
         .filter(|e| e.is_object())
-        .unwrap_or(&value);
+        .unwrap_or(value);
     if let Some(field) = error
         .get("param")
         .and_then(Value::as_str)

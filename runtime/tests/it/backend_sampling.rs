@@ -114,3 +114,53 @@ async fn a_refusal_of_a_field_not_sent_stays_an_error() {
     assert_eq!(bodies(&server).await.len(), 1, "no second attempt");
     assert!(backend.refused_sampling().is_empty());
 }
+
+/// Requests in flight together are refused together: each is sent again
+/// without the field — not only the one whose refusal came back first
+/// (which alone finds the field "newly" refused).
+#[tokio::test]
+async fn requests_refused_together_are_each_sent_again() {
+    let kind = BackendKind::OpenAiChat;
+    struct RefuseTemperature(BackendKind);
+    impl wiremock::Respond for RefuseTemperature {
+        fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+            if body.get("temperature").is_some() {
+                // Slow enough that both first requests are out before
+                // either refusal is read.
+                return refusing(
+                    400,
+                    json!({"error": {"message": "Unsupported value: 'temperature'", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}}),
+                )
+                .set_delay(std::time::Duration::from_millis(300));
+            }
+            text_turn(self.0, &eiffel().to_string())
+        }
+    }
+    let server = model_server_with(kind, RefuseTemperature(kind)).await;
+    let backend = provider(kind, &server, &sampled(0.0, None));
+    let (first, second) = (search_agent(backend.clone()), search_agent(backend.clone()));
+    let (a, b) = tokio::join!(
+        first.run("The Eiffel Tower."),
+        second.run("The Eiffel Tower.")
+    );
+    for run in [a, b] {
+        assert_eq!(
+            run.report.outcome.value(),
+            Some(&eiffel()),
+            "{:?}",
+            run.report
+        );
+    }
+    let bodies = bodies(&server).await;
+    let with = bodies
+        .iter()
+        .filter(|b| b.get("temperature").is_some())
+        .count();
+    assert_eq!(
+        (with, bodies.len()),
+        (2, 4),
+        "two refused, each sent again once"
+    );
+    assert_eq!(backend.refused_sampling(), vec![SamplingField::Temperature]);
+}

@@ -292,6 +292,37 @@ mod tests {
         assert_eq!(j.take_answer("c", "kc"), Some(Ok(json!(3))));
     }
 
+    /// A request the model refused for a sampling field says so after a
+    /// resume too, so the resumed run sends it again without the field.
+    #[test]
+    fn a_refused_sampling_field_survives_the_journal() {
+        use tribunal_runtime::backend::SamplingField;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let mut j = Journal::create(&path).unwrap();
+        let mut recorded = RecordedError::from(&BackendError::new(
+            BackendErrorKind::Http,
+            "unsupported temperature",
+        ));
+        recorded.refused_sampling = Some(SamplingField::Temperature);
+        j.answered([("a", "ka", &Err(BackendError::from(recorded)))])
+            .unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(r#""refused_sampling":"temperature""#),
+            "{text}"
+        );
+        let mut j = Journal::resume(&path).unwrap();
+        let Some(Err(e)) = j.take_answer("a", "ka") else {
+            panic!("a failed")
+        };
+        assert_eq!(
+            RecordedError::from(&e).refused_sampling,
+            Some(SamplingField::Temperature)
+        );
+    }
+
     #[test]
     fn a_damaged_whole_line_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();

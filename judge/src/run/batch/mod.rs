@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
 use tribunal_runtime::backend::batch::BatchService;
-use tribunal_runtime::backend::{BackendError, BackendInfo, ModelRequest};
+use tribunal_runtime::backend::{BackendError, BackendInfo, ModelRequest, SamplingField};
 use tribunal_runtime::conversation::ModelTurn;
 
 /// How a run sends its model requests in batches.
@@ -93,14 +93,26 @@ impl Backend for BatchTurns {
     ) -> BoxFuture<'a, Result<ModelTurn, BackendError>> {
         Box::pin(async move {
             let service = self.rounds.service();
-            let body = service.encode(request)?;
-            let turn = 1 + self
-                .turns
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let id = format!("i{}-r{}-t{turn}", self.index, self.repeat);
-            let order = (self.index, self.repeat, turn);
-            let answer = self.rounds.ask(order, id, body).await?;
-            service.decode(answer)
+            loop {
+                let before = service.refused_sampling();
+                let body = service.encode(request)?;
+                let turn = 1 + self
+                    .turns
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let id = format!("i{}-r{}-t{turn}", self.index, self.repeat);
+                let order = (self.index, self.repeat, turn);
+                match self.rounds.ask(order, id, body).await {
+                    // A refused sampling field: asked again without it, in
+                    // the next round, under the next id (a resumed run reads
+                    // the refusal from the journal and does the same).
+                    Err(error) if service.drops_refused(&error, &before) => continue,
+                    answer => return service.decode(answer?),
+                }
+            }
         })
+    }
+
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        self.rounds.service().refused_sampling()
     }
 }

@@ -8,11 +8,12 @@ use super::super::anthropic::AnthropicCodec;
 use super::super::codec::Codec;
 use super::super::http::Endpoint;
 use super::super::provider::ProviderConfig;
+use super::super::refused_sampling::{RefusedSampling, refusal_in_answer};
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
     MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,
 };
-use crate::backend::{BackendError, BackendInfo, ModelRequest};
+use crate::backend::{BackendError, BackendInfo, ModelRequest, SamplingField};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
 use reqwest::Method;
@@ -22,6 +23,8 @@ use serde_json::{Value, json};
 pub(super) struct AnthropicBatches {
     config: ProviderConfig,
     endpoint: Endpoint,
+    /// The sampling fields the model refused: left out from then on.
+    refused: RefusedSampling,
 }
 
 /// The batches' path, below the Messages endpoint's.
@@ -33,7 +36,11 @@ impl AnthropicBatches {
     /// A client for `config` (the key checked to travel in a header).
     pub(super) fn new(config: ProviderConfig) -> Result<Self, BackendError> {
         let endpoint = Endpoint::of(&AnthropicCodec::PROVIDER, &config)?;
-        Ok(AnthropicBatches { config, endpoint })
+        Ok(AnthropicBatches {
+            config,
+            endpoint,
+            refused: RefusedSampling::default(),
+        })
     }
 
     fn name(&self) -> &'static str {
@@ -71,11 +78,18 @@ impl AnthropicBatches {
                     "" => "errored",
                     t => t,
                 };
-                Err(request_error(
+                let mut failed = request_error(
                     self.name(),
                     provider_type,
                     self.endpoint.scrub(clip(text("message"))),
-                ))
+                );
+                // An invalid request inside a batch is what the online API
+                // answers with a 400: read a refused sampling field the same way.
+                if provider_type == "invalid_request_error" {
+                    failed.refused_sampling =
+                        error.and_then(|e| refusal_in_answer(400, &json!({ "error": e })));
+                }
+                Err(failed)
             }
             "" => Err(request_error(
                 self.name(),
@@ -98,7 +112,17 @@ impl BatchService for AnthropicBatches {
     }
 
     fn encode(&self, request: &ModelRequest) -> Result<Value, BackendError> {
-        AnthropicCodec::encode(request, &self.config)
+        let mut body = AnthropicCodec::encode(request, &self.config)?;
+        self.refused.strip(&mut body);
+        Ok(body)
+    }
+
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        self.refused.fields()
+    }
+
+    fn drops_refused(&self, error: &BackendError, before: &[SamplingField]) -> bool {
+        self.refused.drops(error, before, &self.config, self.name())
     }
 
     fn decode(&self, answer: Value) -> Result<ModelTurn, BackendError> {

@@ -32,7 +32,7 @@ mod anthropic;
 #[cfg(feature = "openai")]
 mod openai;
 
-use super::{BackendError, BackendErrorKind, BackendInfo, ModelRequest};
+use super::{BackendError, BackendErrorKind, BackendInfo, ModelRequest, SamplingField};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -120,6 +120,22 @@ pub trait BatchService: Send + Sync {
     /// The outcome of each request of an ended batch, in no set order; a
     /// request the provider gave no outcome for is simply absent.
     fn results<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<BatchResult>, BackendError>>;
+
+    /// The sampling fields the model has refused so far: [`encode`](Self::encode)
+    /// leaves them out of every body from then on (as the online backend
+    /// does, [`Backend::refused_sampling`](crate::Backend::refused_sampling)).
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        Vec::new()
+    }
+
+    /// Whether `error`, one request's outcome, refuses a sampling field its
+    /// body carried (one not among `before`: [`refused_sampling`](Self::refused_sampling)
+    /// read before that body was encoded): the field is then left out of
+    /// every later body, and the request should be asked again.
+    fn drops_refused(&self, error: &BackendError, before: &[SamplingField]) -> bool {
+        let _ = (error, before);
+        false
+    }
 }
 
 /// A [`Batch`](BackendErrorKind::Batch) error of one request: the batch

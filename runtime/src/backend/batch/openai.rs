@@ -6,11 +6,12 @@
 use super::super::codec::Codec;
 use super::super::http::Endpoint;
 use super::super::provider::ProviderConfig;
+use super::super::refused_sampling::{RefusedSampling, refusal_in_answer};
 use super::{
     BatchCounts, BatchEntry, BatchLimits, BatchResult, BatchService, BatchStatus,
     MAX_RESULTS_BYTES, clip, count, id_of, json_lines, path_id, request_error,
 };
-use crate::backend::{BackendError, BackendErrorKind, BackendInfo, ModelRequest};
+use crate::backend::{BackendError, BackendErrorKind, BackendInfo, ModelRequest, SamplingField};
 use crate::conversation::ModelTurn;
 use futures::future::BoxFuture;
 use reqwest::Method;
@@ -25,6 +26,8 @@ const ENDED: [&str; 4] = ["completed", "failed", "expired", "cancelled"];
 pub(super) struct OpenAiBatches<C> {
     config: ProviderConfig,
     endpoint: Endpoint,
+    /// The sampling fields the model refused: left out from then on.
+    refused: RefusedSampling,
     codec: PhantomData<fn() -> C>,
 }
 
@@ -35,6 +38,7 @@ impl<C: Codec> OpenAiBatches<C> {
         Ok(OpenAiBatches {
             config,
             endpoint,
+            refused: RefusedSampling::default(),
             codec: PhantomData,
         })
     }
@@ -133,6 +137,9 @@ impl<C: Codec> OpenAiBatches<C> {
         let mut error = BackendError::new(BackendErrorKind::Http, self.endpoint.scrub(&message));
         error.status = u16::try_from(status).ok();
         error.provider_type = provider_type;
+        error.refused_sampling = error
+            .status
+            .and_then(|status| refusal_in_answer(status, body));
         error
     }
 }
@@ -143,7 +150,18 @@ impl<C: Codec> BatchService for OpenAiBatches<C> {
     }
 
     fn encode(&self, request: &ModelRequest) -> Result<Value, BackendError> {
-        C::encode(request, &self.config)
+        let mut body = C::encode(request, &self.config)?;
+        self.refused.strip(&mut body);
+        Ok(body)
+    }
+
+    fn refused_sampling(&self) -> Vec<SamplingField> {
+        self.refused.fields()
+    }
+
+    fn drops_refused(&self, error: &BackendError, before: &[SamplingField]) -> bool {
+        self.refused
+            .drops(error, before, &self.config, C::PROVIDER.name)
     }
 
     fn decode(&self, answer: Value) -> Result<ModelTurn, BackendError> {
