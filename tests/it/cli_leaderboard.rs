@@ -1,0 +1,159 @@
+//! Issue 62, point 10, through the binary: `run ARENA --model a --model b`
+//! runs the arena on each model into its own results file (resumable as
+//! one run is) and ranks them; `tribunal leaderboard` ranks results files
+//! or an arena's runs in `runs/`, each against a baseline with the paired
+//! test, in the terminal, Markdown, JSON and HTML. The mock plays the same
+//! script under every name (CI has no server); the real local model's
+//! answers are replayed from the cassettes recorded for LIVE.md.
+
+use crate::stand_in::{stderr, stdout};
+use crate::{json_lines, tribunal, without_timings};
+use std::path::{Path, PathBuf};
+
+fn arena() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
+}
+
+#[test]
+fn a_run_over_two_models_writes_one_file_each_ranks_them_and_resumes_like_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = arena();
+    let grid = [
+        "run",
+        arena.to_str().unwrap(),
+        "--model",
+        "a",
+        "--model",
+        "b",
+        "-q",
+    ];
+    let o = tribunal(&grid, dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files = ["a", "b"].map(|m| {
+        dir.path()
+            .join(format!("runs/structured_output.mock-{m}.jsonl"))
+    });
+    for file in &files {
+        assert_eq!(json_lines(file).len(), 15, "{}", file.display());
+    }
+    let out = stdout(&o);
+    let board = &out[out
+        .find("leaderboard structured_output · 2 run(s)")
+        .expect(&out)..];
+    assert!(board.contains("MOCK RUN"), "{board}");
+    for m in ["a", "b"] {
+        assert!(
+            board.contains(&format!("runs/structured_output.mock-{m}.jsonl")),
+            "{board}"
+        );
+    }
+    assert!(
+        board.contains("p = 1.0000 · 0 worse, 0 better of 15"),
+        "{board}"
+    );
+
+    // --resume keeps both files' rows: nothing is run again.
+    let before: Vec<_> = files.iter().map(|f| json_lines(f)).collect();
+    let mut resume = grid.to_vec();
+    resume.push("--resume");
+    let o = tribunal(&resume, dir.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after: Vec<_> = files.iter().map(|f| json_lines(f)).collect();
+    assert_eq!(before, after);
+
+    // The arena folder alone ranks its runs in runs/.
+    let o = tribunal(
+        &[
+            "leaderboard",
+            arena.to_str().unwrap(),
+            "--baseline",
+            "runs/structured_output.mock-b.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 results file(s) of structured_output"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("note: baseline: runs/structured_output.mock-b.jsonl"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn several_models_refuse_one_output_file_and_a_model_named_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = arena();
+    let a = arena.to_str().unwrap();
+    for (extra, said) in [
+        (
+            &["--model", "b", "--out", "one.jsonl"][..],
+            "--out one.jsonl names one file",
+        ),
+        (
+            &["--model", "b", "--html", "one.html"][..],
+            "--html and --report-file name one file",
+        ),
+        (&["--model", "a"][..], "--model a is given twice"),
+    ] {
+        let mut args = vec!["run", a, "--model", "a"];
+        args.extend_from_slice(extra);
+        let o = tribunal(&args, dir.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+    }
+    assert!(!dir.path().join("runs").exists(), "nothing ran");
+    // One mock run still refuses a model it would not test.
+    let o = tribunal(&["run", a, "--model", "a"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs a live --backend"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn leaderboard_baseline_must_name_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = arena();
+    let o = tribunal(
+        &[
+            "run",
+            arena.to_str().unwrap(),
+            "--model",
+            "a",
+            "--model",
+            "b",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files = [
+        "runs/structured_output.mock-a.jsonl",
+        "runs/structured_output.mock-b.jsonl",
+    ];
+    let o = tribunal(
+        &["leaderboard", files[0], files[1], "--baseline", "nope"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--baseline \"nope\" names none of the runs"),
+        "{}",
+        stderr(&o)
+    );
+    // Both mock runs are mock/scripted: the model names two runs.
+    let o = tribunal(
+        &["leaderboard", files[0], files[1], "--baseline", "scripted"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("names 2 runs"), "{}", stderr(&o));
+    let _ = without_timings;
+}
