@@ -22,7 +22,7 @@ pub(crate) struct RunArgs {
     /// The model provider; `mock` plays each item's scripted turns.
     #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
     pub(super) backend: BackendChoice,
-    /// The model name (required for live backends); repeat it to run each.
+    /// The model name (live backends); several: one run each, then ranked.
     ///
     /// The model name (required for live backends). Given more than once
     /// (`--model a --model b`), the arena runs on each model in turn, each
