@@ -17,6 +17,7 @@ mod import;
 mod import_csv;
 mod import_item;
 mod import_promptfoo;
+mod import_promptfoo_csv;
 mod init;
 mod judge;
 mod leaderboard;

@@ -146,3 +146,44 @@ fn a_question_and_answer_csv_imports_and_passes() {
         stdout(&o)
     );
 }
+
+/// promptfoo's own CSV example (examples/simple-csv): `tests: file://
+/// tests.csv`, each record's columns its vars and its `__expected` cell
+/// (`icontains:bonjour`) an `icontains` check, under each of the two
+/// prompts; the template expressions tribunal does not evaluate are listed.
+#[test]
+fn a_promptfoo_config_with_csv_tests_imports_each_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(
+        &[
+            "import",
+            &fixture("promptfoo_simple_csv/promptfooconfig.yaml"),
+            "translate",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("imported 8 item(s) into translate"),
+        "{}",
+        stdout(&o)
+    );
+    let items = json_lines(&dir.path().join("translate/dataset.jsonl"));
+    assert_eq!(items.len(), 8);
+    assert_eq!(items[7]["id"], "test-4-prompt-2");
+    let input = items[7]["input"].as_str().unwrap();
+    assert!(input.contains("Translate this text to Pirate"), "{input}");
+    assert!(input.contains("\"I'm hungry\""), "{input}");
+    assert_eq!(
+        items[7]["checks"],
+        serde_json::json!([{"type": "icontains", "value": "grub"}])
+    );
+    let readme = std::fs::read_to_string(dir.path().join("translate/README.md")).unwrap();
+    assert!(
+        readme
+            .contains("test-1-prompt-1: `{{(style_config | load).tone}}` is a template expression"),
+        "{readme}"
+    );
+    let o = tribunal(&["lint", "translate"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
