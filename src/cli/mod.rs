@@ -15,6 +15,7 @@ mod git_change;
 mod github;
 mod import;
 mod import_csv;
+mod import_evals_class;
 mod import_item;
 mod import_promptfoo;
 mod import_promptfoo_csv;
