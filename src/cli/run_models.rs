@@ -13,7 +13,7 @@
 //! Exit: the first run's code that is not 0 (every model still runs),
 //! 130 at once when interrupted.
 
-use super::backend_choice::{BackendChoice, read_provider_prefix};
+use super::backend_choice::{BackendChoice, read_provider_prefix, split_provider};
 use super::results_path::{file_safe, names_folder};
 use super::run::{ExitRule, RunArgs, run_one};
 use std::path::PathBuf;
@@ -30,6 +30,16 @@ pub(crate) fn run_each_model(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
         seen.push(name);
+    }
+    let prefixed = args
+        .models
+        .iter()
+        .filter(|m| split_provider(m).is_some())
+        .count();
+    if args.backend == BackendChoice::Mock && prefixed > 0 && prefixed < args.models.len() {
+        anyhow::bail!(
+            "some --model names its provider (openai/…, anthropic/…) and some do not: without --backend those would run on the mock; name every model's provider, or give --backend"
+        );
     }
     let pricing = super::report_opts::pricing(&Default::default(), args.report.pricing.as_deref())?;
     let mut first_failure: Option<ExitCode> = None;

@@ -7,7 +7,7 @@
 //! answers are replayed from the cassettes recorded for LIVE.md.
 
 use crate::stand_in::{stderr, stdout};
-use crate::{json_lines, tribunal, without_timings};
+use crate::{json_lines, tribunal};
 use std::path::{Path, PathBuf};
 
 fn arena() -> PathBuf {
@@ -82,6 +82,18 @@ fn a_run_over_two_models_writes_one_file_each_ranks_them_and_resumes_like_one_ru
         "{}",
         stdout(&o)
     );
+
+    // --baseline names one run, or the command says why not.
+    let [a, b] = ["a", "b"].map(|m| format!("runs/structured_output.mock-{m}.jsonl"));
+    for (baseline, said) in [
+        ("nope", "--baseline \"nope\" names none of the runs"),
+        // Both mock runs are mock/scripted: the model names two runs.
+        ("scripted", "names 2 runs: give the file instead"),
+    ] {
+        let o = tribunal(&["leaderboard", &a, &b, "--baseline", baseline], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    }
 }
 
 #[test]
@@ -99,6 +111,10 @@ fn several_models_refuse_one_output_file_and_a_model_named_twice() {
             "--html and --report-file name one file",
         ),
         (&["--model", "a"][..], "--model a is given twice"),
+        (
+            &["--model", "openai/b"][..],
+            "some --model names its provider (openai/…, anthropic/…) and some do not",
+        ),
     ] {
         let mut args = vec!["run", a, "--model", "a"];
         args.extend_from_slice(extra);
@@ -115,45 +131,4 @@ fn several_models_refuse_one_output_file_and_a_model_named_twice() {
         "{}",
         stderr(&o)
     );
-}
-
-#[test]
-fn leaderboard_baseline_must_name_one_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let arena = arena();
-    let o = tribunal(
-        &[
-            "run",
-            arena.to_str().unwrap(),
-            "--model",
-            "a",
-            "--model",
-            "b",
-            "-q",
-        ],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let files = [
-        "runs/structured_output.mock-a.jsonl",
-        "runs/structured_output.mock-b.jsonl",
-    ];
-    let o = tribunal(
-        &["leaderboard", files[0], files[1], "--baseline", "nope"],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--baseline \"nope\" names none of the runs"),
-        "{}",
-        stderr(&o)
-    );
-    // Both mock runs are mock/scripted: the model names two runs.
-    let o = tribunal(
-        &["leaderboard", files[0], files[1], "--baseline", "scripted"],
-        dir.path(),
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("names 2 runs"), "{}", stderr(&o));
-    let _ = without_timings;
 }
