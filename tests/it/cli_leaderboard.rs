@@ -7,7 +7,7 @@
 //! answers are replayed from the cassettes recorded for LIVE.md.
 
 use crate::stand_in::{stderr, stdout};
-use crate::{json_lines, tribunal};
+use crate::{json_lines, tribunal, without_timings};
 use std::path::{Path, PathBuf};
 
 fn arena() -> PathBuf {
@@ -131,4 +131,80 @@ fn several_models_refuse_one_output_file_and_a_model_named_twice() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The real local model's runs of LIVE.md ("Many models at once"),
+/// replayed: `qwen` under two names at temperature 0 in one grid, and
+/// once more at temperature 0.8 (seed 7), first 4 items each. The
+/// leaderboard of the three in every format, wall times zeroed so the
+/// snapshots hold still.
+#[test]
+fn the_leaderboard_of_three_real_runs_in_every_format() {
+    let _snapshots = tribunal_testkit::bind_snapshots("cli");
+    let dir = tempfile::tempdir().unwrap();
+    let arena = arena();
+    let arena = arena.to_str().unwrap();
+    let cassettes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/leaderboard");
+    let live = [
+        "--backend",
+        "openai-chat",
+        "--limit",
+        "4",
+        "--out",
+        "runs/",
+        "-q",
+    ];
+    let grid = cassettes.to_str().unwrap();
+    let t08 = cassettes.join("qwen-t08");
+    for args in [
+        vec!["--model", "qwen", "--model", "qwen-b", "--replay", grid],
+        vec![
+            "--model",
+            "qwen-t08",
+            "--temperature",
+            "0.8",
+            "--seed",
+            "7",
+            "--replay",
+            t08.to_str().unwrap(),
+        ],
+    ] {
+        let mut run = vec!["run", arena];
+        run.extend(live);
+        run.extend(args);
+        let o = tribunal(&run, dir.path());
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    }
+    let files: Vec<String> = ["qwen", "qwen-b", "qwen-t08"]
+        .iter()
+        .map(|m| format!("runs/structured_output.openai-chat-{m}.replay.jsonl"))
+        .collect();
+    for file in &files {
+        let path = dir.path().join(file);
+        let rows: Vec<String> = json_lines(&path)
+            .into_iter()
+            .map(|row| without_timings(row).to_string() + "\n")
+            .collect();
+        assert_eq!(rows.len(), 4, "{file}");
+        std::fs::write(&path, rows.concat()).unwrap();
+    }
+    let leaderboard = |extra: &[&str]| {
+        let mut args = vec!["leaderboard"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend(["--baseline", "qwen"]);
+        args.extend(extra);
+        let o = tribunal(&args, dir.path());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    insta::assert_snapshot!("leaderboard_terminal", leaderboard(&[]));
+    insta::assert_snapshot!(
+        "leaderboard_markdown",
+        leaderboard(&["--report", "markdown"])
+    );
+    insta::assert_snapshot!("leaderboard_json", leaderboard(&["--report", "json"]));
+    leaderboard(&["--html", "board.html"]);
+    let html = std::fs::read_to_string(dir.path().join("board.html")).unwrap();
+    let body = &html[html.find("<body>").unwrap()..];
+    insta::assert_snapshot!("leaderboard_html_body", body);
 }

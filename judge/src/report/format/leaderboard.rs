@@ -62,7 +62,7 @@ impl Leaderboard {
             self.methods()
         )];
         notes.push(
-            "tokens / PASS: input + output tokens of every run (ERROR included) over the PASS runs; cost at the pricing table's prices (mock and local servers cost 0)"
+            "tokens / PASS: input + output tokens of every run (ERROR included) over the PASS runs; cost at the pricing table's prices (mock runs and live runs on a local server cost 0)"
                 .to_string(),
         );
         for s in &self.standings {
@@ -77,20 +77,45 @@ impl Leaderboard {
                     v.problems.join(", ")
                 ));
             }
-            if s.cost.unpriced_runs > 0 {
-                notes.push(format!("{}: {}", s.name, s.cost.line()));
-            }
         }
-        let samplings: Vec<&str> = self
+        let unpriced: Vec<&crate::report::leaderboard::Standing> = self
             .standings
             .iter()
-            .filter_map(|s| s.side.sampling.as_deref())
+            .filter(|s| s.cost.unpriced_runs > 0)
             .collect();
-        if samplings.windows(2).any(|w| w[0] != w[1]) {
-            notes.push(
-                "the runs were sampled differently (see each file's report): a difference may be the sampling's, not the model's"
-                    .to_string(),
-            );
+        if !unpriced.is_empty() {
+            let runs: Vec<String> = unpriced
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} ({} of {} runs)",
+                        s.name, s.cost.unpriced_runs, s.side.total
+                    )
+                })
+                .collect();
+            let mut models: Vec<&str> = unpriced
+                .iter()
+                .flat_map(|s| s.cost.unpriced_models.iter().map(String::as_str))
+                .collect();
+            models.sort_unstable();
+            models.dedup();
+            notes.push(format!(
+                "cost unpriced for {}: model(s) in no pricing table ({}); add them with --pricing",
+                runs.join(", "),
+                models.join(", ")
+            ));
+        }
+        let samplings: Vec<(&str, &str)> = self
+            .standings
+            .iter()
+            .filter_map(|s| Some((s.name.as_str(), s.side.sampling.as_deref()?)))
+            .collect();
+        if samplings.windows(2).any(|w| w[0].1 != w[1].1) {
+            let each: Vec<String> = samplings.iter().map(|(n, s)| format!("{n}: {s}")).collect();
+            notes.push(format!(
+                "the runs were sampled differently ({}): a difference may be the sampling's, not the model's",
+                each.join("; ")
+            ));
         }
         notes
     }
