@@ -41,7 +41,11 @@ pub(crate) fn run_each_model(args: RunArgs) -> anyhow::Result<ExitCode> {
             "some --model names its provider (openai/…, anthropic/…) and some do not: without --backend those would run on the mock; name every model's provider, or give --backend"
         );
     }
-    let pricing = super::report_opts::pricing(&Default::default(), args.report.pricing.as_deref())?;
+    // The arena's `[pricing]` under --pricing, as each run's report has it.
+    let arena_prices = tribunal::judge::Arena::load(&args.arena)
+        .map(|arena| arena.pricing)
+        .unwrap_or_default();
+    let pricing = super::report_opts::pricing(&arena_prices, args.report.pricing.as_deref())?;
     let mut first_failure: Option<ExitCode> = None;
     let mut files: Vec<PathBuf> = Vec::new();
     for model in &args.models {
