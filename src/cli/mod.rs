@@ -105,6 +105,8 @@ pub(crate) enum Command {
 
 pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        // Several `--model`s: one run each, then their leaderboard.
+        Command::Run(a) if a.models.len() > 1 => run_models::run_each_model(*a),
         Command::Run(a) => run::run(*a),
         Command::Init(a) => init::run(a),
         Command::Import(a) => import::run(a),

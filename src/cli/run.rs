@@ -22,9 +22,6 @@ use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if args.models.len() > 1 {
-        return super::run_models::run_each_model(args);
-    }
     run_gated(args, ExitRule::PassRate)
 }
 
