@@ -26,9 +26,20 @@ fn a_run_over_two_models_writes_one_file_each_ranks_them_and_resumes_like_one_ru
         "--model",
         "b",
         "-q",
+        "--transcripts",
+        "tr",
     ];
     let o = tribunal(&grid, dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Each model's transcripts in its own folder.
+    for m in ["a", "b"] {
+        let tr = dir.path().join("tr").join(m);
+        assert!(
+            std::fs::read_dir(&tr).is_ok_and(|d| d.count() == 15),
+            "{}",
+            tr.display()
+        );
+    }
     let files = ["a", "b"].map(|m| {
         dir.path()
             .join(format!("runs/structured_output.mock-{m}.jsonl"))
@@ -207,4 +218,36 @@ fn the_leaderboard_of_three_real_runs_in_every_format() {
     let html = std::fs::read_to_string(dir.path().join("board.html")).unwrap();
     let body = &html[html.find("<body>").unwrap()..];
     insta::assert_snapshot!("leaderboard_html_body", body);
+}
+
+/// A grid exits as its first run that does not pass, and every model
+/// still runs: an arena whose scripted answers are wrong on purpose.
+#[test]
+fn a_grid_exits_1_when_a_run_fails_and_still_runs_every_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wrong_answers");
+    let o = tribunal(
+        &[
+            "run",
+            arena.to_str().unwrap(),
+            "--model",
+            "a",
+            "--model",
+            "b",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    for m in ["a", "b"] {
+        let file = dir
+            .path()
+            .join(format!("runs/wrong_answers.mock-{m}.jsonl"));
+        assert!(!json_lines(&file).is_empty(), "{}", file.display());
+    }
+    assert!(
+        stdout(&o).contains("leaderboard wrong_answers · 2 run(s)"),
+        "{}",
+        stdout(&o)
+    );
 }
