@@ -14,21 +14,20 @@ fn arena() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output")
 }
 
+/// `run ARENA --model a --model b -q`: the mock grid of two names.
+fn mock_grid(arena: &Path) -> Vec<String> {
+    let arena = arena.to_string_lossy().into_owned();
+    ["run", &arena, "--model", "a", "--model", "b", "-q"]
+        .map(String::from)
+        .to_vec()
+}
+
 #[test]
 fn a_run_over_two_models_writes_one_file_each_ranks_them_and_resumes_like_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let arena = arena();
-    let grid = [
-        "run",
-        arena.to_str().unwrap(),
-        "--model",
-        "a",
-        "--model",
-        "b",
-        "-q",
-        "--transcripts",
-        "tr",
-    ];
+    let mut grid = mock_grid(&arena);
+    grid.extend(["--transcripts".into(), "tr".into()]);
     let o = tribunal(&grid, dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // Each model's transcripts in its own folder.
@@ -65,8 +64,8 @@ fn a_run_over_two_models_writes_one_file_each_ranks_them_and_resumes_like_one_ru
 
     // --resume keeps both files' rows: nothing is run again.
     let before: Vec<_> = files.iter().map(|f| json_lines(f)).collect();
-    let mut resume = grid.to_vec();
-    resume.push("--resume");
+    let mut resume = grid.clone();
+    resume.push("--resume".into());
     let o = tribunal(&resume, dir.path());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let after: Vec<_> = files.iter().map(|f| json_lines(f)).collect();
@@ -226,18 +225,7 @@ fn the_leaderboard_of_three_real_runs_in_every_format() {
 fn a_grid_exits_1_when_a_run_fails_and_still_runs_every_model() {
     let dir = tempfile::tempdir().unwrap();
     let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wrong_answers");
-    let o = tribunal(
-        &[
-            "run",
-            arena.to_str().unwrap(),
-            "--model",
-            "a",
-            "--model",
-            "b",
-            "-q",
-        ],
-        dir.path(),
-    );
+    let o = tribunal(&mock_grid(&arena), dir.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     for m in ["a", "b"] {
         let file = dir
