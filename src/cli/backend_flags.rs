@@ -14,7 +14,7 @@ use tribunal::runtime::backend::{
 /// `--base-url`'s id.
 const BASE_URL: &str = "base_url";
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct BackendFlags {
     /// `--base-url`.
     base_url: Option<String>,

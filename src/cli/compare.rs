@@ -159,7 +159,7 @@ fn sides(args: &CompareArgs) -> anyhow::Result<(PathBuf, PathBuf)> {
 /// torn. A file with lines but not one result row (a dataset passed by
 /// mistake) is said and read as no rows: the gate fails closed with
 /// `no_rows` (exit 3), as for an empty file.
-fn read_side(path: &Path) -> anyhow::Result<(Vec<ResultRow>, bool)> {
+pub(super) fn read_side(path: &Path) -> anyhow::Result<(Vec<ResultRow>, bool)> {
     match read_results_torn(path) {
         Ok(read) => Ok(read),
         Err(e) => match not_results(path) {

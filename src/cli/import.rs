@@ -7,9 +7,11 @@
 //! Each line becomes a text-answer item (`extraction = "text"`) with a
 //! `contains` check per expected answer (`iregex` for several) and a mock
 //! turn playing it; what could not be mapped is listed per line in the
-//! arena's README and on stderr. The arena lints clean; exit 0, 2 when the
-//! file cannot be read or no line maps.
+//! arena's README and on stderr. With `--registry`, OpenAI evals' class
+//! decides the checks (`import_evals_class`). The arena lints clean; exit
+//! 0, 2 when the file cannot be read or no line maps.
 
+use super::import_evals_class::{EvalClass, class_of};
 use super::import_item::{Mapped, escaped};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -22,6 +24,15 @@ pub(crate) struct ImportArgs {
     file: PathBuf,
     /// The new arena's folder (created; must not exist or be empty).
     dir: PathBuf,
+    /// OpenAI evals: the registry YAML whose eval scores FILE; its class
+    /// decides the checks (Match: starts with; Includes: contains;
+    /// FuzzyMatch: icontains). Default: every ideal answer is `contains`.
+    #[arg(long, value_name = "YAML")]
+    registry: Option<PathBuf>,
+    /// With --registry: the eval (its name in the YAML), when more than one
+    /// eval there scores FILE or none names it.
+    #[arg(long, value_name = "NAME", requires = "registry")]
+    eval: Option<String>,
 }
 
 /// An expected answer longer than this is said to want a rubric.
@@ -41,24 +52,42 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .extension()
         .is_some_and(|x| x == "yaml" || x == "yml");
     let csv = args.file.extension().is_some_and(|x| x == "csv");
-    let (mapped, skipped) = if yaml {
+    let class = match &args.registry {
+        None => EvalClass::Includes,
+        Some(_) if yaml || csv => anyhow::bail!(
+            "--registry is OpenAI evals' registry: it scores JSON Lines samples, not {}",
+            args.file.display()
+        ),
+        Some(registry) => {
+            let text = std::fs::read_to_string(registry)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", registry.display()))?;
+            let (name, class) = class_of(&text, registry, &args.file, args.eval.as_deref())?;
+            eprintln!("import: eval {name} ({class:?})");
+            class
+        }
+    };
+    let (mapped, mut skipped) = if yaml {
         super::import_promptfoo::read(&args.file, &text)?
     } else if csv {
         let records = super::import_csv::records(&text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-        samples(records.into_iter().map(|(n, v)| (n, Ok(v))))
+        samples(records.into_iter().map(|(n, v)| (n, Ok(v))), &class)
     } else {
         let lines = text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty());
-        samples(lines.map(|(i, l)| {
-            (
-                i + 1,
-                serde_json::from_str::<Value>(l).map_err(|e| format!("not JSON: {e}")),
-            )
-        }))
+        samples(
+            lines.map(|(i, l)| {
+                (
+                    i + 1,
+                    serde_json::from_str::<Value>(l).map_err(|e| format!("not JSON: {e}")),
+                )
+            }),
+            &class,
+        )
     };
+    skipped.extend(class.note());
     write_arena(&args, mapped, skipped)
 }
 
@@ -66,11 +95,12 @@ pub(crate) fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
 /// why each other is not one.
 fn samples(
     samples: impl Iterator<Item = (usize, Result<Value, String>)>,
+    class: &EvalClass,
 ) -> (Vec<Mapped>, Vec<String>) {
     let mut mapped = Vec::new();
     let mut skipped = Vec::new();
     for (n, sample) in samples {
-        match sample.and_then(|v| map_line(&v, n)) {
+        match sample.and_then(|v| map_line(&v, n, class)) {
             Ok(m) => mapped.push(m),
             Err(why) => skipped.push(format!("line {n}: {why}")),
         }
@@ -156,8 +186,8 @@ fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-/// One sample as an item (line `n`).
-fn map_line(v: &Value, n: usize) -> Result<Mapped, String> {
+/// One sample as an item (line `n`), checked as `class` scores it.
+fn map_line(v: &Value, n: usize, class: &EvalClass) -> Result<Mapped, String> {
     let Value::Object(obj) = v else {
         return Err("not a JSON object".to_string());
     };
@@ -194,13 +224,7 @@ fn map_line(v: &Value, n: usize) -> Result<Mapped, String> {
             "an expected answer over {LONG_ANSWER} characters, checked with `contains`: a model will rarely write it word for word; a `rubric` check may grade it better"
         ));
     }
-    let check = match answers.as_slice() {
-        [one] => json!({"type": "contains", "value": one.trim()}),
-        many => {
-            let alternatives: Vec<String> = many.iter().map(|a| escaped(a.trim())).collect();
-            json!({"type": "iregex", "value": alternatives.join("|")})
-        }
-    };
+    let check = check_of(&answers, class);
     for key in obj.keys() {
         if !["id", "input", "question", "ideal", "target", "answer"].contains(&key.as_str()) {
             notes.push(format!("field `{key}`"));
@@ -211,6 +235,21 @@ fn map_line(v: &Value, n: usize) -> Result<Mapped, String> {
         system,
         notes,
     })
+}
+
+/// The check of the expected `answers` (at least one) as `class` scores
+/// them: one answer `contains` (`icontains` for FuzzyMatch), several any
+/// of them (`iregex`); Match's anchored at the start, case kept.
+fn check_of(answers: &[String], class: &EvalClass) -> Value {
+    let alternatives: Vec<String> = answers.iter().map(|a| escaped(a.trim())).collect();
+    match (class, answers) {
+        (EvalClass::Match, _) => {
+            json!({"type": "regex", "pattern": format!("^(?:{})", alternatives.join("|"))})
+        }
+        (EvalClass::FuzzyMatch, [one]) => json!({"type": "icontains", "value": one.trim()}),
+        (_, [one]) => json!({"type": "contains", "value": one.trim()}),
+        _ => json!({"type": "iregex", "value": alternatives.join("|")}),
+    }
 }
 
 /// A chat as one input: its system message apart, the rest as

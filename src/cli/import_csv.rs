@@ -9,28 +9,46 @@ use serde_json::{Map, Value};
 /// The records of `text` as JSON objects keyed by the header's names, each
 /// with its line; or why the file is no such CSV.
 pub(super) fn records(text: &str) -> Result<Vec<(usize, Value)>, String> {
+    let records = named_records(text)?;
+    Ok(records
+        .into_iter()
+        .map(|(line, fields)| {
+            let obj: Map<String, Value> = fields
+                .into_iter()
+                .map(|(name, field)| {
+                    let key = match name.to_lowercase().as_str() {
+                        "expected" => "answer".to_string(),
+                        "prompt" => "question".to_string(),
+                        other => other.to_string(),
+                    };
+                    (key, Value::String(field))
+                })
+                .collect();
+            (line, Value::Object(obj))
+        })
+        .collect())
+}
+
+/// One record: the line it starts on, and its fields named by the header.
+pub(super) type NamedRecord = (usize, Vec<(String, String)>);
+
+/// The records of `text` (blank ones skipped), each with its line and its
+/// fields named by the header as written (trimmed); or why the file is
+/// no such CSV.
+pub(super) fn named_records(text: &str) -> Result<Vec<NamedRecord>, String> {
     let rows = parse(text)?;
     let Some((header, body)) = rows.split_first() else {
         return Err("an empty CSV file".to_string());
     };
-    let names: Vec<String> = header.1.iter().map(|h| h.trim().to_lowercase()).collect();
-    let mut out = Vec::new();
-    for (line, fields) in body {
-        if fields.iter().all(|f| f.trim().is_empty()) {
-            continue;
-        }
-        let mut obj = Map::new();
-        for (name, field) in names.iter().zip(fields) {
-            let key = match name.as_str() {
-                "expected" => "answer",
-                "prompt" => "question",
-                other => other,
-            };
-            obj.insert(key.to_string(), Value::String(field.clone()));
-        }
-        out.push((*line, Value::Object(obj)));
-    }
-    Ok(out)
+    let names: Vec<String> = header.1.iter().map(|h| h.trim().to_string()).collect();
+    Ok(body
+        .iter()
+        .filter(|(_, fields)| !fields.iter().all(|f| f.trim().is_empty()))
+        .map(|(line, fields)| {
+            let named = names.iter().cloned().zip(fields.iter().cloned()).collect();
+            (*line, named)
+        })
+        .collect())
 }
 
 /// Each record of `text` with the line it starts on.

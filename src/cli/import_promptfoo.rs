@@ -6,8 +6,9 @@
 //! `icontains`, `starts-with`, `regex`, `not-contains`, `not-icontains`,
 //! `contains-any`, `icontains-any`, `llm-rubric`; `defaultTest`'s and
 //! `$ref`s to `assertionTemplates` included); every other is listed per
-//! item as not converted. promptfoo's tests hold no expected answer, so no
-//! item has mock turns: run them on a model.
+//! item as not converted. The tests may be a `file://` CSV file, or list
+//! such files among them (`import_promptfoo_csv`). promptfoo's tests hold
+//! no expected answer, so no item has mock turns: run them on a model.
 
 use super::import_item::{Mapped, escaped};
 use serde_json::{Map, Value, json};
@@ -28,17 +29,25 @@ pub(super) fn read(path: &Path, text: &str) -> anyhow::Result<(Vec<Mapped>, Vec<
             first(&skipped)
         );
     }
-    let tests = match config.get("tests") {
+    let given = match config.get("tests") {
         Some(Value::Array(tests)) => tests.clone(),
+        Some(file @ Value::String(_)) => vec![file.clone()],
         Some(other) => {
             anyhow::bail!(
-                "{}: `tests` is {}: only a list of tests is read (not a CSV or other file)",
+                "{}: `tests` is {}: a list of tests or a `file://` CSV file is read",
                 path.display(),
                 short(other)
             )
         }
         None => anyhow::bail!("{}: no `tests`", path.display()),
     };
+    let mut tests = Vec::new();
+    for test in given {
+        match test.as_str() {
+            Some(file) => tests.extend(csv_tests(path, dir, file, &mut skipped)?),
+            None => tests.push(test),
+        }
+    }
     let default_asserts = config
         .pointer("/defaultTest/assert")
         .and_then(Value::as_array)
@@ -86,11 +95,15 @@ pub(super) fn read(path: &Path, text: &str) -> anyhow::Result<(Vec<Mapped>, Vec<
             }
             let (input, unfilled) = filled(prompt, vars);
             let mut notes = notes.clone();
-            notes.extend(
-                unfilled
-                    .into_iter()
-                    .map(|v| format!("`{{{{{v}}}}}` has no var")),
-            );
+            notes.extend(unfilled.into_iter().map(|v| {
+                let plain = v.chars().all(|c| c.is_alphanumeric() || c == '_');
+                match plain {
+                    true => format!("`{{{{{v}}}}}` has no var"),
+                    false => format!(
+                        "`{{{{{v}}}}}` is a template expression: left as written, not evaluated"
+                    ),
+                }
+            }));
             mapped.push(Mapped {
                 item: json!({"id": id, "input": input, "checks": checks}),
                 system: None,
@@ -99,6 +112,30 @@ pub(super) fn read(path: &Path, text: &str) -> anyhow::Result<(Vec<Mapped>, Vec<
         }
     }
     Ok((mapped, skipped))
+}
+
+/// The tests of the `file://` CSV file `file` (relative to `dir`, the
+/// folder of the configuration at `path`); what of it was not converted
+/// in `skipped`.
+fn csv_tests(
+    path: &Path,
+    dir: &Path,
+    file: &str,
+    skipped: &mut Vec<String>,
+) -> anyhow::Result<Vec<Value>> {
+    let Some(name) = file.strip_prefix("file://").filter(|f| f.ends_with(".csv")) else {
+        anyhow::bail!(
+            "{}: tests from {file:?}: only `file://` CSV files are read (not other files, globs or datasets)",
+            path.display()
+        );
+    };
+    let csv = dir.join(name);
+    let text = std::fs::read_to_string(&csv)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read {}: {e}", path.display(), csv.display()))?;
+    let (tests, notes) = super::import_promptfoo_csv::tests(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", csv.display()))?;
+    skipped.extend(notes.into_iter().map(|n| format!("{name}: {n}")));
+    Ok(tests)
 }
 
 /// ` (first)` of `list`, or nothing.

@@ -15,10 +15,13 @@ mod git_change;
 mod github;
 mod import;
 mod import_csv;
+mod import_evals_class;
 mod import_item;
 mod import_promptfoo;
+mod import_promptfoo_csv;
 mod init;
 mod judge;
+mod leaderboard;
 mod lint;
 mod merge;
 mod preflight;
@@ -30,6 +33,7 @@ mod review;
 mod run;
 mod run_args;
 mod run_exit;
+mod run_models;
 mod sandbox;
 mod schema;
 mod search;
@@ -88,6 +92,8 @@ pub(crate) enum Command {
     Show(show::ShowArgs),
     /// Compare two results files: outcome changes, pass-rate and token changes; exit 1 when the gate fails, 3-9 when the files cannot be gated on (empty, torn, two arenas, mixed runs, missing runs, runs missing from the baseline, a baseline that measured nothing).
     Compare(compare::CompareArgs),
+    /// Several results files of one arena side by side: per run the pass rate with its interval, tokens per PASS, cost and latency, and each against a baseline with the paired test.
+    Leaderboard(leaderboard::LeaderboardArgs),
     /// The GitHub calls of the pull-request gate (action/action.yml): its one PR comment, the baseline artifact, the check of a baseline.
     #[command(subcommand)]
     Github(github::GitHubCommand),
@@ -99,6 +105,8 @@ pub(crate) enum Command {
 
 pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        // Several `--model`s: one run each, then their leaderboard.
+        Command::Run(a) if a.models.len() > 1 => run_models::run_each_model(*a),
         Command::Run(a) => run::run(*a),
         Command::Init(a) => init::run(a),
         Command::Import(a) => import::run(a),
@@ -113,6 +121,7 @@ pub(crate) fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Report(a) => report::run(a),
         Command::Show(a) => show::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Leaderboard(a) => leaderboard::run(a),
         Command::Github(c) => github::run(c),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),

@@ -41,7 +41,7 @@ impl ReportChoice {
 }
 
 /// The report options of `run` and `merge`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct ReportOpts {
     /// The report format.
     #[arg(
@@ -54,7 +54,7 @@ pub(crate) struct ReportOpts {
     report: ReportChoice,
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "PATH")]
-    report_file: Option<PathBuf>,
+    pub(crate) report_file: Option<PathBuf>,
     /// Exit 0 when the pass rate (0..=1) reaches this, even if some items did not pass.
     #[arg(allow_negative_numbers = true, long, value_name = "RATE")]
     min_pass_rate: Option<f64>,

@@ -37,10 +37,8 @@ impl RunLabel<'_> {
     /// `mock`, `openai-chat-gpt-4.1-mini`, `openai-chat-qwen.replay`,
     /// `mock.judge-openai-chat-gpt-4.1-mini`: file-name safe.
     pub(crate) fn text(&self) -> String {
-        let mut label = match self.backend {
-            None => "mock".to_string(),
-            Some(backend) => join_named(backend, self.model),
-        };
+        // A mock run names a model only as one of several `--model`s.
+        let mut label = join_named(self.backend.unwrap_or("mock"), self.model);
         if self.batch {
             label.push_str(".batch");
         }
@@ -113,7 +111,7 @@ pub(crate) fn out_path(out: Option<&Path>, name: &str) -> PathBuf {
 }
 
 /// Whether `path` is an existing folder or is written as one (`results/`).
-fn names_folder(path: &Path) -> bool {
+pub(crate) fn names_folder(path: &Path) -> bool {
     path.is_dir()
         || path
             .as_os_str()
@@ -221,6 +219,11 @@ mod tests {
             replay.text(),
             "openai-chat-Qwen_Qwen2.5-0.5B_q4_k.batch.replay"
         );
+        let stand_in = RunLabel {
+            model: Some("qwen/a"),
+            ..mock
+        };
+        assert_eq!(stand_in.text(), "mock-qwen_a");
         let judged = RunLabel {
             judge_backend: Some("anthropic"),
             judge_model: Some("claude"),

@@ -15,6 +15,7 @@ pub(crate) use super::run_args::RunArgs;
 use super::run_args::{plan_error, say_shard};
 pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::judge::run::Environment;
 use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
@@ -26,14 +27,31 @@ pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs the arena; `rule` says what the exit code reflects. Under
 /// [`ExitRule::Kappa`] the calibration is always part of the report.
-pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<ExitCode> {
+pub(crate) fn run_gated(args: RunArgs, rule: ExitRule) -> anyhow::Result<ExitCode> {
+    run_one(args, rule).map(|(code, _)| code)
+}
+
+/// [`run_gated`], with the results file when the run wrote one.
+pub(super) fn run_one(
+    mut args: RunArgs,
+    rule: ExitRule,
+) -> anyhow::Result<(ExitCode, Option<PathBuf>)> {
+    if args.model.is_none() && args.mock_stand_in.is_none() {
+        if args.models.len() > 1 {
+            anyhow::bail!(
+                "--model is given {} times: this command runs one model",
+                args.models.len()
+            );
+        }
+        args.model = args.models.pop();
+    }
     // `--model openai/gpt-4.1-mini` without `--backend` names both.
     read_provider_prefix(&mut args.backend, &mut args.model);
     args.calibrate |=
         rule == ExitRule::Kappa || args.min_kappa.is_some() || args.max_injection_lift.is_some();
     args.check_gates()?;
     let Some(loaded) = args.arena()? else {
-        return Ok(ExitCode::from(2));
+        return Ok((ExitCode::from(2), None));
     };
     if args.calibrate && loaded.gold_verdicts().is_empty() && loaded.gold_rubric().is_empty() {
         anyhow::bail!(
@@ -63,7 +81,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .prepare(&loaded, &env)
         .map_err(|e| plan_error(e, &args.arena))?;
     if args.mock_problems(&prepared) > 0 {
-        return Ok(ExitCode::from(2));
+        return Ok((ExitCode::from(2), None));
     }
     // `judge calibrate`'s results go beside `run`'s, never over them.
     let kind = if rule == ExitRule::Kappa {
@@ -107,7 +125,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
     if let Checked::Interrupted(code) =
         before_first_item(&runtime, prepared.preflight(), "no item")?
     {
-        return Ok(code);
+        return Ok((code, None));
     }
     // `[[mcp]]` servers start on the runtime the runs use (their
     // connections' tasks live there) and stop when the run is dropped.
@@ -115,13 +133,13 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         Some(Ok(ready)) => ready,
         Some(Err(e)) => {
             eprintln!("tribunal: {}: {e} [{}]", args.arena.display(), e.code());
-            return Ok(ExitCode::from(2));
+            return Ok((ExitCode::from(2), None));
         }
         None => {
             eprintln!(
                 "\ntribunal: interrupted while starting the arena's [[mcp]] servers: no item ran, nothing was written"
             );
-            return Ok(ExitCode::from(130));
+            return Ok((ExitCode::from(130), None));
         }
     };
     // Ctrl-C stops the run; the rows finished so far are in the results
@@ -135,7 +153,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
             "\ntribunal: interrupted: {kept} finished run(s) are kept in {}; the same command with --resume runs the rest",
             out.display()
         );
-        return Ok(ExitCode::from(130));
+        return Ok((ExitCode::from(130), Some(out)));
     };
     let result = result.map_err(|e| match e {
         JudgeError::WouldReplace { .. } => {
@@ -185,9 +203,10 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         eprintln!("{line}");
     }
     let ok = kappa_ok && (passed || rule == ExitRule::Kappa || empty_shard);
-    Ok(stopped_early(stops).unwrap_or(if ok {
+    let code = stopped_early(stops).unwrap_or(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }))
+    });
+    Ok((code, Some(out)))
 }

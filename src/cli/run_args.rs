@@ -14,7 +14,7 @@ use tribunal::judge::{Arena, JudgeError, RunMode};
 use tribunal::runtime::OnRepeat;
 use tribunal::runtime::backend::BackendKind;
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = "The flags' names are the same on every subcommand: docs/cli.md.")]
 pub(crate) struct RunArgs {
     /// The arena folder (holding dataset.jsonl).
@@ -22,9 +22,26 @@ pub(crate) struct RunArgs {
     /// The model provider; `mock` plays each item's scripted turns.
     #[arg(long, value_enum, default_value_t, help_heading = heading::MODEL)]
     pub(super) backend: BackendChoice,
-    /// The model name (required for live backends).
-    #[arg(long, help_heading = heading::MODEL)]
+    /// The model name (live backends); several: one run each, then ranked.
+    ///
+    /// The model name (required for live backends). Given more than once
+    /// (`--model a --model b`), the arena runs on each model in turn, each
+    /// into its own results file (default name per model; --out must then
+    /// be a folder), `--record`/`--replay`/`--transcripts` in a subfolder
+    /// per model, and a leaderboard of the runs is printed last (`tribunal
+    /// leaderboard`; the first model is its baseline). In mock mode each
+    /// name runs the same scripted answers: it tests the plumbing, not the
+    /// models.
+    #[arg(long = "model", value_name = "MODEL", help_heading = heading::MODEL)]
+    pub(super) models: Vec<String>,
+    /// The one model this run is on (the run's `--model`; set by `run`
+    /// from `models`).
+    #[arg(skip)]
     pub(super) model: Option<String>,
+    /// In a mock run over several `--model`s: the name this run stands in
+    /// for (its results file's; the mock plays the same script for each).
+    #[arg(skip)]
+    pub(super) mock_stand_in: Option<String>,
     /// Mock mode: the scripted model waits MS milliseconds per turn.
     #[arg(long = "mock-latency-ms", allow_negative_numbers = true, value_name = "MS", default_value_t = 0, help_heading = heading::MODEL, hide_short_help = true)]
     pub(super) mock_latency: u64,
@@ -268,7 +285,7 @@ impl RunArgs {
     pub(super) fn label(&self) -> super::results_path::RunLabel<'_> {
         super::results_path::RunLabel {
             backend: self.backend.live().map(BackendKind::as_str),
-            model: self.model.as_deref(),
+            model: self.model.as_deref().or(self.mock_stand_in.as_deref()),
             batch: self.batch,
             replay: self.replay.is_some(),
             judge_backend: self
@@ -463,11 +480,11 @@ impl RunArgs {
     pub(super) fn needs_live_model(&self) -> bool {
         let live = |c: Option<BackendChoice>| c.and_then(BackendChoice::live).is_some();
         let prefixed = self
-            .model
-            .as_deref()
-            .and_then(super::backend_choice::split_provider)
-            .map(|(c, _)| c);
-        let model = live(Some(self.backend)) || live(prefixed);
+            .models
+            .iter()
+            .filter_map(|m| super::backend_choice::split_provider(m))
+            .any(|(c, _)| live(Some(c)));
+        let model = live(Some(self.backend)) || prefixed;
         (model || live(self.judge_backend)) && self.replay.is_none()
     }
 

@@ -146,3 +146,133 @@ fn a_question_and_answer_csv_imports_and_passes() {
         stdout(&o)
     );
 }
+
+/// promptfoo's own CSV example (examples/simple-csv): `tests: file://
+/// tests.csv`, each record's columns its vars and its `__expected` cell
+/// (`icontains:bonjour`) an `icontains` check, under each of the two
+/// prompts; the template expressions tribunal does not evaluate are listed.
+#[test]
+fn a_promptfoo_config_with_csv_tests_imports_each_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tribunal(
+        &[
+            "import",
+            &fixture("promptfoo_simple_csv/promptfooconfig.yaml"),
+            "translate",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("imported 8 item(s) into translate"),
+        "{}",
+        stdout(&o)
+    );
+    let items = json_lines(&dir.path().join("translate/dataset.jsonl"));
+    assert_eq!(items.len(), 8);
+    assert_eq!(items[7]["id"], "test-4-prompt-2");
+    let input = items[7]["input"].as_str().unwrap();
+    assert!(input.contains("Translate this text to Pirate"), "{input}");
+    assert!(input.contains("\"I'm hungry\""), "{input}");
+    assert_eq!(
+        items[7]["checks"],
+        serde_json::json!([{"type": "icontains", "value": "grub"}])
+    );
+    let readme = std::fs::read_to_string(dir.path().join("translate/README.md")).unwrap();
+    assert!(
+        readme
+            .contains("test-1-prompt-1: `{{(style_config | load).tone}}` is a template expression"),
+        "{readme}"
+    );
+    let o = tribunal(&["lint", "translate"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
+
+/// OpenAI evals' registry (evals/registry/evals/test-basic.yaml) decides
+/// the checks: test-match's class is Match, so each ideal answer must
+/// start the answer; the eval is found by its samples file, or named; a
+/// samples file two evals score (Includes and FuzzyMatch) needs --eval.
+#[test]
+fn an_openai_evals_registry_class_decides_the_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = fixture("openai_evals_test_basic.yaml");
+    // Where the registry says test-match's samples are.
+    std::fs::create_dir_all(dir.path().join("test_match")).unwrap();
+    std::fs::copy(
+        fixture("openai_evals_test_match.jsonl"),
+        dir.path().join("test_match/samples.jsonl"),
+    )
+    .unwrap();
+    let o = tribunal(
+        &[
+            "import",
+            "test_match/samples.jsonl",
+            "match",
+            "--registry",
+            &registry,
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("eval test-match.s1.simple-v0 (Match)"),
+        "{}",
+        stderr(&o)
+    );
+    let items = json_lines(&dir.path().join("match/dataset.jsonl"));
+    assert_eq!(
+        items[1]["checks"],
+        serde_json::json!([{"type": "regex", "pattern": "^(?:George Washington)"}])
+    );
+    let o = tribunal(&["run", "match"], dir.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+
+    // Named: FuzzyMatch is icontains, and the README says it is stricter.
+    let o = tribunal(
+        &[
+            "import",
+            &fixture("openai_evals_test_match.jsonl"),
+            "fuzzy",
+            "--registry",
+            &registry,
+            "--eval",
+            "test-fuzzy-match",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let items = json_lines(&dir.path().join("fuzzy/dataset.jsonl"));
+    assert_eq!(
+        items[0]["checks"],
+        serde_json::json!([{"type": "icontains", "value": "time"}])
+    );
+    let readme = std::fs::read_to_string(dir.path().join("fuzzy/README.md")).unwrap();
+    assert!(
+        readme.contains("class is FuzzyMatch, checked with `icontains`"),
+        "{readme}"
+    );
+
+    // Two evals score test_fuzzy_match/samples.jsonl: --eval is needed.
+    std::fs::create_dir_all(dir.path().join("test_fuzzy_match")).unwrap();
+    std::fs::copy(
+        fixture("openai_evals_test_match.jsonl"),
+        dir.path().join("test_fuzzy_match/samples.jsonl"),
+    )
+    .unwrap();
+    let o = tribunal(
+        &[
+            "import",
+            "test_fuzzy_match/samples.jsonl",
+            "two",
+            "--registry",
+            &registry,
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 evals score test_fuzzy_match/samples.jsonl (test-fuzzy-match.s1.simple-v0, test-includes.s1.simple-v0): name one with --eval"),
+        "{}",
+        stderr(&o)
+    );
+}

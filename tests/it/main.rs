@@ -43,6 +43,7 @@ mod cli_compare_inputs;
 mod cli_import;
 mod cli_init;
 mod cli_judge;
+mod cli_leaderboard;
 mod cli_lint;
 mod cli_mcp;
 mod cli_replay;

@@ -2,15 +2,17 @@
 //! figures — the [`Report`] model here, and beside it the summary and its
 //! intervals ([`summary`]), token use ([`tokens`]), judge calibration
 //! ([`calibration`]), injection lift ([`injection`]), the comparison of
-//! two runs ([`compare`]) and the statistics under them ([`stats`]). How
-//! they are written out — terminal, Markdown, JSON, JUnit, HTML, the PR
-//! comment — is [`format`](mod@format)'s (its module doc says why the
-//! split runs that way).
+//! two runs ([`compare`]), several runs side by side ([`leaderboard`])
+//! and the statistics under them ([`stats`]). How they are written out —
+//! terminal, Markdown, JSON, JUnit, HTML, the PR comment — is
+//! [`format`](mod@format)'s (its module doc says why the split runs that
+//! way).
 
 pub mod calibration;
 pub mod compare;
 pub mod format;
 pub mod injection;
+pub mod leaderboard;
 pub mod stats;
 pub mod summary;
 pub mod tokens;

@@ -17,6 +17,7 @@ mod html_browser;
 mod html_fixtures;
 mod injection;
 mod inline_files;
+mod leaderboard;
 mod lint;
 mod live_cassettes;
 mod mcp_lint;

@@ -11,7 +11,8 @@
 //!   [`ReportFormat`];
 //! - a comparison as text, Markdown and JSON (`compare`) and as the body
 //!   of a pull-request comment (`comment`);
-//! - both as one self-contained HTML page ([`html`]);
+//! - a leaderboard of several runs as text and Markdown (`leaderboard`);
+//! - each of them as one self-contained HTML page ([`html`]);
 //! - one run up close, its conversation and checks (`show`).
 //!
 //! The split runs one way: a format reads figures, a figure never reads a
@@ -29,12 +30,14 @@ mod compare;
 pub mod html;
 mod json;
 mod junit;
+mod leaderboard;
 mod markdown;
 mod show;
 mod terminal;
 
 pub use comment::{CommentOptions, SideCosts};
 pub use compare::COMPARE_VERSION;
+pub use leaderboard::LEADERBOARD_COLUMNS;
 pub(crate) use markdown::md_escape;
 pub use show::{SHOWN_CHARS, show_run};
 

@@ -7,7 +7,8 @@
 //!   unstable items, chart data, and one [`PageItem`] per item run with its
 //!   checks, error code, usage, tool calls and, when recorded, transcript.
 //! - [`render_page`] turns it into HTML; [`render_compare`] does the same
-//!   for a [`crate::Comparison`].
+//!   for a [`crate::Comparison`], [`render_leaderboard`] for a
+//!   [`Leaderboard`](crate::report::leaderboard::Leaderboard).
 //! - Everything that came from a model, a tool or a dataset is escaped:
 //!   [`escape_html`] for markup, [`json_for_script`] for the item data
 //!   embedded as JSON.
@@ -24,6 +25,7 @@
 mod charts;
 mod compare_page;
 mod escape;
+mod leaderboard_page;
 mod page;
 mod render;
 
@@ -34,5 +36,6 @@ pub use charts::{
 pub use compare_page::render_compare;
 pub(crate) use escape::escape_markup;
 pub use escape::{escape_html, json_for_script, script_safe};
+pub use leaderboard_page::render_leaderboard;
 pub use page::{PageItem, ReportPage, utc_minute};
 pub use render::{data_json, render_page};
