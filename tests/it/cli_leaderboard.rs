@@ -152,9 +152,18 @@ fn several_models_refuse_one_output_file_and_a_model_named_twice() {
 fn the_leaderboard_of_three_real_runs_in_every_format() {
     let _snapshots = tribunal_testkit::bind_snapshots("cli");
     let dir = tempfile::tempdir().unwrap();
-    let arena = arena();
-    let arena = arena.to_str().unwrap();
     let cassettes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/leaderboard");
+    // The arena as it was when these answers were recorded (its arena.toml
+    // beside the cassettes; the data files as shipped): a later change to
+    // the shipped arena's request (e.g. `search_k`) would miss every
+    // recorded answer, and this test is about the leaderboard.
+    let recorded = dir.path().join("recorded/structured_output");
+    std::fs::create_dir_all(&recorded).unwrap();
+    for file in ["dataset.jsonl", "corpus.json", "schema.json"] {
+        std::fs::copy(arena().join(file), recorded.join(file)).unwrap();
+    }
+    std::fs::copy(cassettes.join("arena.toml"), recorded.join("arena.toml")).unwrap();
+    let arena = recorded.to_str().unwrap();
     let live = [
         "--backend",
         "openai-chat",
