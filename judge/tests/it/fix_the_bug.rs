@@ -157,3 +157,51 @@ fn each_item_has_its_own_folder_and_no_other() {
     ids.sort();
     assert_eq!(folders, ids);
 }
+
+/// The items of the live recording (LIVE.md, "fix_the_bug").
+const RECORDED: [&str; 3] = [
+    "pagination_off_by_one",
+    "sliced_guard_rejects_zero",
+    "duration_exact_second_carry",
+];
+
+/// The live run of a real small model (Qwen2.5-Coder-0.5B on llama.cpp,
+/// LIVE.md), replayed from its cassette: its edits land in fresh copies
+/// and the tests run on them again, so the rows are the recorded run's
+/// (timings redacted). A change in what is sent or how the copy is
+/// scored fails here.
+#[tokio::test]
+async fn the_live_run_replays_from_its_cassette() {
+    use tribunal_judge::run::{Environment, RunPlan};
+    use tribunal_runtime::backend::BackendKind;
+    let _snapshots = tribunal_testkit::bind_snapshots("judge");
+    let arena = arena();
+    let ready = RunPlan::live(BackendKind::OpenAiChat, "qwen")
+        .with_replay(Some(arena.dir.join("cassettes")))
+        .with_items(RECORDED.iter().map(|s| s.to_string()).collect())
+        .with_deadline(Some(std::time::Duration::from_secs(900)))
+        .prepare(&arena, &Environment::empty())
+        .unwrap()
+        .start_tools()
+        .await
+        .unwrap();
+    let options = RunOptions::in_memory();
+    let result = ready.run(&options, &tribunal_judge::Silent).await.unwrap();
+    let timing = regex::Regex::new(r"in \d+\.\d+s").unwrap();
+    let mut rows: Vec<&tribunal_judge::ResultRow> = result.rows.iter().collect();
+    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    let rows: Vec<serde_json::Value> = rows
+        .into_iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id,
+                "outcome": r.outcome,
+                "error_code": r.error_code.map(|c| c.as_str()),
+                "tools": r.tool_calls.iter().map(|c| format!("{} ok={}", c.name, c.ok)).collect::<Vec<_>>(),
+                "checks": r.checks.iter().map(|c| timing.replace_all(&c.detail, "in [s]").into_owned()).collect::<Vec<_>>(),
+                "usage": r.usage,
+            })
+        })
+        .collect();
+    insta::assert_json_snapshot!("live_fix_the_bug_qwen05b", rows);
+}
