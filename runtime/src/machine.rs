@@ -332,15 +332,8 @@ impl Machine {
         now: Instant,
     ) -> Result<Self, (SchemaError, Conversation)> {
         let form = AnswerForm::of(&config.answer);
-        Self::assemble(
-            config,
-            contract,
-            tools.into(),
-            conversation,
-            now,
-            true,
-            form,
-        )
+        let tools = tools.into();
+        Self::assemble(config, contract, tools, conversation, now, true, form)
     }
 
     /// A machine at the start of a run whose answer takes `form`; `fresh`: a
@@ -438,15 +431,8 @@ impl Machine {
             ..config
         };
         let form = AnswerForm::REPLY;
-        Self::assemble(
-            config,
-            contract,
-            tools.into(),
-            conversation,
-            now,
-            false,
-            form,
-        )
+        let tools = tools.into();
+        Self::assemble(config, contract, tools, conversation, now, false, form)
     }
 
     /// The run's deadline, if it has one.

@@ -130,34 +130,36 @@ fn stopped(t: &str, stop: StopReason) -> ModelTurn {
     ModelTurn { stop, ..text(t) }
 }
 
-fn finalizing(max_tool_calls: u32) -> Budget {
+/// A tool-call budget of one, finalized when spent.
+fn one_call_then_finalize() -> Budget {
     Budget {
-        max_tool_calls: Some(max_tool_calls),
+        max_tool_calls: Some(1),
         on_budget: OnBudget::Finalize,
         ..Budget::default()
     }
 }
 
+/// A call that runs, then one over the budget (refused; the finalize turn
+/// comes next), then `finalize_turns`.
+fn over_the_budget(finalize_turns: Vec<ModelTurn>) -> Vec<ModelTurn> {
+    let count = |n: u32| calls(&[("count", json!({ "n": n }))]);
+    [count(1), count(2)]
+        .into_iter()
+        .chain(finalize_turns)
+        .collect()
+}
+
 #[test]
 fn a_spent_tool_budget_asks_each_form_for_its_text_on_the_one_finalize_path() {
-    // The second turn's call is over the budget: refused, then the finalize turn.
-    let script = vec![
-        calls(&[("count", json!({"n": 1}))]),
-        calls(&[("count", json!({"n": 2}))]),
-        text(" Counted once. "),
-    ];
-    assert_both("finalize", finalizing(1), script);
+    let script = over_the_budget(vec![text(" Counted once. ")]);
+    assert_both("finalize", one_call_then_finalize(), script);
 }
 
 #[test]
 fn a_call_on_the_finalize_turn_gets_its_result_and_the_empty_text_the_one_repair() {
-    let script = vec![
-        calls(&[("count", json!({"n": 1}))]),
-        calls(&[("count", json!({"n": 2}))]),
-        calls(&[("count", json!({"n": 3}))]),
-        text("Counted once."),
-    ];
-    assert_both("call_on_finalize", finalizing(1), script);
+    let call = calls(&[("count", json!({"n": 3}))]);
+    let script = over_the_budget(vec![call, text("Counted once.")]);
+    assert_both("call_on_finalize", one_call_then_finalize(), script);
 }
 
 #[test]
