@@ -47,6 +47,11 @@
 //! with [`ErrorCode::NoProgress`], or under `on_idle = finalize` go to the
 //! finalize turn.
 //!
+//! A text answer — a run's under `extraction = "text"`, or a conversation's
+//! reply ([`Machine::new_reply`]) — takes the same final-answer path: no
+//! answer tool and no schema are sent, and its form (`machine/answer_form.rs`)
+//! says how the text is read and words its finalize and repair requests.
+//!
 //! With [`Machine::with_approval`], a turn whose calls include an `ask` or a
 //! `deny` tool's stops at an approval point before any of them runs:
 //! [`poll`](Machine::poll) returns `None` while
@@ -406,6 +411,8 @@ impl Machine {
     /// agent may have to ask before it can look anything up). An empty reply
     /// gets the one repair; empty again, the turn ends with
     /// [`ErrorCode::EmptyReply`]. A budget's finalize turn asks for the reply.
+    /// The reply is a text answer read as written, whatever the stop reason
+    /// (a refusal or a cut-off reply is still what the user reads).
     pub fn new_reply(
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,

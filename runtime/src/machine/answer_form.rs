@@ -33,6 +33,7 @@ pub(super) enum AnswerForm {
 /// What sets one text answer apart from the other, as data.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct TextForm {
+    /// How the text is read.
     reading: TextReading,
     /// The finalize request, `code` having ended the tool phase.
     finalize: fn(ErrorCode) -> String,
