@@ -120,8 +120,12 @@ impl<C: Codec> HttpBackend<C> {
     /// not among `before`, the refused fields when its body was built): the
     /// field is then left out of this and every later request.
     fn drops_refused(&self, error: &BackendError, before: &[super::SamplingField]) -> bool {
-        self.refused
-            .drops(error, before, &self.config, C::PROVIDER.name)
+        self.refused.drops(
+            error,
+            before,
+            &self.config.settings,
+            (C::PROVIDER.name, &self.config.model),
+        )
     }
 }
 

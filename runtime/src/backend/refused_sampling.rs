@@ -98,27 +98,25 @@ impl RefusedSampling {
     }
 
     /// Whether `error` refuses a sampling field that a body carried: one
-    /// `config` sets and that was not yet among the refused fields
+    /// `settings` set and that was not yet among the refused fields
     /// (`before`: [`fields`](Self::fields) read before that body was
     /// encoded). The field is then marked refused (one WARN line naming
-    /// `backend`, the model and the field, the first time) and the request
+    /// `backend`, `model` and the field, the first time) and the request
     /// should be sent again. Concurrent requests refused together are each
     /// sent again; a request is sent again at most once per field.
     pub(crate) fn drops(
         &self,
         error: &super::BackendError,
         before: &[SamplingField],
-        config: &super::provider::ProviderConfig,
-        backend: &str,
+        settings: &BackendSettings,
+        (backend, model): (&str, &str),
     ) -> bool {
         match error.refused_sampling {
-            Some(field)
-                if field.value_in(&config.settings).is_some() && !before.contains(&field) =>
-            {
+            Some(field) if field.value_in(settings).is_some() && !before.contains(&field) => {
                 if self.refuse(field) {
                     tracing::warn!(
                         backend,
-                        model = %config.model,
+                        model,
                         field = field.as_str(),
                         "the model refuses this sampling setting: sent without it from now on"
                     );

@@ -122,7 +122,12 @@ impl BatchService for AnthropicBatches {
     }
 
     fn drops_refused(&self, error: &BackendError, before: &[SamplingField]) -> bool {
-        self.refused.drops(error, before, &self.config, self.name())
+        self.refused.drops(
+            error,
+            before,
+            &self.config.settings,
+            (self.name(), &self.config.model),
+        )
     }
 
     fn decode(&self, answer: Value) -> Result<ModelTurn, BackendError> {

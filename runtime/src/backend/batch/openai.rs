@@ -160,8 +160,12 @@ impl<C: Codec> BatchService for OpenAiBatches<C> {
     }
 
     fn drops_refused(&self, error: &BackendError, before: &[SamplingField]) -> bool {
-        self.refused
-            .drops(error, before, &self.config, C::PROVIDER.name)
+        self.refused.drops(
+            error,
+            before,
+            &self.config.settings,
+            (C::PROVIDER.name, &self.config.model),
+        )
     }
 
     fn decode(&self, answer: Value) -> Result<ModelTurn, BackendError> {
