@@ -47,6 +47,11 @@
 //! with [`ErrorCode::NoProgress`], or under `on_idle = finalize` go to the
 //! finalize turn.
 //!
+//! A text answer — a run's under `extraction = "text"`, or a conversation's
+//! reply ([`Machine::new_reply`]) — takes the same final-answer path: no
+//! answer tool and no schema are sent, and its form (`machine/answer_form.rs`)
+//! says how the text is read and words its finalize and repair requests.
+//!
 //! With [`Machine::with_approval`], a turn whose calls include an `ask` or a
 //! `deny` tool's stops at an approval point before any of them runs:
 //! [`poll`](Machine::poll) returns `None` while
@@ -55,10 +60,7 @@
 //! [`snapshot`](Machine::snapshot) / [`Machine::resume`] pause and continue
 //! the run there (`machine/approving.rs`).
 
-use crate::answer::{
-    AnswerPolicy, evaluate_answer, finalize_message, finalize_text_message, prompt_instruction,
-    repair_message, reply_finalize_message, text_repair_message,
-};
+use crate::answer::{AnswerPolicy, prompt_instruction};
 use crate::approval::{CallState, modified_note};
 use crate::backend::{BackendError, ModelRequest, OutputFormat};
 use crate::budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
@@ -76,6 +78,7 @@ use crate::report::{BackendFailure, RunOutcome, RunReport, ToolCallRecord};
 use crate::seen_calls::{Repeats, SeenCalls, twins};
 use crate::seen_results::SeenResults;
 use crate::tool::ToolExecution;
+use answer_form::AnswerForm;
 use approving::{Approving, Held};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -134,6 +137,7 @@ pub enum Input {
 
 pub use crate::report::RequestPurpose;
 
+mod answer_form;
 mod approving;
 
 /// Why a model request is being made.
@@ -305,9 +309,9 @@ pub struct Machine {
     approval: Option<Box<Approving>>,
     /// Running time before this machine's start (a resumed run's).
     carried: Duration,
-    /// A conversation's agent turn ([`Machine::new_reply`]): the answer is
-    /// the turn's text, for the user.
-    reply: bool,
+    /// How the answer is read: a value of the schema, or text (a run's
+    /// under `extraction = "text"`, or a conversation's reply).
+    form: AnswerForm,
 }
 
 impl Machine {
@@ -332,12 +336,14 @@ impl Machine {
         conversation: Conversation,
         now: Instant,
     ) -> Result<Self, (SchemaError, Conversation)> {
-        Self::assemble(config, contract, tools.into(), conversation, now, true)
+        let form = AnswerForm::of(&config.answer);
+        let tools = tools.into();
+        Self::assemble(config, contract, tools, conversation, now, true, form)
     }
 
-    /// A machine at the start of a run; `fresh`: a new conversation (the
-    /// prompt strategy's instruction is added to its system prompt), not a
-    /// resumed one (which has it already).
+    /// A machine at the start of a run whose answer takes `form`; `fresh`: a
+    /// new conversation (the prompt strategy's instruction is added to its
+    /// system prompt), not a resumed one (which has it already).
     fn assemble(
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
@@ -345,6 +351,7 @@ impl Machine {
         mut conversation: Conversation,
         now: Instant,
         fresh: bool,
+        form: AnswerForm,
     ) -> Result<Self, (SchemaError, Conversation)> {
         let schema = match answer_schema(contract.as_ref(), &config.plan, &config.answer) {
             Ok(schema) => schema,
@@ -352,45 +359,22 @@ impl Machine {
         };
         // A text answer travels as text: no answer tool, no schema in the
         // prompt or the request.
-        let text_answer = config.answer.mode == ExtractionMode::Text;
-        let answer_tool = match config.plan.strategy {
-            OutputStrategy::Tool if !text_answer => {
-                let name = answer_tool_name(&tools);
-                let spec = ToolSpec {
-                    name: name.clone(),
-                    description: ANSWER_TOOL_DESCRIPTION.to_string(),
-                    parameters: (*schema).clone(),
+        let (answer_tool, output) = match form {
+            AnswerForm::Text(_) => (None, OutputFormat::Text),
+            AnswerForm::Json => {
+                let answer_tool = json_answer_tool(&config.plan, &tools, &schema);
+                if fresh && config.plan.strategy == OutputStrategy::Prompt {
+                    let instruction = prompt_instruction(&schema);
+                    conversation.system = Some(match conversation.system.take() {
+                        Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
+                        _ => instruction,
+                    });
+                }
+                let output = OutputFormat::JsonSchema {
+                    name: contract.format_name().to_string(),
+                    schema,
                 };
-                // The answer tool comes first. Measured on llama.cpp (0.5B,
-                // the structured_output arena's second turn, temperature 0):
-                // listed last, 0 of 15 runs answered after their search and
-                // all repeated it; listed first, 15 of 15 answered. It also
-                // makes the answer-only tool list of a finalize or repair
-                // turn a prefix of this one.
-                let with_user: Arc<[ToolSpec]> = std::iter::once(spec.clone())
-                    .chain(tools.iter().cloned())
-                    .collect();
-                Some(AnswerTool {
-                    name,
-                    with_user,
-                    alone: Arc::from(vec![spec]),
-                })
-            }
-            OutputStrategy::Tool | OutputStrategy::Native | OutputStrategy::Prompt => None,
-        };
-        if fresh && config.plan.strategy == OutputStrategy::Prompt && !text_answer {
-            let instruction = prompt_instruction(&schema);
-            conversation.system = Some(match conversation.system.take() {
-                Some(s) if !s.trim().is_empty() => format!("{s}\n\n{instruction}"),
-                _ => instruction,
-            });
-        }
-        let output = if text_answer {
-            OutputFormat::Text
-        } else {
-            OutputFormat::JsonSchema {
-                name: contract.format_name().to_string(),
-                schema,
+                (answer_tool, output)
             }
         };
         let deadline = config.budget.deadline.map(|d| now + d);
@@ -415,7 +399,7 @@ impl Machine {
             ended_at: None,
             approval: None,
             carried: Duration::ZERO,
-            reply: false,
+            form,
         })
     }
 
@@ -427,6 +411,8 @@ impl Machine {
     /// agent may have to ask before it can look anything up). An empty reply
     /// gets the one repair; empty again, the turn ends with
     /// [`ErrorCode::EmptyReply`]. A budget's finalize turn asks for the reply.
+    /// The reply is a text answer read as written, whatever the stop reason
+    /// (a refusal or a cut-off reply is still what the user reads).
     pub fn new_reply(
         config: MachineConfig,
         contract: Arc<dyn AnswerContract>,
@@ -445,11 +431,15 @@ impl Machine {
         conversation: Conversation,
         now: Instant,
     ) -> Result<Self, (SchemaError, Conversation)> {
-        let mut machine = Self::assemble(config, contract, tools.into(), conversation, now, false)?;
-        machine.reply = true;
-        machine.answer_tool = None;
-        machine.output = OutputFormat::Text;
-        Ok(machine)
+        // A conversation turn does not wait for a tool call: an agent may
+        // have to ask before it can look anything up.
+        let config = MachineConfig {
+            require_tool_first: false,
+            ..config
+        };
+        let form = AnswerForm::REPLY;
+        let tools = tools.into();
+        Self::assemble(config, contract, tools, conversation, now, false, form)
     }
 
     /// The run's deadline, if it has one.
@@ -659,10 +649,7 @@ impl Machine {
     /// Whether agent requests must still require a tool call
     /// ([`MachineConfig::require_tool_first`] and no tool call yet).
     fn must_call_a_tool(&self) -> bool {
-        !self.reply
-            && self.config.require_tool_first
-            && self.tool_calls_executed == 0
-            && !self.tools.is_empty()
+        self.config.require_tool_first && self.tool_calls_executed == 0 && !self.tools.is_empty()
     }
 
     /// Evaluates the final answer of the turn just pushed: the arguments of
@@ -675,10 +662,6 @@ impl Machine {
         at: Option<usize>,
         now: Instant,
     ) {
-        if self.reply {
-            self.on_reply(phase, calls, now);
-            return;
-        }
         // Read in place: an answer can be large.
         let answer = match (self.conversation.messages.last(), at) {
             (Some(Message::Assistant { tool_calls, .. }), Some(i)) => {
@@ -695,16 +678,16 @@ impl Machine {
             (StopReason::ToolUse | StopReason::Length, Some(_)) => StopReason::EndTurn,
             (stop, _) => stop,
         };
-        let evaluated = evaluate_answer(
+        let read = self.form.read(
             self.contract.as_ref(),
             self.config.target(),
             answer,
             stop,
             &self.config.answer,
         );
-        let verdict = match evaluated {
+        let verdict = match read {
             Ok(accepted) => {
-                self.extracted_from = Some(accepted.extracted_from);
+                self.extracted_from = accepted.extracted_from;
                 let (repair_used, finalized_after) = match phase {
                     Phase::Finalize(code) => (false, Some(code)),
                     other => other.history(),
@@ -730,11 +713,9 @@ impl Machine {
                     Phase::Agent | Phase::Repair { .. } => None,
                 };
                 AfterAnswer::Repair {
-                    message: if self.config.answer.mode == ExtractionMode::Text {
-                        text_repair_message(&rejection)
-                    } else {
-                        repair_message(&rejection, self.answer_tool_name())
-                    },
+                    message: self
+                        .form
+                        .repair_message(&rejection, self.answer_tool_name()),
                     finalized_after,
                 }
             }
@@ -786,65 +767,6 @@ impl Machine {
                 if at.is_none() {
                     self.conversation_mut().push_user(message);
                 }
-                self.state = State::Model(Phase::Repair { finalized_after }, Step::Due);
-            }
-        }
-    }
-
-    /// A conversation turn's reply: the text, whatever the stop reason (a
-    /// refusal or a cut-off reply is still what the user reads). Calls on a
-    /// tools-disabled turn get their result; an empty reply gets the one
-    /// repair, then ends the turn with [`ErrorCode::EmptyReply`].
-    fn on_reply(&mut self, phase: Phase, calls: &[ToolCall], now: Instant) {
-        if !calls.is_empty() {
-            let results = calls
-                .iter()
-                .map(|c| ToolResult {
-                    id: c.id.clone(),
-                    is_error: true,
-                    content: TOOLS_DISABLED_RESULT.to_string(),
-                })
-                .collect();
-            self.conversation_mut()
-                .messages
-                .push(Message::ToolResults { results });
-        }
-        let text = self
-            .conversation
-            .messages
-            .iter()
-            .rev()
-            .find_map(|m| match m {
-                Message::Assistant { text, .. } => Some(text.trim()),
-                _ => None,
-            })
-            .unwrap_or("");
-        if !text.is_empty() {
-            let value = serde_json::Value::String(text.to_string());
-            let (repair_used, finalized_after) = match phase {
-                Phase::Finalize(code) => (false, Some(code)),
-                other => other.history(),
-            };
-            self.end(
-                Ending {
-                    outcome: RunOutcome::Ok { value },
-                    repair_used,
-                    finalized_after,
-                },
-                now,
-            );
-            return;
-        }
-        match phase {
-            Phase::Repair { .. } => {
-                self.finish(error(ErrorCode::EmptyReply), now);
-            }
-            Phase::Agent | Phase::Finalize(_) => {
-                let finalized_after = match phase {
-                    Phase::Finalize(code) => Some(code),
-                    _ => None,
-                };
-                self.conversation_mut().push_user(REPLY_REPAIR_MESSAGE);
                 self.state = State::Model(Phase::Repair { finalized_after }, Step::Due);
             }
         }
@@ -1149,13 +1071,7 @@ impl Machine {
     /// being why the tool phase ended.
     fn finalize(&mut self, code: ErrorCode) {
         tracing::trace!(%code, "tool phase over; asking for the final answer");
-        let message = if self.reply {
-            reply_finalize_message(code)
-        } else if self.config.answer.mode == ExtractionMode::Text {
-            finalize_text_message(code)
-        } else {
-            finalize_message(code, self.answer_tool_name())
-        };
+        let message = self.form.finalize_message(code, self.answer_tool_name());
         self.conversation_mut().push_user(message);
         self.state = State::Model(Phase::Finalize(code), Step::Due);
     }
@@ -1260,6 +1176,40 @@ pub(crate) fn answer_schema(
         ));
     }
     Ok(schema)
+}
+
+/// The answer tool of a run whose answer is a value of `schema`: under the
+/// tool strategy only.
+fn json_answer_tool(
+    plan: &OutputPlan,
+    tools: &[ToolSpec],
+    schema: &serde_json::Value,
+) -> Option<AnswerTool> {
+    match plan.strategy {
+        OutputStrategy::Tool => {
+            let name = answer_tool_name(tools);
+            let spec = ToolSpec {
+                name: name.clone(),
+                description: ANSWER_TOOL_DESCRIPTION.to_string(),
+                parameters: schema.clone(),
+            };
+            // The answer tool comes first. Measured on llama.cpp (0.5B,
+            // the structured_output arena's second turn, temperature 0):
+            // listed last, 0 of 15 runs answered after their search and
+            // all repeated it; listed first, 15 of 15 answered. It also
+            // makes the answer-only tool list of a finalize or repair
+            // turn a prefix of this one.
+            let with_user: Arc<[ToolSpec]> = std::iter::once(spec.clone())
+                .chain(tools.iter().cloned())
+                .collect();
+            Some(AnswerTool {
+                name,
+                with_user,
+                alone: Arc::from(vec![spec]),
+            })
+        }
+        OutputStrategy::Native | OutputStrategy::Prompt => None,
+    }
 }
 
 /// The answer tool's name: [`ANSWER_TOOL`], or with a number appended when a

@@ -374,7 +374,9 @@ impl Machine {
         );
         let (turns, usage, counted, tool_records, records, seen, elapsed, deadline_left) = parts;
         let conversation = snapshot.into_conversation();
-        let machine = Machine::assemble(config, contract, tools.into(), conversation, now, false)
+        let form = super::AnswerForm::of(&config.answer);
+        let tools = tools.into();
+        let machine = Machine::assemble(config, contract, tools, conversation, now, false, form)
             .map_err(|_| SnapshotError::Mismatch { part: "answer" })?;
         let (policy, check) = approval;
         let mut machine = machine.with_approval(policy, Arc::clone(&check));

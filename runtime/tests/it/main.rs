@@ -30,4 +30,5 @@ mod schema_satisfiable;
 mod stream_faults;
 mod streaming;
 mod text_calls;
+mod text_form_trace;
 mod tool_typed;
