@@ -175,6 +175,47 @@ async fn a_first_message_starts_at_the_agents_turn_and_the_turn_limit_ends_it() 
 }
 
 #[tokio::test]
+async fn the_user_simulators_token_budget_ends_the_conversation_with_a_coded_ending() {
+    let agent = agent(
+        json!([say("one"), say("two"), say("three")]),
+        Default::default(),
+    );
+    // A user who never stops and spends 6 tokens per message.
+    struct Chatty;
+    impl UserSimulator for Chatty {
+        fn next<'a>(&'a self, _: &'a [Exchange]) -> BoxFuture<'a, Result<UserTurn, BackendError>> {
+            Box::pin(async {
+                Ok(UserTurn {
+                    text: "more".to_string(),
+                    usage: Usage::new(5, 1),
+                })
+            })
+        }
+    }
+    // 10 tokens: the second message (12 tokens spent) is sent, no third.
+    let config = DialogueConfig {
+        max_user_turns: 5,
+        max_user_tokens: Some(10),
+        ..DialogueConfig::default()
+    };
+    let (lines, run) = trace(&agent, &Chatty, config, None).await;
+    assert_eq!(
+        lines,
+        [
+            "user 1: more",
+            "agent 1: 0 call(s) -> one",
+            "user 2: more",
+            "agent 2: 0 call(s) -> two",
+            "end: UserBudgetSpent",
+        ]
+    );
+    assert_eq!(run.report.end.as_str(), "user_budget_spent");
+    assert_eq!(run.report.user_usage, Usage::new(10, 2));
+    // Not an error: the checks decide, as after the turn limit.
+    assert!(run.report.as_run_report().outcome.value().is_some());
+}
+
+#[tokio::test]
 async fn max_tool_calls_counts_over_the_whole_conversation() {
     let calls = Arc::new(Mutex::new(0));
     let agent = agent(
