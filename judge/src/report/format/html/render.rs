@@ -430,6 +430,7 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         transcript,
         item.cost_usd,
         item.usage.cache_read_tokens,
+        crate::report::format::conversation_detail(item),
     ])
 }
 

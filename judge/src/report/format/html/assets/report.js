@@ -12,7 +12,9 @@
 // 3 error code, 4 wall ms, 5 input tokens, 6 output tokens, 7 turns,
 // 8 repair used, 9 checks [type, ok, detail, spec index], 10 tool calls
 // [name, arguments, ok, ms], 11 answer, 12 transcript {system, messages},
-// 13 cost in USD (null: unpriced), 14 cached input tokens.
+// 13 cost in USD (null: unpriced), 14 cached input tokens, 15 a
+// conversation's ending and its simulated user's tokens and cost (null:
+// not a conversation).
 (function () {
   "use strict";
   var started = performance.now();
@@ -123,6 +125,7 @@
       "Usage: " + it[5] + " input" + (it[14] ? " (" + it[14] + " cached)" : "") + " + " + it[6] +
       " output tokens · " + (it[13] === null ? "unpriced" : "$" + it[13].toFixed(6)) + " · " +
       it[4] + " ms · " + it[7] + " turn(s)" + (it[8] ? " · repair turn used" : "")));
+    if (it[15]) d.appendChild(el("p", "muted", "Conversation: " + it[15]));
     d.appendChild(el("h3", "", "Checks"));
     if (it[9].length === 0) {
       d.appendChild(el("p", "muted", it[2] === "ERROR" ? "Skipped: the run ended with an error." : "No checks."));
