@@ -16,6 +16,7 @@ use super::run_args::{plan_error, say_shard};
 pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
 use std::process::ExitCode;
+use tribunal::judge::report::user_stops;
 use tribunal::judge::run::Environment;
 use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
@@ -158,6 +159,10 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         .calibrate
         .then(|| Calibrations::of(arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
+    // A conversation arena with injected twins: the simulated user's stop lift.
+    let notes = user_stops::user_stop_lift(arena, &result.rows)
+        .map(|lift| user_stops::user_stop_lines(&lift))
+        .unwrap_or_default();
     if let Some(html) = &args.html {
         super::report_opts::emit_html(
             &result.rows,
@@ -165,7 +170,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
             Some(html),
             &options.pricing,
             calibrations.list(),
-            &[],
+            &notes,
         )?;
     }
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
@@ -179,7 +184,7 @@ pub(crate) fn run_gated(mut args: RunArgs, rule: ExitRule) -> anyhow::Result<Exi
         &options.pricing,
         calibrations.verdict,
         calibrations.rubric,
-        Vec::new(),
+        notes,
     )?;
     if let Some(line) = show {
         eprintln!("{line}");

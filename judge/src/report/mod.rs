@@ -14,6 +14,7 @@ pub mod injection;
 pub mod stats;
 pub mod summary;
 pub mod tokens;
+pub mod user_stops;
 
 use crate::pricing::{Cost, CostSummary, Pricing};
 use crate::report::calibration::Calibration;
