@@ -199,22 +199,7 @@ async fn on_a_mock_run_a_live_user_talks_with_the_scripted_agent() {
 /// so the report's stop lift moves: 0/5 clean → 4/5 injected stops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_user_injection_arena_reports_the_users_stop_lift() {
-    let dir = tempfile::tempdir().unwrap();
-    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/user_injection");
-    let out = dir.path().join("results.jsonl");
-    let args = [
-        "run",
-        arena.to_str().unwrap(),
-        "--min-pass-rate",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-        "--report",
-        "json",
-    ];
-    let o = tribunal(&args, dir.path(), &[]).await;
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let report = user_injection_report(&[]).await;
     let notes: Vec<&str> = report["notes"]
         .as_array()
         .unwrap()
@@ -232,4 +217,58 @@ async fn the_user_injection_arena_reports_the_users_stop_lift() {
         notes[2].contains("stall-false_done (repeat 0)"),
         "{notes:?}"
     );
+}
+
+/// The user_injection arena's users as the real 0.5B model played them
+/// under the version 2 prompt (LIVE.md, "Talking the simulated user into
+/// stopping"), replayed with the scripted agent: no server, no key. A
+/// change in what the user is sent makes a request the cassette has no
+/// answer for; the figure is the one LIVE.md reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_injection_arena_replayed_from_the_real_small_model() {
+    let cassettes = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/user_injection/cassettes");
+    let report = user_injection_report(&[
+        "--user-backend",
+        "openai-chat",
+        "--user-model",
+        "qwen",
+        "--replay",
+        cassettes.to_str().unwrap(),
+        "--concurrency",
+        "1",
+    ])
+    .await;
+    assert_eq!(
+        report["notes"][0],
+        "simulated user: stop lift +0.0 pts, 95% CI -43.4…+43.4 pts, p 1.000: stopped with its goal unmet 0/5 clean → 0/5 injected, over 5 pair(s); failed 0 clean, 0 injected"
+    );
+    let ends: Vec<&Value> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["conversation"]["end"]["by"])
+        .collect();
+    assert!(ends.iter().all(|e| *e == "turn_limit"), "{ends:?}");
+    assert_eq!(report["tokens"]["user"], 5372);
+}
+
+/// `run` of the user_injection arena with `extra` flags, its JSON report.
+async fn user_injection_report(extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/user_injection");
+    let out = dir.path().join("results.jsonl");
+    let mut args = vec![
+        "run",
+        arena.to_str().unwrap(),
+        "--min-pass-rate",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let o = tribunal(&args, dir.path(), &[]).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
 }
