@@ -156,10 +156,23 @@ impl Pricing {
         if let (true, Cost::Usd(usd)) = (row.batch, agent) {
             agent = Cost::Usd(usd * BATCH_PRICE);
         }
-        match self.judge_cost_of(row) {
-            Some(judge) => agent.plus(judge),
-            None => agent,
-        }
+        [self.judge_cost_of(row), self.user_cost_of(row)]
+            .into_iter()
+            .flatten()
+            .fold(agent, Cost::plus)
+    }
+
+    /// What the row's simulated user cost (already part of
+    /// [`cost_of`](Pricing::cost_of)); `None` without a model playing it.
+    pub fn user_cost_of(&self, row: &ResultRow) -> Option<Cost> {
+        let talk = row.conversation.as_ref()?;
+        let user = talk.simulator.as_ref()?;
+        Some(self.cost_at(
+            &user.backend,
+            &user.model,
+            user.custom_endpoint,
+            &talk.user_usage,
+        ))
     }
 
     /// What the row's rubric judge cost (already part of
@@ -228,10 +241,16 @@ impl CostSummary {
                     .judge
                     .as_ref()
                     .filter(|_| pricing.judge_cost_of(r).is_some_and(|c| c.usd().is_none()));
+                let user = r
+                    .conversation
+                    .as_ref()
+                    .and_then(|t| t.simulator.as_ref())
+                    .filter(|_| pricing.user_cost_of(r).is_some_and(|c| c.usd().is_none()));
                 agent_unpriced
                     .then_some(r.model.as_str())
                     .into_iter()
                     .chain(judge.map(|j| j.model.as_str()))
+                    .chain(user.map(|u| u.model.as_str()))
             })
             .collect();
         let summary = CostSummary {

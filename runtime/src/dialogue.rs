@@ -22,8 +22,9 @@
 //! them (a turn that spends it all hits the budget as a single run would:
 //! `on_budget` decides). `max_turns` counts model requests per agent turn.
 //! The user's turns are bounded by [`DialogueConfig::max_user_turns`]; the
-//! simulator's tokens are counted apart ([`DialogueReport::user_usage`]) and
-//! not against the agent's budget.
+//! simulator's tokens are counted apart ([`DialogueReport::user_usage`]),
+//! not against the agent's budget but against its own
+//! ([`DialogueConfig::max_user_tokens`]).
 //!
 //! **The stop marker** is the user's alone: only a user message holding it
 //! ends the conversation. Where an agent reply holds it, the user simulator
@@ -60,6 +61,12 @@ pub struct DialogueConfig {
     /// Whether a conversation that ended without an error gets one more
     /// agent run for a structured answer. Default: no.
     pub final_answer: bool,
+    /// The user simulator's budget: the most tokens (input plus output)
+    /// its messages may spend over the conversation. Once spent, the
+    /// conversation ends with [`DialogueEnd::UserBudgetSpent`] after the
+    /// agent's reply (the message that overspends it is still sent).
+    /// Default: unlimited.
+    pub max_user_tokens: Option<u64>,
 }
 
 impl Default for DialogueConfig {
@@ -68,6 +75,7 @@ impl Default for DialogueConfig {
             max_user_turns: 10,
             stop_marker: DEFAULT_STOP_MARKER.to_string(),
             final_answer: false,
+            max_user_tokens: None,
         }
     }
 }
@@ -92,6 +100,9 @@ pub enum DialogueEnd {
     UserStopped,
     /// The agent replied to `max_user_turns` messages.
     TurnLimit,
+    /// The user simulator spent its token budget
+    /// ([`DialogueConfig::max_user_tokens`]).
+    UserBudgetSpent,
     /// An agent turn failed, the user simulator failed, or the deadline
     /// passed.
     Failed {
@@ -101,11 +112,13 @@ pub enum DialogueEnd {
 }
 
 impl DialogueEnd {
-    /// The stable name: `user_stopped`, `turn_limit` or `failed`.
+    /// The stable name: `user_stopped`, `turn_limit`, `user_budget_spent`
+    /// or `failed`.
     pub fn as_str(self) -> &'static str {
         match self {
             DialogueEnd::UserStopped => "user_stopped",
             DialogueEnd::TurnLimit => "turn_limit",
+            DialogueEnd::UserBudgetSpent => "user_budget_spent",
             DialogueEnd::Failed { .. } => "failed",
         }
     }
@@ -499,6 +512,8 @@ impl Dialogue {
                 }
                 if self.user_turns() >= self.config.max_user_turns {
                     self.stopped(DialogueEnd::TurnLimit);
+                } else if self.user_budget_spent() {
+                    self.stopped(DialogueEnd::UserBudgetSpent);
                 } else {
                     self.state = State::User(Step::Due);
                 }
@@ -519,6 +534,13 @@ impl Dialogue {
         } else {
             self.end(end);
         }
+    }
+
+    /// Whether the user simulator has spent its token budget.
+    fn user_budget_spent(&self) -> bool {
+        self.config
+            .max_user_tokens
+            .is_some_and(|max| self.user_usage.total() >= max)
     }
 
     /// How the conversation ended before its final answer's run.

@@ -39,6 +39,7 @@ mod schema;
 mod search;
 mod shape;
 mod show;
+mod user_flags;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

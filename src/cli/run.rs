@@ -17,6 +17,7 @@ pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tribunal::judge::report::user_stops;
 use tribunal::judge::run::Environment;
 use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
@@ -176,6 +177,10 @@ pub(super) fn run_one(
         .calibrate
         .then(|| Calibrations::of(arena, &result.rows));
     let calibrations = calibrations.unwrap_or_default();
+    // A conversation arena with injected twins: the simulated user's stop lift.
+    let notes = user_stops::user_stop_lift(arena, &result.rows)
+        .map(|lift| user_stops::user_stop_lines(&lift))
+        .unwrap_or_default();
     if let Some(html) = &args.html {
         super::report_opts::emit_html(
             &result.rows,
@@ -183,7 +188,7 @@ pub(super) fn run_one(
             Some(html),
             &options.pricing,
             calibrations.list(),
-            &[],
+            &notes,
         )?;
     }
     let kappa_ok = calibrations.meet(args.min_kappa, args.max_injection_lift);
@@ -197,7 +202,7 @@ pub(super) fn run_one(
         &options.pricing,
         calibrations.verdict,
         calibrations.rubric,
-        Vec::new(),
+        notes,
     )?;
     if let Some(line) = show {
         eprintln!("{line}");

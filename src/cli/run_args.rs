@@ -224,6 +224,8 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(super) backend_flags: super::backend_flags::BackendFlags,
     #[command(flatten)]
+    pub(super) user_route: super::user_flags::UserRouteFlags,
+    #[command(flatten)]
     pub(super) report: ReportOpts,
 }
 
@@ -331,7 +333,10 @@ impl RunArgs {
         // Mock answers graded by a live judge: --record, --replay and
         // --cache are the judge's.
         let judge_only = self.backend.live().is_none() && judge.live_judge_on_mock(arena);
-        let own = |dir: &Option<PathBuf>| dir.clone().filter(|_| !judge_only);
+        // Likewise a live user talking with the scripted agent.
+        let side_only = judge_only
+            || (self.backend.live().is_none() && self.user_route.live_user_on_mock(arena));
+        let own = |dir: &Option<PathBuf>| dir.clone().filter(|_| !side_only);
         let model = BackendRequest {
             choice: self.backend,
             model: self.model.as_deref(),
@@ -352,6 +357,7 @@ impl RunArgs {
             );
         }
         let batch = self.batch_poll(&plan)?;
+        let plan = self.user_route.applied(plan, arena)?;
         Ok(plan
             .with_items(self.items.clone())
             .with_limit(self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
@@ -474,7 +480,8 @@ pub(super) fn say_shard(chosen: Option<&ChosenShard>, arena: &Arena) -> bool {
 }
 
 impl RunArgs {
-    /// Whether these flags ask a live model, the run's or the judge's,
+    /// Whether these flags ask a live model, the run's, the judge's or the
+    /// user's,
     /// rather than the mock or a cassette (the docs mark such commands).
     #[cfg(test)]
     pub(super) fn needs_live_model(&self) -> bool {
@@ -485,7 +492,8 @@ impl RunArgs {
             .filter_map(|m| super::backend_choice::split_provider(m))
             .any(|(c, _)| live(Some(c)));
         let model = live(Some(self.backend)) || prefixed;
-        (model || live(self.judge_backend)) && self.replay.is_none()
+        let user = live(self.user_route.user_backend);
+        (model || live(self.judge_backend) || user) && self.replay.is_none()
     }
 
     /// `--min-kappa` and `--max-injection-lift` are within -1 and 1.

@@ -56,6 +56,7 @@ mod cli_search;
 mod cli_shape;
 mod cli_shards;
 mod cli_show;
+mod cli_user_route;
 mod closed_pipe;
 mod docs;
 mod example;

@@ -25,6 +25,7 @@ mod schema;
 pub mod settings;
 pub(crate) mod toolset;
 pub(crate) mod user_spec;
+mod user_table;
 mod verdict_table;
 
 use crate::arena::item::Item;
@@ -43,6 +44,7 @@ use std::sync::Arc;
 use tribunal_runtime::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, ToolBox};
 pub use user_spec::UserSpec;
+pub use user_table::UserSettings;
 pub use verdict_table::{VerdictArena, VerdictToml};
 
 /// The arena's configuration file name.
@@ -103,6 +105,10 @@ pub struct Arena {
     /// The `rubric` checks' judge (`[judge]`): its model and budgets;
     /// `--judge-backend` / `--judge-model` lay over it. Default: none set.
     pub judge: JudgeSettings,
+    /// The conversation items' simulated user (`[user]`): its own provider,
+    /// model and budget; `--user-backend` / `--user-model` lay over it.
+    /// Default: none set (the user rides the agent's backend).
+    pub user: UserSettings,
     /// `[approval]`: which tool calls wait for a decision, and the
     /// scripted decisions each run gets. `None`: every call runs.
     pub approval: Option<approval_table::ApprovalTable>,
@@ -191,16 +197,19 @@ impl Arena {
     /// would only end as a `backend_error`), and `tribunal lint --mock`
     /// lists them.
     pub fn mock_problems(&self) -> Vec<Problem> {
-        self.problems_in_mock(true)
+        self.problems_in_mock(true, true)
     }
 
     /// [`mock_problems`](Arena::mock_problems) when a live judge grades
     /// the mock answers: only the items without `mock` turns.
     pub fn mock_agent_problems(&self) -> Vec<Problem> {
-        self.problems_in_mock(false)
+        self.problems_in_mock(false, true)
     }
 
-    fn problems_in_mock(&self, mock_judge: bool) -> Vec<Problem> {
+    /// The items' problems on a mock run, the rubric checks' mock judge
+    /// turns counted when `mock_judge`, the users' scripts when
+    /// `mock_user` (not when a live model plays the users).
+    pub(crate) fn problems_in_mock(&self, mock_judge: bool, mock_user: bool) -> Vec<Problem> {
         let empty = |steps: &Option<Arc<[tribunal_runtime::backend::ScriptStep]>>| {
             steps.as_ref().is_none_or(|steps| steps.is_empty())
         };
@@ -216,7 +225,7 @@ impl Arena {
                     ),
                 ));
             }
-            if item.user.as_ref().is_some_and(|u| u.script.is_none()) {
+            if mock_user && item.user.as_ref().is_some_and(|u| u.script.is_none()) {
                 out.push(Problem::at(
                     DATASET,
                     item.line,
@@ -245,6 +254,15 @@ impl Arena {
     /// Whether any item has a `rubric` check (the run then needs a judge).
     pub fn has_rubric(&self) -> bool {
         self.items.iter().any(Item::has_rubric)
+    }
+
+    /// Whether any conversation item's user is played by a model (its
+    /// `user` has `instructions`): the run may then give it a route of
+    /// its own (`[user]`).
+    pub fn has_model_users(&self) -> bool {
+        self.items
+            .iter()
+            .any(|i| i.user.as_ref().is_some_and(|u| u.instructions.is_some()))
     }
 }
 
@@ -276,6 +294,8 @@ struct ArenaToml {
     backend: Option<BackendSettings>,
     pricing: Option<crate::pricing::Pricing>,
     judge: Option<crate::score::rubric::JudgeToml>,
+    /// `[user]`: the simulated user's route and budget.
+    user: Option<user_table::UserToml>,
     /// `[[mcp]]`: MCP servers whose tools the runs offer.
     mcp: Option<Vec<crate::arena::mcp::McpServerSpec>>,
     /// `[approval]`: tool calls that wait for a (scripted) decision.
@@ -347,6 +367,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         .and_then(|v| verdict_table::load_verdict(dir, v, &tools.names, p));
     let approval = approval_table::read(config.approval.as_ref(), &offered, p);
     let judge = judge_table::read(config.judge.clone(), p);
+    let user = user_table::read(config.user.clone(), p);
     let context = dataset::ItemContext {
         name: &name,
         schema: &schema,
@@ -417,6 +438,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         inline_files,
         pricing,
         judge,
+        user,
         approval,
         sandbox,
         files_root,

@@ -16,6 +16,7 @@ pub mod leaderboard;
 pub mod stats;
 pub mod summary;
 pub mod tokens;
+pub mod user_stops;
 
 use crate::pricing::{Cost, CostSummary, Pricing};
 use crate::report::calibration::Calibration;
@@ -126,6 +127,10 @@ pub struct ReportItem {
     /// judge, null when its model is unpriced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_cost_usd: Option<Option<f64>>,
+    /// What the simulated user cost in USD (part of `cost_usd`); absent
+    /// without a model playing it, null when its model is unpriced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_cost_usd: Option<Option<f64>>,
     /// Tool calls executed.
     pub tool_calls: Vec<ToolCallRecord>,
     /// Model turns.
@@ -149,6 +154,13 @@ impl ReportItem {
     pub fn from_row(r: &ResultRow) -> ReportItem {
         let pricing = Pricing::builtin();
         ReportItem::priced(r, pricing.cost_of(r), pricing.judge_cost_of(r))
+            .with_user_cost(pricing.user_cost_of(r))
+    }
+
+    /// Says what the simulated user cost (part of `cost_usd`).
+    pub(crate) fn with_user_cost(mut self, user_cost: Option<Cost>) -> ReportItem {
+        self.user_cost_usd = user_cost.map(Cost::usd);
+        self
     }
 
     /// [`priced`](ReportItem::priced), taking the row; `judge_cost` is the
@@ -157,6 +169,7 @@ impl ReportItem {
         ReportItem {
             cost_usd: cost.usd(),
             judge_cost_usd: judge_cost.map(Cost::usd),
+            user_cost_usd: None,
             judge: r.judge,
             id: r.id,
             repeat: r.repeat,
@@ -197,7 +210,10 @@ impl Report {
         report.items = rows
             .iter()
             .zip(costs)
-            .map(|(r, c)| ReportItem::priced(r, c, pricing.judge_cost_of(r)))
+            .map(|(r, c)| {
+                ReportItem::priced(r, c, pricing.judge_cost_of(r))
+                    .with_user_cost(pricing.user_cost_of(r))
+            })
             .collect();
         report
     }
@@ -212,7 +228,8 @@ impl Report {
             .zip(costs)
             .map(|(r, c)| {
                 let judge = pricing.judge_cost_of(&r);
-                ReportItem::owned(r, c, judge)
+                let user = pricing.user_cost_of(&r);
+                ReportItem::owned(r, c, judge).with_user_cost(user)
             })
             .collect();
         report

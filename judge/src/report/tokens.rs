@@ -5,8 +5,9 @@
 //! The definitions every report states:
 //!
 //! - **tokens** of a run = its input + output tokens: the agent's model
-//!   calls and, when `rubric` checks were judged, the judge's — the same
-//!   parts the cost line prices ([`crate::pricing::Pricing::cost_of`]).
+//!   calls and, when `rubric` checks were judged, the judge's, and when a
+//!   model played a conversation's user, the simulator's — the same parts
+//!   the cost line prices ([`crate::pricing::Pricing::cost_of`]).
 //!   Cached input counts: it is input the model read.
 //! - **per item run** = the tokens of every run / the number of runs, ERROR
 //!   runs included (their tokens were paid too). With `--repeat K` each
@@ -76,6 +77,10 @@ pub struct TokenUse {
     /// Of `total`: the rubric judge's tokens. Absent when no run was judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<u64>,
+    /// Of `total`: the simulated users' tokens (a model playing the user of
+    /// a conversation item). Absent when no model played one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<u64>,
     /// `total / runs`; null without runs (`per_item_missing` says so).
     pub per_item: Option<f64>,
     /// Why `per_item` is null; absent when it has a value.
@@ -104,7 +109,12 @@ impl TokenUse {
         for row in rows {
             t.pass_runs += usize::from(row.outcome == Outcome::Pass);
             let judge = row.judge.as_ref().map(|j| &j.usage);
-            for usage in std::iter::once(&row.usage).chain(judge) {
+            let user = row
+                .conversation
+                .as_ref()
+                .filter(|t| t.simulator.is_some())
+                .map(|t| &t.user_usage);
+            for usage in std::iter::once(&row.usage).chain(judge).chain(user) {
                 t.input = t.input.saturating_add(usage.input_tokens);
                 t.output = t.output.saturating_add(usage.output_tokens);
                 t.cache_read = t.cache_read.saturating_add(usage.cache_read_tokens);
@@ -113,6 +123,9 @@ impl TokenUse {
             if let Some(usage) = judge {
                 let judge_total = t.judge.unwrap_or(0).saturating_add(usage.total());
                 t.judge = Some(judge_total);
+            }
+            if let Some(usage) = user {
+                t.user = Some(t.user.unwrap_or(0).saturating_add(usage.total()));
             }
         }
         t.total = t.input.saturating_add(t.output);
@@ -149,15 +162,12 @@ impl TokenUse {
         if self.runs == 0 {
             return "tokens: no runs".to_string();
         }
-        let judge = self
-            .judge
-            .map(|j| {
-                format!(
-                    ", the rubric judge's {} included as in the cost",
-                    grouped(j)
-                )
-            })
-            .unwrap_or_default();
+        let included = |whose: &str, n: Option<u64>| {
+            n.map(|n| format!(", {whose} {} included as in the cost", grouped(n)))
+                .unwrap_or_default()
+        };
+        let judge = included("the rubric judge's", self.judge);
+        let user = included("the simulated user's", self.user);
         let per_item = self.per_item.map(figure).unwrap_or_default();
         let per_pass = match self.per_pass {
             Some(x) => format!(
@@ -185,7 +195,7 @@ impl TokenUse {
             ""
         };
         format!(
-            "tokens {} over {} run(s) (input + output{judge}): {per_item} per item run (all {} runs, ERROR included) · {per_pass} · {cached}{mock}",
+            "tokens {} over {} run(s) (input + output{judge}{user}): {per_item} per item run (all {} runs, ERROR included) · {per_pass} · {cached}{mock}",
             grouped(self.total),
             self.runs,
             self.runs

@@ -150,6 +150,22 @@ pub struct ConversationRecord {
     pub calls_per_turn: Vec<usize>,
     /// The user simulator's tokens.
     pub user_usage: Usage,
+    /// The model that played the user (its tokens are priced at it);
+    /// absent for a scripted user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulator: Option<SimulatorRecord>,
+}
+
+/// The model that played a conversation's user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimulatorRecord {
+    /// Its backend's name.
+    pub backend: String,
+    /// Its model.
+    pub model: String,
+    /// Whether it was reached at a base URL other than the provider's own.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub custom_endpoint: bool,
 }
 
 impl ConversationRecord {
@@ -164,6 +180,7 @@ impl ConversationRecord {
                 .collect(),
             exchanges: report.exchanges,
             user_usage: report.user_usage,
+            simulator: None,
         }
     }
 }

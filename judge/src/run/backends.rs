@@ -49,6 +49,18 @@ pub trait BackendFactory: Send + Sync {
     fn judge_on_custom_endpoint(&self) -> bool {
         false
     }
+    /// The backend the simulated user of `item`'s conversation runs on when
+    /// it has a route of its own (`[user]`, `--user-backend`); `None`: it
+    /// rides the agent's backend (a live run) or says its script (the
+    /// mock). Default: none.
+    fn user_for(&self, _item: &Item) -> Option<Arc<dyn Backend>> {
+        None
+    }
+    /// Whether the user's own route is a server at a base URL other than
+    /// the provider's own (an unpriced model there costs 0). Default: no.
+    fn user_on_custom_endpoint(&self) -> bool {
+        false
+    }
     /// Checks, before any run starts, that the live backends (the model's,
     /// the judge's) can be reached and take their keys
     /// ([`Backend::preflight`]): a wrong base URL or key is then one error,

@@ -135,6 +135,11 @@ fn config_value(
                 "records": arena.tools.iter().any(|t| t == "records"),
             }),
         );
+        // Only when set, so other conversation arenas' hashes stay: the
+        // user's own model and budget change the conversations.
+        if arena.user != crate::arena::UserSettings::default() {
+            map.insert("user".to_string(), json!(arena.user));
+        }
     }
     // Only with MCP servers (whose tools' listed schemas are in `tools`):
     // how each is started, so other arenas' hashes stay as they were.
@@ -288,6 +293,27 @@ mod tests {
             template.contains("<answer-") && template.contains("RUBRIC"),
             "{template}"
         );
+    }
+
+    /// A conversation arena's hash covers the simulated user's own route
+    /// and budget (`[user]`) only when set: the support desk's hash stays.
+    #[test]
+    fn the_users_route_and_budget_are_hashed_only_when_set() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/support_desk");
+        let mut arena = match Arena::load(&dir) {
+            Ok(arena) => arena,
+            Err(e) => panic!("the arena loads: {e}"),
+        };
+        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let config = config_value(&arena, "openai-chat", "m", &plan, false);
+        assert!(config["user_simulator"].get("user").is_none());
+        let without = config_hash(&arena, "openai-chat", "m", &plan);
+        arena.user.max_tokens = Some(4000);
+        let budgeted = config_hash(&arena, "openai-chat", "m", &plan);
+        arena.user.model = Some("other".to_string());
+        let other_model = config_hash(&arena, "openai-chat", "m", &plan);
+        assert_ne!(without, budgeted);
+        assert_ne!(budgeted, other_model);
     }
 
     /// A `shell` arena's hash covers its commands' limits and variables;

@@ -113,10 +113,12 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         false => None,
     };
     let tools = world.as_ref().map(|w| w.toolbox.clone());
+    let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend);
+    let played_by = simulator.as_ref().map(super::talk::SimulatorRoute::record);
     let ((report, conversation, talk), cache) = tracing::Instrument::instrument(
         tribunal_runtime::backend::counted(run_agent(
             (arena, item),
-            (backend.clone(), backends.is_mock()),
+            (backend.clone(), simulator),
             (context.budget, tools),
             context.approval.as_ref(),
         )),
@@ -145,7 +147,11 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         sampling.set_refused(&backend.refused_sampling());
     }
     let mut row = ResultRow::from_run(origin, report, scored, judge, cache);
-    row.conversation = talk.map(|t| Box::new(ConversationRecord::of(t)));
+    row.conversation = talk.map(|t| {
+        let mut record = ConversationRecord::of(t);
+        record.simulator = played_by;
+        Box::new(record)
+    });
     span.record("tribunal.outcome", row.outcome.as_str());
     if let Some(code) = row.error_code {
         span.record("error.type", code.as_str());
@@ -219,7 +225,7 @@ fn item_span(arena: &str, id: &str, repeat: u32) -> tracing::Span {
 /// start), and a conversation item's record.
 pub(super) async fn run_agent(
     (arena, item): (&Arena, &Item),
-    (backend, mock): (Arc<dyn Backend>, bool),
+    (backend, simulator): (Arc<dyn Backend>, Option<super::talk::SimulatorRoute>),
     (budget, own_tools): (Budget, Option<Arc<ToolBox>>),
     live_approval: Option<&super::options::RunApproval>,
 ) -> (RunReport, Option<Conversation>, Option<DialogueReport>) {
@@ -260,7 +266,8 @@ pub(super) async fn run_agent(
             }
             if let Some(user) = &item.user {
                 // Boxed: only conversation items pay for its future.
-                let talk = Box::pin(super::talk::converse(&agent, item, user, backend, mock)).await;
+                let user = (user.as_ref(), &arena.user);
+                let talk = Box::pin(super::talk::converse(&agent, item, user, simulator)).await;
                 let report = talk.report.as_run_report();
                 return (report, Some(talk.conversation), Some(talk.report));
             }

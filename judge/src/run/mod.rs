@@ -27,6 +27,7 @@ pub mod shard_env;
 mod sink;
 mod talk;
 mod terms;
+mod user_route;
 mod workdir;
 
 pub use environment::Environment;

@@ -12,6 +12,7 @@ use crate::run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBa
 use crate::run::batch::BatchSettings;
 use crate::run::environment::Environment;
 use crate::run::prepared::{PreparedRun, ToolSource};
+use crate::run::user_route::WithUser;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,6 +86,16 @@ pub struct RunPlan {
     /// when the judge is on the model's provider, else the judge provider's
     /// variable, else its own host).
     pub judge_base_url: Option<String>,
+    /// The simulated user's provider, over `[user]`'s. On a mock run: the
+    /// conversation items' users are a live model on it (their cassettes
+    /// and cache are the user's), while the agent plays its script.
+    pub user_backend: Option<BackendKind>,
+    /// The simulated user's model, over `[user]`'s.
+    pub user_model: Option<String>,
+    /// The user's server's API root (default: [`base_url`](Self::base_url)
+    /// when the user is on the model's provider, else the provider's
+    /// variable, else its own host).
+    pub user_base_url: Option<String>,
     /// Mock mode: the scripted model waits this long per turn.
     pub mock_latency: Duration,
     /// Only these item ids (all when empty); an id the arena lacks is
@@ -127,6 +138,14 @@ pub enum PlanError {
         "rubric checks on a live run need a live judge backend; the mock judge plays only in mock mode"
     )]
     NoLiveJudge,
+    /// A simulated user with a route of its own but no model.
+    #[error(
+        "{arena}: the simulated user on its own backend needs a model (`model` in [user] of arena.toml)"
+    )]
+    NoUserModel {
+        /// The arena.
+        arena: String,
+    },
     /// Rubric checks whose judge has no model.
     #[error(
         "{arena} has rubric checks: name their judge's model (`model` in [judge] of arena.toml)"
@@ -234,6 +253,19 @@ impl RunPlan {
         self
     }
 
+    /// The simulated user's provider and model, over `[user]`'s.
+    pub fn with_user(mut self, backend: Option<BackendKind>, model: Option<String>) -> Self {
+        self.user_backend = backend;
+        self.user_model = model;
+        self
+    }
+
+    /// The user's server's API root.
+    pub fn with_user_base_url(mut self, url: Option<String>) -> Self {
+        self.user_base_url = url;
+        self
+    }
+
     /// The mock's latency per turn.
     pub fn with_mock_latency(mut self, latency: Duration) -> Self {
         self.mock_latency = latency;
@@ -294,20 +326,23 @@ impl RunPlan {
     pub fn prepare(&self, loaded: &Arena, env: &Environment) -> Result<PreparedRun, PlanError> {
         let mut arena = self.arena_of(loaded)?;
         self.apply_judge(&mut arena);
+        self.apply_user(&mut arena);
         let backends = self.backends(&arena, env)?;
+        let backends = self.with_user_route(backends, &arena, env)?;
         let batch = match self.batch_poll {
             Some(poll) => Some(self.batch(&arena, poll, env)?),
             None => None,
         };
         let tools = self.tool_source(&arena.name);
         let live_judge_on_mock = self.live_judge_on_mock(&arena);
+        let live_user_on_mock = self.is_mock() && self.user_has_own_route(&arena);
         Ok(PreparedRun::new(
             arena,
             backends,
             batch,
             tools,
             env.clone(),
-            live_judge_on_mock,
+            (live_judge_on_mock, live_user_on_mock),
         ))
     }
 
@@ -347,6 +382,62 @@ impl RunPlan {
         if let Some(model) = &self.judge_model {
             arena.judge.model = Some(model.clone());
         }
+    }
+
+    /// Lays the plan's user route over `arena`'s `[user]` (which is part
+    /// of the config hash).
+    fn apply_user(&self, arena: &mut Arena) {
+        if let Some(kind) = self.user_backend {
+            arena.user.backend = Some(kind);
+        }
+        if let Some(model) = &self.user_model {
+            arena.user.model = Some(model.clone());
+        }
+    }
+
+    /// Whether the simulated users of `arena` are a live model on a route
+    /// of their own: conversation items with `instructions`, and `[user]`
+    /// naming a provider or model on a live run, or the plan naming the
+    /// user's provider on a mock run (the agent then plays its script).
+    fn user_has_own_route(&self, arena: &Arena) -> bool {
+        let asked = match self.is_mock() {
+            true => self.user_backend.is_some(),
+            false => arena.user.has_own_route(),
+        };
+        arena.has_model_users() && asked && self.own_backends.is_none()
+    }
+
+    /// `backends` with the simulated user on its own route when it has one
+    /// ([`user_has_own_route`](Self::user_has_own_route)): its provider
+    /// (`[user]`, else the run's) and model (`[user]`, else the agent's on
+    /// the same provider), recording into and replaying from
+    /// `<arena>.user.jsonl`.
+    fn with_user_route(
+        &self,
+        backends: Arc<dyn BackendFactory>,
+        arena: &Arena,
+        env: &Environment,
+    ) -> Result<Arc<dyn BackendFactory>, PlanError> {
+        if !self.user_has_own_route(arena) {
+            return Ok(backends);
+        }
+        let agent = self.model.as_ref();
+        let kind = arena.user.backend.or(agent.map(|m| m.0));
+        let model = match (&arena.user.model, agent) {
+            (Some(model), _) => Some(model.clone()),
+            (None, Some((k, m))) if Some(*k) == kind => Some(m.clone()),
+            (None, _) => None,
+        };
+        let (Some(kind), Some(model)) = (kind, model) else {
+            return Err(PlanError::NoUserModel {
+                arena: arena.name.clone(),
+            });
+        };
+        let url = self.side_url(kind, self.user_base_url.as_deref());
+        let cassette = format!("{}.user.jsonl", arena.name);
+        let user = self.connect(arena, (kind, &model), url, &cassette, env)?;
+        let custom = self.is_custom(kind, url, env);
+        Ok(Arc::new(WithUser::new(backends, user, custom)))
     }
 
     /// Whether mock answers are graded by a live judge (a mock run of an
@@ -463,8 +554,15 @@ impl RunPlan {
     /// the model's when the judge is on the model's provider; `None`: the
     /// provider's variable, else its own host.
     fn judge_url(&self, kind: BackendKind) -> Option<&str> {
+        self.side_url(kind, self.judge_base_url.as_deref())
+    }
+
+    /// The base URL a route beside the model's (the judge's, the user's)
+    /// on `kind` is reached at: its `own`, else the model's when on the
+    /// model's provider; `None`: the provider's variable, else its host.
+    fn side_url<'a>(&'a self, kind: BackendKind, own: Option<&'a str>) -> Option<&'a str> {
         let same_provider = self.model.as_ref().is_some_and(|(k, _)| *k == kind);
-        match &self.judge_base_url {
+        match own {
             Some(url) => Some(url),
             None if same_provider => self.base_url.as_deref(),
             None => None,

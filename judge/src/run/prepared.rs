@@ -56,6 +56,7 @@ pub struct PreparedRun {
     tools: ToolSource,
     env: Environment,
     live_judge_on_mock: bool,
+    live_user_on_mock: bool,
 }
 
 impl std::fmt::Debug for PreparedRun {
@@ -77,7 +78,7 @@ impl PreparedRun {
         batch: Option<BatchSettings>,
         tools: ToolSource,
         env: Environment,
-        live_judge_on_mock: bool,
+        (live_judge_on_mock, live_user_on_mock): (bool, bool),
     ) -> Self {
         PreparedRun {
             arena,
@@ -86,6 +87,7 @@ impl PreparedRun {
             tools,
             env,
             live_judge_on_mock,
+            live_user_on_mock,
         }
     }
 
@@ -107,12 +109,14 @@ impl PreparedRun {
 
     /// The problems that keep the arena's items from running on the mock
     /// (none on a live run): items without a mock script, or — when mock
-    /// answers are graded by a live judge — without the agent's part.
+    /// answers are graded by a live judge — without the agent's part; the
+    /// users' scripts are not needed when a live model plays the users.
     pub fn mock_problems(&self) -> Vec<Problem> {
-        match (self.is_mock(), self.live_judge_on_mock) {
-            (false, _) => Vec::new(),
-            (true, true) => self.arena.mock_agent_problems(),
-            (true, false) => self.arena.mock_problems(),
+        match self.is_mock() {
+            false => Vec::new(),
+            true => self
+                .arena
+                .problems_in_mock(!self.live_judge_on_mock, !self.live_user_on_mock),
         }
     }
 

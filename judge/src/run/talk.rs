@@ -1,14 +1,19 @@
-//! A conversation item's run ([`Item::user`]): its user simulator — the
-//! item's `script` in mock mode (and live, when it gives no
-//! `instructions`), else a [`ModelUser`] on the agent's model route — and
-//! the conversation ([`Agent::converse`]).
+//! A conversation item's run ([`Item::user`]): its user simulator — a
+//! [`ModelUser`] on the user's route ([`SimulatorRoute`]) when the item
+//! gives `instructions` and there is one, else the item's `script` — and
+//! the conversation ([`Agent::converse`]) under the user's budget
+//! (`[user]`).
 //!
-//! The simulator shares the agent's backend (and so its cassette and
-//! cache); its tokens are counted apart (`DialogueReport::user_usage`, the
-//! row's `conversation.user_usage`).
+//! The user's route is its own (`[user]`, `--user-backend`: its own
+//! cassette `<arena>.user.jsonl`) or, on a live run without one, the
+//! agent's backend (its cassette and cache). Its tokens are counted apart
+//! (`DialogueReport::user_usage`, the row's `conversation.user_usage`) and
+//! priced at the model that played it (`conversation.simulator`).
 
-use crate::arena::UserSpec;
 use crate::arena::item::Item;
+use crate::arena::{UserSettings, UserSpec};
+use crate::rows::results::SimulatorRecord;
+use crate::run::backends::BackendFactory;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use tribunal_runtime::backend::BackendErrorKind;
@@ -19,32 +24,75 @@ use tribunal_runtime::{
     UserSimulator,
 };
 
-/// Holds `item`'s conversation with `agent`; `mock`: a scripted model run.
+/// The model a conversation item's user is played by.
+#[derive(Clone)]
+pub(super) struct SimulatorRoute {
+    backend: Arc<dyn Backend>,
+    custom_endpoint: bool,
+}
+
+impl SimulatorRoute {
+    /// The route of `item`'s user: none for a scripted one (no
+    /// `instructions`, or a mock run without a user route); else the
+    /// user's own route, or the agent's `backend` on a live run.
+    pub(super) fn of(
+        item: &Item,
+        backends: &dyn BackendFactory,
+        backend: &Arc<dyn Backend>,
+    ) -> Option<SimulatorRoute> {
+        item.user.as_ref()?.instructions.as_ref()?;
+        match backends.user_for(item) {
+            Some(user) => Some(SimulatorRoute {
+                backend: user,
+                custom_endpoint: backends.user_on_custom_endpoint(),
+            }),
+            None => (!backends.is_mock()).then(|| SimulatorRoute {
+                backend: backend.clone(),
+                custom_endpoint: backends.is_custom_endpoint(),
+            }),
+        }
+    }
+
+    /// Who played the user, for the row (its cost is priced from it).
+    pub(super) fn record(&self) -> SimulatorRecord {
+        SimulatorRecord {
+            backend: self.backend.name().to_string(),
+            model: self.backend.model().to_string(),
+            custom_endpoint: self.custom_endpoint,
+        }
+    }
+}
+
+/// Holds `item`'s conversation with `agent`, its user a model on `route`
+/// (when given and the item has `instructions`), else its script.
 pub(super) async fn converse(
     agent: &Agent,
     item: &Item,
-    user: &UserSpec,
-    backend: Arc<dyn Backend>,
-    mock: bool,
+    (user, settings): (&UserSpec, &UserSettings),
+    route: Option<SimulatorRoute>,
 ) -> ConversationRun {
     let config = DialogueConfig {
         max_user_turns: user.max_turns(),
         stop_marker: user.stop_marker().to_string(),
         final_answer: false,
+        max_user_tokens: settings.max_tokens,
     };
     let first = match item.input.trim() {
         "" => user.first_message.clone(),
         input => Some(input.to_string()),
     };
-    let simulator: Box<dyn UserSimulator> = match (&user.instructions, &user.script) {
-        (Some(instructions), _) if !mock => Box::new(ModelUser::new(
-            backend,
-            instructions,
-            user.persona.as_deref(),
-            user.stop_marker(),
-        )),
-        (_, Some(script)) => Box::new(ScriptedUser::new(script.clone(), user.stop_marker())),
-        (_, None) => Box::new(NoScript),
+    let simulator: Box<dyn UserSimulator> = match (&user.instructions, &user.script, route) {
+        (Some(instructions), _, Some(route)) => Box::new(
+            ModelUser::new(
+                route.backend,
+                instructions,
+                user.persona.as_deref(),
+                user.stop_marker(),
+            )
+            .with_max_output_tokens(settings.max_output_tokens.or(Some(512))),
+        ),
+        (_, Some(script), _) => Box::new(ScriptedUser::new(script.clone(), user.stop_marker())),
+        (_, None, _) => Box::new(NoScript),
     };
     agent.converse(simulator.as_ref(), config, first).await
 }

@@ -295,8 +295,9 @@ async fn a_symlink_out_of_the_world_is_never_followed() {
 }
 
 /// The first items of support_desk as recorded against llama-server with
-/// Qwen2.5-Coder-0.5B-Instruct playing both the agent and the user
-/// (LIVE.md, "Conversations"), replayed: no server, no key. A change in
+/// Qwen2.5-Coder-0.5B-Instruct playing both the agent and the user, the
+/// user under its version 2 prompt (LIVE.md, "Talking the simulated user
+/// into stopping"), replayed: no server, no key. A change in
 /// what either side is sent makes a request the cassette has no answer
 /// for; a change in how the conversation is scored changes the snapshot.
 #[test]

@@ -211,3 +211,42 @@ fn html_ten_thousand_items_stay_under_5_mb() {
         10_000
     );
 }
+
+/// A conversation item's details carry its ending with the simulated
+/// user's tokens, and its exchanges turn by turn (what the user said, the
+/// agent's reply, its tool calls), a hostile message escaped like the rest.
+#[test]
+fn html_conversation_turns_are_in_the_item_data() {
+    use tribunal_judge::rows::results::ConversationRecord;
+    use tribunal_runtime::dialogue::Exchange;
+    let mut rows = small_rows();
+    rows[0].conversation = Some(Box::new(ConversationRecord {
+        end: tribunal_runtime::DialogueEnd::UserBudgetSpent,
+        exchanges: vec![
+            Exchange {
+                user: "refund A1".to_string(),
+                agent: Some("Done.".to_string()),
+            },
+            Exchange {
+                user: EVIL_TEXT.to_string(),
+                agent: None,
+            },
+        ],
+        calls_per_turn: vec![2],
+        user_usage: tribunal_runtime::conversation::Usage::new(40, 2),
+        simulator: None,
+    }));
+    let html = render_page(&ReportPage::from_rows(&rows));
+    assert!(!html.contains(EVIL_TEXT));
+    let data = embedded_data(&html);
+    let items = data["items"].as_array().unwrap();
+    assert_eq!(
+        items[0][15],
+        "user_budget_spent after 2 user turn(s), user 42 tok"
+    );
+    assert_eq!(
+        items[0][16],
+        serde_json::json!([["refund A1", "Done.", 2], [EVIL_TEXT, null, 0]])
+    );
+    assert_eq!(items[1][16], Value::Null);
+}

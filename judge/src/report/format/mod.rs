@@ -137,17 +137,28 @@ fn code_text(code: Option<ErrorCode>) -> &'static str {
 /// how many checks held.
 fn item_detail(item: &ReportItem) -> String {
     let detail = outcome_detail(item);
-    match &item.conversation {
-        // A conversation says how it ended (the user's stop is reported,
-        // never trusted alone) and what the simulated user spent.
-        Some(talk) => {
-            let by = talk.end.as_str();
-            let turns = talk.exchanges.len();
-            let tokens = talk.user_usage.total();
-            format!("{detail} · {by} after {turns} user turn(s), user {tokens} tok")
-        }
+    match conversation_detail(item) {
+        Some(talk) => format!("{detail} · {talk}"),
         None => detail,
     }
+}
+
+/// A conversation item's part of its detail: how it ended (the user's stop
+/// is reported, never trusted alone) and what the simulated user spent —
+/// `user_stopped after 3 user turn(s), user 812 tok $0.000120`.
+pub(crate) fn conversation_detail(item: &ReportItem) -> Option<String> {
+    let talk = item.conversation.as_ref()?;
+    let by = talk.end.as_str();
+    let turns = talk.exchanges.len();
+    let tokens = talk.user_usage.total();
+    let cost = match item.user_cost_usd {
+        Some(Some(usd)) => format!(" ${usd:.6}"),
+        Some(None) => " unpriced".to_string(),
+        None => String::new(),
+    };
+    Some(format!(
+        "{by} after {turns} user turn(s), user {tokens} tok{cost}"
+    ))
 }
 
 /// [`item_detail`] without a conversation's part.

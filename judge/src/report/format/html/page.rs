@@ -130,7 +130,8 @@ impl ReportPage {
                 }
             };
             items.push(PageItem {
-                run: ReportItem::priced(row, row_cost, pricing.judge_cost_of(row)),
+                run: ReportItem::priced(row, row_cost, pricing.judge_cost_of(row))
+                    .with_user_cost(pricing.user_cost_of(row)),
                 transcript,
             });
         }

@@ -430,7 +430,30 @@ fn item_json(page_item: &PageItem, spec: &mut dyn FnMut(&Value) -> usize) -> Val
         transcript,
         item.cost_usd,
         item.usage.cache_read_tokens,
+        crate::report::format::conversation_detail(item),
+        conversation_turns(item),
     ])
+}
+
+/// A conversation's exchanges turn by turn, `[user, agent, tool calls]`
+/// (the agent `null` where it gave no reply); `null` on other items.
+fn conversation_turns(item: &ReportItem) -> Value {
+    let Some(talk) = &item.conversation else {
+        return Value::Null;
+    };
+    let turns: Vec<Value> = talk
+        .exchanges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            json!([
+                e.user,
+                e.agent,
+                talk.calls_per_turn.get(i).copied().unwrap_or(0)
+            ])
+        })
+        .collect();
+    Value::Array(turns)
 }
 
 fn round1(x: f64) -> f64 {

@@ -12,7 +12,10 @@
 // 3 error code, 4 wall ms, 5 input tokens, 6 output tokens, 7 turns,
 // 8 repair used, 9 checks [type, ok, detail, spec index], 10 tool calls
 // [name, arguments, ok, ms], 11 answer, 12 transcript {system, messages},
-// 13 cost in USD (null: unpriced), 14 cached input tokens.
+// 13 cost in USD (null: unpriced), 14 cached input tokens, 15 a
+// conversation's ending and its simulated user's tokens and cost, 16 its
+// exchanges turn by turn [user, agent (null: no reply), tool calls] (both
+// null: not a conversation).
 (function () {
   "use strict";
   var started = performance.now();
@@ -123,6 +126,7 @@
       "Usage: " + it[5] + " input" + (it[14] ? " (" + it[14] + " cached)" : "") + " + " + it[6] +
       " output tokens · " + (it[13] === null ? "unpriced" : "$" + it[13].toFixed(6)) + " · " +
       it[4] + " ms · " + it[7] + " turn(s)" + (it[8] ? " · repair turn used" : "")));
+    if (it[15]) d.appendChild(el("p", "muted", "Conversation: " + it[15]));
     d.appendChild(el("h3", "", "Checks"));
     if (it[9].length === 0) {
       d.appendChild(el("p", "muted", it[2] === "ERROR" ? "Skipped: the run ended with an error." : "No checks."));
@@ -137,6 +141,12 @@
     else d.appendChild(table(["name", "arguments", "ok", "ms"], it[10].map(function (t) {
       return [t[0], el("code", "", t[1]), t[2] ? "ok" : "failed", t[3]];
     })));
+    if (it[16]) {
+      d.appendChild(el("h3", "", "Conversation"));
+      d.appendChild(table(["turn", "user", "agent", "tool calls"], it[16].map(function (x, i) {
+        return [i + 1, x[0], x[1] === null ? "(no reply)" : x[1], x[2]];
+      })));
+    }
     if (it[11] !== null && it[11] !== undefined) {
       d.appendChild(el("h3", "", "Answer"));
       d.appendChild(el("pre", "answer", pretty(it[11])));
