@@ -491,6 +491,13 @@ impl WorkingFolder {
         Ok(folder)
     }
 
+    /// Copies the entries of `from` into this folder as
+    /// [`Self::copy_of`] does, over what is there: a file of the same path
+    /// is replaced, a folder's entries are added to.
+    pub fn add_copy_of(&self, from: &Path) -> std::io::Result<()> {
+        copy_tree(from, &self.path)
+    }
+
     /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
@@ -513,17 +520,25 @@ impl Drop for WorkingFolder {
     }
 }
 
-/// Copies the entries of `from` into the existing folder `to`.
+/// Copies the entries of `from` into the existing folder `to` (a folder
+/// already there is added to, a file replaced).
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
+        // A file or link already there is replaced, never written through
+        // (a link out of the copy would carry the write out of it).
+        if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(&target)?;
+        }
         if kind.is_symlink() {
             #[cfg(unix)]
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else if kind.is_dir() {
-            std::fs::create_dir(&target)?;
+            if !target.is_dir() {
+                std::fs::create_dir(&target)?;
+            }
             copy_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)?;
@@ -562,6 +577,20 @@ mod tests {
             std::fs::read_link(copy.path().join("out")).ok(),
             Some(PathBuf::from("/etc"))
         );
+        // Added over it: a file replaced, a folder added to.
+        let over = WorkingFolder::empty_in(&dir, "copy-test-over").unwrap();
+        std::fs::write(over.path().join("lib.rs"), "replaced").unwrap();
+        std::fs::write(over.path().join("out"), "not through the link").unwrap();
+        std::fs::create_dir(over.path().join("shell")).unwrap();
+        std::fs::write(over.path().join("shell/added.rs"), "added").unwrap();
+        copy.add_copy_of(over.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(copy.path().join("lib.rs")).unwrap(),
+            "replaced"
+        );
+        assert!(copy.path().join("shell/added.rs").is_file());
+        assert!(copy.path().join("shell/mod.rs").is_file());
+        assert!(!copy.path().join("out").is_symlink());
         let path = copy.path().to_path_buf();
         drop(copy);
         assert!(!path.exists());
