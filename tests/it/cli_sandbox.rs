@@ -339,3 +339,54 @@ fn the_writing_tools_are_off_by_default_on_with_write_files_and_refused_in_a_rev
         "{refused}"
     );
 }
+
+/// The explicit opt-out: `engine = "none-trusted-container"` runs the
+/// commands with no sandbox (in the run's copy still), every row says
+/// `unsandboxed`, and the report carries the banner; a misspelt engine is a
+/// lint problem, never a silent fallback.
+#[test]
+fn no_sandbox_only_when_named_and_then_every_row_and_report_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nengine = \"none-trusted-container\"\n");
+    let results = dir.path().join("results.jsonl");
+    let out = crate::tribunal(
+        &["run", "arena", "--out", results.to_str().unwrap()],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows = std::fs::read_to_string(&results).unwrap();
+    let row: Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(row["unsandboxed"], true, "{row}");
+    assert_eq!(row["outcome"], "PASS", "{row}");
+    // The copy was written, not the item's folder.
+    assert_eq!(
+        std::fs::read_to_string(arena.join("project/seen.txt")).unwrap(),
+        ""
+    );
+    let report = crate::tribunal(&["report", results.to_str().unwrap()], dir.path());
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("\n*** UNSANDBOXED: the model's commands ran with NO sandbox ([sandbox] engine = \"none-trusted-container\")"),
+        "{text}"
+    );
+    // The default engine's rows say nothing of it.
+    shell_arena(&arena, "[sandbox]\nengine = \"bubblewrap\"\n");
+    let sandboxed = dir.path().join("sandboxed.jsonl");
+    let out = crate::tribunal(
+        &["run", "arena", "--out", sandboxed.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let rows = std::fs::read_to_string(&sandboxed).unwrap();
+    assert!(!rows.contains("unsandboxed"), "{rows}");
+    shell_arena(&arena, "[sandbox]\nengine = \"none\"\n");
+    let all = lint_text(&arena);
+    assert!(
+        all.contains(
+            "sandbox.engine: unknown engine `none`; did you mean `none-trusted-container`?"
+        ),
+        "{all}"
+    );
+}

@@ -16,6 +16,9 @@
 //! keep_copies = false        # keep each run's copy after scoring
 //! write_files = false        # write_file and apply_patch in the copy
 //!                            # (refused for review arenas)
+//! engine = "bubblewrap"      # or "none-trusted-container": NO sandbox,
+//!                            # for a CI container that is one; every
+//!                            # report of the run then says so in a banner
 //! ```
 //!
 //! Each run (item × repeat) gets a fresh copy of the folder (the verdict
@@ -27,7 +30,7 @@ use crate::problem::Problem;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use std::time::Duration;
-use tribunal_tools::shell::SandboxLimits;
+use tribunal_tools::shell::{Engine, SandboxLimits};
 
 /// The `[sandbox]` table as written.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -42,11 +45,12 @@ pub(super) struct SandboxToml {
     env: IndexMap<String, String>,
     keep_copies: Option<bool>,
     write_files: Option<bool>,
+    engine: Option<String>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
 /// variables it sees, and whether run copies are kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// Each command's limits. Default: [`SandboxLimits::default`].
     pub limits: SandboxLimits,
@@ -60,6 +64,22 @@ pub struct SandboxSettings {
     /// Whether each run also gets `write_file` and `apply_patch` over its
     /// copy. Never in a review (verdict) arena. Default: no.
     pub write_files: bool,
+    /// What runs the commands: bubblewrap, or no sandbox at all
+    /// ([`Engine::NoneTrustedContainer`], only when named). Default:
+    /// bubblewrap.
+    pub engine: Engine,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        SandboxSettings {
+            limits: SandboxLimits::default(),
+            env: Vec::new(),
+            keep_copies: false,
+            write_files: false,
+            engine: Engine::Bubblewrap,
+        }
+    }
 }
 
 /// Reads `[sandbox]`: the settings when `shell` is offered; a table
@@ -124,7 +144,28 @@ pub(super) fn read(
              its agent may run commands but not edit the files",
         ));
     }
+    let engine = match t.engine.as_deref() {
+        None => Engine::Bubblewrap,
+        Some(name) => Engine::parse(name).unwrap_or_else(|| {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                format!(
+                    "sandbox.engine: {}",
+                    super::near_miss::unknown(
+                        "engine",
+                        name,
+                        &[
+                            Engine::Bubblewrap.as_str(),
+                            Engine::NoneTrustedContainer.as_str()
+                        ]
+                    )
+                ),
+            ));
+            Engine::Bubblewrap
+        }),
+    };
     Some(SandboxSettings {
+        engine,
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),

@@ -157,7 +157,7 @@ fn config_value(
         map.insert(
             "sandbox".to_string(),
             json!({
-                "engine": "bubblewrap",
+                "engine": sandbox.engine.as_str(),
                 "wall_ms": l.wall_time.as_millis() as u64,
                 "cpu_secs": l.cpu_secs,
                 "memory_bytes": l.memory_bytes,
@@ -309,9 +309,14 @@ mod tests {
             env: vec![("LANG".to_string(), "C".to_string())],
             keep_copies: false,
             write_files: false,
+            engine: tribunal_tools::shell::Engine::Bubblewrap,
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
+        assert_eq!(
+            config_value(&arena, "mock", "m", &plan, false)["sandbox"]["engine"],
+            "bubblewrap"
+        );
         settings.limits.wall_time = std::time::Duration::from_secs(5);
         arena.sandbox = Some(settings.clone());
         let shorter = config_hash(&arena, "mock", "m", &plan);
@@ -319,9 +324,13 @@ mod tests {
         arena.sandbox = Some(settings.clone());
         let no_env = config_hash(&arena, "mock", "m", &plan);
         settings.write_files = true;
-        arena.sandbox = Some(settings);
+        arena.sandbox = Some(settings.clone());
         let writes = config_hash(&arena, "mock", "m", &plan);
         assert!(without != with && with != shorter && shorter != no_env && no_env != writes);
+        // No sandbox at all is another run's terms.
+        settings.engine = tribunal_tools::shell::Engine::NoneTrustedContainer;
+        arena.sandbox = Some(settings);
+        assert_ne!(config_hash(&arena, "mock", "m", &plan), writes);
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:

@@ -148,6 +148,22 @@ impl Ground {
     }
 }
 
+/// The sandbox of `engine`: bubblewrap, tried once (refused when none can
+/// be made), or, only when the arena names it, none at all.
+async fn command_sandbox(
+    engine: tribunal_tools::shell::Engine,
+) -> Result<tribunal_tools::shell::CommandSandbox, tribunal_tools::SandboxError> {
+    use tribunal_tools::shell::{CommandSandbox, Engine};
+    if engine == Engine::NoneTrustedContainer {
+        tracing::warn!(
+            "NO SANDBOX: [sandbox] engine = \"none-trusted-container\": the model's commands run \
+             as this process's user, with this machine's files and network"
+        );
+        return CommandSandbox::trusted_container();
+    }
+    CommandSandbox::detect().await
+}
+
 async fn run_on(
     arena: Arc<Arena>,
     backends: Arc<dyn BackendFactory>,
@@ -164,10 +180,11 @@ async fn run_on(
     let items = shard_items(&arena, options);
     let (jobs, skipped) = plan_jobs(&items, options, &done);
     let executed = jobs.len();
-    // Before the first run: no sandbox, no run (never one without it).
+    // Before the first run: no sandbox, no run (never one without it,
+    // unless the arena names the engine that is none).
     let sandbox = match (&arena.sandbox, executed) {
-        (Some(_), 1..) => Some(Arc::new(
-            tribunal_tools::shell::CommandSandbox::detect()
+        (Some(settings), 1..) => Some(Arc::new(
+            command_sandbox(settings.engine)
                 .await
                 .map_err(JudgeError::Sandbox)?,
         )),

@@ -75,6 +75,12 @@ const ETC_FILES: &[&str] = &[
 pub enum Engine {
     /// bubblewrap's namespaces, under `prlimit`'s resource limits.
     Bubblewrap,
+    /// No sandbox: each command runs as this process's user, with this
+    /// machine's files and network, under `prlimit`'s resource limits
+    /// only. Only ever chosen by name (`[sandbox] engine =
+    /// "none-trusted-container"`), for a CI container that is itself the
+    /// sandbox; every report of such a run says so in a banner.
+    NoneTrustedContainer,
 }
 
 impl Engine {
@@ -82,7 +88,15 @@ impl Engine {
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Bubblewrap => "bubblewrap",
+            Engine::NoneTrustedContainer => "none-trusted-container",
         }
+    }
+
+    /// The engine named `name` ([`Engine::as_str`]).
+    pub fn parse(name: &str) -> Option<Engine> {
+        [Engine::Bubblewrap, Engine::NoneTrustedContainer]
+            .into_iter()
+            .find(|e| e.as_str() == name)
     }
 }
 
@@ -134,7 +148,8 @@ fn shown(bytes: &[u8], max: usize) -> String {
 #[derive(Debug, Clone)]
 pub struct CommandSandbox {
     engine: Engine,
-    bwrap: PathBuf,
+    /// bubblewrap (`None`: no sandbox, [`Engine::NoneTrustedContainer`]).
+    bwrap: Option<PathBuf>,
     prlimit: PathBuf,
     /// The user and group commands run as when this process is root.
     run_as: Option<(u32, u32)>,
@@ -182,7 +197,7 @@ impl CommandSandbox {
         let root = is_root();
         let sandbox = CommandSandbox {
             engine: Engine::Bubblewrap,
-            bwrap: find("bwrap")?,
+            bwrap: Some(find("bwrap")?),
             prlimit: find("prlimit")?,
             run_as: root.then_some((NOBODY, NOBODY)),
         };
@@ -217,6 +232,31 @@ impl CommandSandbox {
         Ok(sandbox)
     }
 
+    /// No sandbox ([`Engine::NoneTrustedContainer`]): commands run as this
+    /// process's user in the working folder, with this machine's files and
+    /// network, under `prlimit`'s limits (looked for as
+    /// [`CommandSandbox::detect`] does). For a CI container that is itself
+    /// the sandbox, and only when named; never a fallback.
+    pub fn trusted_container() -> Result<CommandSandbox, SandboxError> {
+        let prlimit = PROGRAM_DIRS
+            .iter()
+            .map(|dir| Path::new(dir).join("prlimit"))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                SandboxError::new(
+                    ErrorCode::SandboxUnavailable,
+                    "`prlimit` is not installed: the limits of engine \"none-trusted-container\" \
+                     need it; install the `util-linux` package",
+                )
+            })?;
+        Ok(CommandSandbox {
+            engine: Engine::NoneTrustedContainer,
+            bwrap: None,
+            prlimit,
+            run_as: None,
+        })
+    }
+
     /// The engine.
     pub fn engine(&self) -> Engine {
         self.engine
@@ -228,11 +268,18 @@ impl CommandSandbox {
             Some((uid, _)) => format!("uid {uid} (this process is root)"),
             None => "this process's user, in a user namespace".to_string(),
         };
-        format!(
-            "{} ({}), no network, only {WORK_DIR} writable, as {user}",
-            self.engine.as_str(),
-            self.bwrap.display()
-        )
+        match &self.bwrap {
+            Some(bwrap) => format!(
+                "{} ({}), no network, only {WORK_DIR} writable, as {user}",
+                self.engine.as_str(),
+                bwrap.display()
+            ),
+            None => format!(
+                "NO SANDBOX ({}): commands run as this process's user, with this machine's \
+                 files and network, under resource limits only",
+                self.engine.as_str()
+            ),
+        }
     }
 
     /// Makes `dir` (a working folder made for the sandbox, never a user's
@@ -324,7 +371,9 @@ impl CommandSandbox {
         })
     }
 
-    /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment.
+    /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment;
+    /// without bubblewrap, `prlimit … -- argv` in `dir` with only the
+    /// declared variables.
     fn command(
         &self,
         dir: &Path,
@@ -332,7 +381,18 @@ impl CommandSandbox {
         env: &[(String, String)],
         limits: &SandboxLimits,
     ) -> tokio::process::Command {
-        let mut c = tokio::process::Command::new(&self.bwrap);
+        let Some(bwrap) = &self.bwrap else {
+            let mut c = tokio::process::Command::new(&self.prlimit);
+            c.env_clear()
+                .current_dir(dir)
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("HOME", dir)
+                .env("TMPDIR", std::env::temp_dir())
+                .envs(env.iter().map(|(k, v)| (k, v)));
+            c.args(prlimit_args(limits, argv));
+            return piped(c);
+        };
+        let mut c = tokio::process::Command::new(bwrap);
         c.env_clear().args([
             "--unshare-all",
             "--die-with-parent",
@@ -371,23 +431,36 @@ impl CommandSandbox {
         // sandboxes of the same user, and 100 at once would fail to start).
         c.arg("--")
             .arg(&self.prlimit)
-            .arg(format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1))
-            .arg(format!("--data={}", limits.memory_bytes))
-            .arg(format!("--nproc={}", limits.processes))
-            .arg(format!("--fsize={}", limits.file_bytes))
-            .arg("--core=0")
-            .arg("--")
-            .args(argv);
+            .args(prlimit_args(limits, argv));
         #[cfg(unix)]
         if let Some((uid, gid)) = self.run_as {
             c.uid(uid).gid(gid);
         }
-        c.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        c
+        piped(c)
     }
+}
+
+/// `prlimit`'s arguments: `limits`, then `--` and `argv`.
+fn prlimit_args(limits: &SandboxLimits, argv: &[String]) -> Vec<String> {
+    let mut args = vec![
+        format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1),
+        format!("--data={}", limits.memory_bytes),
+        format!("--nproc={}", limits.processes),
+        format!("--fsize={}", limits.file_bytes),
+        "--core=0".to_string(),
+        "--".to_string(),
+    ];
+    args.extend_from_slice(argv);
+    args
+}
+
+/// `c` with stdin closed, both streams piped and killed when dropped.
+fn piped(mut c: tokio::process::Command) -> tokio::process::Command {
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
 }
 
 /// Reads `from` into `into` while the output read by all streams (`read`)
@@ -550,6 +623,37 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without a sandbox, the command runs in the folder itself, with only
+    /// `PATH`, `HOME` (the folder), `TMPDIR` and the declared variables,
+    /// under the same limits.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn no_sandbox_runs_in_the_folder_with_only_the_declared_variables() {
+        let Ok(sandbox) = CommandSandbox::trusted_container() else {
+            panic!("prlimit is missing");
+        };
+        assert_eq!(sandbox.engine(), Engine::NoneTrustedContainer);
+        assert!(
+            sandbox
+                .describe()
+                .starts_with("NO SANDBOX (none-trusted-container)")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let line = "pwd; echo \"$HOME|$GREETING|${OPENAI_API_KEY:-unset}\"; grep processes /proc/self/limits | tr -s ' ' | cut -d' ' -f3";
+        let argv = ["sh".to_string(), "-c".to_string(), line.to_string()];
+        let env = [("GREETING".to_string(), "hi".to_string())];
+        let limits = SandboxLimits {
+            processes: 77,
+            ..SandboxLimits::default()
+        };
+        let ran = sandbox.run(dir.path(), &argv, &env, &limits).await.unwrap();
+        let out = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let here = dir.path().canonicalize().unwrap();
+        let home = dir.path().display();
+        assert_eq!(out, format!("{}\n{home}|hi|unset\n77\n", here.display()));
+        assert_eq!(ran.exit_code, Some(0));
+    }
 
     #[test]
     fn a_long_stream_shows_its_start_and_end_and_what_was_left_out() {
