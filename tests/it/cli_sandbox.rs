@@ -390,3 +390,65 @@ fn no_sandbox_only_when_named_and_then_every_row_and_report_says_so() {
         "{all}"
     );
 }
+
+/// A reviewer given `run_command` (a review arena with `tools =
+/// ["shell"]`: the setting that lets it run the tests) runs its commands
+/// on a copy of the change's folder, and never sees the arena's
+/// `gold_tests/` (what `lint --run` lays over its own copies only).
+#[test]
+fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    std::fs::create_dir_all(arena.join("items/bump")).unwrap();
+    std::fs::create_dir_all(arena.join("gold_tests/bump")).unwrap();
+    std::fs::write(arena.join("items/bump/value.txt"), "2\n").unwrap();
+    std::fs::write(
+        arena.join("items/bump/CHANGE.diff"),
+        "--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-1\n+2\n",
+    )
+    .unwrap();
+    std::fs::write(arena.join("gold_tests/bump/check.sh"), "grep -qx 1 value.txt\n").unwrap();
+    std::fs::write(arena.join("green.json"), "{\"type\": \"object\"}").unwrap();
+    std::fs::write(
+        arena.join("arena.toml"),
+        "tools = [\"shell\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{id}\"\n[sandbox]\ntimeout_secs = 20\n",
+    )
+    .unwrap();
+    let item = serde_json::json!({
+        "id": "bump",
+        "input": "Is the change right?",
+        "checks": [
+            {"type": "verdict_equals", "verdict": "RED"},
+            {"type": "tool_used", "name": "run_command"}
+        ],
+        "gold_test": {"command": ["sh", "check.sh"], "parent": "passes"},
+        "mock": [
+            {"tool_calls": [{"name": "run_command", "arguments": {"command": "ls -A; cat value.txt"}}]},
+            {"json": {"result": {"verdict": "RED", "verdictFields": {}}}}
+        ]
+    });
+    std::fs::write(arena.join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let transcripts = dir.path().join("transcripts");
+    let out = crate::tribunal(
+        &["run", "arena", "--transcripts", transcripts.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = tool_results(&transcripts);
+    let ran: Vec<Value> = results
+        .iter()
+        .filter_map(|r| serde_json::from_str::<Value>(r).ok())
+        .filter(|v| v.get("exit_code").is_some())
+        .collect();
+    assert_eq!(ran.len(), 1, "{results:?}");
+    assert_eq!(ran[0]["stdout"], "CHANGE.diff\nvalue.txt\n2\n", "{}", ran[0]);
+    // The same arena's gold, run by lint --run, agrees.
+    let out = crate::tribunal(&["lint", "--run", "arena"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 agree, 0 contradicted"), "{stdout}");
+}
