@@ -407,7 +407,11 @@ fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests
         "--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-1\n+2\n",
     )
     .unwrap();
-    std::fs::write(arena.join("gold_tests/bump/check.sh"), "grep -qx 1 value.txt\n").unwrap();
+    std::fs::write(
+        arena.join("gold_tests/bump/check.sh"),
+        "grep -qx 1 value.txt\n",
+    )
+    .unwrap();
     std::fs::write(arena.join("green.json"), "{\"type\": \"object\"}").unwrap();
     std::fs::write(
         arena.join("arena.toml"),
@@ -430,7 +434,12 @@ fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests
     std::fs::write(arena.join("dataset.jsonl"), format!("{item}\n")).unwrap();
     let transcripts = dir.path().join("transcripts");
     let out = crate::tribunal(
-        &["run", "arena", "--transcripts", transcripts.to_str().unwrap()],
+        &[
+            "run",
+            "arena",
+            "--transcripts",
+            transcripts.to_str().unwrap(),
+        ],
         dir.path(),
     );
     assert_eq!(
@@ -446,9 +455,56 @@ fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests
         .filter(|v| v.get("exit_code").is_some())
         .collect();
     assert_eq!(ran.len(), 1, "{results:?}");
-    assert_eq!(ran[0]["stdout"], "CHANGE.diff\nvalue.txt\n2\n", "{}", ran[0]);
+    assert_eq!(
+        ran[0]["stdout"], "CHANGE.diff\nvalue.txt\n2\n",
+        "{}",
+        ran[0]
+    );
     // The same arena's gold, run by lint --run, agrees.
     let out = crate::tribunal(&["lint", "--run", "arena"], dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 agree, 0 contradicted"), "{stdout}");
+}
+
+/// A container engine is named with its image (lint), and a run refuses
+/// before its first item when the client is not installed or its daemon
+/// does not answer (no daemon on the machines this runs on), never falling
+/// back to another engine.
+#[test]
+fn a_container_engine_needs_its_image_and_refuses_without_its_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nengine = \"docker\"\n");
+    let all = lint_text(&arena);
+    assert!(
+        all.contains(
+            "sandbox.image: engine \"docker\" runs each command in a container of an image: name it"
+        ),
+        "{all}"
+    );
+    shell_arena(&arena, "[sandbox]\nimage = \"alpine:3\"\n");
+    assert!(
+        lint_text(&arena)
+            .contains("sandbox.image: has no effect: engine \"bubblewrap\" runs no container"),
+        "{}",
+        lint_text(&arena)
+    );
+    // Here the client is installed without a daemon; elsewhere neither may
+    // be. Either way: one coded refusal before the first item.
+    shell_arena(
+        &arena,
+        "[sandbox]\nengine = \"docker\"\nimage = \"alpine:3\"\n",
+    );
+    let out = crate::tribunal(&["run", "arena"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("sandbox_unavailable: no sandbox: `docker` is not installed")
+            || stderr.contains("sandbox_unavailable: no sandbox: the docker daemon is not reachable (`docker version` exited 1): "),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("PASS") && !stderr.contains("1 run(s)"),
+        "{stderr}"
+    );
 }

@@ -18,7 +18,9 @@
 //!                            # (refused for review arenas)
 //! engine = "bubblewrap"      # or "none-trusted-container": NO sandbox,
 //!                            # for a CI container that is one; every
-//!                            # report of the run then says so in a banner
+//!                            # report of the run then says so in a banner;
+//!                            # or "docker" / "podman" with `image`
+//! image = "python:3.12-slim" # the container engines' image
 //! ```
 //!
 //! Each run (item × repeat) gets a fresh copy of the folder (the verdict
@@ -46,6 +48,7 @@ pub(super) struct SandboxToml {
     keep_copies: Option<bool>,
     write_files: Option<bool>,
     engine: Option<String>,
+    image: Option<String>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
@@ -68,6 +71,9 @@ pub struct SandboxSettings {
     /// ([`Engine::NoneTrustedContainer`], only when named). Default:
     /// bubblewrap.
     pub engine: Engine,
+    /// The image each command's container runs (`docker`, `podman`
+    /// only; required there). Default: none.
+    pub image: Option<String>,
 }
 
 impl Default for SandboxSettings {
@@ -78,6 +84,7 @@ impl Default for SandboxSettings {
             keep_copies: false,
             write_files: false,
             engine: Engine::Bubblewrap,
+            image: None,
         }
     }
 }
@@ -151,21 +158,33 @@ pub(super) fn read(
                 ARENA_TOML,
                 format!(
                     "sandbox.engine: {}",
-                    super::near_miss::unknown(
-                        "engine",
-                        name,
-                        &[
-                            Engine::Bubblewrap.as_str(),
-                            Engine::NoneTrustedContainer.as_str()
-                        ]
-                    )
+                    super::near_miss::unknown("engine", name, &Engine::ALL.map(Engine::as_str))
                 ),
             ));
             Engine::Bubblewrap
         }),
     };
+    let image = t.image.filter(|i| !i.trim().is_empty());
+    match (engine.is_container(), &image) {
+        (true, None) => problems.push(Problem::file(
+            ARENA_TOML,
+            format!(
+                "sandbox.image: engine \"{}\" runs each command in a container of an image: name it (image = \"python:3.12-slim\")",
+                engine.as_str()
+            ),
+        )),
+        (false, Some(_)) => problems.push(Problem::file(
+            ARENA_TOML,
+            format!(
+                "sandbox.image: has no effect: engine \"{}\" runs no container (engine = \"docker\" or \"podman\")",
+                engine.as_str()
+            ),
+        )),
+        _ => {}
+    }
     Some(SandboxSettings {
         engine,
+        image,
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),

@@ -168,6 +168,11 @@ fn config_value(
                 "env": sandbox.env,
             }),
         );
+        if let Some(image) = &sandbox.image
+            && let Some(table) = map.get_mut("sandbox")
+        {
+            table["image"] = json!(image);
+        }
         // Only when on, so the hashes of arenas that only run commands stay.
         if sandbox.write_files {
             map.insert("write_files".to_string(), json!(true));
@@ -310,6 +315,7 @@ mod tests {
             keep_copies: false,
             write_files: false,
             engine: tribunal_tools::shell::Engine::Bubblewrap,
+            image: None,
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
@@ -329,8 +335,18 @@ mod tests {
         assert!(without != with && with != shorter && shorter != no_env && no_env != writes);
         // No sandbox at all is another run's terms.
         settings.engine = tribunal_tools::shell::Engine::NoneTrustedContainer;
+        arena.sandbox = Some(settings.clone());
+        let none = config_hash(&arena, "mock", "m", &plan);
+        assert_ne!(none, writes);
+        // A container's image is part of its terms.
+        settings.engine = tribunal_tools::shell::Engine::Docker;
+        settings.image = Some("python:3.12-slim".to_string());
+        arena.sandbox = Some(settings.clone());
+        let python = config_hash(&arena, "mock", "m", &plan);
+        settings.image = Some("node:22-slim".to_string());
         arena.sandbox = Some(settings);
-        assert_ne!(config_hash(&arena, "mock", "m", &plan), writes);
+        let node = config_hash(&arena, "mock", "m", &plan);
+        assert!(none != python && python != node);
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:

@@ -148,12 +148,18 @@ impl Ground {
     }
 }
 
-/// The sandbox of `engine`: bubblewrap, tried once (refused when none can
-/// be made), or, only when the arena names it, none at all.
+/// The sandbox of the arena's engine: bubblewrap, tried once (refused
+/// when none can be made), a container engine with its image (refused
+/// when its client or daemon is missing), or, only when the arena names
+/// it, none at all.
 async fn command_sandbox(
-    engine: tribunal_tools::shell::Engine,
+    settings: &crate::arena::SandboxSettings,
 ) -> Result<tribunal_tools::shell::CommandSandbox, tribunal_tools::SandboxError> {
     use tribunal_tools::shell::{CommandSandbox, Engine};
+    let engine = settings.engine;
+    if let (true, Some(image)) = (engine.is_container(), &settings.image) {
+        return CommandSandbox::container(engine, image).await;
+    }
     if engine == Engine::NoneTrustedContainer {
         tracing::warn!(
             "NO SANDBOX: [sandbox] engine = \"none-trusted-container\": the model's commands run \
@@ -184,7 +190,7 @@ async fn run_on(
     // unless the arena names the engine that is none).
     let sandbox = match (&arena.sandbox, executed) {
         (Some(settings), 1..) => Some(Arc::new(
-            command_sandbox(settings.engine)
+            command_sandbox(settings)
                 .await
                 .map_err(JudgeError::Sandbox)?,
         )),

@@ -44,11 +44,12 @@ use crate::error::{ErrorCode, SandboxError};
 pub const WORK_DIR: &str = "/work";
 
 /// The user a command runs as when this process is root: `nobody`.
-const NOBODY: u32 = 65534;
+pub(crate) const NOBODY: u32 = 65534;
 
 /// Folders the engine's programs are looked for in (`PATH` is not read: a
 /// `bwrap` earlier on someone's `PATH` is not the one trusted here).
-const PROGRAM_DIRS: &[&str] = &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
+pub(crate) const PROGRAM_DIRS: &[&str] =
+    &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
 
 /// Top-level system folders shown read-only: a symlink (merged `/usr`) is
 /// recreated as the same link, a folder is bound.
@@ -67,9 +68,7 @@ const ETC_FILES: &[&str] = &[
     "/etc/localtime",
 ];
 
-/// The sandbox engine. `#[non_exhaustive]`: a container engine (Docker or
-/// Podman running a named image) is designed to be another variant; it is
-/// not built in this version.
+/// The sandbox engine. `#[non_exhaustive]`: more may come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Engine {
@@ -81,22 +80,41 @@ pub enum Engine {
     /// "none-trusted-container"`), for a CI container that is itself the
     /// sandbox; every report of such a run says so in a banner.
     NoneTrustedContainer,
+    /// A Docker container of a named image per command: no network, all
+    /// capabilities dropped, a read-only root, the working folder bound.
+    /// Never run against a real daemon in this version's tests.
+    Docker,
+    /// [`Engine::Docker`]'s command line through Podman's client.
+    Podman,
 }
 
 impl Engine {
+    /// Every engine.
+    pub const ALL: [Engine; 4] = [
+        Engine::Bubblewrap,
+        Engine::NoneTrustedContainer,
+        Engine::Docker,
+        Engine::Podman,
+    ];
+
     /// The engine's name, e.g. `"bubblewrap"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Bubblewrap => "bubblewrap",
             Engine::NoneTrustedContainer => "none-trusted-container",
+            Engine::Docker => "docker",
+            Engine::Podman => "podman",
         }
+    }
+
+    /// Whether the engine runs a container of a named image.
+    pub fn is_container(self) -> bool {
+        matches!(self, Engine::Docker | Engine::Podman)
     }
 
     /// The engine named `name` ([`Engine::as_str`]).
     pub fn parse(name: &str) -> Option<Engine> {
-        [Engine::Bubblewrap, Engine::NoneTrustedContainer]
-            .into_iter()
-            .find(|e| e.as_str() == name)
+        Engine::ALL.into_iter().find(|e| e.as_str() == name)
     }
 }
 
@@ -143,16 +161,62 @@ fn shown(bytes: &[u8], max: usize) -> String {
     )
 }
 
+/// How an engine turns one command into the process that runs it: what
+/// [`CommandSandbox::run`] drives (its limits, output cap and result are
+/// the same whatever the engine). bubblewrap, no sandbox, and a container
+/// engine ([`super::container`]) each implement it.
+pub(crate) trait EngineCommand: std::fmt::Debug + Send + Sync {
+    /// The process that runs `argv` (a program and its arguments) over
+    /// `dir` as [`WORK_DIR`], with the variables of `env`, under
+    /// `limits`; `name` names this one run (a container's name).
+    fn command(
+        &self,
+        dir: &Path,
+        argv: &[String],
+        env: &[(String, String)],
+        limits: &SandboxLimits,
+        name: &str,
+    ) -> tokio::process::Command;
+
+    /// The engine, its program and the user commands run as, for a banner.
+    fn describe(&self) -> String;
+
+    /// The user and group commands run as when not this process's: the
+    /// working folder is handed to them first.
+    fn run_as(&self) -> Option<(u32, u32)> {
+        None
+    }
+
+    /// What stops run `name` once its process was killed at a limit,
+    /// when killing it is not enough (a container outlives its client).
+    fn stop(&self, _name: &str) -> Option<tokio::process::Command> {
+        None
+    }
+}
+
 /// A sandbox that was tried once and works: made by
-/// [`CommandSandbox::detect`], which refuses when none can be made.
+/// [`CommandSandbox::detect`], which refuses when none can be made (or by
+/// [`CommandSandbox::container`] or [`CommandSandbox::trusted_container`],
+/// only when an arena names them).
 #[derive(Debug, Clone)]
 pub struct CommandSandbox {
     engine: Engine,
-    /// bubblewrap (`None`: no sandbox, [`Engine::NoneTrustedContainer`]).
-    bwrap: Option<PathBuf>,
+    inner: Arc<dyn EngineCommand>,
+}
+
+/// bubblewrap under `prlimit`.
+#[derive(Debug)]
+struct Bubblewrap {
+    bwrap: PathBuf,
     prlimit: PathBuf,
     /// The user and group commands run as when this process is root.
     run_as: Option<(u32, u32)>,
+}
+
+/// No sandbox: `prlimit` alone.
+#[derive(Debug)]
+struct NoSandbox {
+    prlimit: PathBuf,
 }
 
 impl CommandSandbox {
@@ -194,12 +258,13 @@ impl CommandSandbox {
                     )
                 })
         };
-        let root = is_root();
         let sandbox = CommandSandbox {
             engine: Engine::Bubblewrap,
-            bwrap: Some(find("bwrap")?),
-            prlimit: find("prlimit")?,
-            run_as: root.then_some((NOBODY, NOBODY)),
+            inner: Arc::new(Bubblewrap {
+                bwrap: find("bwrap")?,
+                prlimit: find("prlimit")?,
+                run_as: is_root().then_some((NOBODY, NOBODY)),
+            }),
         };
         let made = WorkingFolder::empty_in(&std::env::temp_dir(), "probe")
             .and_then(|folder| sandbox.prepare(folder.path()).map(|()| folder));
@@ -251,9 +316,30 @@ impl CommandSandbox {
             })?;
         Ok(CommandSandbox {
             engine: Engine::NoneTrustedContainer,
-            bwrap: None,
-            prlimit,
-            run_as: None,
+            inner: Arc::new(NoSandbox { prlimit }),
+        })
+    }
+
+    /// A container engine (`engine`: [`Engine::Docker`] or
+    /// [`Engine::Podman`]) running `image`: its client found (in the
+    /// folders [`CommandSandbox::detect`] looks in) and its daemon asked
+    /// for its version once. Refuses with [`ErrorCode::SandboxUnavailable`]
+    /// when the client is missing or the daemon does not answer.
+    pub async fn container(engine: Engine, image: &str) -> Result<CommandSandbox, SandboxError> {
+        let dirs: Vec<&Path> = PROGRAM_DIRS.iter().map(Path::new).collect();
+        CommandSandbox::container_in(engine, image, &dirs).await
+    }
+
+    /// [`CommandSandbox::container`] with the client looked for in `dirs`.
+    pub(crate) async fn container_in(
+        engine: Engine,
+        image: &str,
+        dirs: &[&Path],
+    ) -> Result<CommandSandbox, SandboxError> {
+        let container = super::container::Container::detect(engine, image, dirs).await?;
+        Ok(CommandSandbox {
+            engine,
+            inner: Arc::new(container),
         })
     }
 
@@ -264,29 +350,14 @@ impl CommandSandbox {
 
     /// The engine, its program and the user commands run as, for a banner.
     pub fn describe(&self) -> String {
-        let user = match self.run_as {
-            Some((uid, _)) => format!("uid {uid} (this process is root)"),
-            None => "this process's user, in a user namespace".to_string(),
-        };
-        match &self.bwrap {
-            Some(bwrap) => format!(
-                "{} ({}), no network, only {WORK_DIR} writable, as {user}",
-                self.engine.as_str(),
-                bwrap.display()
-            ),
-            None => format!(
-                "NO SANDBOX ({}): commands run as this process's user, with this machine's \
-                 files and network, under resource limits only",
-                self.engine.as_str()
-            ),
-        }
+        self.inner.describe()
     }
 
     /// Makes `dir` (a working folder made for the sandbox, never a user's
     /// own) writable by the sandbox's user: hands every entry to `nobody`
     /// when this process is root; nothing otherwise.
     pub fn prepare(&self, dir: &Path) -> std::io::Result<()> {
-        match self.run_as {
+        match self.inner.run_as() {
             Some((uid, gid)) => chown_tree(dir, uid, gid),
             None => Ok(()),
         }
@@ -307,10 +378,19 @@ impl CommandSandbox {
         let failed = |what: &str, e: std::io::Error| {
             SandboxError::new(ErrorCode::SandboxFailed, format!("{what}: {e}"))
         };
-        let mut command = self.command(dir, argv, env, limits);
-        let mut child = command
-            .spawn()
-            .map_err(|e| failed("cannot start bubblewrap", e))?;
+        static RUNS: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "tribunal-{}-{}",
+            std::process::id(),
+            RUNS.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut command = piped(self.inner.command(dir, argv, env, limits, &name));
+        let mut child = command.spawn().map_err(|e| {
+            failed(
+                &format!("cannot start the {} engine", self.engine.as_str()),
+                e,
+            )
+        })?;
         let read = Arc::new(AtomicU64::new(0));
         let over = Arc::new(Notify::new());
         let cap = limits.output_bytes;
@@ -346,6 +426,15 @@ impl CommandSandbox {
                     .wait()
                     .await
                     .map_err(|e| failed("waiting after a kill", e))?;
+                if let Some(mut stop) = self.inner.stop(&name)
+                    && let Err(e) = stop
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .await
+                {
+                    tracing::warn!(run = %name, "cannot stop a run cut at a limit: {e}");
+                }
                 return Ok(CommandResult {
                     exit_code: None,
                     limit: Some(hit),
@@ -354,7 +443,8 @@ impl CommandSandbox {
                 });
             }
         };
-        if exit_code == Some(1) && err.starts_with(b"bwrap: ") {
+        if self.engine == Engine::Bubblewrap && exit_code == Some(1) && err.starts_with(b"bwrap: ")
+        {
             return Err(SandboxError::new(
                 ErrorCode::SandboxFailed,
                 format!(
@@ -370,29 +460,19 @@ impl CommandSandbox {
             stderr: err,
         })
     }
+}
 
-    /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment;
-    /// without bubblewrap, `prlimit … -- argv` in `dir` with only the
-    /// declared variables.
+impl EngineCommand for Bubblewrap {
+    /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment.
     fn command(
         &self,
         dir: &Path,
         argv: &[String],
         env: &[(String, String)],
         limits: &SandboxLimits,
+        _name: &str,
     ) -> tokio::process::Command {
-        let Some(bwrap) = &self.bwrap else {
-            let mut c = tokio::process::Command::new(&self.prlimit);
-            c.env_clear()
-                .current_dir(dir)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("HOME", dir)
-                .env("TMPDIR", std::env::temp_dir())
-                .envs(env.iter().map(|(k, v)| (k, v)));
-            c.args(prlimit_args(limits, argv));
-            return piped(c);
-        };
-        let mut c = tokio::process::Command::new(bwrap);
+        let mut c = tokio::process::Command::new(&self.bwrap);
         c.env_clear().args([
             "--unshare-all",
             "--die-with-parent",
@@ -436,12 +516,58 @@ impl CommandSandbox {
         if let Some((uid, gid)) = self.run_as {
             c.uid(uid).gid(gid);
         }
-        piped(c)
+        c
+    }
+
+    fn describe(&self) -> String {
+        let user = match self.run_as {
+            Some((uid, _)) => format!("uid {uid} (this process is root)"),
+            None => "this process's user, in a user namespace".to_string(),
+        };
+        format!(
+            "{} ({}), no network, only {WORK_DIR} writable, as {user}",
+            Engine::Bubblewrap.as_str(),
+            self.bwrap.display()
+        )
+    }
+
+    fn run_as(&self) -> Option<(u32, u32)> {
+        self.run_as
+    }
+}
+
+impl EngineCommand for NoSandbox {
+    /// `prlimit … -- argv` in `dir`, with only the declared variables.
+    fn command(
+        &self,
+        dir: &Path,
+        argv: &[String],
+        env: &[(String, String)],
+        limits: &SandboxLimits,
+        _name: &str,
+    ) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(&self.prlimit);
+        c.env_clear()
+            .current_dir(dir)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", dir)
+            .env("TMPDIR", std::env::temp_dir())
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .args(prlimit_args(limits, argv));
+        c
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "NO SANDBOX ({}): commands run as this process's user, with this machine's \
+             files and network, under resource limits only",
+            Engine::NoneTrustedContainer.as_str()
+        )
     }
 }
 
 /// `prlimit`'s arguments: `limits`, then `--` and `argv`.
-fn prlimit_args(limits: &SandboxLimits, argv: &[String]) -> Vec<String> {
+pub(crate) fn prlimit_args(limits: &SandboxLimits, argv: &[String]) -> Vec<String> {
     let mut args = vec![
         format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1),
         format!("--data={}", limits.memory_bytes),
@@ -495,13 +621,13 @@ async fn read_capped(
 
 /// Whether this process runs as root (its `/proc/self` is root's).
 #[cfg(unix)]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 #[cfg(not(unix))]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     false
 }
 
