@@ -19,7 +19,7 @@ fn arena_with(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 /// `tribunal lint ARGS… arena` in `dir`: the exit code and stdout's lines.
-fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
+pub(crate) fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
     let mut args = vec!["lint"];
     args.extend_from_slice(flags);
     args.push("arena");
@@ -28,7 +28,7 @@ fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
 }
 
 #[track_caller]
-fn assert_lines(found: &[String], expected: &[&str]) {
+pub(crate) fn assert_lines(found: &[String], expected: &[&str]) {
     assert_eq!(found, expected, "\n{}", found.join("\n"));
 }
 

@@ -4,6 +4,7 @@ with the arena's `gold_tests/<id>/` laid over both; every item whose gold
 the results contradict is listed at its dataset line and the exit is 2.
 The `gold_test` field's own mistakes are lint problems like any other. */
 
+use crate::cli_lint::{assert_lines, lint};
 use crate::tribunal;
 use std::path::Path;
 use tribunal_testkit::launch::{code, stdout};
@@ -39,20 +40,6 @@ fn review_arena(items: &[(&str, &str, &str, &str)], checks: &[(&str, &str)]) -> 
         std::fs::write(folder.join("check.sh"), script).unwrap();
     }
     dir
-}
-
-/// `tribunal lint FLAGS… arena` in `dir`: the exit code and stdout's lines.
-fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
-    let mut args = vec!["lint"];
-    args.extend_from_slice(flags);
-    args.push("arena");
-    let o = tribunal(&args, dir);
-    (code(&o), stdout(&o).lines().map(str::to_string).collect())
-}
-
-#[track_caller]
-fn assert_lines(found: &[String], expected: &[&str]) {
-    assert_eq!(found, expected, "\n{}", found.join("\n"));
 }
 
 /// A RED test that fails on the change and passes on the parent agrees; a

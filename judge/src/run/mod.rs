@@ -190,7 +190,8 @@ async fn run_on(
     // unless the arena names the engine that is none).
     let sandbox = match (&arena.sandbox, executed) {
         (Some(settings), 1..) => Some(Arc::new(
-            command_sandbox(settings)
+            // Boxed: the engines' probes stay out of every run's future.
+            Box::pin(command_sandbox(settings))
                 .await
                 .map_err(JudgeError::Sandbox)?,
         )),

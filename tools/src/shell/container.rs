@@ -25,9 +25,12 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use super::engine::{Engine, EngineCommand, NOBODY, WORK_DIR, is_root};
+use super::engine::{
+    CommandSandbox, Engine, EngineCommand, NOBODY, PROGRAM_DIRS, WORK_DIR, is_root,
+};
 use super::limits::SandboxLimits;
 use crate::error::{ErrorCode, SandboxError};
+use std::sync::Arc;
 
 /// How long the daemon may take to answer the version probe.
 const PROBE_TIME: Duration = Duration::from_secs(15);
@@ -249,6 +252,31 @@ impl EngineCommand for Container {
         let mut c = self.client_command();
         c.args(["kill", name]).stdin(Stdio::null());
         Some(c)
+    }
+}
+
+impl CommandSandbox {
+    /// A container engine (`engine`: [`Engine::Docker`] or
+    /// [`Engine::Podman`]) running `image`: its client found (in the
+    /// folders [`CommandSandbox::detect`] looks in) and its daemon asked
+    /// for its version once. Refuses with [`ErrorCode::SandboxUnavailable`]
+    /// when the client is missing or the daemon does not answer.
+    pub async fn container(engine: Engine, image: &str) -> Result<CommandSandbox, SandboxError> {
+        let dirs: Vec<&Path> = PROGRAM_DIRS.iter().map(Path::new).collect();
+        CommandSandbox::container_in(engine, image, &dirs).await
+    }
+
+    /// [`CommandSandbox::container`] with the client looked for in `dirs`.
+    pub(crate) async fn container_in(
+        engine: Engine,
+        image: &str,
+        dirs: &[&Path],
+    ) -> Result<CommandSandbox, SandboxError> {
+        let container = Container::detect(engine, image, dirs).await?;
+        Ok(CommandSandbox {
+            engine,
+            inner: Arc::new(container),
+        })
     }
 }
 

@@ -200,8 +200,8 @@ pub(crate) trait EngineCommand: std::fmt::Debug + Send + Sync {
 /// only when an arena names them).
 #[derive(Debug, Clone)]
 pub struct CommandSandbox {
-    engine: Engine,
-    inner: Arc<dyn EngineCommand>,
+    pub(super) engine: Engine,
+    pub(super) inner: Arc<dyn EngineCommand>,
 }
 
 /// bubblewrap under `prlimit`.
@@ -320,29 +320,6 @@ impl CommandSandbox {
         })
     }
 
-    /// A container engine (`engine`: [`Engine::Docker`] or
-    /// [`Engine::Podman`]) running `image`: its client found (in the
-    /// folders [`CommandSandbox::detect`] looks in) and its daemon asked
-    /// for its version once. Refuses with [`ErrorCode::SandboxUnavailable`]
-    /// when the client is missing or the daemon does not answer.
-    pub async fn container(engine: Engine, image: &str) -> Result<CommandSandbox, SandboxError> {
-        let dirs: Vec<&Path> = PROGRAM_DIRS.iter().map(Path::new).collect();
-        CommandSandbox::container_in(engine, image, &dirs).await
-    }
-
-    /// [`CommandSandbox::container`] with the client looked for in `dirs`.
-    pub(crate) async fn container_in(
-        engine: Engine,
-        image: &str,
-        dirs: &[&Path],
-    ) -> Result<CommandSandbox, SandboxError> {
-        let container = super::container::Container::detect(engine, image, dirs).await?;
-        Ok(CommandSandbox {
-            engine,
-            inner: Arc::new(container),
-        })
-    }
-
     /// The engine.
     pub fn engine(&self) -> Engine {
         self.engine
@@ -426,14 +403,13 @@ impl CommandSandbox {
                     .wait()
                     .await
                     .map_err(|e| failed("waiting after a kill", e))?;
-                if let Some(mut stop) = self.inner.stop(&name)
-                    && let Err(e) = stop
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .await
-                {
-                    tracing::warn!(run = %name, "cannot stop a run cut at a limit: {e}");
+                if let Some(mut stop) = self.inner.stop(&name) {
+                    // Boxed: only a container's cut run pays for its future.
+                    let stopped =
+                        Box::pin(stop.stdout(Stdio::null()).stderr(Stdio::null()).status());
+                    if let Err(e) = stopped.await {
+                        tracing::warn!(run = %name, "cannot stop a run cut at a limit: {e}");
+                    }
                 }
                 return Ok(CommandResult {
                     exit_code: None,
