@@ -103,6 +103,16 @@ impl Side<'_> {
         if parent && let Err(e) = undo_change(copy.path()) {
             return Ok(Err(e));
         }
+        if parent {
+            for path in &self.test.from_change {
+                let to = copy.path().join(path);
+                // Replaced, never written through a link the parent holds.
+                if std::fs::symlink_metadata(&to).is_ok_and(|m| !m.is_dir()) {
+                    std::fs::remove_file(&to).map_err(copy_failed)?;
+                }
+                std::fs::copy(dir.join(path), &to).map_err(copy_failed)?;
+            }
+        }
         let files = self.arena.dir.join(GOLD_TESTS_DIR).join(&self.item.id);
         if files.is_dir() {
             copy.add_copy_of(&files).map_err(copy_failed)?;

@@ -93,9 +93,10 @@ fn lint_run_lists_every_item_whose_gold_its_test_contradicts() {
 }
 
 /// The field's own mistakes: an empty command, a parent that is neither
-/// end, an unknown key with the name it was probably meant to be; an item
-/// without a gold verdict or without CHANGE.diff; a `gold_tests/` folder
-/// no item runs.
+/// end, an unknown key with the name it was probably meant to be, a
+/// `from_change` path out of the item's folder; an item without a gold
+/// verdict or without CHANGE.diff, a `from_change` file the change does
+/// not hold; a `gold_tests/` folder no item runs.
 #[test]
 fn a_malformed_gold_test_is_a_lint_problem() {
     let dir = review_arena(
@@ -110,6 +111,18 @@ fn a_malformed_gold_test_is_a_lint_problem() {
                 "ok",
                 "GREEN",
                 r#"{"command": ["true"], "parent": "passes"}"#,
+                CHANGE,
+            ),
+            (
+                "kept",
+                "GREEN",
+                r#"{"command": ["true"], "parent": "fails", "from_change": ["value.txt", "tests/new.py"]}"#,
+                CHANGE,
+            ),
+            (
+                "escapes",
+                "GREEN",
+                r#"{"command": ["true"], "parent": "fails", "from_change": ["../../arena.toml"]}"#,
                 CHANGE,
             ),
         ],
@@ -131,7 +144,9 @@ fn a_malformed_gold_test_is_a_lint_problem() {
             "arena/dataset.jsonl:1:126: gold_test.parent: expected \"passes\" or \"fails\" (how the test ends on the code before the change)",
             "arena/dataset.jsonl:1:135: gold_test: unknown field `parnet`; did you mean `parent`?",
             "arena/dataset.jsonl:2: gold_test: item \"ok\": CHANGE.diff is missing from items/ok: the parent is the folder with it undone",
-            "arena/dataset.jsonl:3: gold_test: item \"unjudged\": needs the item's gold verdict (a verdict_equals check)",
+            "arena/dataset.jsonl:3: gold_test: item \"kept\": from_change: tests/new.py is not a file of items/kept",
+            "arena/dataset.jsonl:4:162: gold_test.from_change: expected an array of paths inside the item's folder (`tests/test_x.py`; no `..`, not absolute)",
+            "arena/dataset.jsonl:5: gold_test: item \"unjudged\": needs the item's gold verdict (a verdict_equals check)",
             "arena/gold_tests/stray: no item \"stray\" has a gold_test to run these files",
         ],
     );

@@ -14,7 +14,9 @@
 //! a GREEN test fails there when the change fixes something, and passes
 //! there when it keeps the behaviour (a refactor). The test's own files
 //! are in the arena's `gold_tests/<id>/`, laid over both copies (the
-//! parent's after the diff is undone) and never shown to the reviewer.
+//! parent's after the diff is undone) and never shown to the reviewer;
+//! `from_change` names files of the change kept on the parent (the
+//! change's own new tests, run against the code before it).
 //! `tribunal lint --run` runs them ([`crate::gold_check`]).
 
 use crate::arena::near_miss;
@@ -36,6 +38,10 @@ pub struct GoldTest {
     pub command: Vec<String>,
     /// How the command ends on the parent.
     pub parent: TestEnd,
+    /// Files of the change (paths in the item's folder) laid over the
+    /// parent as the change leaves them: its own tests, run against the
+    /// code before it. Default: none.
+    pub from_change: Vec<String>,
 }
 
 /// How a test command ends: exit 0 within its limits, or not.
@@ -65,7 +71,7 @@ impl TestEnd {
     }
 }
 
-const FIELDS: &[&str] = &["command", "parent"];
+const FIELDS: &[&str] = &["command", "parent", "from_change"];
 
 /// Where in `gold_test` a problem is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,10 +119,45 @@ pub(crate) fn parse(value: &Value) -> Result<GoldTest, Vec<(GoldSpot, String)>> 
             None
         }
     };
+    let from_change = from_change(map, &mut problems);
     match (command, parent) {
-        (Some(command), Some(parent)) if problems.is_empty() => Ok(GoldTest { command, parent }),
+        (Some(command), Some(parent)) if problems.is_empty() => Ok(GoldTest {
+            command,
+            parent,
+            from_change,
+        }),
         _ => Err(problems),
     }
+}
+
+/// `from_change`: paths relative to the item's folder, none with `..`.
+fn from_change(map: &Map<String, Value>, problems: &mut Vec<(GoldSpot, String)>) -> Vec<String> {
+    let Some(value) = map.get("from_change") else {
+        return Vec::new();
+    };
+    let paths: Vec<String> = value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str())
+        .filter(|p| {
+            !p.is_empty()
+                && std::path::Path::new(p)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+        })
+        .map(str::to_string)
+        .collect();
+    if value
+        .as_array()
+        .is_none_or(|list| list.len() != paths.len())
+    {
+        problems.push((
+            GoldSpot::Value("from_change"),
+            "gold_test.from_change: expected an array of paths inside the item's folder (`tests/test_x.py`; no `..`, not absolute)".to_string(),
+        ));
+    }
+    paths
 }
 
 /// `command`: a non-empty array of non-empty strings.

@@ -42,7 +42,20 @@ pub(crate) fn lint(
                     super::rel(arena_dir, &dir)
                 ),
             ),
-            Some(_) => {}
+            Some(dir) => {
+                let kept = item.gold_test.iter().flat_map(|t| &t.from_change);
+                for path in kept
+                    .filter(|p| !std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| m.is_file()))
+                {
+                    at(
+                        item,
+                        format!(
+                            "from_change: {path} is not a file of {}",
+                            super::rel(arena_dir, &dir)
+                        ),
+                    );
+                }
+            }
         }
     }
     let Ok(entries) = std::fs::read_dir(arena_dir.join(GOLD_TESTS_DIR)) else {
