@@ -63,8 +63,8 @@
 // (results, transcripts: scores stored) ← `pricing` ← `arena` (one reader
 // per arena.toml table, the dataset, lint) ← `run` (backends, runner,
 // batch: runs an item, hands it to `score`) ← `report` (the figures; their
-// formats in `report::format`); `verdict` (one review) and `snapshot` on
-// top. `tests/it/module_graph.rs` holds it.
+// formats in `report::format`); `verdict` (one review), `gold_check`
+// (review items' gold tests run) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
 mod error;
 mod green_red;
 mod problem;
@@ -85,6 +85,8 @@ pub mod report;
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
 pub mod verdict;
+
+pub mod gold_check;
 
 pub use arena::Arena;
 pub use arena::item::{Injection, Item};

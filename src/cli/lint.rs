@@ -1,11 +1,14 @@
 //! `tribunal lint ARENA…`: every problem of each arena, one line each as
 //! `ARENA/FILE:LINE:COLUMN: message` (as cargo prints them; `--mock`: and
-//! every item mock mode cannot run). Exit 0 when all are clean, 2 when
-//! there is any problem.
+//! every item mock mode cannot run; `--run`: and every review item whose
+//! gold its `gold_test` contradicts, run in the sandbox on the change and
+//! on its parent). Exit 0 when all are clean, 2 when there is any problem.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::Problem;
+use tribunal::judge::gold_check::check_gold_tests;
+use tribunal::tools::shell::CommandSandbox;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LintArgs {
@@ -15,10 +18,20 @@ pub(crate) struct LintArgs {
     /// Also require what mock mode needs: `mock` turns on every item.
     #[arg(long)]
     mock: bool,
+    /// Also run each review item's `gold_test` in the sandbox, on the
+    /// change and on its parent, and list every item whose gold verdict
+    /// the results contradict. Refuses when no sandbox can be made.
+    #[arg(long)]
+    run: bool,
 }
 
 pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     let mut problems = 0;
+    let mut gold = if args.run {
+        Some(GoldRunner::new()?)
+    } else {
+        None
+    };
     for dir in &args.arenas {
         if let Err(e) = super::folder::require_folder(dir, "the arena folder") {
             println!("{e}");
@@ -37,6 +50,9 @@ pub(crate) fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
             println!("{}: ok, {} item(s)", dir.display(), report.items);
         }
         problems += report.problems.len();
+        if let Some(gold) = gold.as_mut().filter(|_| report.is_clean()) {
+            problems += gold.run(dir)?;
+        }
     }
     if problems > 0 {
         eprintln!("tribunal: {problems} problem(s)");
@@ -60,4 +76,90 @@ pub(super) fn located<'a>(
         }
         .to_string()
     })
+}
+
+/// Runs the arenas' gold tests, in one sandbox made when the first arena
+/// with any needs it.
+struct GoldRunner {
+    runtime: tokio::runtime::Runtime,
+    /// The sandbox, or why none can be made, once tried.
+    sandbox: Option<Result<CommandSandbox, String>>,
+}
+
+impl GoldRunner {
+    fn new() -> anyhow::Result<GoldRunner> {
+        Ok(GoldRunner {
+            runtime: super::tokio_runtime()?,
+            sandbox: None,
+        })
+    }
+
+    /// Runs the gold tests of the arena in `dir`: prints each item whose
+    /// gold they contradict at its dataset line and a summary line; gives
+    /// the number of problems (contradicted items, or 1 when no sandbox
+    /// can be made: nothing then runs unsandboxed).
+    fn run(&mut self, dir: &Path) -> anyhow::Result<usize> {
+        let arena = tribunal::judge::Arena::load(dir)?;
+        if !arena.items.iter().any(|i| i.gold_test.is_some()) {
+            println!(
+                "{}: gold tests: none (no item has a gold_test)",
+                dir.display()
+            );
+            return Ok(0);
+        }
+        let runtime = &self.runtime;
+        let sandbox = self.sandbox.get_or_insert_with(|| {
+            runtime
+                .block_on(CommandSandbox::detect())
+                .map_err(|e| e.to_string())
+        });
+        let sandbox = match sandbox {
+            Ok(sandbox) => sandbox,
+            Err(e) => {
+                println!("{}: gold tests not run: {e}", dir.display());
+                return Ok(1);
+            }
+        };
+        let checks = runtime.block_on(check_gold_tests(&arena, sandbox))?;
+        let contradicted: Vec<Problem> = checks
+            .iter()
+            .filter_map(|c| {
+                let why = c.contradiction.as_ref()?;
+                Some(Problem::at(
+                    tribunal::judge::arena::DATASET,
+                    c.line,
+                    format!("gold_test: item {:?} (gold {}): {why}", c.id, c.gold),
+                ))
+            })
+            .collect();
+        for line in located(dir, &contradicted) {
+            println!("{line}");
+        }
+        for c in &checks {
+            let parent = match &c.parent {
+                Ok((end, _)) => end.as_str(),
+                Err(_) => "cannot be made",
+            };
+            println!(
+                "  {:<5} {}: change {}, parent {parent}: {}",
+                c.gold.to_string(),
+                c.id,
+                c.change.0.as_str(),
+                if c.contradiction.is_some() {
+                    "CONTRADICTED"
+                } else {
+                    "agrees"
+                }
+            );
+        }
+        println!(
+            "{}: gold tests: {} of {} item(s) runnable; {} agree, {} contradicted",
+            dir.display(),
+            checks.len(),
+            arena.items.len(),
+            checks.len() - contradicted.len(),
+            contradicted.len()
+        );
+        Ok(contradicted.len())
+    }
 }

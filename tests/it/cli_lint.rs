@@ -19,7 +19,7 @@ fn arena_with(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 /// `tribunal lint ARGS… arena` in `dir`: the exit code and stdout's lines.
-fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
+pub(crate) fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
     let mut args = vec!["lint"];
     args.extend_from_slice(flags);
     args.push("arena");
@@ -28,7 +28,7 @@ fn lint(dir: &Path, flags: &[&str]) -> (i32, Vec<String>) {
 }
 
 #[track_caller]
-fn assert_lines(found: &[String], expected: &[&str]) {
+pub(crate) fn assert_lines(found: &[String], expected: &[&str]) {
     assert_eq!(found, expected, "\n{}", found.join("\n"));
 }
 
@@ -247,7 +247,7 @@ fn an_unknown_item_field_is_a_problem_with_did_you_mean() {
         &lines,
         &[
             "arena/dataset.jsonl:1:75: unknown item field `mokc`; did you mean `mock`?",
-            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`, `user`",
+            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`, `user`, `gold_test`",
         ],
     );
     let o = tribunal(&["run", "arena"], dir.path());

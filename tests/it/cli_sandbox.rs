@@ -339,3 +339,172 @@ fn the_writing_tools_are_off_by_default_on_with_write_files_and_refused_in_a_rev
         "{refused}"
     );
 }
+
+/// The explicit opt-out: `engine = "none-trusted-container"` runs the
+/// commands with no sandbox (in the run's copy still), every row says
+/// `unsandboxed`, and the report carries the banner; a misspelt engine is a
+/// lint problem, never a silent fallback.
+#[test]
+fn no_sandbox_only_when_named_and_then_every_row_and_report_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nengine = \"none-trusted-container\"\n");
+    let results = dir.path().join("results.jsonl");
+    let out = crate::tribunal(
+        &["run", "arena", "--out", results.to_str().unwrap()],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows = std::fs::read_to_string(&results).unwrap();
+    let row: Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(row["unsandboxed"], true, "{row}");
+    assert_eq!(row["outcome"], "PASS", "{row}");
+    // The copy was written, not the item's folder.
+    assert_eq!(
+        std::fs::read_to_string(arena.join("project/seen.txt")).unwrap(),
+        ""
+    );
+    let report = crate::tribunal(&["report", results.to_str().unwrap()], dir.path());
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("\n*** UNSANDBOXED: the model's commands ran with NO sandbox ([sandbox] engine = \"none-trusted-container\")"),
+        "{text}"
+    );
+    // The default engine's rows say nothing of it.
+    shell_arena(&arena, "[sandbox]\nengine = \"bubblewrap\"\n");
+    let sandboxed = dir.path().join("sandboxed.jsonl");
+    let out = crate::tribunal(
+        &["run", "arena", "--out", sandboxed.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let rows = std::fs::read_to_string(&sandboxed).unwrap();
+    assert!(!rows.contains("unsandboxed"), "{rows}");
+    shell_arena(&arena, "[sandbox]\nengine = \"none\"\n");
+    let all = lint_text(&arena);
+    assert!(
+        all.contains(
+            "sandbox.engine: unknown engine `none`; did you mean `none-trusted-container`?"
+        ),
+        "{all}"
+    );
+}
+
+/// A reviewer given `run_command` (a review arena with `tools =
+/// ["shell"]`: the setting that lets it run the tests) runs its commands
+/// on a copy of the change's folder, and never sees the arena's
+/// `gold_tests/` (what `lint --run` lays over its own copies only).
+#[test]
+fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    std::fs::create_dir_all(arena.join("items/bump")).unwrap();
+    std::fs::create_dir_all(arena.join("gold_tests/bump")).unwrap();
+    std::fs::write(arena.join("items/bump/value.txt"), "2\n").unwrap();
+    std::fs::write(
+        arena.join("items/bump/CHANGE.diff"),
+        "--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-1\n+2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        arena.join("gold_tests/bump/check.sh"),
+        "grep -qx 1 value.txt\n",
+    )
+    .unwrap();
+    std::fs::write(arena.join("green.json"), "{\"type\": \"object\"}").unwrap();
+    std::fs::write(
+        arena.join("arena.toml"),
+        "tools = [\"shell\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{id}\"\n[sandbox]\ntimeout_secs = 20\n",
+    )
+    .unwrap();
+    let item = serde_json::json!({
+        "id": "bump",
+        "input": "Is the change right?",
+        "checks": [
+            {"type": "verdict_equals", "verdict": "RED"},
+            {"type": "tool_used", "name": "run_command"}
+        ],
+        "gold_test": {"command": ["sh", "check.sh"], "parent": "passes"},
+        "mock": [
+            {"tool_calls": [{"name": "run_command", "arguments": {"command": "ls -A; cat value.txt"}}]},
+            {"json": {"result": {"verdict": "RED", "verdictFields": {}}}}
+        ]
+    });
+    std::fs::write(arena.join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let transcripts = dir.path().join("transcripts");
+    let out = crate::tribunal(
+        &[
+            "run",
+            "arena",
+            "--transcripts",
+            transcripts.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = tool_results(&transcripts);
+    let ran: Vec<Value> = results
+        .iter()
+        .filter_map(|r| serde_json::from_str::<Value>(r).ok())
+        .filter(|v| v.get("exit_code").is_some())
+        .collect();
+    assert_eq!(ran.len(), 1, "{results:?}");
+    assert_eq!(
+        ran[0]["stdout"], "CHANGE.diff\nvalue.txt\n2\n",
+        "{}",
+        ran[0]
+    );
+    // The same arena's gold, run by lint --run, agrees.
+    let out = crate::tribunal(&["lint", "--run", "arena"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 agree, 0 contradicted"), "{stdout}");
+}
+
+/// A container engine is named with its image (lint), and a run refuses
+/// before its first item when the client is not installed or its daemon
+/// does not answer (no daemon on the machines this runs on), never falling
+/// back to another engine.
+#[test]
+fn a_container_engine_needs_its_image_and_refuses_without_its_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    shell_arena(&arena, "[sandbox]\nengine = \"docker\"\n");
+    let all = lint_text(&arena);
+    assert!(
+        all.contains(
+            "sandbox.image: engine \"docker\" runs each command in a container of an image: name it"
+        ),
+        "{all}"
+    );
+    shell_arena(&arena, "[sandbox]\nimage = \"alpine:3\"\n");
+    assert!(
+        lint_text(&arena)
+            .contains("sandbox.image: has no effect: engine \"bubblewrap\" runs no container"),
+        "{}",
+        lint_text(&arena)
+    );
+    // Here the client is installed without a daemon; elsewhere neither may
+    // be. Either way: one coded refusal before the first item.
+    shell_arena(
+        &arena,
+        "[sandbox]\nengine = \"docker\"\nimage = \"alpine:3\"\n",
+    );
+    let out = crate::tribunal(&["run", "arena"], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("sandbox_unavailable: no sandbox: `docker` is not installed")
+            || stderr.contains("sandbox_unavailable: no sandbox: the docker daemon is not reachable (`docker version` exited 1): "),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("PASS") && !stderr.contains("1 run(s)"),
+        "{stderr}"
+    );
+}

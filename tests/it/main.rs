@@ -45,6 +45,7 @@ mod cli_init;
 mod cli_judge;
 mod cli_leaderboard;
 mod cli_lint;
+mod cli_lint_run;
 mod cli_mcp;
 mod cli_replay;
 mod cli_report;

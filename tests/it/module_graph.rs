@@ -638,7 +638,7 @@ fn the_judge_imports_follow_its_flow() {
         &["arena"],
         &["run"],
         &["report", "runner"],
-        &["verdict"],
+        &["verdict", "gold_check"],
         &["snapshot"],
     ];
     let graph = module_graph(&src("judge"));

@@ -161,6 +161,7 @@ fn build_item(
         gold_rubric: raw.gold_rubric.clone(),
         injection: raw.injection.clone(),
         user: raw.user.clone().map(Arc::new),
+        gold_test: raw.gold_test.clone(),
     })
 }
 

@@ -4,6 +4,7 @@
 //! Fields other than these are ignored, so datasets of the public
 //! agentic-arena harness (which may carry extra metadata) run unchanged.
 
+use crate::arena::gold_test::{GoldSpot, GoldTest};
 use crate::arena::near_miss;
 use crate::arena::user_spec::UserSpec;
 use crate::green_red::Verdict;
@@ -44,6 +45,9 @@ pub struct Item {
     /// On a conversation item: its simulated user (`user`); the `input`,
     /// when given, is the user's first message.
     pub user: Option<Arc<UserSpec>>,
+    /// On a review item: its runnable gold (`gold_test`), a command whose
+    /// result on the change and on its parent shows the gold verdict.
+    pub gold_test: Option<GoldTest>,
 }
 
 /// What makes an item the injected twin of another: the same wrong answer
@@ -65,6 +69,15 @@ impl Item {
             .iter()
             .any(|c| matches!(c.check, crate::score::checks::Check::Rubric { .. }))
     }
+
+    /// The gold verdict: the verdict of the item's first `verdict_equals`
+    /// check, when it has one.
+    pub fn gold_verdict(&self) -> Option<Verdict> {
+        self.checks.iter().find_map(|c| match &c.check {
+            Check::VerdictEquals { verdict, .. } => Some(*verdict),
+            _ => None,
+        })
+    }
 }
 
 /// An item as parsed from its line, before arena-level checks.
@@ -78,6 +91,7 @@ pub(crate) struct RawItem {
     pub(crate) gold_rubric: Vec<Verdict>,
     pub(crate) injection: Option<Injection>,
     pub(crate) user: Option<UserSpec>,
+    pub(crate) gold_test: Option<GoldTest>,
 }
 
 /// Where on its line a problem is.
@@ -204,6 +218,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
     let mock = parse_mock(&obj, &mut problems);
     let gold_rubric = parse_gold_rubric(&obj, &mut problems);
     let injection = parse_injection(&obj, &mut problems);
+    let gold_test = parse_gold_test(&obj, &mut problems);
     let item = checks.map(|checks| RawItem {
         id: id.clone().unwrap_or_default(),
         input: input.unwrap_or_default(),
@@ -212,6 +227,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         gold_rubric,
         injection,
         user,
+        gold_test,
     });
     ParsedLine { item, id, problems }
 }
@@ -227,6 +243,7 @@ pub(crate) const ITEM_FIELDS: &[&str] = &[
     "twin_of",
     "injection",
     "user",
+    "gold_test",
 ];
 
 /// A problem at the key of each field of `obj` not in [`ITEM_FIELDS`].
@@ -437,6 +454,25 @@ fn parse_mock(
         }
     }
     Some(turns)
+}
+
+/// `gold_test`, when the item has one; each problem of it goes to
+/// `problems` at its place.
+fn parse_gold_test(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) -> Option<GoldTest> {
+    let value = obj.get("gold_test").filter(|v| !v.is_null())?;
+    match crate::arena::gold_test::parse(value) {
+        Ok(test) => Some(test),
+        Err(found) => {
+            problems.extend(found.into_iter().map(|(spot, message)| match spot {
+                GoldSpot::Value("") => LineProblem::at("/gold_test", message),
+                GoldSpot::Value(field) => LineProblem::at(format!("/gold_test/{field}"), message),
+                GoldSpot::Key(key) => {
+                    LineProblem::new(Spot::Key(format!("/gold_test/{}", escape(&key))), message)
+                }
+            }));
+            None
+        }
+    }
 }
 
 /// `gold_rubric`: a verdict (`"GREEN"`/`"RED"`) or a list of them, one per

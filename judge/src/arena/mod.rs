@@ -11,6 +11,8 @@ pub mod approval_table;
 mod budget_table;
 mod dataset;
 pub mod diff;
+pub mod gold_test;
+mod gold_test_lint;
 pub mod inline_files;
 pub(crate) mod item;
 pub(crate) mod json_position;
@@ -166,13 +168,7 @@ impl Arena {
     pub fn gold_verdicts(&self) -> IndexMap<String, Verdict> {
         self.items
             .iter()
-            .filter_map(|item| {
-                let gold = item.checks.iter().find_map(|c| match &c.check {
-                    Check::VerdictEquals { verdict, .. } => Some(*verdict),
-                    _ => None,
-                })?;
-                Some((item.id.clone(), gold))
-            })
+            .filter_map(|item| Some((item.id.clone(), item.gold_verdict()?)))
             .collect()
     }
 
@@ -378,6 +374,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     if let Some(v) = &verdict {
         v.lint_items(dir, &items, p);
     }
+    let item_dir = |id: &str| verdict.as_ref().and_then(|v| v.item_dir(dir, id));
+    gold_test_lint::lint(dir, &item_dir, &items, p);
     let inline_files = config.inline_files.clone().unwrap_or_default();
     let files_root = dir.join(config.files_root.as_deref().unwrap_or("."));
     let root_of = |item: &Item| {

@@ -16,6 +16,11 @@
 //! keep_copies = false        # keep each run's copy after scoring
 //! write_files = false        # write_file and apply_patch in the copy
 //!                            # (refused for review arenas)
+//! engine = "bubblewrap"      # or "none-trusted-container": NO sandbox,
+//!                            # for a CI container that is one; every
+//!                            # report of the run then says so in a banner;
+//!                            # or "docker" / "podman" with `image`
+//! image = "python:3.12-slim" # the container engines' image
 //! ```
 //!
 //! Each run (item × repeat) gets a fresh copy of the folder (the verdict
@@ -27,7 +32,7 @@ use crate::problem::Problem;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use std::time::Duration;
-use tribunal_tools::shell::SandboxLimits;
+use tribunal_tools::shell::{Engine, SandboxLimits};
 
 /// The `[sandbox]` table as written.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -42,11 +47,13 @@ pub(super) struct SandboxToml {
     env: IndexMap<String, String>,
     keep_copies: Option<bool>,
     write_files: Option<bool>,
+    engine: Option<String>,
+    image: Option<String>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
 /// variables it sees, and whether run copies are kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// Each command's limits. Default: [`SandboxLimits::default`].
     pub limits: SandboxLimits,
@@ -60,6 +67,26 @@ pub struct SandboxSettings {
     /// Whether each run also gets `write_file` and `apply_patch` over its
     /// copy. Never in a review (verdict) arena. Default: no.
     pub write_files: bool,
+    /// What runs the commands: bubblewrap, or no sandbox at all
+    /// ([`Engine::NoneTrustedContainer`], only when named). Default:
+    /// bubblewrap.
+    pub engine: Engine,
+    /// The image each command's container runs (`docker`, `podman`
+    /// only; required there). Default: none.
+    pub image: Option<String>,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        SandboxSettings {
+            limits: SandboxLimits::default(),
+            env: Vec::new(),
+            keep_copies: false,
+            write_files: false,
+            engine: Engine::Bubblewrap,
+            image: None,
+        }
+    }
 }
 
 /// Reads `[sandbox]`: the settings when `shell` is offered; a table
@@ -124,7 +151,40 @@ pub(super) fn read(
              its agent may run commands but not edit the files",
         ));
     }
+    let engine = match t.engine.as_deref() {
+        None => Engine::Bubblewrap,
+        Some(name) => Engine::parse(name).unwrap_or_else(|| {
+            problems.push(Problem::file(
+                ARENA_TOML,
+                format!(
+                    "sandbox.engine: {}",
+                    super::near_miss::unknown("engine", name, &Engine::ALL.map(Engine::as_str))
+                ),
+            ));
+            Engine::Bubblewrap
+        }),
+    };
+    let image = t.image.filter(|i| !i.trim().is_empty());
+    match (engine.is_container(), &image) {
+        (true, None) => problems.push(Problem::file(
+            ARENA_TOML,
+            format!(
+                "sandbox.image: engine \"{}\" runs each command in a container of an image: name it (image = \"python:3.12-slim\")",
+                engine.as_str()
+            ),
+        )),
+        (false, Some(_)) => problems.push(Problem::file(
+            ARENA_TOML,
+            format!(
+                "sandbox.image: has no effect: engine \"{}\" runs no container (engine = \"docker\" or \"podman\")",
+                engine.as_str()
+            ),
+        )),
+        _ => {}
+    }
     Some(SandboxSettings {
+        engine,
+        image,
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),

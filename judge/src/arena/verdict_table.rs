@@ -89,7 +89,7 @@ impl VerdictArena {
 
     /// `files` with the first file of the item's `example_path_from` diff
     /// as read_file's example, when the arena names one and it has one.
-    fn with_example(&self, files: FileTools) -> FileTools {
+    pub(crate) fn with_example(&self, files: FileTools) -> FileTools {
         match self.example_path(&files) {
             Ok(Some(path)) => files.with_example_path(path),
             _ => files,

@@ -61,6 +61,11 @@ pub struct Report {
     /// rows, which are not sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<String>,
+    /// Whether any row's commands ran with no sandbox (`[sandbox] engine =
+    /// "none-trusted-container"`): every format then carries the
+    /// unsandboxed banner. Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
     /// Counts and rates.
     pub summary: Summary,
     /// What the runs cost under the pricing table.
@@ -246,6 +251,7 @@ impl Report {
             replayed: header.replayed,
             config_hash: header.config_hash(),
             sampling: header.sampling(),
+            unsandboxed: header.unsandboxed,
             model: header.model,
             backend: header.backend,
             summary: summarize(rows),

@@ -351,6 +351,7 @@ mod tests {
             replayed: false,
             custom_endpoint: false,
             batch: false,
+            unsandboxed: false,
             cache: None,
             judge: None,
             shard: None,

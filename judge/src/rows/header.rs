@@ -29,6 +29,8 @@ pub struct RunHeader {
     /// ways among the rows, sorted; empty when no row says (mock rows,
     /// rows written before rows said).
     pub sampling: Vec<String>,
+    /// Whether any row's commands ran with no sandbox.
+    pub unsandboxed: bool,
 }
 
 impl RunHeader {
@@ -50,6 +52,7 @@ impl RunHeader {
                 .collect::<BTreeSet<String>>()
                 .into_iter()
                 .collect(),
+            unsandboxed: rows.iter().any(|r| r.unsandboxed),
         }
     }
 

@@ -109,6 +109,11 @@ pub struct ResultRow {
     /// (`run --batch`): priced at the batch rate. Written only when true.
     #[serde(default, skip_serializing_if = "is_false")]
     pub batch: bool,
+    /// Whether the run's commands ran with no sandbox (`[sandbox] engine =
+    /// "none-trusted-container"`): every report of such rows carries the
+    /// unsandboxed banner. Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unsandboxed: bool,
     /// With `--cache`: the run's requests answered from the cache (hits)
     /// and sent to the model (misses). Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,6 +219,8 @@ pub struct RowOrigin {
     pub custom_endpoint: bool,
     /// Whether the model's turns go through a batch API.
     pub batch: bool,
+    /// Whether the run's commands run with no sandbox.
+    pub unsandboxed: bool,
     /// The shard the run is of.
     pub shard: Option<Shard>,
     /// How the run's answers are sampled (`None`: not sampled, mock).
@@ -243,6 +250,7 @@ impl RowOrigin {
             replayed: false,
             custom_endpoint: false,
             batch: false,
+            unsandboxed: false,
             shard: None,
             sampling: None,
             checks_digest: None,
@@ -300,6 +308,7 @@ impl ResultRow {
             replayed: origin.replayed,
             custom_endpoint: origin.custom_endpoint,
             batch: origin.batch,
+            unsandboxed: origin.unsandboxed,
             cache,
             judge,
             shard: origin.shard,

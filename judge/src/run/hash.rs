@@ -162,7 +162,7 @@ fn config_value(
         map.insert(
             "sandbox".to_string(),
             json!({
-                "engine": "bubblewrap",
+                "engine": sandbox.engine.as_str(),
                 "wall_ms": l.wall_time.as_millis() as u64,
                 "cpu_secs": l.cpu_secs,
                 "memory_bytes": l.memory_bytes,
@@ -173,6 +173,11 @@ fn config_value(
                 "env": sandbox.env,
             }),
         );
+        if let Some(image) = &sandbox.image
+            && let Some(table) = map.get_mut("sandbox")
+        {
+            table["image"] = json!(image);
+        }
         // Only when on, so the hashes of arenas that only run commands stay.
         if sandbox.write_files {
             map.insert("write_files".to_string(), json!(true));
@@ -335,9 +340,15 @@ mod tests {
             env: vec![("LANG".to_string(), "C".to_string())],
             keep_copies: false,
             write_files: false,
+            engine: tribunal_tools::shell::Engine::Bubblewrap,
+            image: None,
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
+        assert_eq!(
+            config_value(&arena, "mock", "m", &plan, false)["sandbox"]["engine"],
+            "bubblewrap"
+        );
         settings.limits.wall_time = std::time::Duration::from_secs(5);
         arena.sandbox = Some(settings.clone());
         let shorter = config_hash(&arena, "mock", "m", &plan);
@@ -345,9 +356,23 @@ mod tests {
         arena.sandbox = Some(settings.clone());
         let no_env = config_hash(&arena, "mock", "m", &plan);
         settings.write_files = true;
-        arena.sandbox = Some(settings);
+        arena.sandbox = Some(settings.clone());
         let writes = config_hash(&arena, "mock", "m", &plan);
         assert!(without != with && with != shorter && shorter != no_env && no_env != writes);
+        // No sandbox at all is another run's terms.
+        settings.engine = tribunal_tools::shell::Engine::NoneTrustedContainer;
+        arena.sandbox = Some(settings.clone());
+        let none = config_hash(&arena, "mock", "m", &plan);
+        assert_ne!(none, writes);
+        // A container's image is part of its terms.
+        settings.engine = tribunal_tools::shell::Engine::Docker;
+        settings.image = Some("python:3.12-slim".to_string());
+        arena.sandbox = Some(settings.clone());
+        let python = config_hash(&arena, "mock", "m", &plan);
+        settings.image = Some("node:22-slim".to_string());
+        arena.sandbox = Some(settings);
+        let node = config_hash(&arena, "mock", "m", &plan);
+        assert!(none != python && python != node);
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:

@@ -64,6 +64,10 @@ impl JobContext {
         origin.replayed = self.backends.is_replay();
         origin.custom_endpoint = self.backends.is_custom_endpoint();
         origin.batch = self.rounds.is_some();
+        origin.unsandboxed = self
+            .sandbox
+            .as_ref()
+            .is_some_and(|s| s.engine() == tribunal_tools::shell::Engine::NoneTrustedContainer);
         origin.shard = self.shard;
         origin.sampling =
             (!self.backends.is_mock()).then(|| Sampling::of(&self.arena.backend, &[]));

@@ -149,6 +149,28 @@ impl Ground {
     }
 }
 
+/// The sandbox of the arena's engine: bubblewrap, tried once (refused
+/// when none can be made), a container engine with its image (refused
+/// when its client or daemon is missing), or, only when the arena names
+/// it, none at all.
+async fn command_sandbox(
+    settings: &crate::arena::SandboxSettings,
+) -> Result<tribunal_tools::shell::CommandSandbox, tribunal_tools::SandboxError> {
+    use tribunal_tools::shell::{CommandSandbox, Engine};
+    let engine = settings.engine;
+    if let (true, Some(image)) = (engine.is_container(), &settings.image) {
+        return CommandSandbox::container(engine, image).await;
+    }
+    if engine == Engine::NoneTrustedContainer {
+        tracing::warn!(
+            "NO SANDBOX: [sandbox] engine = \"none-trusted-container\": the model's commands run \
+             as this process's user, with this machine's files and network"
+        );
+        return CommandSandbox::trusted_container();
+    }
+    CommandSandbox::detect().await
+}
+
 async fn run_on(
     arena: Arc<Arena>,
     backends: Arc<dyn BackendFactory>,
@@ -165,10 +187,12 @@ async fn run_on(
     let items = shard_items(&arena, options);
     let (jobs, skipped) = plan_jobs(&items, options, &done);
     let executed = jobs.len();
-    // Before the first run: no sandbox, no run (never one without it).
+    // Before the first run: no sandbox, no run (never one without it,
+    // unless the arena names the engine that is none).
     let sandbox = match (&arena.sandbox, executed) {
-        (Some(_), 1..) => Some(Arc::new(
-            tribunal_tools::shell::CommandSandbox::detect()
+        (Some(settings), 1..) => Some(Arc::new(
+            // Boxed: the engines' probes stay out of every run's future.
+            Box::pin(command_sandbox(settings))
                 .await
                 .map_err(JudgeError::Sandbox)?,
         )),

@@ -79,6 +79,11 @@ impl RunWorld {
         toolbox.extend(arena.toolbox.tools().cloned());
         let files = FileTools::new(folder.path())
             .map_err(|e| SandboxError::new(ErrorCode::WorkingCopyFailed, e.to_string()))?;
+        // A review's read_file example is the changed file, as without a copy.
+        let files = match &arena.verdict {
+            Some(verdict) => verdict.with_example(files),
+            None => files,
+        };
         files.add_to(&mut toolbox);
         if arena.tools.iter().any(|t| t == "records") {
             RecordTools::new(folder.path()).add_to(&mut toolbox);
@@ -145,5 +150,49 @@ impl RunWorld {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A review arena with `run_command` keeps `example_path_from`: the
+    /// copy's `read_file` shows the changed file as its example (seen on
+    /// the real server: without it the 0.5B copied `src/lib.rs`).
+    #[test]
+    fn a_reviews_copy_keeps_the_changed_file_as_read_files_example() {
+        let dir = tempfile::tempdir().unwrap();
+        let arena_dir = dir.path();
+        std::fs::create_dir_all(arena_dir.join("items/a/src")).unwrap();
+        std::fs::write(arena_dir.join("items/a/src/page.py"), "x = 2\n").unwrap();
+        std::fs::write(
+            arena_dir.join("items/a/CHANGE.diff"),
+            "--- a/src/page.py\n+++ b/src/page.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
+        )
+        .unwrap();
+        std::fs::write(arena_dir.join("green.json"), "{\"type\": \"object\"}").unwrap();
+        std::fs::write(
+            arena_dir.join("arena.toml"),
+            "tools = [\"shell\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\n\
+             fail_schema = \"green.json\"\nitem_root = \"items/{id}\"\nexample_path_from = \"CHANGE.diff\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            arena_dir.join("dataset.jsonl"),
+            "{\"id\": \"a\", \"input\": \"x\", \"checks\": [{\"type\": \"verdict_equals\", \"verdict\": \"RED\"}]}\n",
+        )
+        .unwrap();
+        let arena = Arena::load(arena_dir).unwrap();
+        let world = RunWorld::new(&arena, &arena.items[0], 0, None).unwrap();
+        let read_file = world
+            .toolbox
+            .tools()
+            .find(|t| t.name() == "read_file")
+            .unwrap();
+        assert_eq!(
+            read_file.parameters()["properties"]["path"]["examples"],
+            serde_json::json!(["src/page.py"])
+        );
     }
 }

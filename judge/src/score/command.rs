@@ -68,7 +68,7 @@ pub(crate) async fn run_commands(
 /// `exit 1; output: …` or `cut at the wall_time limit; output: …`, the
 /// output the last [`DETAIL_OUTPUT_CHARS`] of stdout then stderr, on one
 /// line.
-fn detail(ran: &CommandResult) -> String {
+pub(crate) fn detail(ran: &CommandResult) -> String {
     let how = match (ran.limit, ran.exit_code) {
         (Some(limit), _) => format!("cut at the {limit} limit"),
         (None, Some(code)) => format!("exit {code}"),

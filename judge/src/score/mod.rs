@@ -15,7 +15,7 @@ mod grading;
 pub mod rubric;
 mod scored;
 
-pub(crate) use command::{CommandWorld, run_commands};
+pub(crate) use command::{CommandWorld, detail, run_commands};
 pub use grading::JudgeRecord;
 pub(crate) use grading::{RubricJudge, grade_rubrics};
 pub(crate) use scored::score_run;

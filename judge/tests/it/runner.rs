@@ -362,6 +362,32 @@ async fn reports_of_mock_runs_say_so() {
         &tribunal_judge::report::format::html::ReportPage::from_rows(&rows),
     );
     assert!(page.contains(r#"id="replay-banner""#));
+
+    // Rows whose commands ran with no sandbox say so in every format.
+    let banner = tribunal_judge::report::format::UNSANDBOXED_BANNER;
+    assert!(!live.render(ReportFormat::Terminal).contains("UNSANDBOXED"));
+    assert_eq!(json.get("unsandboxed"), None, "written only when true");
+    rows[0].unsandboxed = true;
+    let unsandboxed = Report::from_rows(&arena.name, &rows);
+    for format in [
+        ReportFormat::Terminal,
+        ReportFormat::Markdown,
+        ReportFormat::Junit,
+    ] {
+        let text = unsandboxed.render(format);
+        let shown = match format {
+            ReportFormat::Junit => banner.replace('"', "&quot;").replace('\'', "&apos;"),
+            _ => banner.to_string(),
+        };
+        assert!(text.contains(&shown), "{format:?}: {text}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&unsandboxed.render(ReportFormat::Json)).unwrap();
+    assert_eq!(json["unsandboxed"], true);
+    let page = tribunal_judge::report::format::html::render_page(
+        &tribunal_judge::report::format::html::ReportPage::from_rows(&rows),
+    );
+    assert!(page.contains(r#"<p class="mock-banner" id="unsandboxed-banner">UNSANDBOXED: the model&#39;s commands ran with NO sandbox"#), "{page}");
 }
 
 /// Four items whose mock turn uses 1,000 input tokens each; with `scripted`

@@ -44,11 +44,12 @@ use crate::error::{ErrorCode, SandboxError};
 pub const WORK_DIR: &str = "/work";
 
 /// The user a command runs as when this process is root: `nobody`.
-const NOBODY: u32 = 65534;
+pub(crate) const NOBODY: u32 = 65534;
 
 /// Folders the engine's programs are looked for in (`PATH` is not read: a
 /// `bwrap` earlier on someone's `PATH` is not the one trusted here).
-const PROGRAM_DIRS: &[&str] = &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
+pub(crate) const PROGRAM_DIRS: &[&str] =
+    &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
 
 /// Top-level system folders shown read-only: a symlink (merged `/usr`) is
 /// recreated as the same link, a folder is bound.
@@ -67,22 +68,53 @@ const ETC_FILES: &[&str] = &[
     "/etc/localtime",
 ];
 
-/// The sandbox engine. `#[non_exhaustive]`: a container engine (Docker or
-/// Podman running a named image) is designed to be another variant; it is
-/// not built in this version.
+/// The sandbox engine. `#[non_exhaustive]`: more may come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Engine {
     /// bubblewrap's namespaces, under `prlimit`'s resource limits.
     Bubblewrap,
+    /// No sandbox: each command runs as this process's user, with this
+    /// machine's files and network, under `prlimit`'s resource limits
+    /// only. Only ever chosen by name (`[sandbox] engine =
+    /// "none-trusted-container"`), for a CI container that is itself the
+    /// sandbox; every report of such a run says so in a banner.
+    NoneTrustedContainer,
+    /// A Docker container of a named image per command: no network, all
+    /// capabilities dropped, a read-only root, the working folder bound.
+    /// Never run against a real daemon in this version's tests.
+    Docker,
+    /// [`Engine::Docker`]'s command line through Podman's client.
+    Podman,
 }
 
 impl Engine {
+    /// Every engine.
+    pub const ALL: [Engine; 4] = [
+        Engine::Bubblewrap,
+        Engine::NoneTrustedContainer,
+        Engine::Docker,
+        Engine::Podman,
+    ];
+
     /// The engine's name, e.g. `"bubblewrap"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Bubblewrap => "bubblewrap",
+            Engine::NoneTrustedContainer => "none-trusted-container",
+            Engine::Docker => "docker",
+            Engine::Podman => "podman",
         }
+    }
+
+    /// Whether the engine runs a container of a named image.
+    pub fn is_container(self) -> bool {
+        matches!(self, Engine::Docker | Engine::Podman)
+    }
+
+    /// The engine named `name` ([`Engine::as_str`]).
+    pub fn parse(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.as_str() == name)
     }
 }
 
@@ -129,15 +161,62 @@ fn shown(bytes: &[u8], max: usize) -> String {
     )
 }
 
+/// How an engine turns one command into the process that runs it: what
+/// [`CommandSandbox::run`] drives (its limits, output cap and result are
+/// the same whatever the engine). bubblewrap, no sandbox, and a container
+/// engine ([`super::container`]) each implement it.
+pub(crate) trait EngineCommand: std::fmt::Debug + Send + Sync {
+    /// The process that runs `argv` (a program and its arguments) over
+    /// `dir` as [`WORK_DIR`], with the variables of `env`, under
+    /// `limits`; `name` names this one run (a container's name).
+    fn command(
+        &self,
+        dir: &Path,
+        argv: &[String],
+        env: &[(String, String)],
+        limits: &SandboxLimits,
+        name: &str,
+    ) -> tokio::process::Command;
+
+    /// The engine, its program and the user commands run as, for a banner.
+    fn describe(&self) -> String;
+
+    /// The user and group commands run as when not this process's: the
+    /// working folder is handed to them first.
+    fn run_as(&self) -> Option<(u32, u32)> {
+        None
+    }
+
+    /// What stops run `name` once its process was killed at a limit,
+    /// when killing it is not enough (a container outlives its client).
+    fn stop(&self, _name: &str) -> Option<tokio::process::Command> {
+        None
+    }
+}
+
 /// A sandbox that was tried once and works: made by
-/// [`CommandSandbox::detect`], which refuses when none can be made.
+/// [`CommandSandbox::detect`], which refuses when none can be made (or by
+/// [`CommandSandbox::container`] or [`CommandSandbox::trusted_container`],
+/// only when an arena names them).
 #[derive(Debug, Clone)]
 pub struct CommandSandbox {
-    engine: Engine,
+    pub(super) engine: Engine,
+    pub(super) inner: Arc<dyn EngineCommand>,
+}
+
+/// bubblewrap under `prlimit`.
+#[derive(Debug)]
+struct Bubblewrap {
     bwrap: PathBuf,
     prlimit: PathBuf,
     /// The user and group commands run as when this process is root.
     run_as: Option<(u32, u32)>,
+}
+
+/// No sandbox: `prlimit` alone.
+#[derive(Debug)]
+struct NoSandbox {
+    prlimit: PathBuf,
 }
 
 impl CommandSandbox {
@@ -179,12 +258,13 @@ impl CommandSandbox {
                     )
                 })
         };
-        let root = is_root();
         let sandbox = CommandSandbox {
             engine: Engine::Bubblewrap,
-            bwrap: find("bwrap")?,
-            prlimit: find("prlimit")?,
-            run_as: root.then_some((NOBODY, NOBODY)),
+            inner: Arc::new(Bubblewrap {
+                bwrap: find("bwrap")?,
+                prlimit: find("prlimit")?,
+                run_as: is_root().then_some((NOBODY, NOBODY)),
+            }),
         };
         let made = WorkingFolder::empty_in(&std::env::temp_dir(), "probe")
             .and_then(|folder| sandbox.prepare(folder.path()).map(|()| folder));
@@ -217,6 +297,29 @@ impl CommandSandbox {
         Ok(sandbox)
     }
 
+    /// No sandbox ([`Engine::NoneTrustedContainer`]): commands run as this
+    /// process's user in the working folder, with this machine's files and
+    /// network, under `prlimit`'s limits (looked for as
+    /// [`CommandSandbox::detect`] does). For a CI container that is itself
+    /// the sandbox, and only when named; never a fallback.
+    pub fn trusted_container() -> Result<CommandSandbox, SandboxError> {
+        let prlimit = PROGRAM_DIRS
+            .iter()
+            .map(|dir| Path::new(dir).join("prlimit"))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                SandboxError::new(
+                    ErrorCode::SandboxUnavailable,
+                    "`prlimit` is not installed: the limits of engine \"none-trusted-container\" \
+                     need it; install the `util-linux` package",
+                )
+            })?;
+        Ok(CommandSandbox {
+            engine: Engine::NoneTrustedContainer,
+            inner: Arc::new(NoSandbox { prlimit }),
+        })
+    }
+
     /// The engine.
     pub fn engine(&self) -> Engine {
         self.engine
@@ -224,22 +327,14 @@ impl CommandSandbox {
 
     /// The engine, its program and the user commands run as, for a banner.
     pub fn describe(&self) -> String {
-        let user = match self.run_as {
-            Some((uid, _)) => format!("uid {uid} (this process is root)"),
-            None => "this process's user, in a user namespace".to_string(),
-        };
-        format!(
-            "{} ({}), no network, only {WORK_DIR} writable, as {user}",
-            self.engine.as_str(),
-            self.bwrap.display()
-        )
+        self.inner.describe()
     }
 
     /// Makes `dir` (a working folder made for the sandbox, never a user's
     /// own) writable by the sandbox's user: hands every entry to `nobody`
     /// when this process is root; nothing otherwise.
     pub fn prepare(&self, dir: &Path) -> std::io::Result<()> {
-        match self.run_as {
+        match self.inner.run_as() {
             Some((uid, gid)) => chown_tree(dir, uid, gid),
             None => Ok(()),
         }
@@ -260,10 +355,19 @@ impl CommandSandbox {
         let failed = |what: &str, e: std::io::Error| {
             SandboxError::new(ErrorCode::SandboxFailed, format!("{what}: {e}"))
         };
-        let mut command = self.command(dir, argv, env, limits);
-        let mut child = command
-            .spawn()
-            .map_err(|e| failed("cannot start bubblewrap", e))?;
+        static RUNS: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "tribunal-{}-{}",
+            std::process::id(),
+            RUNS.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut command = piped(self.inner.command(dir, argv, env, limits, &name));
+        let mut child = command.spawn().map_err(|e| {
+            failed(
+                &format!("cannot start the {} engine", self.engine.as_str()),
+                e,
+            )
+        })?;
         let read = Arc::new(AtomicU64::new(0));
         let over = Arc::new(Notify::new());
         let cap = limits.output_bytes;
@@ -299,6 +403,14 @@ impl CommandSandbox {
                     .wait()
                     .await
                     .map_err(|e| failed("waiting after a kill", e))?;
+                if let Some(mut stop) = self.inner.stop(&name) {
+                    // Boxed: only a container's cut run pays for its future.
+                    let stopped =
+                        Box::pin(stop.stdout(Stdio::null()).stderr(Stdio::null()).status());
+                    if let Err(e) = stopped.await {
+                        tracing::warn!(run = %name, "cannot stop a run cut at a limit: {e}");
+                    }
+                }
                 return Ok(CommandResult {
                     exit_code: None,
                     limit: Some(hit),
@@ -307,7 +419,8 @@ impl CommandSandbox {
                 });
             }
         };
-        if exit_code == Some(1) && err.starts_with(b"bwrap: ") {
+        if self.engine == Engine::Bubblewrap && exit_code == Some(1) && err.starts_with(b"bwrap: ")
+        {
             return Err(SandboxError::new(
                 ErrorCode::SandboxFailed,
                 format!(
@@ -323,7 +436,9 @@ impl CommandSandbox {
             stderr: err,
         })
     }
+}
 
+impl EngineCommand for Bubblewrap {
     /// `bwrap … -- prlimit … -- argv`, bwrap with an empty environment.
     fn command(
         &self,
@@ -331,6 +446,7 @@ impl CommandSandbox {
         argv: &[String],
         env: &[(String, String)],
         limits: &SandboxLimits,
+        _name: &str,
     ) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(&self.bwrap);
         c.env_clear().args([
@@ -371,23 +487,82 @@ impl CommandSandbox {
         // sandboxes of the same user, and 100 at once would fail to start).
         c.arg("--")
             .arg(&self.prlimit)
-            .arg(format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1))
-            .arg(format!("--data={}", limits.memory_bytes))
-            .arg(format!("--nproc={}", limits.processes))
-            .arg(format!("--fsize={}", limits.file_bytes))
-            .arg("--core=0")
-            .arg("--")
-            .args(argv);
+            .args(prlimit_args(limits, argv));
         #[cfg(unix)]
         if let Some((uid, gid)) = self.run_as {
             c.uid(uid).gid(gid);
         }
-        c.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
         c
     }
+
+    fn describe(&self) -> String {
+        let user = match self.run_as {
+            Some((uid, _)) => format!("uid {uid} (this process is root)"),
+            None => "this process's user, in a user namespace".to_string(),
+        };
+        format!(
+            "{} ({}), no network, only {WORK_DIR} writable, as {user}",
+            Engine::Bubblewrap.as_str(),
+            self.bwrap.display()
+        )
+    }
+
+    fn run_as(&self) -> Option<(u32, u32)> {
+        self.run_as
+    }
+}
+
+impl EngineCommand for NoSandbox {
+    /// `prlimit … -- argv` in `dir`, with only the declared variables.
+    fn command(
+        &self,
+        dir: &Path,
+        argv: &[String],
+        env: &[(String, String)],
+        limits: &SandboxLimits,
+        _name: &str,
+    ) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(&self.prlimit);
+        c.env_clear()
+            .current_dir(dir)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", dir)
+            .env("TMPDIR", std::env::temp_dir())
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .args(prlimit_args(limits, argv));
+        c
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "NO SANDBOX ({}): commands run as this process's user, with this machine's \
+             files and network, under resource limits only",
+            Engine::NoneTrustedContainer.as_str()
+        )
+    }
+}
+
+/// `prlimit`'s arguments: `limits`, then `--` and `argv`.
+pub(crate) fn prlimit_args(limits: &SandboxLimits, argv: &[String]) -> Vec<String> {
+    let mut args = vec![
+        format!("--cpu={}:{}", limits.cpu_secs, limits.cpu_secs + 1),
+        format!("--data={}", limits.memory_bytes),
+        format!("--nproc={}", limits.processes),
+        format!("--fsize={}", limits.file_bytes),
+        "--core=0".to_string(),
+        "--".to_string(),
+    ];
+    args.extend_from_slice(argv);
+    args
+}
+
+/// `c` with stdin closed, both streams piped and killed when dropped.
+fn piped(mut c: tokio::process::Command) -> tokio::process::Command {
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    c
 }
 
 /// Reads `from` into `into` while the output read by all streams (`read`)
@@ -422,13 +597,13 @@ async fn read_capped(
 
 /// Whether this process runs as root (its `/proc/self` is root's).
 #[cfg(unix)]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 #[cfg(not(unix))]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     false
 }
 
@@ -491,6 +666,13 @@ impl WorkingFolder {
         Ok(folder)
     }
 
+    /// Copies the entries of `from` into this folder as
+    /// [`Self::copy_of`] does, over what is there: a file of the same path
+    /// is replaced, a folder's entries are added to.
+    pub fn add_copy_of(&self, from: &Path) -> std::io::Result<()> {
+        copy_tree(from, &self.path)
+    }
+
     /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
@@ -513,17 +695,25 @@ impl Drop for WorkingFolder {
     }
 }
 
-/// Copies the entries of `from` into the existing folder `to`.
+/// Copies the entries of `from` into the existing folder `to` (a folder
+/// already there is added to, a file replaced).
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
+        // A file or link already there is replaced, never written through
+        // (a link out of the copy would carry the write out of it).
+        if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(&target)?;
+        }
         if kind.is_symlink() {
             #[cfg(unix)]
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else if kind.is_dir() {
-            std::fs::create_dir(&target)?;
+            if !target.is_dir() {
+                std::fs::create_dir(&target)?;
+            }
             copy_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)?;
@@ -535,6 +725,37 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without a sandbox, the command runs in the folder itself, with only
+    /// `PATH`, `HOME` (the folder), `TMPDIR` and the declared variables,
+    /// under the same limits.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn no_sandbox_runs_in_the_folder_with_only_the_declared_variables() {
+        let Ok(sandbox) = CommandSandbox::trusted_container() else {
+            panic!("prlimit is missing");
+        };
+        assert_eq!(sandbox.engine(), Engine::NoneTrustedContainer);
+        assert!(
+            sandbox
+                .describe()
+                .starts_with("NO SANDBOX (none-trusted-container)")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let line = "pwd; echo \"$HOME|$GREETING|${OPENAI_API_KEY:-unset}\"; grep processes /proc/self/limits | tr -s ' ' | cut -d' ' -f3";
+        let argv = ["sh".to_string(), "-c".to_string(), line.to_string()];
+        let env = [("GREETING".to_string(), "hi".to_string())];
+        let limits = SandboxLimits {
+            processes: 77,
+            ..SandboxLimits::default()
+        };
+        let ran = sandbox.run(dir.path(), &argv, &env, &limits).await.unwrap();
+        let out = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let here = dir.path().canonicalize().unwrap();
+        let home = dir.path().display();
+        assert_eq!(out, format!("{}\n{home}|hi|unset\n77\n", here.display()));
+        assert_eq!(ran.exit_code, Some(0));
+    }
 
     #[test]
     fn a_long_stream_shows_its_start_and_end_and_what_was_left_out() {
@@ -562,6 +783,20 @@ mod tests {
             std::fs::read_link(copy.path().join("out")).ok(),
             Some(PathBuf::from("/etc"))
         );
+        // Added over it: a file replaced, a folder added to.
+        let over = WorkingFolder::empty_in(&dir, "copy-test-over").unwrap();
+        std::fs::write(over.path().join("lib.rs"), "replaced").unwrap();
+        std::fs::write(over.path().join("out"), "not through the link").unwrap();
+        std::fs::create_dir(over.path().join("shell")).unwrap();
+        std::fs::write(over.path().join("shell/added.rs"), "added").unwrap();
+        copy.add_copy_of(over.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(copy.path().join("lib.rs")).unwrap(),
+            "replaced"
+        );
+        assert!(copy.path().join("shell/added.rs").is_file());
+        assert!(copy.path().join("shell/mod.rs").is_file());
+        assert!(!copy.path().join("out").is_symlink());
         let path = copy.path().to_path_buf();
         drop(copy);
         assert!(!path.exists());

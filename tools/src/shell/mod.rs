@@ -1,8 +1,10 @@
 //! Commands in a sandbox: [`CommandSandbox`] (the engine: bubblewrap under
-//! `prlimit`), [`SandboxLimits`] and the [`LimitHit`] that cut a command,
+//! `prlimit`; a Docker or Podman container of a named image; or, only when
+//! named, none), [`SandboxLimits`] and the [`LimitHit`] that cut a command,
 //! [`WorkingFolder`] (a run's copy of a folder) and [`ShellTool`], the
 //! `run_command` tool agents call over one working folder.
 
+mod container;
 mod engine;
 mod limits;
 mod tool;

@@ -1,7 +1,7 @@
 //! JUnit XML, for CI test views: one `<testcase>` per item run, the
 //! report's figures as `<properties>`.
 
-use super::{MOCK_BANNER, REPLAY_BANNER, code_text};
+use super::{MOCK_BANNER, REPLAY_BANNER, UNSANDBOXED_BANNER, code_text};
 use crate::report::Report;
 use crate::report::calibration::{Calibration, Subject};
 use crate::report::tokens::TokenUse;
@@ -41,6 +41,9 @@ impl Report {
         .into();
         if self.replayed {
             properties.push(("replayed".into(), "true".into()));
+        }
+        if self.unsandboxed {
+            properties.push(("unsandboxed".into(), "true".into()));
         }
         properties.push(("pass_rate".into(), format!("{:.6}", s.pass_rate)));
         if let Some(ci) = &s.pass_rate_ci {
@@ -110,6 +113,13 @@ impl Report {
             let _ = writeln!(out, "    <system-out>{}</system-out>", xml(MOCK_BANNER));
         } else if self.replayed {
             let _ = writeln!(out, "    <system-out>{}</system-out>", xml(REPLAY_BANNER));
+        }
+        if self.unsandboxed {
+            let _ = writeln!(
+                out,
+                "    <system-err>{}</system-err>",
+                xml(UNSANDBOXED_BANNER)
+            );
         }
         out.push_str("  </testsuite>\n</testsuites>\n");
         out

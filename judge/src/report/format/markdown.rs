@@ -1,7 +1,7 @@
 //! Markdown, for a CI summary or a pull request: the banner, the summary
 //! lines, one table row per item run, per-item rates and calibrations.
 
-use super::{MOCK_BANNER, REPLAY_BANNER};
+use super::{MOCK_BANNER, REPLAY_BANNER, UNSANDBOXED_BANNER};
 use crate::report::Report;
 use std::fmt::Write as _;
 
@@ -14,6 +14,9 @@ impl Report {
         }
         if self.replayed {
             let _ = writeln!(out, "> **{REPLAY_BANNER}**\n");
+        }
+        if self.unsandboxed {
+            let _ = writeln!(out, "> **{UNSANDBOXED_BANNER}**\n");
         }
         let _ = writeln!(
             out,

@@ -56,6 +56,12 @@ These results prove the plumbing, not a model.";
 pub const REPLAY_BANNER: &str = "REPLAY: every answer was read from a cassette recorded earlier; \
 no model was asked.";
 
+/// The banner every rendering (JSON: `unsandboxed: true`) of rows whose
+/// commands ran with no sandbox carries.
+pub const UNSANDBOXED_BANNER: &str = "UNSANDBOXED: the model's commands ran with NO sandbox \
+([sandbox] engine = \"none-trusted-container\"), as the runner's user, with its files and \
+network; trust these results only from a container that was itself the sandbox.";
+
 /// The report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReportFormat {

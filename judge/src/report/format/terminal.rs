@@ -2,7 +2,7 @@
 //! (also what `tribunal run` prints at the end), per-item rates with
 //! repeats, and the calibrations.
 
-use super::{MOCK_BANNER, REPLAY_BANNER};
+use super::{MOCK_BANNER, REPLAY_BANNER, UNSANDBOXED_BANNER};
 use crate::report::Report;
 use crate::report::calibration::{Calibration, Subject};
 use std::fmt::Write as _;
@@ -16,6 +16,9 @@ impl Report {
         }
         if self.replayed {
             let _ = writeln!(out, "*** {REPLAY_BANNER} ***\n");
+        }
+        if self.unsandboxed {
+            let _ = writeln!(out, "*** {UNSANDBOXED_BANNER} ***\n");
         }
         let _ = writeln!(
             out,

@@ -32,6 +32,10 @@ pub struct ReportPage {
     /// carries the replay banner). Written only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replayed: bool,
+    /// Whether any row's commands ran with no sandbox (the page then
+    /// carries the unsandboxed banner). Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
     /// When the last row was written, `YYYY-MM-DD HH:MM UTC` (empty when no
     /// row carries a time).
     pub date: String,
@@ -141,6 +145,7 @@ impl ReportPage {
             arena: header.arena.clone().unwrap_or_default(),
             mock: header.mock,
             replayed: header.replayed,
+            unsandboxed: header.unsandboxed,
             config_hash: header.config_hash(),
             sampling: header.sampling(),
             backend: header.backend,

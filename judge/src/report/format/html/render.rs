@@ -16,7 +16,7 @@ use crate::report::format::html::charts::{
 };
 use crate::report::format::html::escape::{escape_html, script_safe};
 use crate::report::format::html::page::{PageItem, ReportPage};
-use crate::report::format::{MOCK_BANNER, REPLAY_BANNER};
+use crate::report::format::{MOCK_BANNER, REPLAY_BANNER, UNSANDBOXED_BANNER};
 use crate::report::tokens::figure;
 use crate::rows::results::error_text;
 use serde_json::{Value, json};
@@ -51,6 +51,13 @@ pub fn render_page(page: &ReportPage) -> String {
             out,
             r#"<p class="mock-banner" id="replay-banner">{}</p>"#,
             escape_html(REPLAY_BANNER)
+        );
+    }
+    if page.unsandboxed {
+        let _ = writeln!(
+            out,
+            r#"<p class="mock-banner" id="unsandboxed-banner">{}</p>"#,
+            escape_html(UNSANDBOXED_BANNER)
         );
     }
     out.push_str(r#"<dl class="meta">"#);
