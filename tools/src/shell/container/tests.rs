@@ -33,6 +33,7 @@ fn the_run_command_line_isolates_the_container_and_sets_every_limit() {
         &env,
         &limits,
     );
+    let _snapshots = tribunal_testkit::bind_snapshots("tools");
     insta::assert_snapshot!(args.join("\n"));
 }
 
