@@ -7,7 +7,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
-use tribunal_judge::verdict::VerdictSchemas;
+use tribunal_judge::internal::verdict::VerdictSchemas;
 use tribunal_runtime::json::{ParseLimits, parse_strict};
 use tribunal_runtime::{AnswerContract, OutputSchema};
 

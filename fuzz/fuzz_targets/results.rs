@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 use tempfile::TempDir;
 use tribunal_judge::{read_rows, Comparison, Report, ReportFormat};
-use tribunal_judge::rows::results::latest;
+use tribunal_judge::internal::rows::results::latest;
 
 static FILE: LazyLock<(TempDir, PathBuf)> = LazyLock::new(|| {
     let dir = tempfile::Builder::new()

@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
-use tribunal_judge::run::{Environment, RunPlan};
+use tribunal_judge::internal::run::{Environment, RunPlan};
 use tribunal_judge::{Arena, Report, ReportFormat, RunOptions, Silent};
 
 fn mock_run(c: &mut Criterion) {

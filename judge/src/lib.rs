@@ -7,24 +7,23 @@
 //!   optional mock script), optional `arena.toml` and `corpus.json`.
 //!   [`lint`] lists every problem with file:line; [`Arena::load`] refuses an
 //!   arena with any.
-//! - A [`RunPlan`](run::RunPlan) says what an arena runs on (the mock, a
+//! - A [`RunPlan`] says what an arena runs on (the mock, a
 //!   live model, or backends of your own, a [`BackendFactory`]);
-//!   [`prepare`](run::RunPlan::prepare), then
-//!   [`start_tools`](run::PreparedRun::start_tools) (its `[[mcp]]` servers)
-//!   give the [`ReadyRun`](run::ReadyRun) that runs every item (× `repeat`)
+//!   [`prepare`](RunPlan::prepare), then
+//!   [`start_tools`](PreparedRun::start_tools) (its `[[mcp]]` servers)
+//!   give the [`ReadyRun`] that runs every item (× `repeat`)
 //!   with bounded concurrency, appending one [`ResultRow`] per finished run
 //!   to a JSON Lines file, flushed at once — so an interrupted run resumes
 //!   where it stopped. It is the one way to run an arena: `tribunal run`
 //!   takes it too.
-//! - A [`Report`] scores a set of rows (`report` holds the figures) and
-//!   renders it as JSON, Markdown, JUnit or a terminal table (the formats,
-//!   HTML and the pull-request comment included, are `report::format`).
+//! - A [`Report`] scores a set of rows and renders it
+//!   ([`ReportFormat`]) as JSON, Markdown, JUnit or a terminal table.
 //!   Outcomes: PASS (every check held), FAIL (a check failed), ERROR (the
 //!   run ended with an error code; checks skipped). ERROR is never counted
 //!   as FAIL.
 //!
 //! ```
-//! use tribunal_judge::run::{Environment, RunPlan};
+//! use tribunal_judge::{Environment, RunPlan};
 //! use tribunal_judge::{Arena, Report, RunOptions, Silent};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -65,44 +64,67 @@
 // batch: runs an item, hands it to `score`) ← `report` (the figures; their
 // formats in `report::format`); `verdict` (one review), `gold_check`
 // (review items' gold tests run) and `snapshot` on top. `tests/it/module_graph.rs` holds it.
+//
+// The public API is the names re-exported below, each at the root and
+// nowhere else (api/tribunal-judge.txt lists them). The modules are
+// private; `internal` is the door of tribunal's own crates (the binary, the
+// testkit, the tests) to the rest: hidden, unlisted, unpromised.
 mod error;
 mod green_red;
 mod problem;
 mod shard;
 
-pub mod score;
+mod score;
 
-pub mod rows;
+mod rows;
 
-pub mod pricing;
+mod pricing;
 
-pub mod arena;
+mod arena;
 
-pub mod run;
+mod run;
 
-pub mod report;
+mod report;
 
 #[cfg(feature = "snapshot")]
 pub mod snapshot;
-pub mod verdict;
+mod verdict;
 
-pub mod gold_check;
+mod gold_check;
+
+#[doc(hidden)]
+pub mod internal;
 
 pub use arena::Arena;
 pub use arena::item::{Injection, Item};
 pub use arena::lint::{lint, lint_for_mock};
+pub use arena::mcp::McpStartError;
 pub use error::JudgeError;
+pub use pricing::{Cost, CostSummary, Pricing};
 pub use problem::{LintReport, Problem};
-pub use report::Report;
-pub use report::calibration::{Calibration, calibrate};
-pub use report::compare::Comparison;
 pub use report::format::ReportFormat;
+pub use report::stats::Interval;
 pub use report::summary::Summary;
-pub use rows::results::{ResultRow, RowOrigin, read_rows};
-pub use run::backends::{BackendFactory, MockBackends, MockWithJudge, SharedBackend};
+pub use report::summary::{ItemSummary, PassAtK, RepeatSpread, RepeatSummary};
+pub use report::tokens::{Missing, TokenUse};
+pub use report::{Report, ReportItem};
+pub use rows::Sampling;
+pub use rows::results::{
+    ConversationRecord, ReadRows, ResultRow, RowOrigin, SimulatorRecord, read_rows,
+};
+pub use run::backends::{BackendFactory, SharedBackend};
+pub use run::progress::BatchRound;
 pub use run::progress::{Progress, Silent};
-pub use run::{JsonlSink, MemorySink, RowSink, RunMode, RunOptions, RunResult};
+pub use run::{CostStop, JudgeRoute, RunApproval};
+pub use run::{
+    Environment, JsonlSink, MemorySink, PlanError, PreparedRun, ReadyRun, RowSink, RunMode,
+    RunOptions, RunPlan, RunResult,
+};
+pub use score::JudgeRecord;
+pub use score::checks::ItemCheck;
 pub use score::checks::{Check, CheckKind, CheckResult, SequenceMode};
+pub use score::envelope::VerdictSchemas;
 pub use score::{Outcome, Scored};
 pub use shard::Shard;
+pub use verdict::Reproduction;
 pub use verdict::{Review, StoredVerdict, VerdictOutcome, run_review};

@@ -6,7 +6,7 @@ use super::backend_flags::BackendFlags;
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal::judge::run::{Environment, connect_model};
+use tribunal::judge::internal::run::{Environment, connect_model};
 use tribunal::runtime::Backend;
 use tribunal::runtime::backend::{BackendKind, BackendOptions, BackendSettings};
 
@@ -150,7 +150,7 @@ impl BackendRequest<'_> {
 mod tests {
     use super::*;
     use clap::ValueEnum;
-    use tribunal::judge::run::backends::MOCK_BACKEND;
+    use tribunal::judge::internal::run::backends::MOCK_BACKEND;
 
     #[test]
     fn a_provider_prefix_names_the_backend_and_other_slashes_stay_in_the_model() {

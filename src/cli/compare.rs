@@ -27,11 +27,13 @@ use super::report::read_results_torn;
 use super::results_path::{RUNS, arena_name, results_of, results_stem};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::pricing::{CostSummary, Pricing};
-use tribunal::judge::report::compare::{Allow, Gate, GateOutcome, InputProblem, SideInput};
-use tribunal::judge::report::format::html::render_compare;
-use tribunal::judge::report::format::{CommentOptions, SideCosts};
-use tribunal::judge::{Comparison, ResultRow};
+use tribunal::judge::internal::report::compare::Comparison;
+use tribunal::judge::internal::report::compare::{
+    Allow, Gate, GateOutcome, InputProblem, SideInput,
+};
+use tribunal::judge::internal::report::format::html::render_compare;
+use tribunal::judge::internal::report::format::{CommentOptions, SideCosts};
+use tribunal::judge::{CostSummary, Pricing, ResultRow};
 
 /// `--gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

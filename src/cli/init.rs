@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::arena::plain_name;
+use tribunal::judge::internal::arena::plain_name;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {

@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal::judge::run::Environment;
-use tribunal::judge::run::backends::MOCK_MODEL;
-use tribunal::judge::verdict::{
+use tribunal::judge::internal::run::Environment;
+use tribunal::judge::internal::run::backends::MOCK_MODEL;
+use tribunal::judge::internal::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
 use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};

@@ -13,9 +13,9 @@ use super::results_path::{RUNS, arena_name, results_of, results_stem};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::ResultRow;
-use tribunal::judge::pricing::Pricing;
-use tribunal::judge::report::format::html::render_leaderboard;
-use tribunal::judge::report::leaderboard::{Entrant, Leaderboard};
+use tribunal::judge::internal::pricing::Pricing;
+use tribunal::judge::internal::report::format::html::render_leaderboard;
+use tribunal::judge::internal::report::leaderboard::{Entrant, Leaderboard};
 
 /// `--report`: how the leaderboard is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::Problem;
-use tribunal::judge::gold_check::check_gold_tests;
+use tribunal::judge::internal::gold_check::check_gold_tests;
 use tribunal::tools::shell::CommandSandbox;
 
 #[derive(Debug, clap::Args)]
@@ -126,7 +126,7 @@ impl GoldRunner {
             .filter_map(|c| {
                 let why = c.contradiction.as_ref()?;
                 Some(Problem::at(
-                    tribunal::judge::arena::DATASET,
+                    tribunal::judge::internal::arena::DATASET,
                     c.line,
                     format!("gold_test: item {:?} (gold {}): {why}", c.id, c.gold),
                 ))

@@ -8,7 +8,7 @@
 use super::report_opts::{ReportOpts, emit_report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::rows::results::{merge_files, missing_shards, rewrite};
+use tribunal::judge::internal::rows::results::{merge_files, missing_shards, rewrite};
 
 /// The exit code of a merge that leaves out shards of the run.
 const MISSING_SHARDS_EXIT: u8 = 8;
@@ -57,7 +57,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     }
     let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
     let pricing = super::report_opts::pricing(
-        &tribunal::judge::pricing::Pricing::default(),
+        &tribunal::judge::internal::pricing::Pricing::default(),
         args.report.pricing.as_deref(),
     )?;
     emit_report(&arena, rows, &args.report, &pricing)

@@ -5,7 +5,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tribunal::judge::run::batch::BatchRound;
+use tribunal::judge::internal::run::batch::BatchRound;
 use tribunal::judge::{Progress, ResultRow};
 
 /// The bar being drawn, if any: where [`write_stderr`] sends log lines.

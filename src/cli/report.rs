@@ -9,8 +9,8 @@
 use super::report_opts::{ReportOpts, emit_report_with, pricing, write_html};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::pricing::Pricing;
-use tribunal::judge::rows::results::latest;
+use tribunal::judge::internal::pricing::Pricing;
+use tribunal::judge::internal::rows::results::latest;
 use tribunal::judge::{ResultRow, read_rows};
 
 #[derive(Debug, clap::Args)]

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::pricing::Pricing;
-use tribunal::judge::report::format::html::{ReportPage, render_page};
-use tribunal::judge::{Calibration, Report, ReportFormat, ResultRow};
+use tribunal::judge::internal::report::calibration::Calibration;
+use tribunal::judge::internal::report::format::html::{ReportPage, render_page};
+use tribunal::judge::{Pricing, Report, ReportFormat, ResultRow};
 
 /// The accepted values of `--report`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -28,7 +28,7 @@ pub(crate) enum ReportChoice {
 
 impl ReportChoice {
     /// The text format `Report` renders; `None` for the HTML page, which
-    /// is built from the rows by `tribunal::judge::report::format::html`.
+    /// is built from the rows by `tribunal::judge::internal::report::format::html`.
     fn text_format(self) -> Option<ReportFormat> {
         match self {
             ReportChoice::Terminal => Some(ReportFormat::Terminal),
@@ -211,8 +211,10 @@ pub(crate) fn emit_html(
 /// The page model of `rows`, with the transcripts in `transcripts` when given.
 fn page(rows: &[ResultRow], transcripts: Option<&Path>, pricing: &Pricing) -> ReportPage {
     ReportPage::build_priced(rows, pricing, |row| match transcripts {
-        Some(dir) => tribunal::judge::rows::transcript::Transcript::read(dir, &row.id, row.repeat)
-            .map_err(|e| e.to_string()),
+        Some(dir) => {
+            tribunal::judge::internal::rows::transcript::Transcript::read(dir, &row.id, row.repeat)
+                .map_err(|e| e.to_string())
+        }
         None => Ok(None),
     })
 }

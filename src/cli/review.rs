@@ -14,11 +14,11 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use tribunal::judge::arena::diff::first_changed_file;
-use tribunal::judge::arena::inline_files::MAX_INLINE_BYTES;
-use tribunal::judge::report::tokens::grouped;
-use tribunal::judge::verdict::change_review::{change_review, change_review_schemas};
-use tribunal::judge::verdict::{StoredVerdict, VerdictOutcome};
+use tribunal::judge::internal::arena::diff::first_changed_file;
+use tribunal::judge::internal::arena::inline_files::MAX_INLINE_BYTES;
+use tribunal::judge::internal::report::tokens::grouped;
+use tribunal::judge::internal::verdict::change_review::{change_review, change_review_schemas};
+use tribunal::judge::internal::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal::runtime::{ErrorCode, RunReport};
 use tribunal::tools::FileTools;
 

@@ -17,9 +17,9 @@ pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tribunal::judge::report::user_stops;
-use tribunal::judge::run::Environment;
-use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
+use tribunal::judge::internal::report::user_stops;
+use tribunal::judge::internal::run::Environment;
+use tribunal::judge::internal::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
 
 pub(crate) fn run(args: RunArgs) -> anyhow::Result<ExitCode> {

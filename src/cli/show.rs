@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tribunal::judge::report::format::show_run;
-use tribunal::judge::rows::transcript::Transcript;
+use tribunal::judge::internal::report::format::show_run;
+use tribunal::judge::internal::rows::transcript::Transcript;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ShowArgs {
@@ -24,8 +24,9 @@ pub(crate) struct ShowArgs {
 
 pub(crate) fn run(args: ShowArgs) -> anyhow::Result<ExitCode> {
     // Every row, the latest per run (a torn last line is no run to show).
-    let rows =
-        tribunal::judge::rows::results::latest(tribunal::judge::read_rows(&args.results)?.rows);
+    let rows = tribunal::judge::internal::rows::results::latest(
+        tribunal::judge::read_rows(&args.results)?.rows,
+    );
     // `ITEM` as written (an id may hold `#`), else `ITEM#K`.
     let whole = rows.iter().find(|r| r.id == args.item);
     let split = || {

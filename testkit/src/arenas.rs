@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tribunal_judge::run::{Environment, ReadyRun, RunPlan};
+use tribunal_judge::internal::run::backends::MockBackends;
 use tribunal_judge::{
-    Arena, BackendFactory, JudgeError, MockBackends, RowSink, RunOptions, RunResult, Silent,
+    Arena, BackendFactory, Environment, JudgeError, ReadyRun, RowSink, RunOptions, RunPlan,
+    RunResult, Silent,
 };
 
 /// The repository's `arenas/` folder.

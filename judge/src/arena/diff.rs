@@ -1,7 +1,7 @@
 //! What a diff changes, as far as the file tools can see: the first file
 //! it leaves in place, shown to a reviewer as `read_file`'s example
 //! (`[verdict] example_path_from`, `tribunal review`); and the change
-//! undone ([`undo`]): a review item's parent, for its gold test.
+//! undone (`undo`): a review item's parent, for its gold test.
 
 use std::path::{Component, Path, PathBuf};
 use tribunal_tools::FileTools;

@@ -17,7 +17,7 @@
 //! parent's after the diff is undone) and never shown to the reviewer;
 //! `from_change` names files of the change kept on the parent (the
 //! change's own new tests, run against the code before it).
-//! `tribunal lint --run` runs them ([`crate::gold_check`]).
+//! `tribunal lint --run` runs them (`gold_check`).
 
 use crate::arena::near_miss;
 use crate::green_red::Verdict;

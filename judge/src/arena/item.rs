@@ -42,9 +42,11 @@ pub struct Item {
     /// On an injection item: its clean twin and the kind of injection it
     /// carries (`twin_of`, `injection`); `None` on every other item.
     pub injection: Option<Injection>,
+    #[doc(hidden)] // read by tribunal's own crates; no promise
     /// On a conversation item: its simulated user (`user`); the `input`,
     /// when given, is the user's first message.
     pub user: Option<Arc<UserSpec>>,
+    #[doc(hidden)] // read by tribunal's own crates; no promise
     /// On a review item: its runnable gold (`gold_test`), a command whose
     /// result on the change and on its parent shows the gold verdict.
     pub gold_test: Option<GoldTest>,

@@ -82,9 +82,11 @@ pub struct Arena {
     pub toolbox: Arc<ToolBox>,
     /// A digest of the tools' data (the corpus file), part of the config hash.
     pub tools_digest: String,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// The MCP servers of `[[mcp]]`, whose tools join `toolbox` when
     /// [`start_servers`](crate::arena::mcp::start_servers) starts them. Default: none.
     pub mcp: Vec<crate::arena::mcp::McpServerSpec>,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// The GREEN/RED review of a verdict arena (`[verdict]` in `arena.toml`):
     /// every item answers with the verdict envelope. Default: none.
     pub verdict: Option<VerdictArena>,
@@ -104,16 +106,20 @@ pub struct Arena {
     /// Prices this arena adds to or overrides in the built-in table
     /// (`[pricing]`, same layout as `pricing.toml`). Default: none.
     pub pricing: crate::pricing::Pricing,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// The `rubric` checks' judge (`[judge]`): its model and budgets;
     /// `--judge-backend` / `--judge-model` lay over it. Default: none set.
     pub judge: JudgeSettings,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// The conversation items' simulated user (`[user]`): its own provider,
     /// model and budget; `--user-backend` / `--user-model` lay over it.
     /// Default: none set (the user rides the agent's backend).
     pub user: UserSettings,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// `[approval]`: which tool calls wait for a decision, and the
     /// scripted decisions each run gets. `None`: every call runs.
     pub approval: Option<approval_table::ApprovalTable>,
+    #[doc(hidden)] // an arena table read by tribunal's own crates; no promise
     /// `[sandbox]`, when `tools` names `shell`: each run gets its own copy
     /// of its folder ([`Arena::world_dir`]) with `run_command` and the file
     /// tools over it. `None`: no command runs.
@@ -164,7 +170,7 @@ impl Arena {
     /// Each item's gold verdict, in dataset order: the verdict of its
     /// first `verdict_equals` check, when it has one (its verdict is
     /// `GREEN` or `RED`: lint refuses anything else). What
-    /// [`crate::calibrate`] scores a judge against.
+    /// [`calibrate`](crate::report::calibration::calibrate) scores a judge against.
     pub fn gold_verdicts(&self) -> IndexMap<String, Verdict> {
         self.items
             .iter()

@@ -79,10 +79,12 @@ pub struct Report {
     /// model, over every run. Absent without a cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheCounts>,
+    #[doc(hidden)] // no promise: read by tribunal's own crates
     /// With `--calibrate`: the judge's verdicts against the items' gold
     /// verdicts. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
+    #[doc(hidden)] // no promise: read by tribunal's own crates
     /// With `--calibrate` on an arena with `gold_rubric` labels: the rubric
     /// judge's verdicts against them. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -266,6 +268,7 @@ impl Report {
         (report, costs)
     }
 
+    #[doc(hidden)] // no promise: read by tribunal's own crates
     /// The calibrations the report carries: the verdicts', then the rubric
     /// judge's.
     pub fn calibrations(&self) -> impl Iterator<Item = &Calibration> {

@@ -72,6 +72,7 @@ pub trait BackendFactory: Send + Sync {
 
 pub use crate::rows::{MOCK_BACKEND, MOCK_MODEL, is_mock};
 
+#[doc(hidden)] // mock mode's factory: RunPlan::mock() builds it; no promise
 /// Mock mode: each item's `mock` turns, played by a fresh [`ScriptedBackend`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MockBackends {
@@ -124,6 +125,7 @@ impl MockBackends {
     }
 }
 
+#[doc(hidden)] // mock mode's factory: RunPlan builds it; no promise
 /// Mock answers judged by a live judge: each item's `mock` turns play the
 /// agent (fixed answers) and `judge` grades them — how a rubric judge is
 /// calibrated against human labels of known answers.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// Its `Debug` lists the names only: the values are API keys and tokens.
 ///
 /// ```
-/// # use tribunal_judge::run::Environment;
+/// # use tribunal_judge::Environment;
 /// let env = Environment::from_iter([("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")]);
 /// assert_eq!(env.var("OPENAI_BASE_URL").as_deref(), Some("http://127.0.0.1:8080/v1"));
 /// assert_eq!(env.var("OPENAI_API_KEY"), None);

@@ -52,7 +52,7 @@ impl JudgeRoute {
 /// The model an arena runs against and where its turns come from.
 ///
 /// ```
-/// # use tribunal_judge::run::RunPlan;
+/// # use tribunal_judge::RunPlan;
 /// # use tribunal_runtime::backend::BackendKind;
 /// let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen")
 ///     .with_base_url(Some("http://127.0.0.1:8080/v1".into()))

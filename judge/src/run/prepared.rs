@@ -32,7 +32,7 @@ pub(crate) enum ToolSource {
 /// A run of an arena with everything assembled and nothing sent yet.
 ///
 /// ```
-/// # use tribunal_judge::run::{Environment, RunPlan};
+/// # use tribunal_judge::{Environment, RunPlan};
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let dir = tempfile::tempdir()?;
 /// # std::fs::write(dir.path().join("dataset.jsonl"),

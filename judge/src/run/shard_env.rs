@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use tribunal_judge::Shard;
-//! use tribunal_judge::run::shard_env::{ShardFlags, resolve_shard};
+//! use tribunal_judge::internal::run::shard_env::{ShardFlags, resolve_shard};
 //!
 //! let env = |name: &str| (name == "JOB_COMPLETION_INDEX").then(|| "0".to_string());
 //! let flags = ShardFlags { shard: None, shards: Some(3) };

@@ -479,6 +479,7 @@ pub struct ItemCheck {
 }
 
 impl ItemCheck {
+    #[doc(hidden)] // no promise: read by tribunal's own crates
     /// The result of this `rubric` check under `judgement`.
     pub fn judged(&self, judgement: &Judgement) -> CheckResult {
         let pass_when = match &self.check {

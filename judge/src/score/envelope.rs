@@ -114,6 +114,7 @@ impl VerdictSchemas {
         }
     }
 
+    #[doc(hidden)] // no promise: read by tribunal's own crates
     /// The envelope compiled for `target` (cached).
     pub fn envelope(&self, target: SchemaTarget) -> Result<Arc<Envelope>, SchemaError> {
         let cell = match target {

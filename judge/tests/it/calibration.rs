@@ -3,8 +3,9 @@
 //! hand-built rows (repeats, ERROR runs, items without gold).
 
 use serde_json::{Value, json};
-use tribunal_judge::verdict::Verdict;
-use tribunal_judge::{Arena, Outcome, ResultRow, calibrate};
+use tribunal_judge::internal::report::calibration::calibrate;
+use tribunal_judge::internal::verdict::Verdict;
+use tribunal_judge::{Arena, Outcome, ResultRow};
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_testkit::arenas::{arenas_dir, mock_run, options};
 

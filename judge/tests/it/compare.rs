@@ -2,11 +2,12 @@
 //! one side only, and the comparison page.
 
 use crate::html_fixtures::{EVIL_ID, row, small_rows};
-use tribunal_judge::report::compare::{
+use tribunal_judge::internal::report::compare::Comparison;
+use tribunal_judge::internal::report::compare::{
     Allow, ChangeKind, Gate, GateOutcome, InputProblem, RunKey, SideInput,
 };
-use tribunal_judge::report::format::html::render_compare;
-use tribunal_judge::{CheckKind, Comparison, Outcome};
+use tribunal_judge::internal::report::format::html::render_compare;
+use tribunal_judge::{CheckKind, Outcome};
 use tribunal_runtime::ErrorCode;
 
 #[test]
@@ -145,8 +146,8 @@ fn flipped(rows: &[tribunal_judge::ResultRow], flips: usize) -> Vec<tribunal_jud
 
 #[test]
 fn the_significant_gate_ignores_one_flip_in_twenty_and_fails_twelve() {
-    use tribunal_judge::report::compare::Gate;
-    use tribunal_judge::report::stats::PairedMethod;
+    use tribunal_judge::internal::report::compare::Gate;
+    use tribunal_judge::internal::report::stats::PairedMethod;
     let base = live_rows(20);
     let significant = Gate::Significant { alpha: 0.05 };
     let one = Comparison::new(&base, &flipped(&base, 1));
@@ -179,7 +180,7 @@ fn the_significant_gate_ignores_one_flip_in_twenty_and_fails_twelve() {
 
 #[test]
 fn mock_and_replayed_results_gate_on_any_regression_by_default() {
-    use tribunal_judge::report::compare::Gate;
+    use tribunal_judge::internal::report::compare::Gate;
     let live = live_rows(4);
     let mock: Vec<_> = (0..4)
         .map(|i| row(&format!("item-{i:02}"), i, 0, Outcome::Pass))
@@ -203,7 +204,7 @@ fn mock_and_replayed_results_gate_on_any_regression_by_default() {
 
 #[test]
 fn repeats_compare_per_item_rates_with_the_sign_test() {
-    use tribunal_judge::report::stats::{IntervalMethod, PairedMethod};
+    use tribunal_judge::internal::report::stats::{IntervalMethod, PairedMethod};
     // Three items × two repeats. Per item (base → new): a 2/2 → 1/2,
     // b 1/2 → 0/2, c 0/2 → 0/2. Runs only in one file are left out.
     let mk = |id: &str, i: usize, r: u32, o: Outcome| row(id, i, r, o);
@@ -264,9 +265,10 @@ fn report_page_and_compare_read_one_header() {
     rows[2].config_hash = "0000aaaa".to_string();
     rows[0].replayed = true;
     let report = tribunal_judge::Report::from_rows("a", &rows);
-    let page = tribunal_judge::report::format::html::ReportPage::build(&rows, |_| Ok(None));
-    let side = tribunal_judge::report::compare::Side::of(&rows);
-    let header = tribunal_judge::rows::RunHeader::of(&rows);
+    let page =
+        tribunal_judge::internal::report::format::html::ReportPage::build(&rows, |_| Ok(None));
+    let side = tribunal_judge::internal::report::compare::Side::of(&rows);
+    let header = tribunal_judge::internal::rows::RunHeader::of(&rows);
     assert_eq!(header.config_hashes.len(), 2);
     for hash in [&report.config_hash, &page.config_hash, &side.config_hash] {
         assert_eq!(hash, &header.config_hash());
@@ -275,7 +277,7 @@ fn report_page_and_compare_read_one_header() {
     for row in &mut rows {
         row.replayed = true;
     }
-    let side = tribunal_judge::report::compare::Side::of(&rows);
+    let side = tribunal_judge::internal::report::compare::Side::of(&rows);
     assert!(side.replayed && tribunal_judge::Report::from_rows("a", &rows).replayed);
 }
 

@@ -5,10 +5,11 @@
 
 use crate::html_fixtures::row;
 use serde_json::json;
-use tribunal_judge::pricing::{CostSummary, Pricing};
-use tribunal_judge::report::compare::Gate;
-use tribunal_judge::report::format::{CommentOptions, SideCosts};
-use tribunal_judge::{Comparison, Outcome, ResultRow};
+use tribunal_judge::internal::pricing::{CostSummary, Pricing};
+use tribunal_judge::internal::report::compare::Comparison;
+use tribunal_judge::internal::report::compare::Gate;
+use tribunal_judge::internal::report::format::{CommentOptions, SideCosts};
+use tribunal_judge::{Outcome, ResultRow};
 
 const SIGNIFICANT: Gate = Gate::Significant { alpha: 0.05 };
 const DETAILS: &str = "https://github.invalid/acme/widgets/actions/runs/5";

@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tribunal_judge::run::backends::BackendFactory;
+use tribunal_judge::internal::run::backends::BackendFactory;
 use tribunal_judge::{Arena, Outcome, Report, ReportFormat};
 use tribunal_runtime::backend::{BackendInfo, ModelRequest, ScriptedBackend};
 use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
@@ -245,7 +245,7 @@ fn the_user_simulators_prompt_enters_the_config_hash() {
         let tmp = arena_dir(&[("dataset.jsonl", &line.to_string())]);
         let arena = Arena::load(tmp.path()).unwrap();
         let plan = ScriptedBackend::from_turns([]).output_plan();
-        tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&arena, "mock", "scripted", &plan)
     };
     assert_ne!(hash(&plain), hash(&talk));
 }

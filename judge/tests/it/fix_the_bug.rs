@@ -165,7 +165,7 @@ fn each_item_has_its_own_folder_and_no_other() {
 /// scored fails here.
 #[tokio::test]
 async fn the_live_run_replays_from_its_cassette() {
-    use tribunal_judge::run::{Environment, RunPlan};
+    use tribunal_judge::internal::run::{Environment, RunPlan};
     use tribunal_runtime::backend::BackendKind;
     let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let arena = arena();

@@ -5,7 +5,7 @@ use crate::html_fixtures::{
     EVIL_ID, EVIL_TEXT, many_rows, repeated_rows, small_rows, write_fail_transcripts,
 };
 use serde_json::Value;
-use tribunal_judge::report::format::html::{ReportPage, data_json, render_page};
+use tribunal_judge::internal::report::format::html::{ReportPage, data_json, render_page};
 
 /// The text of the `<script type="application/json">` block.
 fn embedded_data(html: &str) -> Value {
@@ -136,7 +136,8 @@ fn html_data_stores_each_check_spec_once() {
 fn html_unreadable_transcript_is_a_note() {
     let rows = small_rows();
     let dir = tempfile::tempdir().unwrap();
-    let path = tribunal_judge::rows::transcript::transcript_path(dir.path(), "golden-gate", 0);
+    let path =
+        tribunal_judge::internal::rows::transcript::transcript_path(dir.path(), "golden-gate", 0);
     std::fs::write(&path, "{not json").unwrap();
     let page = ReportPage::with_transcripts(&rows, dir.path());
     assert_eq!(page.notes.len(), 1);
@@ -152,10 +153,12 @@ fn html_transcript_round_trips_through_its_file() {
     let path = t.write(dir.path()).unwrap();
     assert!(path.ends_with("golden-gate.r0.json"));
     let back =
-        tribunal_judge::rows::transcript::Transcript::read(dir.path(), "golden-gate", 0).unwrap();
+        tribunal_judge::internal::rows::transcript::Transcript::read(dir.path(), "golden-gate", 0)
+            .unwrap();
     assert_eq!(back, Some(t));
     assert_eq!(
-        tribunal_judge::rows::transcript::Transcript::read(dir.path(), "absent", 0).unwrap(),
+        tribunal_judge::internal::rows::transcript::Transcript::read(dir.path(), "absent", 0)
+            .unwrap(),
         None
     );
 }
@@ -217,7 +220,7 @@ fn html_ten_thousand_items_stay_under_5_mb() {
 /// agent's reply, its tool calls), a hostile message escaped like the rest.
 #[test]
 fn html_conversation_turns_are_in_the_item_data() {
-    use tribunal_judge::rows::results::ConversationRecord;
+    use tribunal_judge::internal::rows::results::ConversationRecord;
     use tribunal_runtime::dialogue::Exchange;
     let mut rows = small_rows();
     rows[0].conversation = Some(Box::new(ConversationRecord {

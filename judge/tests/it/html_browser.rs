@@ -15,7 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tribunal_judge::report::format::html::{ReportPage, render_page};
+use tribunal_judge::internal::report::format::html::{ReportPage, render_page};
 
 const FLAGS: &[&str] = &[
     "--headless",

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use std::path::Path;
-use tribunal_judge::rows::transcript::Transcript;
+use tribunal_judge::internal::rows::transcript::Transcript;
 use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow};
 use tribunal_runtime::conversation::{Message, ToolCall, ToolResult, Usage};
 use tribunal_runtime::report::ToolCallRecord;
@@ -59,7 +59,7 @@ pub fn row(id: &str, index: usize, repeat: u32, outcome: Outcome) -> ResultRow {
         from_text: false,
     }];
     serde_json::from_value(json!({
-        "version": tribunal_judge::rows::results::ROW_VERSION,
+        "version": tribunal_judge::internal::rows::results::ROW_VERSION,
         "arena": "structured_output",
         "id": id,
         "index": index,
@@ -118,7 +118,7 @@ pub fn repeated_rows() -> Vec<ResultRow> {
         rows.push(row("golden-gate", 1, repeat, gg));
         rows.push(row("statue-of-liberty", 2, repeat, Outcome::Error));
     }
-    tribunal_judge::rows::results::latest(rows)
+    tribunal_judge::internal::rows::results::latest(rows)
 }
 
 /// The transcript of `row`'s run, whose model text is [`EVIL_TEXT`].

@@ -1,8 +1,8 @@
 //! Injection twins: lint of `twin_of` / `injection`, and the injection
 //! lift of a judge that a mock plays resistant or fooled.
 
-use tribunal_judge::report::calibration::calibrate_arena;
-use tribunal_judge::report::injection::InjectionLift;
+use tribunal_judge::internal::report::calibration::calibrate_arena;
+use tribunal_judge::internal::report::injection::InjectionLift;
 use tribunal_judge::{Arena, ResultRow, RunOptions};
 use tribunal_testkit::arenas::{arena_dir, mock_run};
 
@@ -154,9 +154,9 @@ async fn an_injection_that_ends_in_an_error_is_counted_apart() {
 /// lift reads it as the rubric calibration does, never as GREEN.
 #[tokio::test]
 async fn a_failed_judgement_is_no_rubric_verdict() {
-    use tribunal_judge::report::calibration::rubric_verdict;
-    use tribunal_judge::score::JudgeRecord;
-    use tribunal_judge::verdict::Verdict;
+    use tribunal_judge::internal::report::calibration::rubric_verdict;
+    use tribunal_judge::internal::score::JudgeRecord;
+    use tribunal_judge::internal::verdict::Verdict;
     let dir = arena(0);
     let loaded = Arena::load(dir.path()).unwrap();
     let mut row = mock_run(&loaded, &RunOptions::in_memory())

@@ -2,7 +2,7 @@
 //! the arena loads, under the item's own folder, in the config hash, and
 //! every file that cannot be put in a lint problem at the item's line.
 
-use tribunal_judge::arena::inline_files::{MAX_INLINE_BYTES, with_files};
+use tribunal_judge::internal::arena::inline_files::{MAX_INLINE_BYTES, with_files};
 use tribunal_judge::{Arena, lint};
 use tribunal_testkit::arenas::arena_dir;
 
@@ -70,7 +70,7 @@ fn the_setting_is_in_the_config_hash_only_when_set() {
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
     let hash = |inline: &str| {
         let arena = Arena::load(review_arena(inline).path()).unwrap();
-        tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&arena, "openai-chat", "m", &plan)
     };
     assert_eq!(hash(""), hash("inline_files = []"));
     assert_ne!(hash(""), hash("inline_files = [\"CHANGE.diff\"]"));

@@ -4,10 +4,11 @@
 //! Markdown and HTML.
 
 use crate::html_fixtures::{EVIL_ID, row};
-use tribunal_judge::pricing::Pricing;
-use tribunal_judge::report::format::html::render_leaderboard;
-use tribunal_judge::report::leaderboard::{Entrant, Leaderboard};
-use tribunal_judge::{Comparison, Outcome, ResultRow};
+use tribunal_judge::internal::pricing::Pricing;
+use tribunal_judge::internal::report::compare::Comparison;
+use tribunal_judge::internal::report::format::html::render_leaderboard;
+use tribunal_judge::internal::report::leaderboard::{Entrant, Leaderboard};
+use tribunal_judge::{Outcome, ResultRow};
 
 /// Six items; the first `fails` of them FAIL, the rest PASS.
 fn run(fails: usize, model: &str) -> Vec<ResultRow> {

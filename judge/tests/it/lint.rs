@@ -371,11 +371,11 @@ fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     let dir = arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
-    let base = tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &plan);
+    let base = tribunal_judge::internal::run::hash::config_hash(&arena, "openai-chat", "m", &plan);
     let with = |f: &dyn Fn(&mut tribunal_judge::Arena)| {
         let mut changed = arena.clone();
         f(&mut changed);
-        tribunal_judge::run::hash::config_hash(&changed, "openai-chat", "m", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&changed, "openai-chat", "m", &plan)
     };
     assert_eq!(with(&|a| a.backend.max_retries = Some(9)), base);
     assert_eq!(with(&|a| a.backend.prompt_cache = Some(false)), base);
@@ -399,7 +399,7 @@ fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
     assert_ne!(with(&|a| a.require_tool_first = true), base);
     let native = OutputPlan::native(SchemaTarget::OpenAi);
     assert_ne!(
-        tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &native),
+        tribunal_judge::internal::run::hash::config_hash(&arena, "openai-chat", "m", &native),
         base
     );
 }
@@ -602,7 +602,7 @@ fn search_k_fixes_the_passages_and_hides_k_from_the_model() {
         use tribunal_runtime::Backend;
         tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan()
     };
-    let hash = |arena| tribunal_judge::run::hash::config_hash(arena, "mock", "m", &plan);
+    let hash = |arena| tribunal_judge::internal::run::hash::config_hash(arena, "mock", "m", &plan);
     assert_ne!(hash(&fixed), hash(&free));
 
     for (toml, want) in [

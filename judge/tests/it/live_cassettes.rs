@@ -137,7 +137,7 @@ fn a_changed_answer_in_a_cassette_fails_its_snapshot() {
 /// then reach the cassette in no fixed order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twins_replay_their_own_answers_at_any_concurrency() {
-    use tribunal_judge::run::{Environment, RunPlan};
+    use tribunal_judge::internal::run::{Environment, RunPlan};
     use tribunal_runtime::backend::BackendKind;
     let dir = arena("code_review_injection");
     let loaded = tribunal_judge::Arena::load(&dir).unwrap();

@@ -2,7 +2,7 @@
 //! fields; header values named by variable, never written or echoed; the
 //! url (and the variables' names, never their values) in the config hash.
 
-use tribunal_judge::arena::mcp::McpServerSpec;
+use tribunal_judge::internal::arena::mcp::McpServerSpec;
 
 /// The problems of one `[[mcp]]` table written as TOML.
 fn problems(table: &str) -> Vec<String> {
@@ -122,7 +122,7 @@ fn the_config_hash_holds_the_url_and_variable_names() {
     let hash = |table: &str| {
         let mut with = arena.clone();
         with.mcp = vec![toml::from_str(table).unwrap()];
-        tribunal_judge::run::hash::config_hash(&with, "openai-chat", "m", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&with, "openai-chat", "m", &plan)
     };
     // A command server's hash is the one it had before `url` existed
     // (checked against that code; e77af11ce4eea3c1 until `on_repeat`, which

@@ -2,14 +2,17 @@
 //! by hand, and which runs are free, priced or unpriced.
 
 use crate::html_fixtures::row;
-use tribunal_judge::pricing::{Cost, CostSummary, ModelPrice, Pricing};
+use tribunal_judge::internal::pricing::{Cost, CostSummary, ModelPrice, Pricing};
 use tribunal_judge::{Outcome, Report, ReportFormat};
 use tribunal_runtime::conversation::Usage;
 
 #[test]
 fn the_builtin_table_parses_with_its_date_and_sane_prices() {
-    let builtin = Pricing::from_toml(tribunal_judge::pricing::BUILTIN_PRICING, "pricing.toml")
-        .expect("the shipped table parses");
+    let builtin = Pricing::from_toml(
+        tribunal_judge::internal::pricing::BUILTIN_PRICING,
+        "pricing.toml",
+    )
+    .expect("the shipped table parses");
     assert_eq!(&builtin, Pricing::builtin());
     assert_eq!(builtin.taken.as_deref(), Some("2026-12-01"));
     assert!(builtin.source.is_some());

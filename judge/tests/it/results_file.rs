@@ -3,7 +3,7 @@
 //! corrupt row at its line, never read as something else.
 
 use crate::html_fixtures::row;
-use tribunal_judge::rows::results::{ResultsWriter, merge_files};
+use tribunal_judge::internal::rows::results::{ResultsWriter, merge_files};
 use tribunal_judge::{JudgeError, Outcome, ResultRow, read_rows};
 use tribunal_runtime::ErrorCode;
 

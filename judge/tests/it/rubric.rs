@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_judge::pricing::Pricing;
+use tribunal_judge::internal::pricing::Pricing;
 use tribunal_judge::{Arena, Outcome, Report, SharedBackend, lint_for_mock};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
@@ -244,7 +244,7 @@ fn the_judge_enters_the_config_hash_only_with_rubric_checks() {
     let hash = |dataset: &str, toml: &str| {
         let dir = arena_dir(&[("dataset.jsonl", dataset), ("arena.toml", toml)]);
         let arena = Arena::load(dir.path()).unwrap();
-        tribunal_judge::run::hash::config_hash(&arena, "openai-chat", "m", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&arena, "openai-chat", "m", &plan)
     };
     let rubric = item("a", json!({}));
     let plain =
@@ -287,10 +287,10 @@ async fn the_rubric_judge_is_calibrated_against_gold_rubric_labels() {
     let gold = arena.gold_rubric();
     assert_eq!(gold.len(), 4);
     let result = mock_run(&arena, &options(&dir.path().join("r.jsonl"))).await;
-    let c = tribunal_judge::report::calibration::calibrate_rubric(&gold, &result.rows);
+    let c = tribunal_judge::internal::report::calibration::calibrate_rubric(&gold, &result.rows);
     assert_eq!(
         c.subject,
-        tribunal_judge::report::calibration::Subject::Rubric
+        tribunal_judge::internal::report::calibration::Subject::Rubric
     );
     // GG 1, RG 1, RR 2: p_o = 3/4; rows G 1/4, R 3/4; columns G 2/4, R 2/4;
     // p_e = 1/8 + 3/8 = 1/2; kappa = (3/4 − 1/2) / (1/2) = 1/2.
@@ -328,7 +328,7 @@ async fn the_judges_time_is_its_own_beside_the_agents() {
     let arena = Arena::load(dir.path()).unwrap();
     // Each scripted turn takes 50 ms of the paused clock: one agent turn,
     // one judge turn.
-    let backends = tribunal_judge::MockBackends {
+    let backends = tribunal_judge::internal::run::backends::MockBackends {
         latency: std::time::Duration::from_millis(50),
     };
     let opts = options(&dir.path().join("r.jsonl"));

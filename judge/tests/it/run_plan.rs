@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_judge::run::{Environment, JudgeRoute, PlanError, RunPlan};
+use tribunal_judge::internal::run::backends::MockBackends;
+use tribunal_judge::internal::run::{Environment, JudgeRoute, PlanError, RunPlan};
 use tribunal_judge::{
-    Arena, JudgeError, MemorySink, MockBackends, Outcome, ResultRow, RowOrigin, RowSink, RunMode,
-    RunOptions, Scored,
+    Arena, JudgeError, MemorySink, Outcome, ResultRow, RowOrigin, RowSink, RunMode, RunOptions,
+    Scored,
 };
 use tribunal_runtime::backend::{BackendKind, BackendSettings};
 use tribunal_runtime::{ErrorCode, OnRepeat, RunReport};

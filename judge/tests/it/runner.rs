@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use tribunal_judge::rows::results::merge_files;
+use tribunal_judge::internal::rows::results::merge_files;
 use tribunal_judge::{Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, read_rows};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
@@ -86,7 +86,7 @@ async fn repeats_report_pass_hat_k_and_unstable_items() {
         .find(|r| r.id == "pass" && r.repeat == 1)
         .unwrap();
     flip.outcome = Outcome::Fail;
-    let s = tribunal_judge::report::summary::summarize(&rows);
+    let s = tribunal_judge::internal::report::summary::summarize(&rows);
     assert_eq!(s.unstable, vec!["pass".to_string()]);
     assert_eq!(s.pass_hat_k, 0.0);
     assert!((s.per_repeat[1].pass_rate - 0.0).abs() < 1e-9);
@@ -358,13 +358,13 @@ async fn reports_of_mock_runs_say_so() {
     let json: serde_json::Value =
         serde_json::from_str(&replayed.render(ReportFormat::Json)).unwrap();
     assert_eq!(json["replayed"], true);
-    let page = tribunal_judge::report::format::html::render_page(
-        &tribunal_judge::report::format::html::ReportPage::from_rows(&rows),
+    let page = tribunal_judge::internal::report::format::html::render_page(
+        &tribunal_judge::internal::report::format::html::ReportPage::from_rows(&rows),
     );
     assert!(page.contains(r#"id="replay-banner""#));
 
     // Rows whose commands ran with no sandbox say so in every format.
-    let banner = tribunal_judge::report::format::UNSANDBOXED_BANNER;
+    let banner = tribunal_judge::internal::report::format::UNSANDBOXED_BANNER;
     assert!(!live.render(ReportFormat::Terminal).contains("UNSANDBOXED"));
     assert_eq!(json.get("unsandboxed"), None, "written only when true");
     rows[0].unsandboxed = true;
@@ -384,21 +384,26 @@ async fn reports_of_mock_runs_say_so() {
     let json: serde_json::Value =
         serde_json::from_str(&unsandboxed.render(ReportFormat::Json)).unwrap();
     assert_eq!(json["unsandboxed"], true);
-    let page = tribunal_judge::report::format::html::render_page(
-        &tribunal_judge::report::format::html::ReportPage::from_rows(&rows),
+    let page = tribunal_judge::internal::report::format::html::render_page(
+        &tribunal_judge::internal::report::format::html::ReportPage::from_rows(&rows),
     );
     assert!(page.contains(r#"<p class="mock-banner" id="unsandboxed-banner">UNSANDBOXED: the model&#39;s commands ran with NO sandbox"#), "{page}");
 }
 
 /// Four items whose mock turn uses 1,000 input tokens each; with `scripted`
 /// priced at $1 per million input tokens every run costs $0.001.
-fn priced_arena(arena_toml: &str) -> (tempfile::TempDir, tribunal_judge::pricing::Pricing) {
+fn priced_arena(
+    arena_toml: &str,
+) -> (
+    tempfile::TempDir,
+    tribunal_judge::internal::pricing::Pricing,
+) {
     let mock = r#"[{"json": {"n": 1}, "usage": {"input_tokens": 1000, "output_tokens": 0}}]"#;
     let dataset = ["a", "b", "c", "d"]
         .map(|id| item(id, CHECKS, mock))
         .join("\n");
     let dir = arena_dir(&[("dataset.jsonl", &dataset), ("arena.toml", arena_toml)]);
-    let pricing = tribunal_judge::pricing::Pricing::from_toml(
+    let pricing = tribunal_judge::internal::pricing::Pricing::from_toml(
         "[models.\"scripted\"]\ninput = 1.0\noutput = 1.0\n",
         "test",
     )
@@ -453,15 +458,18 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     // resume this file.
     let (plain_dir, _) = priced_arena("");
     let plain = Arena::load(plain_dir.path()).unwrap();
-    let plan = tribunal_judge::MockBackends::default().output_plan();
+    let plan = tribunal_judge::internal::run::backends::MockBackends::default().output_plan();
     assert_ne!(
-        tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan),
-        tribunal_judge::run::hash::config_hash(&plain, "mock", "scripted", &plan)
+        tribunal_judge::internal::run::hash::config_hash(&arena, "mock", "scripted", &plan),
+        tribunal_judge::internal::run::hash::config_hash(&plain, "mock", "scripted", &plan)
     );
     // So is batch mode; an online run's hash is the plain one.
-    let online = tribunal_judge::run::hash::config_hash(&arena, "mock", "scripted", &plan);
+    let online =
+        tribunal_judge::internal::run::hash::config_hash(&arena, "mock", "scripted", &plan);
     let mode = |batch| {
-        tribunal_judge::run::hash::config_hash_of_mode(&arena, "mock", "scripted", &plan, batch)
+        tribunal_judge::internal::run::hash::config_hash_of_mode(
+            &arena, "mock", "scripted", &plan, batch,
+        )
     };
     assert_eq!(mode(false), online);
     assert_ne!(mode(true), online);
@@ -477,7 +485,7 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     // The price the budget is checked at is part of the config too: at
     // twice the price the same budget ends every run, and those rows carry
     // another hash, so the cheaper run's file is not resumed under it.
-    let dearer = tribunal_judge::pricing::Pricing::from_toml(
+    let dearer = tribunal_judge::internal::pricing::Pricing::from_toml(
         "[models.\"scripted\"]\ninput = 2.0\noutput = 2.0\n",
         "test",
     )
@@ -501,7 +509,7 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
 
 #[tokio::test]
 async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
-    use tribunal_judge::run::backends::SharedBackend;
+    use tribunal_judge::internal::run::backends::SharedBackend;
     use tribunal_runtime::backend::ScriptedBackend;
     let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 1.0\n");
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
@@ -580,7 +588,7 @@ async fn dropping_the_run_cancels_every_run_in_flight() {
         began: Default::default(),
         finished: Default::default(),
     });
-    let backends = tribunal_judge::run::backends::SharedBackend::new(slow.clone());
+    let backends = tribunal_judge::internal::run::backends::SharedBackend::new(slow.clone());
     let mut opts = options(&dir.path().join("r.jsonl"));
     opts.concurrency = 3;
     let cut = tokio::time::timeout(

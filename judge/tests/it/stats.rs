@@ -23,7 +23,7 @@
 //! - Fleiss' kappa: `statsmodels.stats.inter_rater.fleiss_kappa(counts,
 //!   method="fleiss")`.
 
-use tribunal_judge::report::stats::{
+use tribunal_judge::internal::report::stats::{
     IntervalMethod, PairedItem, PairedMethod, cohen_kappa, fleiss_kappa, paired_test, pass_at_k,
     pass_hat_k, sign_test_p, wilson,
 };

@@ -4,8 +4,8 @@
 //! statsmodels, as in `stats.rs`).
 
 use crate::html_fixtures::row;
-use tribunal_judge::report::format::html::{ReportPage, render_page};
-use tribunal_judge::report::summary::{MAX_LISTED_K, summarize};
+use tribunal_judge::internal::report::format::html::{ReportPage, render_page};
+use tribunal_judge::internal::report::summary::{MAX_LISTED_K, summarize};
 use tribunal_judge::{Outcome, Report, ReportFormat, ResultRow};
 
 const TOL: f64 = 1e-9;

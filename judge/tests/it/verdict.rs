@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
-use tribunal_judge::verdict::{
+use tribunal_judge::internal::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
 use tribunal_runtime::answer::repair_message;
@@ -419,7 +419,7 @@ fn a_review_hash_sees_the_output_ceiling_the_first_tool_and_the_backend_settings
     let hash = plain.config_hash();
     assert_eq!(
         hash,
-        tribunal_judge::verdict::review_hash(
+        tribunal_judge::internal::verdict::review_hash(
             Some(&plain.prompt),
             Some(&plain.system),
             &plain.schemas,
@@ -455,7 +455,7 @@ fn each_outcome_has_its_verdict() {
 /// what the arena calibrates is what the command asks for.
 #[test]
 fn the_change_review_schemas_are_the_code_review_arenas() {
-    use tribunal_judge::verdict::change_review::{green_schema, red_schema};
+    use tribunal_judge::internal::verdict::change_review::{green_schema, red_schema};
     assert_eq!(green_schema(), read("schemas/green.json"));
     assert_eq!(red_schema(), read("schemas/red.json"));
 }
@@ -465,7 +465,7 @@ fn the_change_review_schemas_are_the_code_review_arenas() {
 /// required before the verdict.
 #[tokio::test]
 async fn a_change_review_starts_from_the_requirements_and_the_diff() {
-    use tribunal_judge::verdict::change_review::{
+    use tribunal_judge::internal::verdict::change_review::{
         CHANGE_REVIEW_SYSTEM, change_review, change_review_schemas,
     };
     use tribunal_runtime::conversation::Message;

@@ -2,8 +2,8 @@
 //! public snapshot API over this repository's own arenas.
 
 use std::path::{Path, PathBuf};
+use tribunal_judge::internal::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal_judge::snapshot::{SnapshotSource, arena_snapshot};
-use tribunal_judge::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal_judge::{Arena, Outcome, RunOptions};
 
 fn arena(name: &str) -> PathBuf {

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::rows::results::{latest, read_rows};
+use tribunal::judge::internal::rows::results::{latest, read_rows};
 use tribunal::judge::{Arena, Outcome, ResultRow};
 use tribunal::runtime::ErrorCode;
 

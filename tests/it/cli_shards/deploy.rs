@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tribunal::judge::Shard;
-use tribunal::judge::run::shard_env::{ShardFlags, resolve_shard};
+use tribunal::judge::internal::run::shard_env::{ShardFlags, resolve_shard};
 
 fn deploy(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

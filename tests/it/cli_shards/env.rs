@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use tribunal::judge::Shard;
-use tribunal::judge::run::shard_env::{
+use tribunal::judge::internal::run::shard_env::{
     ChosenShard, ShardEnvError, ShardFlags, ShardOrigin, resolve_shard,
 };
 
@@ -70,7 +70,7 @@ fn the_flag_wins_over_tribunal_shard_which_wins_over_the_completion_index() {
         c,
         ChosenShard {
             shard: Shard { index: 1, count: 3 },
-            from: ShardOrigin::Flag(tribunal::judge::run::shard_env::Given {
+            from: ShardOrigin::Flag(tribunal::judge::internal::run::shard_env::Given {
                 name: "--shard",
                 value: "1/3".into()
             }),

@@ -25,7 +25,7 @@
 //! provider gave it), carrying the provider's error type: one item's
 //! failure, never a lost one. Answers are scrubbed of the key like online
 //! answers. Rounds, the journal that makes a killed run resumable, and the
-//! loop's side live in the judge (`tribunal_judge::run::batch`).
+//! loop's side live in the judge (`tribunal_judge::internal::run::batch`).
 
 #[cfg(feature = "anthropic")]
 mod anthropic;

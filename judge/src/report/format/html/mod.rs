@@ -7,14 +7,14 @@
 //!   unstable items, chart data, and one [`PageItem`] per item run with its
 //!   checks, error code, usage, tool calls and, when recorded, transcript.
 //! - [`render_page`] turns it into HTML; [`render_compare`] does the same
-//!   for a [`crate::Comparison`], [`render_leaderboard`] for a
+//!   for a [`Comparison`](crate::report::compare::Comparison), [`render_leaderboard`] for a
 //!   [`Leaderboard`](crate::report::leaderboard::Leaderboard).
 //! - Everything that came from a model, a tool or a dataset is escaped:
 //!   [`escape_html`] for markup, [`json_for_script`] for the item data
 //!   embedded as JSON.
 //!
 //! ```
-//! use tribunal_judge::report::format::html::{ReportPage, render_page};
+//! use tribunal_judge::internal::report::format::html::{ReportPage, render_page};
 //!
 //! let page = ReportPage::from_rows(&[]);
 //! let html = render_page(&page);
