@@ -20,9 +20,9 @@
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
-use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal::runtime::tool::tool_fn;
+use tribunal::runtime::tool_fn;
 use tribunal::runtime::{Agent, Backend, Budget, Run, RunEvent, Tool, ToolBox};
+use tribunal::runtime::{ScriptTurn, ScriptedBackend};
 
 /// The answer we want: derived into a JSON Schema with `schemars`, validated
 /// by the loop, deserialised into this type.

@@ -12,8 +12,8 @@
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal::runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal::runtime::{Agent, Backend, OutputSchema, Run, ToolBox};
+use tribunal::runtime::{ScriptTurn, ScriptedBackend};
 use tribunal::tools::mcp::{McpCommand, McpServer};
 
 /// Starts `program args…` as an MCP server, offers its `add` tool to a

@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
 use tribunal_runtime::{Backend, Conversation};
-use tribunal_runtime::backend::{ModelRequest, OutputFormat, Replay};
+use tribunal_runtime::{ModelRequest, OutputFormat, Replay};
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_current_thread()

@@ -2,12 +2,12 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value};
-use tribunal_runtime::backend::{Codec, ProviderConfig};
-use tribunal_runtime::json::{ParseLimits, parse_strict};
+use tribunal_runtime::internal::backend::{Codec, ProviderConfig};
+use tribunal_runtime::internal::json::{ParseLimits, parse_strict};
 use tribunal_runtime::Conversation;
-use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
-use tribunal_runtime::conversation::StopReason;
-use tribunal_runtime::output::{OutputPlan, ToolChoice};
+use tribunal_runtime::{BackendErrorKind, ModelRequest, OutputFormat, SchemaTarget};
+use tribunal_runtime::StopReason;
+use tribunal_runtime::{OutputPlan, ToolChoice};
 
 /// Every schema target.
 pub const TARGETS: [SchemaTarget; 3] = [

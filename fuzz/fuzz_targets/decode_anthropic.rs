@@ -6,6 +6,6 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use tribunal_runtime::backend::AnthropicCodec;
+use tribunal_runtime::internal::backend::AnthropicCodec;
 
 fuzz_target!(|data: &[u8]| common::decode_answer::<AnthropicCodec>(data));

@@ -6,6 +6,6 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use tribunal_runtime::backend::OpenAiResponsesCodec;
+use tribunal_runtime::internal::backend::OpenAiResponsesCodec;
 
 fuzz_target!(|data: &[u8]| common::decode_answer::<OpenAiResponsesCodec>(data));

@@ -7,8 +7,8 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
-use tribunal_judge::internal::verdict::VerdictSchemas;
-use tribunal_runtime::json::{ParseLimits, parse_strict};
+use tribunal_judge::VerdictSchemas;
+use tribunal_runtime::internal::json::{ParseLimits, parse_strict};
 use tribunal_runtime::{AnswerContract, OutputSchema};
 
 static LANDMARK: LazyLock<OutputSchema> =

@@ -6,10 +6,10 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
-use tribunal_runtime::json::ExtractionMode;
+use tribunal_runtime::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, OutputSchema};
-use tribunal_runtime::answer::{evaluate_answer, repair_message};
-use tribunal_runtime::conversation::StopReason;
+use tribunal_runtime::internal::answer::{evaluate_answer, repair_message};
+use tribunal_runtime::StopReason;
 
 static SCHEMA: LazyLock<OutputSchema> =
     LazyLock::new(|| OutputSchema::new("landmark", common::landmark()).expect("landmark"));

@@ -7,9 +7,9 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use tribunal_runtime::json::{ParseLimits, parse_strict};
+use tribunal_runtime::internal::json::{ParseLimits, parse_strict};
 use tribunal_runtime::OutputSchema;
-use tribunal_runtime::schema::compile;
+use tribunal_runtime::internal::schema::compile;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -5,8 +5,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
-use tribunal_judge::internal::run::{Environment, RunPlan};
 use tribunal_judge::{Arena, Report, ReportFormat, RunOptions, Silent};
+use tribunal_judge::{Environment, RunPlan};
 
 fn mock_run(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/structured_output");

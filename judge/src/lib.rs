@@ -100,6 +100,7 @@ pub use arena::item::{Injection, Item};
 pub use arena::lint::{lint, lint_for_mock};
 pub use arena::mcp::McpStartError;
 pub use error::JudgeError;
+pub use green_red::Verdict;
 pub use pricing::{Cost, CostSummary, Pricing};
 pub use problem::{LintReport, Problem};
 pub use report::format::ReportFormat;

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
-use tribunal_runtime::conversation::Usage;
-pub use tribunal_runtime::cost::ModelPrice;
+use tribunal_runtime::internal::conversation::Usage;
+pub use tribunal_runtime::internal::cost::ModelPrice;
 
 /// What a batch request costs, as a share of the online price: both
 /// providers bill batches at half.

@@ -34,7 +34,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tribunal_runtime::backend::Replay;
+use tribunal_runtime::internal::backend::Replay;
 
 #[doc(hidden)]
 pub use insta as _insta;

@@ -6,8 +6,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_runtime::backend::ScriptedBackend;
-use tribunal_runtime::conversation::ModelTurn;
+use tribunal_runtime::ModelTurn;
+use tribunal_runtime::ScriptedBackend;
 use tribunal_runtime::{
     Agent, Backend, DialogueConfig, DialogueEnd, OutputSchema, ScriptLine, ScriptedUser, ToolBox,
 };

@@ -5,11 +5,11 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use std::hint::black_box;
-use tribunal_runtime::answer::evaluate_answer;
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::StopReason;
-use tribunal_runtime::json::{ExtractionMode, ParseLimits, extract};
-use tribunal_runtime::schema::compile;
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::StopReason;
+use tribunal_runtime::internal::answer::evaluate_answer;
+use tribunal_runtime::internal::json::{ExtractionMode, ParseLimits, extract};
+use tribunal_runtime::internal::schema::compile;
 use tribunal_runtime::{AnswerPolicy, OutputSchema};
 use tribunal_testkit::agents::landmark_json as landmark;
 

@@ -18,10 +18,10 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_runtime::ScriptedApprover;
-use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_runtime::{Agent, Backend, ToolBox, tool_fn};
+use tribunal_runtime::{ApprovalPolicy, Decision, ToolPolicy};
 use tribunal_runtime::{RunEnd, RunSnapshot};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 
 /// The answer: which file the agent saved.
 #[derive(Debug, Deserialize, Serialize, schemars::JsonSchema, PartialEq)]

@@ -12,8 +12,8 @@
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_runtime::{Agent, Backend, ToolBox, tool_fn};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 
 /// The answer: a sum.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -45,7 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::for_type::<Sum>(backend)?.with_tools(ToolBox::new().with(add));
     let (sum, run) = agent.run_typed("What is 2 + 40?").await?;
     let result = run.conversation.messages.iter().find_map(|m| match m {
-        tribunal_runtime::conversation::Message::ToolResults { results } => results.first(),
+        tribunal_runtime::Message::ToolResults { results } => results.first(),
         _ => None,
     });
     println!(

@@ -198,7 +198,7 @@ fn spent(code: ErrorCode) -> &'static str {
 }
 
 /// The finalize message of a conversation's agent turn
-/// ([`Machine::new_reply`](crate::Machine::new_reply)): `code` ended its tool
+/// (`Machine::new_reply`): `code` ended its tool
 /// phase, and the reply to the user is due now, as plain text.
 pub fn reply_finalize_message(code: ErrorCode) -> String {
     let spent = spent(code);

@@ -65,7 +65,7 @@ impl ToolPolicy {
 /// "shell": "deny"}}`, both fields optional.
 ///
 /// ```
-/// use tribunal_runtime::approval::{ApprovalPolicy, ToolPolicy};
+/// use tribunal_runtime::{ApprovalPolicy, ToolPolicy};
 /// let policy = ApprovalPolicy::new(ToolPolicy::Auto)
 ///     .with_tool("write_file", ToolPolicy::Ask)
 ///     .with_tool("shell", ToolPolicy::Deny);

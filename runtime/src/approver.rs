@@ -33,7 +33,7 @@ impl<F> std::fmt::Debug for FnApprover<F> {
 /// An approver that calls `f` with a copy of each pending call.
 ///
 /// ```
-/// use tribunal_runtime::approval::Decision;
+/// use tribunal_runtime::Decision;
 /// use tribunal_runtime::approver_fn;
 /// let approver = approver_fn(|pending| async move {
 ///     if pending.call.arguments.contains("/etc") {

@@ -5,27 +5,25 @@
 //!
 //! - [`Agent`] holds a [`Backend`], a [`ToolBox`], a system prompt, an
 //!   [`AnswerContract`] (usually an [`OutputSchema`]) and a [`Budget`].
-//! - Each [`Agent::run`] builds a [`Machine`](machine::Machine) — the pure
-//!   state machine that decides every step — and drives it against the
-//!   backend and the tools.
+//! - Each [`Agent::run`] builds the pure state machine that decides every
+//!   step and drives it against the backend and the tools.
 //! - The result is a [`RunReport`]: the validated answer or a stable
 //!   [`ErrorCode`], usage, tool calls, whether the one repair was used.
 //! - [`Agent::for_type`] gives an `Agent<T>` whose [`Agent::run_typed`]
 //!   returns a `T`.
 //!
-//! The root holds what an embedder needs; the modules hold the rest:
+//! Every public name is at the root:
 //!
-//! | module | for |
+//! | names | for |
 //! |---|---|
-//! | [`backend`] | the providers (`OpenAiChat`, `OpenAiResponses`, `Anthropic` — one sans-I/O [`Codec`](backend::Codec) each behind [`HttpBackend`](backend::HttpBackend)), the wrappers `Retry`, `Recording`, `Replay`, and `ScriptedBackend` for tests |
-//! | [`conversation`] | messages, model turns, tool calls and results, usage |
-//! | [`output`] | output strategies (native, tool, prompt) and the resolved plan |
-//! | [`machine`], [`driver`] | the loop itself, for custom drivers and trace tests |
+//! | [`connect`], [`BackendKind`], [`BackendOptions`], [`BackendSettings`], [`ScriptedBackend`], [`Recording`], [`Replay`] | the providers (OpenAI Chat and Responses, Anthropic, any compatible server), cassettes, and a scripted backend for tests |
+//! | [`Backend`], [`ModelRequest`], [`ModelTurn`], [`OutputPlan`], [`DeltaSink`] | a backend of your own |
+//! | [`Conversation`], [`Message`], [`ToolCall`], [`ToolResult`], [`Usage`] | messages, model turns, tool calls and results, usage |
+//! | [`Tool`], [`TypedTool`], [`tool_fn`], [`ToolBox`] | tools: typed or raw, and the set a run offers |
 //! | [`RunEvent`], [`RunStream`] | a run's events as [`Agent::run_stream`] streams them |
-//! | spans | the spans of a run (OpenTelemetry GenAI names and attributes); `otel` (feature `otel`) exports them |
-//! | [`schema`], [`json`], [`answer`], [`AnswerContract`] | schema compilation per provider, JSON extraction, the answer pipeline, custom answer contracts |
-//! | [`approval`], [`Approver`], [`snapshot`] | tool-call approval (per-tool policy, decisions, approvers) and runs paused at an approval point and resumed in another process |
-//! | [`tool`], [`report`], [`text`] | tool execution records, report details, the shared text-clipping helpers |
+//! | [`OutputSchema`], [`AnswerContract`], [`AnswerPolicy`], [`OutputChoice`] | the answer's schema (compiled per provider), custom answer contracts, how answers are read |
+//! | [`ApprovalPolicy`], [`Approver`], [`RunSnapshot`] | tool-call approval (per-tool policy, decisions, approvers) and runs paused at an approval point and resumed in another process |
+//! | [`Agent::converse`], [`UserSimulator`], [`ModelUser`], [`ScriptedUser`], [`DialogueConfig`] | conversations with a simulated user |
 //!
 //! # Features
 //!
@@ -40,8 +38,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use tribunal_runtime::{Agent, OutputSchema};
-//! use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+//! use tribunal_runtime::{Agent, OutputSchema, ScriptTurn, ScriptedBackend};
 //!
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let schema = OutputSchema::new("answer", json!({
@@ -61,61 +58,75 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
-// `nudge`, `task` and `text` are public for the sibling crates (the
-// judge's runner, the tools' and judge's text clipping) and this crate's
-// integration tests, not for embedders: hidden from the docs and the API
-// listing, and free to change in any release.
+// The public API is the names re-exported below, each at the root and
+// nowhere else (api/tribunal-runtime.txt lists them). The modules are
+// private; `internal` is the door of tribunal's own crates (the judge, the
+// tools, the binary, the tests) to the rest: hidden, unlisted, free to
+// change in any release.
 mod agent;
-pub mod answer;
-pub mod approval;
+mod answer;
+mod approval;
 mod approver;
-pub mod backend;
+mod backend;
 mod budget;
 mod contract;
-pub mod conversation;
-pub mod cost;
-pub mod dialogue;
-pub mod driver;
+mod conversation;
+mod cost;
+mod dialogue;
+mod driver;
 mod error;
 mod event;
-pub mod json;
-pub mod machine;
-#[doc(hidden)]
-pub mod nudge;
+mod json;
+mod machine;
+mod nudge;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod output;
-pub mod report;
-pub mod schema;
+mod output;
+mod report;
+mod schema;
 mod seen_calls;
 mod seen_results;
-pub mod snapshot;
-#[doc(hidden)]
-pub mod task;
+mod snapshot;
+mod task;
 mod telemetry;
-#[doc(hidden)]
-pub mod text;
+mod text;
 mod text_calls;
-pub mod tool;
+mod tool;
 mod typed;
-pub mod user;
+mod user;
 
 pub use agent::{Agent, ConversationEvent, ConversationRun, Run, RunFailed};
 pub use answer::AnswerPolicy;
-pub use approval::{ApprovalPolicy, Decision, ToolPolicy};
+pub use approval::{
+    ApprovalOutcome, ApprovalPolicy, ApprovalRecord, Decision, PendingCall, ToolPolicy,
+};
 pub use approver::{
     ApprovalRequest, Approver, ChannelApprover, FnApprover, ScriptedApprover, approver_fn,
 };
-pub use backend::{Backend, BackendError, BackendKind, BackendOptions, connect, connect_with_env};
+pub use backend::{
+    Backend, BackendError, BackendErrorKind, BackendInfo, BackendKind, BackendOptions,
+    BackendSettings, Delta, DeltaSink, ModelRequest, OutputFormat, Recording, Replay,
+    SamplingField, ScriptStep, ScriptToolCall, ScriptTurn, ScriptedBackend, Stage, Timeouts,
+    connect, connect_with_env,
+};
 pub use budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
 pub use contract::{AnswerContract, Rejection};
-pub use conversation::Conversation;
-pub use dialogue::{DialogueConfig, DialogueEnd, DialogueReport};
+pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage};
+pub use cost::{CostLimit, ModelPrice};
+pub use dialogue::{DialogueConfig, DialogueEnd, DialogueReport, Exchange};
 pub use error::{ErrorCode, SchemaError};
 pub use event::{EventSink, RunEvent, RunStream};
-pub use output::OutputChoice;
-pub use report::{RunOutcome, RunReport};
-pub use schema::OutputSchema;
+pub use json::{ExtractedFrom, ExtractionMode};
+pub use output::{
+    OutputChoice, OutputPlan, OutputStrategy, SchemaTarget, ToolChoice, UnknownStrategy,
+};
+pub use report::{BackendFailure, RequestPurpose, RunOutcome, RunReport, ToolCallRecord};
+pub use schema::{Issue, OutputSchema};
 pub use snapshot::{ConfigDigest, RunEnd, RunSnapshot, SNAPSHOT_VERSION, SnapshotError};
-pub use tool::{Tool, ToolBox, ToolError, ToolOutput, ToolSpec, TypedTool, tool_fn};
-pub use user::{ModelUser, ScriptLine, ScriptedUser, UserSimulator};
+pub use tool::{
+    FnTool, Tool, ToolBox, ToolError, ToolExecution, ToolOutput, ToolSpec, TypedTool, tool_fn,
+};
+pub use user::{ModelUser, ScriptLine, ScriptedUser, UserSimulator, UserTurn};
+
+#[doc(hidden)]
+pub mod internal;

@@ -1,5 +1,5 @@
 //! Exporting a run's spans to OpenTelemetry (feature `otel`): [`layer`]
-//! turns the [`telemetry`](crate::telemetry) spans into OpenTelemetry spans
+//! turns the run's tracing spans into OpenTelemetry spans
 //! through `tracing-opentelemetry`, with the GenAI conventions' names and
 //! attributes.
 //!

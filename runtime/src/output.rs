@@ -45,7 +45,7 @@ impl SchemaTarget {
     }
 }
 
-/// Where the final answer travels (see the [module docs](self)).
+/// Where the final answer travels (runtime/src/output.rs says how each works).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputStrategy {

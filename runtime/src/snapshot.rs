@@ -46,8 +46,8 @@ use std::time::Duration;
 pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// A run paused at an approval point: everything needed to continue it in
-/// another process with the same agent configuration. See the
-/// [module docs](self) for the format.
+/// another process with the same agent configuration. See
+/// runtime/src/snapshot.rs for the format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunSnapshot {

@@ -19,7 +19,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tracing_subscriber::layer::SubscriberExt;
-use tribunal_runtime::backend::BackendOptions;
+use tribunal_runtime::BackendOptions;
 use tribunal_runtime::otel::opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use tribunal_runtime::{Agent, BackendKind, Budget, ErrorCode, OutputChoice, ToolBox};
 use tribunal_testkit::agents::{eiffel, landmark_schema};
@@ -73,7 +73,7 @@ async fn a_run_exports_genai_spans_and_nothing_of_its_content() {
     )
     .await;
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             output: OutputChoice::Native,
             ..Default::default()
         },
@@ -211,7 +211,7 @@ impl tribunal_runtime::Tool for Files {
 #[tokio::test]
 async fn each_approval_is_a_span_with_its_outcome_and_nothing_of_the_call() {
     use tribunal_runtime::ScriptedApprover;
-    use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
+    use tribunal_runtime::{ApprovalPolicy, Decision, ToolPolicy};
     let backend = tribunal_testkit::agents::script(vec![
         tribunal_testkit::agents::calls(&[
             ("write", json!({"path": "secret-path-1"})),

@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use tribunal::judge::RunOptions;
 use tribunal::runtime::Approver;
-use tribunal::runtime::approval::{ApprovalPolicy, Decision, PendingCall, ToolPolicy};
+use tribunal::runtime::{ApprovalPolicy, Decision, PendingCall, ToolPolicy};
 
 /// `options` with every tool call put to a person at this terminal, one
 /// run at a time ([`require_terminal`] first).

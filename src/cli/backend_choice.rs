@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tribunal::judge::internal::run::{Environment, connect_model};
 use tribunal::runtime::Backend;
-use tribunal::runtime::backend::{BackendKind, BackendOptions, BackendSettings};
+use tribunal::runtime::{BackendKind, BackendOptions, BackendSettings};
 
 /// The accepted values of `--backend`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -7,7 +7,7 @@
 use super::heading;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use tribunal::runtime::backend::{
+use tribunal::runtime::internal::backend::{
     BackendSettings, FlagValue, SettingGroup, SettingKind, SettingSpec,
 };
 

@@ -9,10 +9,10 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tribunal::runtime::AnswerPolicy;
-use tribunal::runtime::answer::{evaluate_answer, repair_message};
-use tribunal::runtime::backend::SchemaTarget;
-use tribunal::runtime::conversation::StopReason;
-use tribunal::runtime::json::ExtractionMode;
+use tribunal::runtime::ExtractionMode;
+use tribunal::runtime::SchemaTarget;
+use tribunal::runtime::StopReason;
+use tribunal::runtime::internal::answer::{evaluate_answer, repair_message};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {

@@ -145,7 +145,7 @@ fn first(list: &[String]) -> String {
 
 /// A value in a few characters, for a message.
 fn short(v: &Value) -> String {
-    tribunal::runtime::text::one_line(&v.to_string(), 60)
+    tribunal::runtime::internal::text::one_line(&v.to_string(), 60)
 }
 
 /// The prompts of `config`: strings as written, `file://` text files

@@ -20,13 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal::judge::internal::run::Environment;
+use tribunal::judge::Environment;
 use tribunal::judge::internal::run::backends::MOCK_MODEL;
 use tribunal::judge::internal::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
-use tribunal::runtime::backend::{BackendSettings, ScriptTurn, ScriptedBackend};
 use tribunal::runtime::{Backend, Budget, Run};
+use tribunal::runtime::{BackendSettings, ScriptTurn, ScriptedBackend};
 use tribunal::tools::FileTools;
 
 #[derive(Debug, clap::Subcommand)]

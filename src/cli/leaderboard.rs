@@ -12,8 +12,8 @@ use super::compare::read_side;
 use super::results_path::{RUNS, arena_name, results_of, results_stem};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tribunal::judge::Pricing;
 use tribunal::judge::ResultRow;
-use tribunal::judge::internal::pricing::Pricing;
 use tribunal::judge::internal::report::format::html::render_leaderboard;
 use tribunal::judge::internal::report::leaderboard::{Entrant, Leaderboard};
 

@@ -57,7 +57,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     }
     let arena = rows.first().map(|r| r.arena.clone()).unwrap_or_default();
     let pricing = super::report_opts::pricing(
-        &tribunal::judge::internal::pricing::Pricing::default(),
+        &tribunal::judge::Pricing::default(),
         args.report.pricing.as_deref(),
     )?;
     emit_report(&arena, rows, &args.report, &pricing)

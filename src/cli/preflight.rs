@@ -6,7 +6,7 @@
 //! exits 130.
 
 use std::process::ExitCode;
-use tribunal::runtime::backend::{BackendError, BackendErrorKind};
+use tribunal::runtime::{BackendError, BackendErrorKind};
 
 /// What the check decided.
 pub(crate) enum Checked {

@@ -9,7 +9,7 @@
 use super::report_opts::{ReportOpts, emit_report_with, pricing, write_html};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::judge::internal::pricing::Pricing;
+use tribunal::judge::Pricing;
 use tribunal::judge::internal::rows::results::latest;
 use tribunal::judge::{ResultRow, read_rows};
 

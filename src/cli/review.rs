@@ -18,7 +18,7 @@ use tribunal::judge::internal::arena::diff::first_changed_file;
 use tribunal::judge::internal::arena::inline_files::MAX_INLINE_BYTES;
 use tribunal::judge::internal::report::tokens::grouped;
 use tribunal::judge::internal::verdict::change_review::{change_review, change_review_schemas};
-use tribunal::judge::internal::verdict::{StoredVerdict, VerdictOutcome};
+use tribunal::judge::{StoredVerdict, VerdictOutcome};
 use tribunal::runtime::{ErrorCode, RunReport};
 use tribunal::tools::FileTools;
 
@@ -253,7 +253,7 @@ fn field_lines(key: &str, value: &Value) -> String {
 /// control character (an escape sequence's ESC among them) replaced, so
 /// a verdict cannot move the cursor, recolour or retitle the terminal.
 fn shown(text: &str) -> String {
-    tribunal::runtime::text::join_lines(text)
+    tribunal::runtime::internal::text::join_lines(text)
         .chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect()

@@ -17,8 +17,8 @@ pub(crate) use super::run_exit::ExitRule;
 use super::run_exit::{Calibrations, stopped_early};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tribunal::judge::Environment;
 use tribunal::judge::internal::report::user_stops;
-use tribunal::judge::internal::run::Environment;
 use tribunal::judge::internal::run::shard_env::{ShardFlags, resolve_shard};
 use tribunal::judge::{JudgeError, Progress, RunOptions, Silent, read_rows};
 

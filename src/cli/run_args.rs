@@ -7,12 +7,12 @@ use super::heading;
 use super::report_opts::ReportOpts;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tribunal::judge::internal::run::PreparedRun;
+use tribunal::judge::PreparedRun;
 use tribunal::judge::internal::run::shard_env::ChosenShard;
-use tribunal::judge::internal::run::{JudgeRoute, PlanError, RunPlan};
 use tribunal::judge::{Arena, JudgeError, RunMode};
+use tribunal::judge::{JudgeRoute, PlanError, RunPlan};
+use tribunal::runtime::BackendKind;
 use tribunal::runtime::OnRepeat;
-use tribunal::runtime::backend::BackendKind;
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = "The flags' names are the same on every subcommand: docs/cli.md.")]

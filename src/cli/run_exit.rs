@@ -3,9 +3,9 @@
 //! `--min-kappa`, and a run that stopped starting items early.
 
 use std::process::ExitCode;
+use tribunal::judge::CostStop;
 use tribunal::judge::internal::report::calibration::{Calibration, calibrate_arena};
 use tribunal::judge::internal::report::injection::InjectionLift;
-use tribunal::judge::internal::run::CostStop;
 use tribunal::judge::{Arena, ResultRow};
 
 /// What decides the exit code of a finished run.

@@ -5,8 +5,8 @@ use anyhow::Context;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tribunal::runtime::backend::SchemaTarget;
-use tribunal::runtime::schema::compile as compile_schema;
+use tribunal::runtime::SchemaTarget;
+use tribunal::runtime::internal::schema::compile as compile_schema;
 use tribunal::runtime::{OutputSchema, SchemaError};
 
 /// A provider whose structured-output subset a schema is compiled for.

@@ -5,7 +5,7 @@
 use super::backend_choice::BackendChoice;
 use super::shape::heading;
 use tribunal::judge::Arena;
-use tribunal::judge::internal::run::RunPlan;
+use tribunal::judge::RunPlan;
 
 /// Where the conversation items' simulated user runs.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall, ToolResult, Usage};
-use tribunal_runtime::tool::ToolExecution;
+use tribunal_runtime::ToolExecution;
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolError, ToolOutput};
+use tribunal_runtime::{ModelTurn, StopReason, ToolCall, ToolResult, Usage};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 
 /// The landmark record schema of the structured_output arena, as JSON
 /// (the arena's own `schema.json` also caps `sources` at 5).
@@ -203,12 +203,12 @@ impl SlowOnCall {
 }
 
 impl Backend for SlowOnCall {
-    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
         self.inner.info()
     }
     fn complete<'a>(
         &'a self,
-        request: &'a tribunal_runtime::backend::ModelRequest,
+        request: &'a tribunal_runtime::ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, tribunal_runtime::BackendError>> {
         Box::pin(async move {
             if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.slow_call {

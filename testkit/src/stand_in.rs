@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tribunal_runtime::BackendKind;
-use tribunal_runtime::backend::prompt_cache::without_breakpoints;
+use tribunal_runtime::internal::backend::prompt_cache::without_breakpoints;
 use wiremock::{MockServer, Request, Respond, ResponseTemplate};
 
 pub use crate::wire::FAKE_KEY;

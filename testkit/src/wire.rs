@@ -6,8 +6,8 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use tribunal_runtime::backend::{BackendOptions, connect_with_env};
 use tribunal_runtime::{Backend, BackendKind, Tool, ToolError, ToolOutput};
+use tribunal_runtime::{BackendOptions, connect_with_env};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -340,7 +340,7 @@ pub fn search_agent(backend: Arc<dyn Backend>) -> tribunal_runtime::Agent {
 /// turns too (the stand-in servers run on localhost, where `auto` would
 /// pick the tool strategy for the OpenAI APIs).
 pub fn hosted() -> BackendOptions {
-    BackendOptions::from(tribunal_runtime::backend::BackendSettings {
+    BackendOptions::from(tribunal_runtime::BackendSettings {
         output: tribunal_runtime::OutputChoice::Native,
         schema_on_tool_turns: Some(true),
         ..Default::default()

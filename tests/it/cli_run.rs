@@ -1148,8 +1148,8 @@ fn fail_fast_stops_at_the_first_failure_and_quiet_prints_no_progress() {
 /// a custom endpoint, and a key missing there is missing.
 #[test]
 fn prepare_reads_keys_and_base_urls_from_the_environment_it_is_given() {
-    use tribunal::judge::internal::run::{Environment, PlanError, RunPlan};
-    use tribunal::runtime::backend::BackendKind;
+    use tribunal::judge::{Environment, PlanError, RunPlan};
+    use tribunal::runtime::BackendKind;
     let arena = tribunal::judge::Arena::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/structured_output"),
     )
@@ -1171,8 +1171,8 @@ fn prepare_reads_keys_and_base_urls_from_the_environment_it_is_given() {
 /// `--base-url` when the judge is on the run's provider.
 #[test]
 fn a_judge_is_reached_at_its_own_base_url_or_the_runs() {
-    use tribunal::judge::internal::run::{Environment, JudgeRoute, RunPlan};
-    use tribunal::runtime::backend::BackendKind;
+    use tribunal::judge::{Environment, JudgeRoute, RunPlan};
+    use tribunal::runtime::BackendKind;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("arenas/rubric_judge");
     let arena = tribunal::judge::Arena::load(&dir).unwrap();
     let local = Some("http://127.0.0.1:9/v1".to_string());

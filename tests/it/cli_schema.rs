@@ -4,9 +4,9 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use tribunal::runtime::answer::{evaluate_answer, repair_message};
-use tribunal::runtime::backend::SchemaTarget;
-use tribunal::runtime::conversation::StopReason;
+use tribunal::runtime::SchemaTarget;
+use tribunal::runtime::StopReason;
+use tribunal::runtime::internal::answer::{evaluate_answer, repair_message};
 use tribunal::runtime::{AnswerPolicy, OutputSchema};
 
 fn fixture(name: &str) -> PathBuf {

@@ -348,7 +348,7 @@ const SETTINGS_END: &str = "<!-- backend-settings end -->";
 /// The backend settings as a Markdown table, made from their one
 /// declaration.
 fn backend_settings_table() -> String {
-    use tribunal::runtime::backend::{BackendSettings, Hashed, SettingKind};
+    use tribunal::runtime::internal::backend::{BackendSettings, Hashed, SettingKind};
     let mut table = String::from(
         "| `[backend]` key | flag | value | unset | config hash | rerun cache key | what it sets |\n|---|---|---|---|---|---|---|\n",
     );

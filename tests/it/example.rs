@@ -7,8 +7,8 @@ mod embed;
 #[path = "../../examples/mcp.rs"]
 mod mcp_example;
 
+use tribunal::runtime::Message;
 use tribunal::runtime::Run;
-use tribunal::runtime::conversation::Message;
 
 /// The text of the first tool result the model was given.
 fn first_tool_result(run: &Run) -> Option<&str> {

@@ -66,6 +66,7 @@ mod live_arena;
 mod manifest;
 mod module_graph;
 mod prompt_cache;
+mod public_api;
 mod results_files;
 mod sampling;
 mod secrets;

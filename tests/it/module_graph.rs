@@ -639,7 +639,7 @@ fn the_judge_imports_follow_its_flow() {
         &["run"],
         &["report", "runner"],
         &["verdict", "gold_check"],
-        &["snapshot"],
+        &["snapshot", "internal"],
     ];
     let graph = module_graph(&src("judge"));
     let wrong = against_layers(&graph, LAYERS);

@@ -10,7 +10,7 @@ use crate::stand_in::{AnthropicCache, Api, FAKE_KEY, code, stderr, stdout, tribu
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tribunal::runtime::backend::prompt_cache::breakpoints;
+use tribunal::runtime::internal::backend::prompt_cache::breakpoints;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 

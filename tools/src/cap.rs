@@ -1,7 +1,7 @@
 //! [`CappedLines`]: builds a tool output line by line up to a byte cap, then
 //! counts what it had to leave out so the truncation marker can say so.
 
-use tribunal_runtime::text::{Limit, clip_marked};
+use tribunal_runtime::internal::text::{Limit, clip_marked};
 
 /// Default cap on one file tool output, in bytes (16 KiB).
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024;

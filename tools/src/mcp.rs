@@ -52,7 +52,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
-use tribunal_runtime::tool::{Tool, ToolError, ToolOutput};
+use tribunal_runtime::{Tool, ToolError, ToolOutput};
 
 #[cfg(feature = "mcp-http")]
 mod http;
@@ -323,7 +323,7 @@ impl McpServer {
             .map(|t| {
                 Arc::new(McpTool {
                     connection: self.connection.clone(),
-                    name: tribunal_runtime::schema::sanitize_name(&t.name),
+                    name: tribunal_runtime::internal::schema::sanitize_name(&t.name),
                     remote_name: t.name.to_string(),
                     description: t.description.as_deref().unwrap_or_default().to_string(),
                     parameters: Value::Object((*t.input_schema).clone()),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tribunal_runtime::text::push_joined_lines;
+use tribunal_runtime::internal::text::push_joined_lines;
 use tribunal_runtime::{Tool, ToolError, ToolOutput};
 
 use crate::corpus::{Corpus, Hit};

@@ -7,8 +7,8 @@
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
 use tribunal_runtime::{Agent, Backend, OutputSchema, ToolBox};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 use tribunal_tools::mcp::{McpCommand, McpError, McpServer};
 
 mod mcp_common;
@@ -297,7 +297,7 @@ async fn a_real_model_calls_an_mcp_tool() {
         .messages
         .iter()
         .filter_map(|m| match m {
-            tribunal_runtime::conversation::Message::ToolResults { results } => Some(results),
+            tribunal_runtime::Message::ToolResults { results } => Some(results),
             _ => None,
         })
         .flatten()

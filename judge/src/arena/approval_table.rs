@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tribunal_runtime::ScriptedApprover;
-use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
+use tribunal_runtime::internal::approval::{ApprovalPolicy, Decision, ToolPolicy};
 
 /// The `[approval]` table, read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

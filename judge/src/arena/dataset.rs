@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
-use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::internal::backend::ScriptedBackend;
 
 /// What the items are checked against.
 pub(super) struct ItemContext<'a> {
@@ -247,7 +247,7 @@ fn build_checks(
                         if ignore_case { "value" } else { "pattern" },
                         format!(
                             "invalid pattern: {}",
-                            tribunal_runtime::text::one_line(&e.to_string(), 200)
+                            tribunal_runtime::internal::text::one_line(&e.to_string(), 200)
                         ),
                     ),
                 }

@@ -12,7 +12,7 @@ use crate::score::checks::{Check, CheckKind, ItemCheck};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tribunal_runtime::OutputSchema;
-use tribunal_runtime::backend::{ScriptStep, ScriptTurn};
+use tribunal_runtime::internal::backend::{ScriptStep, ScriptTurn};
 
 /// One arena item, checked and ready to run.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct Item {
     pub checks: Vec<ItemCheck>,
     /// The steps a scripted model plays in mock mode, built once from the
     /// item's `mock` turns
-    /// ([`steps_of`](tribunal_runtime::backend::ScriptedBackend::steps_of))
+    /// ([`steps_of`](tribunal_runtime::internal::backend::ScriptedBackend::steps_of))
     /// and shared by every mock run of it (`None`: no script; a mock run of
     /// this item ends as ERROR `backend_error`).
     pub mock: Option<Arc<[ScriptStep]>>,

@@ -36,7 +36,7 @@
 //! arena with their tools added; the tools' listed schemas then enter the
 //! config hash like the built-in tools'. With [`McpCassette::Record`] the
 //! tools' specs and every call's result go into a tool cassette
-//! (`tribunal_runtime::tool::cassette`); with [`McpCassette::Replay`] no
+//! (`tribunal_runtime::internal::tool::cassette`); with [`McpCassette::Replay`] no
 //! server starts: the tools come from that cassette, with the specs and
 //! answers they had, so a replayed run needs neither the model nor the
 //! servers (no process is started and no URL is connected to).
@@ -299,7 +299,7 @@ pub enum McpStartError {
     },
     /// The tool cassette cannot be written or read.
     #[error(transparent)]
-    Cassette(#[from] tribunal_runtime::tool::cassette::ToolCassetteError),
+    Cassette(#[from] tribunal_runtime::internal::tool::cassette::ToolCassetteError),
     /// This build has no MCP client.
     #[error("the arena names MCP servers, and this build has no MCP support (cargo feature `mcp`)")]
     NotBuilt,
@@ -352,7 +352,7 @@ pub async fn start_servers(
         McpCassette::Replay(path) => replay(arena, path),
         McpCassette::Live => start(arena, env, None).await,
         McpCassette::Record(path) => {
-            let recorder = tribunal_runtime::tool::cassette::ToolRecorder::create(path)?;
+            let recorder = tribunal_runtime::internal::tool::cassette::ToolRecorder::create(path)?;
             start(arena, env, Some(recorder)).await
         }
     }
@@ -380,7 +380,7 @@ fn growable(arena: &crate::Arena) -> tribunal_runtime::ToolBox {
 
 /// The arena with its MCP tools read from the tool cassette at `path`.
 fn replay(mut arena: crate::Arena, path: &std::path::Path) -> Result<crate::Arena, McpStartError> {
-    let recorded = tribunal_runtime::tool::cassette::replay_tools(path)?;
+    let recorded = tribunal_runtime::internal::tool::cassette::replay_tools(path)?;
     let mut toolbox = growable(&arena);
     for spec in &arena.mcp {
         for wanted in &spec.tools {
@@ -461,7 +461,7 @@ fn names(tools: &[std::sync::Arc<dyn tribunal_runtime::Tool>]) -> String {
 async fn start(
     _arena: crate::Arena,
     _env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
-    _recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
+    _recorder: Option<std::sync::Arc<tribunal_runtime::internal::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
     Err(McpStartError::NotBuilt)
 }
@@ -470,7 +470,7 @@ async fn start(
 async fn start(
     mut arena: crate::Arena,
     env: &(dyn Fn(&str) -> Option<std::ffi::OsString> + Sync),
-    recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
+    recorder: Option<std::sync::Arc<tribunal_runtime::internal::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
     let mut toolbox = growable(&arena);
     for spec in &arena.mcp {

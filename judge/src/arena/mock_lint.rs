@@ -18,11 +18,11 @@ use crate::problem::Problem;
 use crate::score::checks::Check;
 use crate::score::envelope::{FIELDS_KEY, RESULT_KEY};
 use serde_json::Value;
-use tribunal_runtime::answer::evaluate_answer;
-use tribunal_runtime::approval::ArgumentCheck;
-use tribunal_runtime::backend::{SchemaTarget, ScriptTurn};
-use tribunal_runtime::conversation::StopReason;
-use tribunal_runtime::text::one_line;
+use tribunal_runtime::internal::answer::evaluate_answer;
+use tribunal_runtime::internal::approval::ArgumentCheck;
+use tribunal_runtime::internal::backend::{SchemaTarget, ScriptTurn};
+use tribunal_runtime::internal::conversation::StopReason;
+use tribunal_runtime::internal::text::one_line;
 use tribunal_runtime::{AnswerContract, AnswerPolicy, ToolBox};
 
 /// Every problem of the arena's mock scripts, at its place in the dataset.

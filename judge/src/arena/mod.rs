@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tribunal_runtime::json::ExtractionMode;
+use tribunal_runtime::internal::json::ExtractionMode;
 use tribunal_runtime::{AnswerPolicy, Budget, ToolBox};
 pub use user_spec::UserSpec;
 pub use user_table::UserSettings;
@@ -212,7 +212,7 @@ impl Arena {
     /// turns counted when `mock_judge`, the users' scripts when
     /// `mock_user` (not when a live model plays the users).
     pub(crate) fn problems_in_mock(&self, mock_judge: bool, mock_user: bool) -> Vec<Problem> {
-        let empty = |steps: &Option<Arc<[tribunal_runtime::backend::ScriptStep]>>| {
+        let empty = |steps: &Option<Arc<[tribunal_runtime::internal::backend::ScriptStep]>>| {
             steps.as_ref().is_none_or(|steps| steps.is_empty())
         };
         let mut out = Vec::new();
@@ -493,7 +493,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
                     line_at(name.span().start),
                     format!(
                         "name {:?} must be a plain file name of at most {MAX_NAME_LEN} letters, digits, '.', '_' or '-' (not starting with '.'): it names the results and cassette files",
-                        tribunal_runtime::text::one_line(name.get_ref(), 60)
+                        tribunal_runtime::internal::text::one_line(name.get_ref(), 60)
                     ),
                 ));
             }
@@ -512,7 +512,7 @@ fn read_toml(dir: &Path, problems: &mut Vec<Problem>) -> Option<ArenaToml> {
             problems.push(Problem::at_column(
                 ARENA_TOML,
                 at,
-                tribunal_runtime::text::one_line(&message, 300),
+                tribunal_runtime::internal::text::one_line(&message, 300),
             ));
             None
         }

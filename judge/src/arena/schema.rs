@@ -7,7 +7,7 @@ use crate::problem::Problem;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
-use tribunal_runtime::schema::Issue;
+use tribunal_runtime::internal::schema::Issue;
 use tribunal_runtime::{OutputSchema, SchemaError};
 
 /// The arena-wide output schema as read.
@@ -72,7 +72,7 @@ pub(super) fn invalid_schema(
     error: &SchemaError,
     source: &SchemaSource,
 ) -> Vec<Problem> {
-    let issues = tribunal_runtime::schema::schema_issues(schema);
+    let issues = tribunal_runtime::internal::schema::schema_issues(schema);
     if issues.is_empty() {
         return vec![schema_problem(
             source,
@@ -140,7 +140,7 @@ fn explain(schema: &Value, issue: &Issue) -> String {
     };
     match named.filter(|t| is_type_keyword && !JSON_TYPES.contains(t)) {
         Some(t) => near_miss::unknown("type", t, &JSON_TYPES),
-        None => tribunal_runtime::text::one_line(&issue.message, 200),
+        None => tribunal_runtime::internal::text::one_line(&issue.message, 200),
     }
 }
 

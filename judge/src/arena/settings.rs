@@ -37,7 +37,9 @@ use crate::problem::Problem;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use std::collections::HashMap;
-pub use tribunal_runtime::backend::{BackendSettings, RESERVED_BODY_FIELDS, SettingProblem};
+pub use tribunal_runtime::internal::backend::{
+    BackendSettings, RESERVED_BODY_FIELDS, SettingProblem,
+};
 
 /// `[backend]` as read: the settings without the values that cannot be
 /// used, each one a problem at its line of `text` (`line_at` maps a byte

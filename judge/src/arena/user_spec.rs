@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tribunal_runtime::ScriptLine;
-use tribunal_runtime::dialogue::DEFAULT_STOP_MARKER;
+use tribunal_runtime::internal::dialogue::DEFAULT_STOP_MARKER;
 
 /// The most user turns an item may ask for.
 pub(crate) const MAX_USER_TURNS: u32 = 50;

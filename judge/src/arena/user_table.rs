@@ -14,7 +14,7 @@
 use super::ARENA_TOML;
 use crate::problem::Problem;
 use serde::{Deserialize, Serialize};
-use tribunal_runtime::backend::BackendKind;
+use tribunal_runtime::internal::backend::BackendKind;
 
 /// The simulated user's route and budget (`[user]`). With neither
 /// `backend` nor `model` set, the user rides the agent's backend.

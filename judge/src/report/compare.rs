@@ -18,7 +18,7 @@ use crate::score::checks::CheckKind;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::backend::CacheCounts;
+use tribunal_runtime::internal::backend::CacheCounts;
 
 mod inputs;
 
@@ -180,7 +180,7 @@ impl Change {
 /// `text` on one line, cut to `max` characters with `…` as the last one
 /// when it is longer.
 pub(crate) fn clipped(text: &str, max: usize) -> String {
-    let line = tribunal_runtime::text::join_lines(text);
+    let line = tribunal_runtime::internal::text::join_lines(text);
     if line.chars().count() <= max {
         return line;
     }

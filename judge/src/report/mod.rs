@@ -29,9 +29,9 @@ use crate::score::{JudgeRecord, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::backend::CacheCounts;
-use tribunal_runtime::conversation::Usage;
-use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
+use tribunal_runtime::internal::backend::CacheCounts;
+use tribunal_runtime::internal::conversation::Usage;
+use tribunal_runtime::internal::report::{BackendFailure, ToolCallRecord};
 
 /// The version of the JSON report layout.
 pub const REPORT_VERSION: u32 = 1;

@@ -321,7 +321,7 @@ mod tests {
     use super::*;
     use crate::rows::results::ROW_VERSION;
     use crate::score::JudgeRecord;
-    use tribunal_runtime::conversation::Usage;
+    use tribunal_runtime::internal::conversation::Usage;
 
     fn row(id: &str, outcome: Outcome, usage: Usage) -> ResultRow {
         ResultRow {

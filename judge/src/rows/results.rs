@@ -16,10 +16,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::approval::ApprovalRecord;
-use tribunal_runtime::backend::CacheCounts;
-use tribunal_runtime::conversation::Usage;
-use tribunal_runtime::report::{BackendFailure, ToolCallRecord};
+use tribunal_runtime::internal::approval::ApprovalRecord;
+use tribunal_runtime::internal::backend::CacheCounts;
+use tribunal_runtime::internal::conversation::Usage;
+use tribunal_runtime::internal::report::{BackendFailure, ToolCallRecord};
 
 /// The version of the row layout, written in every row.
 pub const ROW_VERSION: u32 = 1;
@@ -150,7 +150,7 @@ pub struct ConversationRecord {
     /// alone: the checks decide), the turn limit, or a failure.
     pub end: tribunal_runtime::DialogueEnd,
     /// The exchanges, in order.
-    pub exchanges: Vec<tribunal_runtime::dialogue::Exchange>,
+    pub exchanges: Vec<tribunal_runtime::internal::dialogue::Exchange>,
     /// The tool calls of each agent turn, in order (how many per turn).
     pub calls_per_turn: Vec<usize>,
     /// The user simulator's tokens.
@@ -368,7 +368,7 @@ pub fn read_rows(path: &Path) -> Result<ReadRows, JudgeError> {
                 return Err(JudgeError::CorruptResults {
                     path: path.to_path_buf(),
                     line: line_no,
-                    message: tribunal_runtime::text::one_line(&e.to_string(), 300),
+                    message: tribunal_runtime::internal::text::one_line(&e.to_string(), 300),
                 });
             }
             // The last line without its newline: a write cut short. Each row

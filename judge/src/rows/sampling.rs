@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tribunal_runtime::backend::{BackendSettings, SamplingField};
+use tribunal_runtime::internal::backend::{BackendSettings, SamplingField};
 
 /// The sampling settings a run sent.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use tribunal_runtime::text::{Limit, clip};
+use tribunal_runtime::internal::text::{Limit, clip};
 use tribunal_runtime::{Conversation, RunReport};
 
 /// The version of the transcript layout, written in every file.

@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::{BackendError, ScriptStep, ScriptedBackend};
-use tribunal_runtime::output::OutputPlan;
+use tribunal_runtime::internal::backend::{BackendError, ScriptStep, ScriptedBackend};
+use tribunal_runtime::internal::output::OutputPlan;
 
 /// Supplies the backend each item runs against.
 pub trait BackendFactory: Send + Sync {

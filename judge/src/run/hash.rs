@@ -7,10 +7,10 @@ use crate::arena::Arena;
 use crate::arena::toolset::hex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tribunal_runtime::approval::ApprovalPolicy;
-use tribunal_runtime::cost::ModelPrice;
-use tribunal_runtime::json::sorted_keys;
-use tribunal_runtime::output::OutputPlan;
+use tribunal_runtime::internal::approval::ApprovalPolicy;
+use tribunal_runtime::internal::cost::ModelPrice;
+use tribunal_runtime::internal::json::sorted_keys;
+use tribunal_runtime::internal::output::OutputPlan;
 use tribunal_runtime::{Budget, OnBudget, OnNothingNew};
 
 /// Version of the hashed layout; bump it when the layout changes.
@@ -130,8 +130,8 @@ fn config_value(
         map.insert(
             "user_simulator".to_string(),
             json!({
-                "prompt_version": tribunal_runtime::user::USER_PROMPT_VERSION,
-                "prompt": tribunal_runtime::user::user_prompt("{instructions}", Some("{persona}"), "{stop}"),
+                "prompt_version": tribunal_runtime::internal::user::USER_PROMPT_VERSION,
+                "prompt": tribunal_runtime::internal::user::user_prompt("{instructions}", Some("{persona}"), "{stop}"),
                 "records": arena.tools.iter().any(|t| t == "records"),
             }),
         );
@@ -289,7 +289,7 @@ mod tests {
             Ok(arena) => arena,
             Err(e) => panic!("the arena loads: {e}"),
         };
-        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let plan = OutputPlan::native(tribunal_runtime::internal::output::SchemaTarget::OpenAi);
         let config = config_value(&arena, "openai-chat", "m", &plan, false);
         let prompt = &config["judge_prompt"];
         assert_eq!(prompt["system"], crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
@@ -309,7 +309,7 @@ mod tests {
             Ok(arena) => arena,
             Err(e) => panic!("the arena loads: {e}"),
         };
-        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let plan = OutputPlan::native(tribunal_runtime::internal::output::SchemaTarget::OpenAi);
         let config = config_value(&arena, "openai-chat", "m", &plan, false);
         assert!(config["user_simulator"].get("user").is_none());
         let without = config_hash(&arena, "openai-chat", "m", &plan);
@@ -331,7 +331,7 @@ mod tests {
             Ok(arena) => arena,
             Err(e) => panic!("the arena loads: {e}"),
         };
-        let plan = OutputPlan::native(tribunal_runtime::output::SchemaTarget::OpenAi);
+        let plan = OutputPlan::native(tribunal_runtime::internal::output::SchemaTarget::OpenAi);
         let config = config_value(&arena, "mock", "m", &plan, false);
         assert!(config.get("sandbox").is_none());
         let without = config_hash(&arena, "mock", "m", &plan);

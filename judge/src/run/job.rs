@@ -13,7 +13,7 @@ use crate::score::{JudgeRecord, Outcome, RubricJudge, Scored, grade_rubrics, sco
 use crate::shard::Shard;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use tribunal_runtime::cost::ModelPrice;
+use tribunal_runtime::internal::cost::ModelPrice;
 use tribunal_runtime::{
     Agent, Backend, Budget, Conversation, DialogueReport, ErrorCode, RunReport, ToolBox,
 };
@@ -120,7 +120,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend);
     let played_by = simulator.as_ref().map(super::talk::SimulatorRoute::record);
     let ((report, conversation, talk), cache) = tracing::Instrument::instrument(
-        tribunal_runtime::backend::counted(run_agent(
+        tribunal_runtime::internal::backend::counted(run_agent(
             (arena, item),
             (backend.clone(), simulator),
             (context.budget, tools),
@@ -245,7 +245,7 @@ pub(super) async fn run_agent(
                 .and_then(|v| v.toolbox_for(&arena.dir, &item.id))
         })
         .unwrap_or_else(|| arena.toolbox.clone());
-    let agent = if arena.answer.mode == tribunal_runtime::json::ExtractionMode::Text {
+    let agent = if arena.answer.mode == tribunal_runtime::internal::json::ExtractionMode::Text {
         Agent::for_text(backend.clone(), contract)
     } else {
         Agent::new(backend.clone(), contract)

@@ -10,9 +10,9 @@ use crate::arena::item::Item;
 use crate::score::Scored;
 use tribunal_runtime::AnswerContract;
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::answer::evaluate_answer;
-use tribunal_runtime::backend::{BackendErrorKind, SchemaTarget, ScriptStep};
-use tribunal_runtime::text::one_line;
+use tribunal_runtime::internal::answer::evaluate_answer;
+use tribunal_runtime::internal::backend::{BackendErrorKind, SchemaTarget, ScriptStep};
+use tribunal_runtime::internal::text::one_line;
 
 /// What is said after the contract's reason.
 const NO_REPAIR: &str = "the mock script has no turn for the repair this asks for";

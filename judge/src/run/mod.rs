@@ -52,7 +52,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use tribunal_runtime::task::AbortOnDrop;
+use tribunal_runtime::internal::task::AbortOnDrop;
 
 /// What a run produced.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use crate::shard::Shard;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tribunal_runtime::Approver;
-use tribunal_runtime::approval::ApprovalPolicy;
+use tribunal_runtime::internal::approval::ApprovalPolicy;
 
 /// How to run an arena: [`RunOptions::new`] with the results file, then
 /// the `with_*` setters for what differs from the defaults (so that a new

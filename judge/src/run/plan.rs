@@ -16,8 +16,8 @@ use crate::run::user_route::WithUser;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::backend::batch::connect_batch;
-use tribunal_runtime::backend::{
+use tribunal_runtime::internal::backend::batch::connect_batch;
+use tribunal_runtime::internal::backend::{
     BackendError, BackendKind, BackendOptions, BackendSettings, base_url_from_env,
     connect_with_env, is_hosted,
 };
@@ -53,7 +53,7 @@ impl JudgeRoute {
 ///
 /// ```
 /// # use tribunal_judge::RunPlan;
-/// # use tribunal_runtime::backend::BackendKind;
+/// # use tribunal_runtime::internal::backend::BackendKind;
 /// let plan = RunPlan::live(BackendKind::OpenAiChat, "qwen")
 ///     .with_base_url(Some("http://127.0.0.1:8080/v1".into()))
 ///     .with_replay(Some("arenas/qa/cassettes".into()));

@@ -16,7 +16,7 @@ use crate::run::{RunOptions, RunResult, run_arena, run_arena_into};
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tribunal_runtime::backend::BackendError;
+use tribunal_runtime::internal::backend::BackendError;
 
 /// Where an arena's `[[mcp]]` tools come from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,9 +16,9 @@ use crate::rows::results::SimulatorRecord;
 use crate::run::backends::BackendFactory;
 use futures::future::BoxFuture;
 use std::sync::Arc;
-use tribunal_runtime::backend::BackendErrorKind;
-use tribunal_runtime::dialogue::Exchange;
-use tribunal_runtime::user::UserTurn;
+use tribunal_runtime::internal::backend::BackendErrorKind;
+use tribunal_runtime::internal::dialogue::Exchange;
+use tribunal_runtime::internal::user::UserTurn;
 use tribunal_runtime::{
     Agent, Backend, BackendError, ConversationRun, DialogueConfig, ModelUser, ScriptedUser,
     UserSimulator,

@@ -9,7 +9,7 @@ use crate::run::backends::BackendFactory;
 use crate::run::batch::BatchSettings;
 use crate::run::hash::{config_hash_of_mode, with_cost_price, with_live_approval};
 use tribunal_runtime::Budget;
-use tribunal_runtime::cost::{CostLimit, ModelPrice};
+use tribunal_runtime::internal::cost::{CostLimit, ModelPrice};
 
 /// What every run of one [`run_arena`](super::run_arena) is held to.
 #[derive(Debug, Clone)]

@@ -10,8 +10,8 @@ use crate::score::checks::ItemCheck;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::BackendError;
-use tribunal_runtime::output::OutputPlan;
+use tribunal_runtime::internal::backend::BackendError;
+use tribunal_runtime::internal::output::OutputPlan;
 
 /// `inner`'s backends, with the simulated user on `user`.
 pub(crate) struct WithUser {

@@ -13,9 +13,9 @@ use indexmap::IndexMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tribunal_runtime::approval::ApprovalOutcome;
-use tribunal_runtime::backend::ScriptTurn;
-use tribunal_runtime::text::one_line;
+use tribunal_runtime::internal::approval::ApprovalOutcome;
+use tribunal_runtime::internal::backend::ScriptTurn;
+use tribunal_runtime::internal::text::one_line;
 use tribunal_runtime::{OutputSchema, RunReport};
 
 mod kind;
@@ -475,7 +475,8 @@ pub struct ItemCheck {
     /// A compiled pattern (`regex`, `iregex`).
     pub(crate) regex: Option<Regex>,
     /// A `rubric` check's mock judge turns, built once into shared steps.
-    pub(crate) judge_mock: Option<std::sync::Arc<[tribunal_runtime::backend::ScriptStep]>>,
+    pub(crate) judge_mock:
+        Option<std::sync::Arc<[tribunal_runtime::internal::backend::ScriptStep]>>,
 }
 
 impl ItemCheck {

@@ -9,7 +9,7 @@ use crate::score::Scored;
 use crate::score::checks::{Check, CheckResult, ItemCheck};
 use std::path::Path;
 use std::time::Duration;
-use tribunal_runtime::text::join_lines;
+use tribunal_runtime::internal::text::join_lines;
 use tribunal_tools::SandboxError;
 use tribunal_tools::shell::{CommandResult, CommandSandbox, SandboxLimits};
 

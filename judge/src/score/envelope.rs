@@ -21,14 +21,14 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use tribunal_runtime::Rejection;
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::json::{ParseLimits, parse_strict};
-use tribunal_runtime::schema::Issue;
-use tribunal_runtime::schema::{
+use tribunal_runtime::internal::backend::SchemaTarget;
+use tribunal_runtime::internal::json::{ParseLimits, parse_strict};
+use tribunal_runtime::internal::schema::Issue;
+use tribunal_runtime::internal::schema::{
     CompiledSchema, DecodePlan, Step, WireBudget, WireLimits, WireStats, compile_embedded_in,
     contains_ref, rebase_local_refs,
 };
-use tribunal_runtime::text::one_line;
+use tribunal_runtime::internal::text::one_line;
 use tribunal_runtime::{AnswerContract, ErrorCode, OutputSchema, SchemaError};
 
 /// The envelope's root property.
@@ -305,7 +305,7 @@ fn plain_envelope(green: &Value, red: &Value) -> Value {
 }
 
 fn owner(verdict: Verdict, schema: Value) -> Result<OutputSchema, SchemaError> {
-    if !tribunal_runtime::schema::root_is_object(&schema) {
+    if !tribunal_runtime::internal::schema::root_is_object(&schema) {
         return Err(SchemaError::new(
             "",
             format!(

@@ -9,7 +9,7 @@ use crate::score::rubric::{self, JudgeSettings, Judgement};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::internal::conversation::Usage;
 use tribunal_runtime::{Backend, ErrorCode};
 
 /// The rubric judge of a row: who judged, what it used, whether it failed.

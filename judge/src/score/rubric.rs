@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::internal::conversation::Usage;
 use tribunal_runtime::{Agent, Backend, BackendKind, Budget, ErrorCode, RunOutcome};
 
 /// `[judge]` in arena.toml: the rubric judge's model and budgets.

@@ -6,7 +6,7 @@
 use crate::score::checks::{CheckResult, ItemCheck, score_in};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tribunal_runtime::report::BackendFailure;
+use tribunal_runtime::internal::report::BackendFailure;
 use tribunal_runtime::{ErrorCode, RunOutcome, RunReport};
 
 /// How an item's run ended.
@@ -83,7 +83,7 @@ pub(crate) fn score_run(
         RunOutcome::Ok { value } => {
             let mut answer = std::mem::take(value);
             let checks = score_in(checks, Some(&answer), report, world);
-            tribunal_runtime::json::shrink_to_fit(&mut answer);
+            tribunal_runtime::internal::json::shrink_to_fit(&mut answer);
             Scored::Answered { checks, answer }
         }
         RunOutcome::Error { code } => Scored::Failed {

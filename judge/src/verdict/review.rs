@@ -11,7 +11,7 @@ use super::hash::{digest, review_config};
 use super::stored::StoredVerdict;
 use serde_json::Value;
 use std::sync::Arc;
-use tribunal_runtime::json::ExtractionMode;
+use tribunal_runtime::internal::json::ExtractionMode;
 use tribunal_runtime::{Agent, AnswerPolicy, Backend, Budget, Run, SchemaError, ToolBox};
 
 /// The system prompt of a review unless one is set.

@@ -17,8 +17,8 @@ use super::{VERDICT_KEY, Verdict};
 use crate::rows::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tribunal_runtime::conversation::Usage;
-use tribunal_runtime::report::BackendFailure;
+use tribunal_runtime::internal::conversation::Usage;
+use tribunal_runtime::internal::report::BackendFailure;
 use tribunal_runtime::{ErrorCode, RunOutcome, RunReport};
 
 /// The layout version written in every stored verdict.

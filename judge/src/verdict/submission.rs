@@ -10,8 +10,8 @@ use super::{FIELDS_KEY, RESULT_KEY, VERDICT_KEY, Verdict, VerdictSchemas};
 use serde_json::{Value, json};
 use tribunal_runtime::ErrorCode;
 use tribunal_runtime::Rejection;
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::internal::backend::SchemaTarget;
+use tribunal_runtime::internal::conversation::Usage;
 
 /// An invalid submission. `Display` is for the person who submitted it:
 /// the error code and summary, then each problem by its field path (at most
@@ -29,7 +29,7 @@ pub(crate) const MAX_SHOWN: usize = 10;
 
 /// `the verdict was refused (schema_mismatch): …` and one line per problem.
 fn person_message(rejection: &Rejection) -> String {
-    let cut = |s: &str| tribunal_runtime::text::one_line(s, 200);
+    let cut = |s: &str| tribunal_runtime::internal::text::one_line(s, 200);
     // The decoder's summary speaks of the wire envelope a model writes.
     let summary = match rejection.code {
         ErrorCode::SchemaMismatch => {

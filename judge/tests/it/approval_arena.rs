@@ -2,8 +2,8 @@
 //! `approvals` check, the records on the row, the config hash.
 
 use tribunal_judge::{Arena, CheckKind, Outcome, RunOptions};
+use tribunal_runtime::ApprovalOutcome;
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::approval::ApprovalOutcome;
 use tribunal_testkit::arenas::{arena_dir, mock_run};
 
 const CORPUS: &str =
@@ -123,8 +123,8 @@ fn approval_problems_are_linted() {
 #[tokio::test]
 async fn a_live_approver_decides_over_the_arena_and_gets_its_own_hash() {
     use std::sync::Arc;
-    use tribunal_runtime::approval::{ApprovalPolicy, Decision, ToolPolicy};
     use tribunal_runtime::approver_fn;
+    use tribunal_runtime::{ApprovalPolicy, Decision, ToolPolicy};
     let dir = arena_dir(&[
         ("arena.toml", TOML),
         ("corpus.json", CORPUS),

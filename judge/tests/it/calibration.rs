@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tribunal_judge::internal::report::calibration::calibrate;
 use tribunal_judge::internal::verdict::Verdict;
 use tribunal_judge::{Arena, Outcome, ResultRow};
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 use tribunal_testkit::arenas::{arenas_dir, mock_run, options};
 
 fn code_review() -> Arena {

@@ -5,10 +5,10 @@
 
 use crate::html_fixtures::row;
 use serde_json::json;
-use tribunal_judge::internal::pricing::{CostSummary, Pricing};
 use tribunal_judge::internal::report::compare::Comparison;
 use tribunal_judge::internal::report::compare::Gate;
 use tribunal_judge::internal::report::format::{CommentOptions, SideCosts};
+use tribunal_judge::{CostSummary, Pricing};
 use tribunal_judge::{Outcome, ResultRow};
 
 const SIGNIFICANT: Gate = Gate::Significant { alpha: 0.05 };

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tribunal_judge::internal::run::backends::BackendFactory;
 use tribunal_judge::{Arena, Outcome, Report, ReportFormat};
-use tribunal_runtime::backend::{BackendInfo, ModelRequest, ScriptedBackend};
-use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
-use tribunal_runtime::output::OutputPlan;
+use tribunal_runtime::OutputPlan;
 use tribunal_runtime::{Backend, BackendError, DialogueEnd};
+use tribunal_runtime::{BackendInfo, ModelRequest, ScriptedBackend};
+use tribunal_runtime::{Message, ModelTurn, StopReason, ToolCall};
 use tribunal_testkit::arenas::{arena_dir, arenas_dir, mock_run, options, run_on};
 
 #[tokio::test]
@@ -119,7 +119,7 @@ impl Backend for Prober {
         BackendInfo {
             name: "prober",
             model: "prober",
-            plan: OutputPlan::native(tribunal_runtime::output::SchemaTarget::Plain),
+            plan: OutputPlan::native(tribunal_runtime::SchemaTarget::Plain),
         }
     }
     fn complete<'a>(

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tribunal_judge::Check;
 use tribunal_judge::{Arena, Outcome, RunOptions};
+use tribunal_runtime::ScriptStep;
 use tribunal_runtime::ToolBox;
-use tribunal_runtime::backend::ScriptStep;
-use tribunal_runtime::conversation::ToolCall;
+use tribunal_runtime::ToolCall;
 use tribunal_tools::WriteTools;
 use tribunal_tools::shell::{CommandSandbox, SandboxLimits, WorkingFolder};
 
@@ -165,8 +165,8 @@ fn each_item_has_its_own_folder_and_no_other() {
 /// scored fails here.
 #[tokio::test]
 async fn the_live_run_replays_from_its_cassette() {
-    use tribunal_judge::internal::run::{Environment, RunPlan};
-    use tribunal_runtime::backend::BackendKind;
+    use tribunal_judge::{Environment, RunPlan};
+    use tribunal_runtime::BackendKind;
     let _snapshots = tribunal_testkit::bind_snapshots("judge");
     let arena = arena();
     let ready = RunPlan::live(BackendKind::OpenAiChat, "qwen")

@@ -221,7 +221,7 @@ fn html_ten_thousand_items_stay_under_5_mb() {
 #[test]
 fn html_conversation_turns_are_in_the_item_data() {
     use tribunal_judge::internal::rows::results::ConversationRecord;
-    use tribunal_runtime::dialogue::Exchange;
+    use tribunal_runtime::Exchange;
     let mut rows = small_rows();
     rows[0].conversation = Some(Box::new(ConversationRecord {
         end: tribunal_runtime::DialogueEnd::UserBudgetSpent,
@@ -236,7 +236,7 @@ fn html_conversation_turns_are_in_the_item_data() {
             },
         ],
         calls_per_turn: vec![2],
-        user_usage: tribunal_runtime::conversation::Usage::new(40, 2),
+        user_usage: tribunal_runtime::Usage::new(40, 2),
         simulator: None,
     }));
     let html = render_page(&ReportPage::from_rows(&rows));

@@ -6,9 +6,9 @@ use serde_json::json;
 use std::path::Path;
 use tribunal_judge::internal::rows::transcript::Transcript;
 use tribunal_judge::{CheckKind, CheckResult, Outcome, ResultRow};
-use tribunal_runtime::conversation::{Message, ToolCall, ToolResult, Usage};
-use tribunal_runtime::report::ToolCallRecord;
+use tribunal_runtime::ToolCallRecord;
 use tribunal_runtime::{Conversation, ErrorCode, RunReport};
+use tribunal_runtime::{Message, ToolCall, ToolResult, Usage};
 
 /// The hostile item id: tries to close the data block and run a script.
 pub const EVIL_ID: &str = "evil</script><script>document.body.dataset.pwned='id'</script><!--";

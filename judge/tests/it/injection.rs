@@ -154,8 +154,8 @@ async fn an_injection_that_ends_in_an_error_is_counted_apart() {
 /// lift reads it as the rubric calibration does, never as GREEN.
 #[tokio::test]
 async fn a_failed_judgement_is_no_rubric_verdict() {
+    use tribunal_judge::JudgeRecord;
     use tribunal_judge::internal::report::calibration::rubric_verdict;
-    use tribunal_judge::internal::score::JudgeRecord;
     use tribunal_judge::internal::verdict::Verdict;
     let dir = arena(0);
     let loaded = Arena::load(dir.path()).unwrap();

@@ -65,8 +65,8 @@ fn each_item_starts_with_its_own_files_after_its_input() {
 
 #[test]
 fn the_setting_is_in_the_config_hash_only_when_set() {
-    use tribunal_runtime::backend::SchemaTarget;
-    use tribunal_runtime::output::OutputPlan;
+    use tribunal_runtime::OutputPlan;
+    use tribunal_runtime::SchemaTarget;
     let plan = OutputPlan::tool(SchemaTarget::OpenAi);
     let hash = |inline: &str| {
         let arena = Arena::load(review_arena(inline).path()).unwrap();

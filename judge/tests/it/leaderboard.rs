@@ -4,7 +4,7 @@
 //! Markdown and HTML.
 
 use crate::html_fixtures::{EVIL_ID, row};
-use tribunal_judge::internal::pricing::Pricing;
+use tribunal_judge::Pricing;
 use tribunal_judge::internal::report::compare::Comparison;
 use tribunal_judge::internal::report::format::html::render_leaderboard;
 use tribunal_judge::internal::report::leaderboard::{Entrant, Leaderboard};

@@ -365,8 +365,8 @@ fn backend_settings_load_into_the_arena() {
 /// `prompt_cache` (cache breakpoints change the bill, not the answers).
 #[test]
 fn the_config_hash_holds_backend_settings_but_not_retries_nor_prompt_caching() {
-    use tribunal_runtime::backend::SchemaTarget;
-    use tribunal_runtime::output::OutputPlan;
+    use tribunal_runtime::OutputPlan;
+    use tribunal_runtime::SchemaTarget;
     let line = tribunal_testkit::arenas::item("a", OK_CHECKS, r#"[{"json": {"x": 1}}]"#);
     let dir = arena_dir(&[("dataset.jsonl", &line)]);
     let arena = tribunal_judge::Arena::load(dir.path()).unwrap();
@@ -600,7 +600,7 @@ fn search_k_fixes_the_passages_and_hides_k_from_the_model() {
     assert!(spec(&free)["properties"].get("k").is_some());
     let plan = {
         use tribunal_runtime::Backend;
-        tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan()
+        tribunal_runtime::ScriptedBackend::from_turns([]).output_plan()
     };
     let hash = |arena| tribunal_judge::internal::run::hash::config_hash(arena, "mock", "m", &plan);
     assert_ne!(hash(&fixed), hash(&free));

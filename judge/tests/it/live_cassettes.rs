@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::Replay;
-use tribunal_runtime::output::OutputStrategy;
+use tribunal_runtime::OutputStrategy;
+use tribunal_runtime::Replay;
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -137,8 +137,8 @@ fn a_changed_answer_in_a_cassette_fails_its_snapshot() {
 /// then reach the cassette in no fixed order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twins_replay_their_own_answers_at_any_concurrency() {
-    use tribunal_judge::internal::run::{Environment, RunPlan};
-    use tribunal_runtime::backend::BackendKind;
+    use tribunal_judge::{Environment, RunPlan};
+    use tribunal_runtime::BackendKind;
     let dir = arena("code_review_injection");
     let loaded = tribunal_judge::Arena::load(&dir).unwrap();
     let ready = RunPlan::live(BackendKind::OpenAiChat, "qwen")

@@ -109,8 +109,8 @@ fn header_values_are_variable_names_and_a_value_written_instead_is_not_echoed() 
 /// server's hash is what it was before `url` existed.
 #[test]
 fn the_config_hash_holds_the_url_and_variable_names() {
-    use tribunal_runtime::backend::SchemaTarget;
-    use tribunal_runtime::output::OutputPlan;
+    use tribunal_runtime::OutputPlan;
+    use tribunal_runtime::SchemaTarget;
     let line = tribunal_testkit::arenas::item(
         "a",
         r#"[{"type": "json_valid"}]"#,

@@ -4,7 +4,7 @@
 use crate::html_fixtures::row;
 use tribunal_judge::internal::pricing::{Cost, CostSummary, ModelPrice, Pricing};
 use tribunal_judge::{Outcome, Report, ReportFormat};
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::Usage;
 
 #[test]
 fn the_builtin_table_parses_with_its_date_and_sane_prices() {

@@ -4,10 +4,10 @@
 
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_judge::internal::pricing::Pricing;
+use tribunal_judge::Pricing;
 use tribunal_judge::{Arena, Outcome, Report, SharedBackend, lint_for_mock};
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 use tribunal_testkit::arenas::{arena_dir, mock_run, options, run_on};
 
 /// A judge turn answering `verdict` with `reason`.

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_judge::internal::run::backends::MockBackends;
-use tribunal_judge::internal::run::{Environment, JudgeRoute, PlanError, RunPlan};
 use tribunal_judge::{
     Arena, JudgeError, MemorySink, Outcome, ResultRow, RowOrigin, RowSink, RunMode, RunOptions,
     Scored,
 };
-use tribunal_runtime::backend::{BackendKind, BackendSettings};
+use tribunal_judge::{Environment, JudgeRoute, PlanError, RunPlan};
+use tribunal_runtime::{BackendKind, BackendSettings};
 use tribunal_runtime::{ErrorCode, OnRepeat, RunReport};
 use tribunal_testkit::arenas::{arena_dir, arenas_dir, item, run_on, run_on_into};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tribunal_judge::internal::rows::results::merge_files;
 use tribunal_judge::{Arena, JudgeError, Outcome, Report, ReportFormat, RunMode, Shard, read_rows};
 use tribunal_runtime::ErrorCode;
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 use tribunal_testkit::arenas::{
     arena_dir, item, mock_run, options, run_on, structured_output, try_mock_run,
 };
@@ -392,18 +392,13 @@ async fn reports_of_mock_runs_say_so() {
 
 /// Four items whose mock turn uses 1,000 input tokens each; with `scripted`
 /// priced at $1 per million input tokens every run costs $0.001.
-fn priced_arena(
-    arena_toml: &str,
-) -> (
-    tempfile::TempDir,
-    tribunal_judge::internal::pricing::Pricing,
-) {
+fn priced_arena(arena_toml: &str) -> (tempfile::TempDir, tribunal_judge::Pricing) {
     let mock = r#"[{"json": {"n": 1}, "usage": {"input_tokens": 1000, "output_tokens": 0}}]"#;
     let dataset = ["a", "b", "c", "d"]
         .map(|id| item(id, CHECKS, mock))
         .join("\n");
     let dir = arena_dir(&[("dataset.jsonl", &dataset), ("arena.toml", arena_toml)]);
-    let pricing = tribunal_judge::internal::pricing::Pricing::from_toml(
+    let pricing = tribunal_judge::Pricing::from_toml(
         "[models.\"scripted\"]\ninput = 1.0\noutput = 1.0\n",
         "test",
     )
@@ -485,7 +480,7 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
     // The price the budget is checked at is part of the config too: at
     // twice the price the same budget ends every run, and those rows carry
     // another hash, so the cheaper run's file is not resumed under it.
-    let dearer = tribunal_judge::internal::pricing::Pricing::from_toml(
+    let dearer = tribunal_judge::Pricing::from_toml(
         "[models.\"scripted\"]\ninput = 2.0\noutput = 2.0\n",
         "test",
     )
@@ -510,7 +505,7 @@ async fn max_cost_usd_per_run_ends_a_run_with_max_cost_exceeded() {
 #[tokio::test]
 async fn a_cost_budget_on_an_unpriced_hosted_model_is_refused_before_any_run() {
     use tribunal_judge::internal::run::backends::SharedBackend;
-    use tribunal_runtime::backend::ScriptedBackend;
+    use tribunal_runtime::ScriptedBackend;
     let (dir, _) = priced_arena("[budget]\nmax_cost_usd = 1.0\n");
     let arena = Arc::new(Arena::load(dir.path()).unwrap());
     let out = dir.path().join("r.jsonl");
@@ -546,8 +541,8 @@ struct Slow {
 }
 
 impl tribunal_runtime::Backend for Slow {
-    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
-        tribunal_runtime::backend::BackendInfo {
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
+        tribunal_runtime::BackendInfo {
             name: "slow",
             model: "slow",
             plan: ScriptedBackend::from_turns([]).output_plan(),
@@ -556,17 +551,17 @@ impl tribunal_runtime::Backend for Slow {
 
     fn complete<'a>(
         &'a self,
-        _request: &'a tribunal_runtime::backend::ModelRequest,
+        _request: &'a tribunal_runtime::ModelRequest,
     ) -> futures::future::BoxFuture<
         'a,
-        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+        Result<tribunal_runtime::ModelTurn, tribunal_runtime::BackendError>,
     > {
         use std::sync::atomic::Ordering;
         Box::pin(async move {
             self.began.fetch_add(1, Ordering::SeqCst);
             tokio::time::sleep(self.delay).await;
             self.finished.fetch_add(1, Ordering::SeqCst);
-            Ok(tribunal_runtime::conversation::ModelTurn {
+            Ok(tribunal_runtime::ModelTurn {
                 text: r#"{"n": 1}"#.to_string(),
                 ..Default::default()
             })

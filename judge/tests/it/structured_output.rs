@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use tribunal_judge::{Check, Report, ReportFormat};
-use tribunal_runtime::backend::ScriptStep;
+use tribunal_runtime::ScriptStep;
 use tribunal_testkit::arenas::{arenas_dir, mock_run, options, structured_output};
 
 #[tokio::test]

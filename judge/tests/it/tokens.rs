@@ -3,13 +3,13 @@
 //! per item beside the pass-rate change in every format `compare` emits.
 
 use crate::html_fixtures::{row, small_rows};
+use tribunal_judge::JudgeRecord;
 use tribunal_judge::internal::report::compare::Comparison;
 use tribunal_judge::internal::report::compare::Gate;
 use tribunal_judge::internal::report::format::html::{ReportPage, render_page};
 use tribunal_judge::internal::rows::results::read_rows;
-use tribunal_judge::internal::score::JudgeRecord;
 use tribunal_judge::{Outcome, Report, ReportFormat, ResultRow};
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::Usage;
 
 /// The small run on a live, priced model: the PASS runs read most of their
 /// input from the prompt cache, one run wrote to it, the FAIL run was

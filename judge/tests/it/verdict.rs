@@ -8,10 +8,10 @@ use std::sync::Arc;
 use tribunal_judge::internal::verdict::{
     Review, StoredVerdict, Verdict, VerdictOutcome, VerdictSchemas, run_review, submit,
 };
-use tribunal_runtime::answer::repair_message;
-use tribunal_runtime::backend::{SchemaTarget, ScriptTurn, ScriptedBackend};
-use tribunal_runtime::schema::{WireLimits, WireStats};
+use tribunal_runtime::internal::answer::repair_message;
+use tribunal_runtime::internal::schema::{WireLimits, WireStats};
 use tribunal_runtime::{AnswerContract, ErrorCode};
+use tribunal_runtime::{SchemaTarget, ScriptTurn, ScriptedBackend};
 
 fn arena_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../arenas/code_review")
@@ -468,7 +468,7 @@ async fn a_change_review_starts_from_the_requirements_and_the_diff() {
     use tribunal_judge::internal::verdict::change_review::{
         CHANGE_REVIEW_SYSTEM, change_review, change_review_schemas,
     };
-    use tribunal_runtime::conversation::Message;
+    use tribunal_runtime::Message;
     let dir = arena_dir().join("items/pagination_off_by_one");
     let diff = std::fs::read_to_string(dir.join("CHANGE.diff")).unwrap();
     let tools = tribunal_tools::FileTools::new(&dir).unwrap().into_toolbox();
@@ -502,10 +502,7 @@ async fn a_change_review_starts_from_the_requirements_and_the_diff() {
         text.ends_with(&format!("CHANGE.diff:\n```diff\n{diff}```")),
         "{text}"
     );
-    assert_eq!(
-        first.tool_choice,
-        tribunal_runtime::output::ToolChoice::Required
-    );
+    assert_eq!(first.tool_choice, tribunal_runtime::ToolChoice::Required);
     let offered: Vec<String> = first.tools.iter().map(|t| t.name.clone()).collect();
     assert!(offered.contains(&"read_file".to_string()), "{offered:?}");
 }

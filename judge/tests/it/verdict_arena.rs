@@ -2,9 +2,9 @@
 //! public snapshot API over this repository's own arenas.
 
 use std::path::{Path, PathBuf};
-use tribunal_judge::internal::verdict::{StoredVerdict, VerdictOutcome};
 use tribunal_judge::snapshot::{SnapshotSource, arena_snapshot};
 use tribunal_judge::{Arena, Outcome, RunOptions};
+use tribunal_judge::{StoredVerdict, VerdictOutcome};
 
 fn arena(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -8,9 +8,9 @@ use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::backend::ScriptedBackend;
-use tribunal_runtime::conversation::{ModelTurn, StopReason, ToolCall};
+use tribunal_runtime::ScriptedBackend;
 use tribunal_runtime::{Agent, Backend, OutputSchema, Tool, ToolBox, ToolError, ToolOutput};
+use tribunal_runtime::{ModelTurn, StopReason, ToolCall};
 
 /// A tool that answers at once.
 pub(crate) struct Echo;

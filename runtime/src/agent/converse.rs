@@ -6,7 +6,7 @@
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use serde_json::{json, Value};
-//! use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+//! use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 //! use tribunal_runtime::{
 //!     Agent, DialogueConfig, DialogueEnd, OutputSchema, ScriptLine, ScriptedUser, ToolBox, tool_fn,
 //! };

@@ -26,7 +26,7 @@ pub(super) const STRUCTURED_MAX_TOKENS: u32 = 8192;
 /// `max_tokens` when the request sets none and free text is asked for.
 pub(super) const TEXT_MAX_TOKENS: u32 = 4096;
 
-/// The Messages wire format (see the [backend module docs](crate::backend)).
+/// The Messages wire format (runtime/src/backend/mod.rs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AnthropicCodec;
 

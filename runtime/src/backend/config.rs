@@ -51,7 +51,7 @@ pub fn connect(
 }
 
 /// Connects a live backend with the environment lookup `env`, stacking the
-/// wrappers in the order given in the [backend module docs](crate::backend).
+/// wrappers in the order runtime/src/backend/mod.rs gives.
 ///
 /// With [`BackendOptions::replay`] set the result is a [`Replay`] of that
 /// cassette (no key needed; its backend and model must match). Errors: an

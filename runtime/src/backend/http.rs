@@ -38,6 +38,7 @@ const MIN_SCRUBBED_KEY_LEN: usize = 4;
 /// What a key in provider text is replaced with.
 const REDACTED: &str = "[redacted]";
 
+#[doc(hidden)] // connect() builds it; no promise
 /// A live provider backend: `C` encodes each request and decodes each
 /// answer, this type sends it — one JSON POST to the provider's endpoint
 /// below [`ProviderConfig::base_url`], the key in the provider's auth

@@ -110,6 +110,7 @@ impl BackendKind {
         BackendKind::Anthropic,
     ];
 
+    #[doc(hidden)] // for tribunal's own crates; no promise
     /// What is fixed about this API: its codec's
     /// [`Codec::PROVIDER`](super::Codec::PROVIDER).
     pub fn provider(self) -> &'static Provider {

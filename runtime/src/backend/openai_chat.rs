@@ -33,7 +33,7 @@ use async_openai::types::chat::{
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The Chat Completions wire format (see the [backend module docs](crate::backend)).
+/// The Chat Completions wire format (runtime/src/backend/mod.rs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenAiChatCodec;
 

@@ -22,7 +22,7 @@ use async_openai::types::responses::{
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The Responses wire format (see the [backend module docs](crate::backend)).
+/// The Responses wire format (runtime/src/backend/mod.rs).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenAiResponsesCodec;
 

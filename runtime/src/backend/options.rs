@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// run reaches its model (base URL, cassettes, cache).
 ///
 /// ```
-/// # use tribunal_runtime::backend::{BackendOptions, BackendSettings};
+/// # use tribunal_runtime::{BackendOptions, BackendSettings};
 /// let options = BackendOptions::from(BackendSettings {
 ///     temperature: Some(0.0),
 ///     ..BackendSettings::default()

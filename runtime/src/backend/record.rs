@@ -121,12 +121,13 @@ pub struct RecordedError {
     #[serde(default, skip_serializing_if = "Usage::is_empty")]
     pub spent: Usage,
     /// The sampling field the model refused, if that was the failure
-    /// ([`BackendError::refused_sampling`]): a batch run resumed from its
+    /// (`BackendError::refused_sampling`): a batch run resumed from its
     /// journal sends the request again without it, as the first process would have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused_sampling: Option<super::SamplingField>,
 }
 
+#[doc(hidden)] // for tribunal's own crates; no promise
 impl From<&BackendError> for RecordedError {
     fn from(e: &BackendError) -> Self {
         RecordedError {
@@ -142,6 +143,7 @@ impl From<&BackendError> for RecordedError {
     }
 }
 
+#[doc(hidden)] // for tribunal's own crates; no promise
 impl From<RecordedError> for BackendError {
     fn from(e: RecordedError) -> Self {
         let mut error = BackendError::new(e.kind, e.message);
@@ -211,7 +213,7 @@ fn normalise(value: &Value) -> Value {
 /// Writes every request/answer pair of the wrapped backend to a cassette.
 ///
 /// Put it outside [`Retry`](super::retry::Retry) so the cassette holds what
-/// the loop saw (see the [backend module docs](crate::backend)).
+/// the loop saw (runtime/src/backend/mod.rs).
 #[derive(Debug)]
 pub struct Recording<B> {
     inner: B,

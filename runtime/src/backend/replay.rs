@@ -114,6 +114,7 @@ impl Replay {
         &self.model
     }
 
+    #[doc(hidden)] // for tribunal's own crates; no promise
     /// Every recorded answer by request key, in recording order.
     pub fn into_answers(self) -> impl Iterator<Item = (String, RecordedOutcome)> {
         self.answers

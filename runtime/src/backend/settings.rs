@@ -14,7 +14,7 @@
 //! tribunal's `arena.toml`:
 //!
 //! ```
-//! # use tribunal_runtime::backend::BackendSettings;
+//! # use tribunal_runtime::BackendSettings;
 //! let table: BackendSettings = serde_json::from_value(serde_json::json!({
 //!     "output": "tool",
 //!     "temperature": 0,
@@ -60,6 +60,7 @@ macro_rules! settings {
         }
 
         impl BackendSettings {
+            #[doc(hidden)] // the CLI's and lint's; no promise
             /// Every setting's declaration, in the order of the fields.
             pub const SPECS: &'static [SettingSpec] = &[ $( $spec.named(stringify!($name)), )* ];
 
@@ -83,6 +84,7 @@ macro_rules! settings {
                 }
             }
 
+            #[doc(hidden)] // the CLI's and lint's; no promise
             /// These settings without the ones that cannot be used (each
             /// back to unset: an `extra_body` with a problem is dropped
             /// whole), and why each cannot.
@@ -96,6 +98,7 @@ macro_rules! settings {
                 (self, problems)
             }
 
+            #[doc(hidden)] // the CLI's and lint's; no promise
             /// The settings a command line gave, by name: each value of the
             /// kind its spec declares. Errors: an unknown name, or a value
             /// that cannot be read (an `extra_body` that is no JSON object),
@@ -336,6 +339,7 @@ settings! {
 }
 
 impl BackendSettings {
+    #[doc(hidden)] // the CLI's and lint's; no promise
     /// Every setting that cannot be used, in the order of the
     /// declaration. Empty: all can.
     pub fn problems(&self) -> Vec<SettingProblem> {
@@ -349,6 +353,7 @@ impl BackendSettings {
         .collect()
     }
 
+    #[doc(hidden)] // the CLI's and lint's; no promise
     /// Why setting `name` cannot be used, if it cannot.
     pub fn problem_of(&self, name: &str) -> Option<SettingProblem> {
         self.problems().into_iter().find(|p| p.field() == name)

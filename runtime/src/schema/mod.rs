@@ -80,11 +80,13 @@ impl OutputSchema {
         &self.owner
     }
 
+    #[doc(hidden)] // for tribunal's own crates; no promise
     /// The validator of the original owner schema.
     pub fn validator(&self) -> &OwnerValidator {
         &self.validator
     }
 
+    #[doc(hidden)] // for tribunal's own crates; no promise
     /// The schema compiled for `target` (cached).
     pub fn compiled(&self, target: SchemaTarget) -> Result<Arc<CompiledSchema>, SchemaError> {
         let cell = match target {

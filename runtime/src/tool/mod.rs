@@ -401,6 +401,7 @@ impl ToolBox {
 
 /// The checks a call's arguments get before its tool runs, without running
 /// it: how the machine validates an approver's modified arguments.
+#[doc(hidden)] // the approval check is the runtime's own; no promise
 impl crate::approval::ArgumentCheck for ToolBox {
     fn check(&self, target: SchemaTarget, call: &ToolCall) -> Result<(), String> {
         self.prepare(target, call).map(|_| ())

@@ -26,7 +26,7 @@ use std::time::Duration;
 /// [`Tool`], so it goes into a [`ToolBox`](super::ToolBox) as it is.
 ///
 /// ```
-/// use tribunal_runtime::tool::TypedTool;
+/// use tribunal_runtime::TypedTool;
 /// use tribunal_runtime::{ToolBox, ToolError};
 ///
 /// /// The arguments of `add`.
@@ -119,7 +119,7 @@ pub struct FnTool<A, F> {
 /// arguments:
 ///
 /// ```
-/// use tribunal_runtime::tool::tool_fn;
+/// use tribunal_runtime::tool_fn;
 /// use tribunal_runtime::ToolBox;
 ///
 /// /// Where to look.

@@ -8,11 +8,11 @@ use crate::approval_trace::{policy, toolbox};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
+use tribunal_runtime::Decision;
 use tribunal_runtime::Run;
 use tribunal_runtime::ScriptedApprover;
-use tribunal_runtime::approval::Decision;
-use tribunal_runtime::backend::{Recording, Replay, ScriptedBackend};
 use tribunal_runtime::{Agent, Backend, ErrorCode};
+use tribunal_runtime::{Recording, Replay, ScriptedBackend};
 use tribunal_runtime::{RunEnd, RunSnapshot};
 use tribunal_testkit::agents::*;
 
@@ -21,7 +21,7 @@ use tribunal_testkit::agents::*;
 const CHILD_DIR: &str = "TRIBUNAL_TEST_RESUME_DIR";
 
 /// The model: three calls (two asking), then one more, then the answer.
-fn model() -> Vec<tribunal_runtime::conversation::ModelTurn> {
+fn model() -> Vec<tribunal_runtime::ModelTurn> {
     vec![
         calls(&[
             ("write", json!({"path": "a", "text": "one"})),
@@ -277,9 +277,9 @@ async fn a_closure_approver_decides_from_the_call() {
 /// ends the run with `approval_pending`; `drive_approved` pauses there.
 #[tokio::test]
 async fn the_public_drivers_end_or_pause_at_an_asking_call() {
-    use tribunal_runtime::approval::ArgumentCheck;
-    use tribunal_runtime::driver::{drive, drive_approved};
-    use tribunal_runtime::machine::{Machine, MachineConfig};
+    use tribunal_runtime::internal::approval::ArgumentCheck;
+    use tribunal_runtime::internal::driver::{drive, drive_approved};
+    use tribunal_runtime::internal::machine::{Machine, MachineConfig};
     let tools = Arc::new(toolbox());
     let backend = ScriptedBackend::from_turns(model());
     let machine = || {

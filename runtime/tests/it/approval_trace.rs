@@ -9,13 +9,13 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tribunal_runtime::RunSnapshot;
-use tribunal_runtime::approval::{ApprovalPolicy, ArgumentCheck, Decision, ToolPolicy};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::{Message, ModelTurn};
-use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::approval::{ApprovalPolicy, ArgumentCheck, Decision, ToolPolicy};
+use tribunal_runtime::internal::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::{
     AnswerPolicy, Budget, Conversation, ErrorCode, Tool, ToolBox, ToolError, ToolOutput,
 };
+use tribunal_runtime::{Message, ModelTurn};
 use tribunal_testkit::agents::*;
 
 /// A tool with a given schema that is never run here (the machine only
@@ -70,7 +70,7 @@ fn config(budget: Budget) -> MachineConfig {
         budget,
         answer: AnswerPolicy::default(),
         max_output_tokens: None,
-        plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
+        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
         require_tool_first: false,
     }
 }
@@ -719,7 +719,7 @@ fn a_call_the_budget_refuses_is_never_asked_about() {
         played.results,
         [
             "write ran".to_string(),
-            tribunal_runtime::machine::BUDGET_REFUSED_RESULT.to_string()
+            tribunal_runtime::internal::machine::BUDGET_REFUSED_RESULT.to_string()
         ]
     );
 }

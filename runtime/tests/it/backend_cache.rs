@@ -5,7 +5,9 @@
 
 use serde_json::{Value, json};
 use std::sync::Arc;
-use tribunal_runtime::backend::{BackendErrorKind, CacheCounts, Cached, ScriptedBackend, counted};
+use tribunal_runtime::internal::backend::{
+    BackendErrorKind, CacheCounts, Cached, ScriptedBackend, counted,
+};
 use tribunal_runtime::{Agent, Backend};
 use tribunal_testkit::agents::{answer, eiffel, landmark_schema};
 
@@ -183,7 +185,7 @@ async fn a_torn_last_line_is_cut_off_and_the_rest_kept() {
 #[tokio::test(start_paused = true)]
 async fn a_call_cut_by_the_deadline_is_not_cached() {
     use std::time::Duration;
-    use tribunal_runtime::backend::Recording;
+    use tribunal_runtime::Recording;
     use tribunal_runtime::{Budget, ErrorCode};
     use tribunal_testkit::agents::SlowOnCall;
 

@@ -2,9 +2,9 @@
 //! request bodies (snapshots), provider-shaped answers mapped to outcomes.
 
 use serde_json::{Value, json};
-use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
-use tribunal_runtime::output::ToolChoice;
+use tribunal_runtime::BackendOptions;
+use tribunal_runtime::ToolChoice;
+use tribunal_runtime::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_runtime::{BackendKind, ErrorCode, OutputChoice, connect_with_env};
 use tribunal_testkit::agents::eiffel;
 use tribunal_testkit::wire::*;
@@ -79,7 +79,7 @@ async fn anthropic_tool_call_then_repair() {
 async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
     let _snapshots = tribunal_testkit::bind_snapshots("runtime");
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             output: OutputChoice::Prompt,
             ..Default::default()
         },
@@ -98,7 +98,7 @@ async fn prompt_mode_writes_the_schema_into_the_system_prompt() {
 async fn schema_can_stay_off_tool_turns() {
     for kind in ALL {
         let options = BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Native,
                 schema_on_tool_turns: Some(false),
                 extra_body: json!({"output_config": {"effort": "low"}, "temperature": 0})
@@ -293,7 +293,7 @@ async fn anthropic_thinking_blocks_go_back_unmodified_before_the_tool_call() {
     assert_eq!(assistant["content"].as_array().unwrap().len(), 3);
     // Kept in the conversation, where transcripts and follow-ups see it.
     match &run.conversation.messages[1] {
-        tribunal_runtime::conversation::Message::Assistant { reasoning, .. } => {
+        tribunal_runtime::Message::Assistant { reasoning, .. } => {
             assert_eq!(reasoning, &vec![thinking.clone(), redacted.clone()])
         }
         other => panic!("{other:?}"),
@@ -309,7 +309,7 @@ async fn reasoning_blocks_are_not_sent_to_openai() {
         let mut conversation = tribunal_runtime::Conversation::new(None, "hi");
         conversation
             .messages
-            .push(tribunal_runtime::conversation::Message::Assistant {
+            .push(tribunal_runtime::Message::Assistant {
                 text: "earlier".into(),
                 tool_calls: Vec::new(),
                 reasoning: vec![json!({"type": "thinking", "thinking": "SECRET-THOUGHT"})],
@@ -363,7 +363,7 @@ async fn tool_strategy_answers_through_the_answer_tool_on_every_api() {
         )
         .await;
         let options = BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Tool,
                 ..Default::default()
             },
@@ -592,7 +592,7 @@ async fn a_cut_answer_call_gets_the_repair_on_a_server_that_parses_the_history()
         )
         .await;
         let options = BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Tool,
                 ..Default::default()
             },

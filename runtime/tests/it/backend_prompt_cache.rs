@@ -7,14 +7,16 @@
 
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
-use tribunal_runtime::backend::AnthropicCodec;
-use tribunal_runtime::backend::prompt_cache::{MAX_BREAKPOINTS, breakpoints, without_breakpoints};
-use tribunal_runtime::backend::{
+use tribunal_runtime::ToolChoice;
+use tribunal_runtime::internal::backend::AnthropicCodec;
+use tribunal_runtime::internal::backend::prompt_cache::{
+    MAX_BREAKPOINTS, breakpoints, without_breakpoints,
+};
+use tribunal_runtime::internal::backend::{
     BackendOptions, Codec, ModelRequest, OutputFormat, ProviderConfig,
 };
-use tribunal_runtime::conversation::{Message, ModelTurn, ToolCall, ToolResult};
-use tribunal_runtime::output::ToolChoice;
 use tribunal_runtime::{Agent, BackendKind, Conversation, OutputChoice, ToolBox, connect_with_env};
+use tribunal_runtime::{Message, ModelTurn, ToolCall, ToolResult};
 use tribunal_testkit::agents::{eiffel, landmark_schema};
 use tribunal_testkit::wire::*;
 
@@ -57,7 +59,7 @@ async fn research_run(kind: BackendKind, options: &BackendOptions, system: &str)
 fn strategies() -> [BackendOptions; 3] {
     [
         BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Native,
                 schema_on_tool_turns: Some(true),
                 ..Default::default()
@@ -65,14 +67,14 @@ fn strategies() -> [BackendOptions; 3] {
             ..BackendOptions::default()
         },
         BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Tool,
                 ..Default::default()
             },
             ..BackendOptions::default()
         },
         BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Prompt,
                 ..Default::default()
             },
@@ -195,7 +197,7 @@ async fn anthropic_requests_mark_the_stable_prefix_the_previous_end_and_the_late
 async fn no_marks_when_turned_off_or_below_the_minimum() {
     let kind = BackendKind::Anthropic;
     let off = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             prompt_cache: Some(false),
             ..strategies()[0].clone().settings
         },

@@ -6,9 +6,9 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
+use tribunal_runtime::BackendOptions;
 use tribunal_runtime::{Agent, Backend, BackendKind, Conversation, connect_with_env};
+use tribunal_runtime::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_testkit::agents::eiffel;
 use tribunal_testkit::wire::*;
 
@@ -203,10 +203,10 @@ async fn a_fixture_cassette_replays_through_the_loop() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/providers/openai_chat_landmark.jsonl"
     );
-    let replay = Arc::new(tribunal_runtime::backend::Replay::from_file(path).unwrap());
+    let replay = Arc::new(tribunal_runtime::Replay::from_file(path).unwrap());
     assert_eq!(
         replay.output_plan().target,
-        tribunal_runtime::backend::SchemaTarget::Plain
+        tribunal_runtime::SchemaTarget::Plain
     );
     let run = agent(replay.clone()).run("Eiffel Tower?").await;
     assert_eq!(
@@ -236,8 +236,8 @@ async fn a_fixture_cassette_replays_through_the_loop() {
 #[tokio::test(start_paused = true)]
 async fn a_call_cut_by_the_deadline_replays_as_deadline_exceeded() {
     use std::time::Duration;
-    use tribunal_runtime::backend::{Recording, Replay};
     use tribunal_runtime::{Budget, ErrorCode};
+    use tribunal_runtime::{Recording, Replay};
     use tribunal_testkit::agents::{SlowOnCall, script, text};
 
     let with_deadline = |backend: Arc<dyn Backend>| {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::backend::BackendOptions;
-use tribunal_runtime::backend::{BackendErrorKind, ModelRequest, OutputFormat};
+use tribunal_runtime::BackendOptions;
 use tribunal_runtime::{Agent, BackendKind, Budget, Conversation, ErrorCode, connect_with_env};
+use tribunal_runtime::{BackendErrorKind, ModelRequest, OutputFormat};
 use tribunal_testkit::agents::{eiffel, landmark_schema};
 use tribunal_testkit::wire::*;
 
@@ -24,7 +24,7 @@ fn request() -> ModelRequest {
 /// clock jumps to any pending timer while a real server is still answering.
 fn paused() -> BackendOptions {
     BackendOptions {
-        timeouts: Some(tribunal_runtime::backend::Timeouts::unbounded()),
+        timeouts: Some(tribunal_runtime::Timeouts::unbounded()),
         ..BackendOptions::default()
     }
 }
@@ -150,7 +150,7 @@ async fn connection_failures_are_retried_exactly_max_retries_times() {
         _ => None,
     };
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             max_retries: Some(0),
             ..Default::default()
         },

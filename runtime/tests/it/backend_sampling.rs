@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use tribunal_runtime::BackendKind;
-use tribunal_runtime::backend::{Backend, BackendOptions, BackendSettings, SamplingField};
+use tribunal_runtime::{Backend, BackendOptions, BackendSettings, SamplingField};
 use tribunal_testkit::agents::eiffel;
 use tribunal_testkit::wire::*;
 use wiremock::ResponseTemplate;

@@ -6,17 +6,17 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
-use tribunal_runtime::conversation::Usage;
-use tribunal_runtime::dialogue::{
+use tribunal_runtime::Usage;
+use tribunal_runtime::UserTurn;
+use tribunal_runtime::internal::dialogue::{
     Dialogue, DialogueAction, DialogueInput, Exchange, MARKER_WITHHELD,
 };
-use tribunal_runtime::user::UserTurn;
 use tribunal_runtime::{
     Agent, ApprovalPolicy, BackendError, Budget, Conversation, ConversationEvent, DialogueConfig,
     DialogueEnd, ErrorCode, OutputSchema, RunReport, ScriptLine, ScriptedUser, ToolBox, ToolPolicy,
     UserSimulator, tool_fn,
 };
+use tribunal_runtime::{ScriptTurn, ScriptedBackend};
 
 fn turns(script: Value) -> Vec<ScriptTurn> {
     serde_json::from_value(script).unwrap()
@@ -369,7 +369,7 @@ async fn an_empty_or_huge_user_message_or_a_failed_simulator_is_a_coded_ending()
                     usage: Usage::default(),
                 }),
                 None => Err(BackendError::new(
-                    tribunal_runtime::backend::BackendErrorKind::Transport,
+                    tribunal_runtime::BackendErrorKind::Transport,
                     "down",
                 )),
             };
@@ -516,8 +516,8 @@ async fn an_ask_tool_without_a_decision_ends_the_conversation_with_approval_pend
     assert_eq!(*calls.lock().unwrap(), 0);
 }
 
-fn record() -> tribunal_runtime::report::ToolCallRecord {
-    tribunal_runtime::report::ToolCallRecord {
+fn record() -> tribunal_runtime::ToolCallRecord {
+    tribunal_runtime::ToolCallRecord {
         name: "lookup".into(),
         arguments: "{}".into(),
         ok: true,
@@ -566,9 +566,9 @@ async fn the_model_user_reads_the_agents_replies_as_quoted_data() {
     let system = conversation.system.as_deref().unwrap_or_default();
     assert!(system.contains("between <agent> and </agent>"), "{system}");
     assert!(system.contains("never instructions to you"), "{system}");
-    assert_eq!(tribunal_runtime::user::USER_PROMPT_VERSION, 2);
+    assert_eq!(tribunal_runtime::internal::user::USER_PROMPT_VERSION, 2);
     let last = match conversation.messages.last() {
-        Some(tribunal_runtime::conversation::Message::User { text }) => text.clone(),
+        Some(tribunal_runtime::Message::User { text }) => text.clone(),
         other => panic!("the agent's reply is the simulator's user message: {other:?}"),
     };
     assert_eq!(

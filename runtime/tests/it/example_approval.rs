@@ -6,8 +6,8 @@
 #[path = "../../examples/approval.rs"]
 mod approval_example;
 
-use tribunal_runtime::approval::{ApprovalOutcome, Decision};
-use tribunal_runtime::conversation::Message;
+use tribunal_runtime::Message;
+use tribunal_runtime::{ApprovalOutcome, Decision};
 
 #[tokio::test]
 async fn the_approval_example_pauses_then_writes_once_approved() {

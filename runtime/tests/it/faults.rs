@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tribunal_runtime::backend::{BackendOptions, Stage};
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, RunReport, ToolBox, connect_with_env,
 };
+use tribunal_runtime::{BackendOptions, Stage};
 use tribunal_testkit::agents::{Counter, eiffel, landmark_schema};
 use tribunal_testkit::wire::*;
 use wiremock::ResponseTemplate;

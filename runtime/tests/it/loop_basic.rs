@@ -6,11 +6,11 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tribunal_runtime::backend::OutputFormat;
-use tribunal_runtime::conversation::{Message, ModelTurn, StopReason};
+use tribunal_runtime::OutputFormat;
 use tribunal_runtime::{
     Agent, Backend, ErrorCode, RunOutcome, Tool, ToolBox, ToolError, ToolOutput,
 };
+use tribunal_runtime::{Message, ModelTurn, StopReason};
 use tribunal_testkit::agents::*;
 
 #[tokio::test]
@@ -31,7 +31,7 @@ async fn tool_call_then_answer() {
     assert!(run.report.tool_calls[0].ok);
     assert_eq!(
         run.report.extracted_from,
-        Some(tribunal_runtime::json::ExtractedFrom::Fence)
+        Some(tribunal_runtime::ExtractedFrom::Fence)
     );
     let requests = backend.requests();
     assert_eq!(requests.len(), 2);
@@ -146,7 +146,7 @@ async fn every_tool_failure_goes_back_to_the_model_as_an_error_result() {
             ("slow", json!({})),
         ]),
         ModelTurn {
-            tool_calls: vec![tribunal_runtime::conversation::ToolCall {
+            tool_calls: vec![tribunal_runtime::ToolCall {
                 id: "raw".into(),
                 name: "count".into(),
                 arguments: "{not json".into(),
@@ -432,18 +432,16 @@ struct Forgetful {
 }
 
 impl Backend for Forgetful {
-    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
-        tribunal_runtime::backend::BackendInfo {
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
+        tribunal_runtime::BackendInfo {
             name: "forgetful",
             model: "m",
-            plan: tribunal_runtime::output::OutputPlan::native(
-                tribunal_runtime::backend::SchemaTarget::Plain,
-            ),
+            plan: tribunal_runtime::OutputPlan::native(tribunal_runtime::SchemaTarget::Plain),
         }
     }
     fn complete<'a>(
         &'a self,
-        request: &'a tribunal_runtime::backend::ModelRequest,
+        request: &'a tribunal_runtime::ModelRequest,
     ) -> BoxFuture<'a, Result<ModelTurn, tribunal_runtime::BackendError>> {
         let address = Arc::as_ptr(&request.conversation) as usize;
         let len = request.conversation.messages.len();
@@ -490,7 +488,7 @@ async fn the_conversation_is_shared_with_requests_not_copied() {
 #[tokio::test]
 async fn a_scripted_backend_without_its_request_log_keeps_no_request() {
     let backend = Arc::new(
-        tribunal_runtime::backend::ScriptedBackend::from_turns([
+        tribunal_runtime::ScriptedBackend::from_turns([
             calls(&[("count", json!({"q": "a"}))]),
             text(&eiffel().to_string()),
         ])

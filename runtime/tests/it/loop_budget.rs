@@ -5,7 +5,7 @@ use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tribunal_runtime::backend::ScriptedBackend;
+use tribunal_runtime::ScriptedBackend;
 use tribunal_runtime::{Agent, Backend, Budget, ErrorCode, OnBudget, Run, ToolBox};
 use tribunal_testkit::agents::*;
 
@@ -228,8 +228,8 @@ async fn deadline_hit_by_a_slow_repair() {
 }
 
 /// $1 per million input tokens, $10 per million output, cache reads $0.10.
-fn price() -> tribunal_runtime::cost::ModelPrice {
-    tribunal_runtime::cost::ModelPrice {
+fn price() -> tribunal_runtime::ModelPrice {
+    tribunal_runtime::ModelPrice {
         input: 1.0,
         output: 10.0,
         cache_read: Some(0.1),
@@ -239,7 +239,7 @@ fn price() -> tribunal_runtime::cost::ModelPrice {
 
 fn cost_limit(max_usd: f64) -> Budget {
     Budget {
-        max_cost: Some(tribunal_runtime::cost::CostLimit {
+        max_cost: Some(tribunal_runtime::CostLimit {
             max_usd,
             price: price(),
         }),
@@ -282,7 +282,7 @@ async fn max_cost_at_its_boundary_runs_on_and_over_it_stops_before_the_tools() {
 async fn cached_tokens_are_spent_at_the_cache_price_and_the_repair_counts() {
     // 1,000 input of which 900 cached: 100·1 + 900·0.1 + 0 output = 190 per
     // million; the repair turn spends the same again.
-    let cached = |turn: tribunal_runtime::conversation::ModelTurn| {
+    let cached = |turn: tribunal_runtime::ModelTurn| {
         let mut turn = with_usage(turn, 1000, 0);
         turn.usage.cache_read_tokens = 900;
         turn

@@ -3,12 +3,12 @@
 
 use serde_json::json;
 use std::sync::Arc;
-use tribunal_runtime::answer::repair_message;
-use tribunal_runtime::conversation::Message;
+use tribunal_runtime::Message;
+use tribunal_runtime::internal::answer::repair_message;
 use tribunal_runtime::{Agent, Backend, ErrorCode, OutputSchema, RunOutcome, ToolBox};
 use tribunal_testkit::agents::*;
 
-fn last_user_text(request: &tribunal_runtime::backend::ModelRequest) -> String {
+fn last_user_text(request: &tribunal_runtime::ModelRequest) -> String {
     match request.conversation.messages.last() {
         Some(Message::User { text }) => text.clone(),
         other => panic!("expected a user message, got {other:?}"),
@@ -145,7 +145,7 @@ async fn hundred_thousand_deep_nesting_is_invalid_json_without_overflow() {
 #[tokio::test]
 async fn truncated_and_too_large() {
     let mut cut = text(r#"{"name": "Eiffel"#);
-    cut.stop = tribunal_runtime::conversation::StopReason::Length;
+    cut.stop = tribunal_runtime::StopReason::Length;
     let huge = text(&format!(
         "{{\"name\": \"{}\"}}",
         "x".repeat(2 * 1024 * 1024)
@@ -160,7 +160,7 @@ async fn truncated_and_too_large() {
 fn repair_message_format_is_exact() {
     let rejection = tribunal_runtime::Rejection::schema_mismatch(
         "result must match the selected verdict's owner schema",
-        vec![tribunal_runtime::schema::Issue::new(
+        vec![tribunal_runtime::Issue::new(
             "/covered",
             "\"R1\" is not of type \"array\"",
         )],
@@ -175,9 +175,9 @@ fn repair_message_format_is_exact() {
 
 #[test]
 fn an_answer_of_exactly_max_bytes_is_read_one_more_is_too_large() {
-    use tribunal_runtime::answer::evaluate_answer;
-    use tribunal_runtime::backend::SchemaTarget;
-    use tribunal_runtime::conversation::StopReason;
+    use tribunal_runtime::SchemaTarget;
+    use tribunal_runtime::StopReason;
+    use tribunal_runtime::internal::answer::evaluate_answer;
     let answer = eiffel().to_string();
     let exact = tribunal_runtime::AnswerPolicy {
         max_bytes: answer.len(),

@@ -5,12 +5,12 @@
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use tribunal_runtime::answer::finalize_message;
-use tribunal_runtime::backend::{ModelRequest, OutputFormat, SchemaTarget, ScriptedBackend};
-use tribunal_runtime::conversation::{Message, ModelTurn, StopReason, ToolCall};
-use tribunal_runtime::machine::REPEATED_CALL_RESULT;
-use tribunal_runtime::output::{ANSWER_TOOL, OutputPlan, ToolChoice};
+use tribunal_runtime::internal::answer::finalize_message;
+use tribunal_runtime::internal::machine::REPEATED_CALL_RESULT;
+use tribunal_runtime::internal::output::{ANSWER_TOOL, OutputPlan, ToolChoice};
 use tribunal_runtime::{Backend, Budget, ErrorCode, OnBudget, OnRepeat, ToolBox};
+use tribunal_runtime::{Message, ModelTurn, StopReason, ToolCall};
+use tribunal_runtime::{ModelRequest, OutputFormat, SchemaTarget, ScriptedBackend};
 use tribunal_testkit::agents::*;
 
 fn scripted(plan: OutputPlan, turns: Vec<ModelTurn>) -> Arc<ScriptedBackend> {
@@ -30,14 +30,14 @@ fn answer_call(args: &Value) -> ModelTurn {
 /// under the tool strategy, else the text.
 fn eiffel_answer(plan: OutputPlan) -> ModelTurn {
     match plan.strategy {
-        tribunal_runtime::output::OutputStrategy::Tool => answer_call(&eiffel()),
+        tribunal_runtime::OutputStrategy::Tool => answer_call(&eiffel()),
         _ => answer(&eiffel()),
     }
 }
 
 /// The answer tool's name under the plan, if it has one.
 fn answer_tool_of(plan: OutputPlan) -> Option<&'static str> {
-    (plan.strategy == tribunal_runtime::output::OutputStrategy::Tool).then_some(ANSWER_TOOL)
+    (plan.strategy == tribunal_runtime::OutputStrategy::Tool).then_some(ANSWER_TOOL)
 }
 
 fn names(request: &ModelRequest) -> Vec<&str> {
@@ -510,7 +510,7 @@ async fn a_tool_can_be_required_before_the_first_answer() {
         // After a tool ran: the model decides, the answer tool is back.
         assert_eq!(requests[1].tool_choice, ToolChoice::Auto);
         let expected: &[&str] = match plan.strategy {
-            tribunal_runtime::output::OutputStrategy::Tool => &[ANSWER_TOOL, "count"],
+            tribunal_runtime::OutputStrategy::Tool => &[ANSWER_TOOL, "count"],
             _ => &["count"],
         };
         assert_eq!(names(&requests[1]), expected);
@@ -537,7 +537,7 @@ async fn text_before_the_required_first_tool_call_is_no_answer_and_no_repair() {
     let requests = backend.requests();
     assert_eq!(
         last_user(&requests[1]),
-        tribunal_runtime::nudge::tool_first_message(&requests[1].tools)
+        tribunal_runtime::internal::nudge::tool_first_message(&requests[1].tools)
     );
     assert!(last_user(&requests[1]).contains("the tool offered is count"));
     assert_eq!(requests[1].tool_choice, ToolChoice::Required);

@@ -4,9 +4,9 @@
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::ModelTurn;
-use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
+use tribunal_runtime::ModelTurn;
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::{
     AnswerPolicy, Budget, Conversation, ErrorCode, OnBudget, OnNothingNew, OnRepeat,
 };
@@ -93,7 +93,7 @@ fn machine_with(budget: Budget, tools: Vec<tribunal_runtime::ToolSpec>, start: I
         budget,
         answer: AnswerPolicy::default(),
         max_output_tokens: None,
-        plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
+        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
         require_tool_first: false,
     };
     Machine::new(
@@ -540,8 +540,8 @@ fn one_turn(budget: Budget, turn: ModelTurn) -> (Vec<String>, Vec<(String, Strin
                 ran.extend(calls.iter().map(|c| format!("{} {}", c.id, c.arguments)));
                 let done: Vec<_> = calls
                     .iter()
-                    .map(|c| tribunal_runtime::tool::ToolExecution {
-                        result: tribunal_runtime::conversation::ToolResult {
+                    .map(|c| tribunal_runtime::ToolExecution {
+                        result: tribunal_runtime::ToolResult {
                             id: c.id.clone(),
                             content: format!("result of {}", c.arguments),
                             is_error: false,
@@ -559,7 +559,7 @@ fn one_turn(budget: Budget, turn: ModelTurn) -> (Vec<String>, Vec<(String, Strin
         .messages
         .iter()
         .filter_map(|m| match m {
-            tribunal_runtime::conversation::Message::ToolResults { results } => Some(results),
+            tribunal_runtime::Message::ToolResults { results } => Some(results),
             _ => None,
         })
         .flatten()
@@ -609,7 +609,7 @@ fn a_turn_over_the_tool_budget_runs_what_fits_and_refuses_the_rest() {
     };
     let (ran, results) = one_turn(budget, turn);
     assert_eq!(ran, [r#"c0 {"n":1}"#, r#"c1 {"n":2}"#]);
-    let refused = tribunal_runtime::machine::BUDGET_REFUSED_RESULT;
+    let refused = tribunal_runtime::internal::machine::BUDGET_REFUSED_RESULT;
     let got: Vec<&str> = results.iter().map(|(_, r)| r.as_str()).collect();
     assert_eq!(
         got,

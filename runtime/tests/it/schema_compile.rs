@@ -3,8 +3,10 @@
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::schema::{CompiledSchema, WireLimits, WireStats, compile, compile_embedded};
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::schema::{
+    CompiledSchema, WireLimits, WireStats, compile, compile_embedded,
+};
 
 const TARGETS: [SchemaTarget; 2] = [SchemaTarget::OpenAi, SchemaTarget::Anthropic];
 

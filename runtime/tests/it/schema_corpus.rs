@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use tribunal_runtime::OutputSchema;
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::schema::{CompiledSchema, Step, compile};
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::schema::{CompiledSchema, Step, compile};
 
 const TARGETS: [SchemaTarget; 2] = [SchemaTarget::OpenAi, SchemaTarget::Anthropic];
 

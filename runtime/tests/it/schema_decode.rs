@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::schema::{
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::schema::{
     WireBudget, WireLimits, WireStats, compile, compile_embedded, compile_embedded_in,
 };
 use tribunal_runtime::{AnswerContract, ErrorCode, OutputSchema};
@@ -518,7 +518,7 @@ fn a_backtracking_pattern_is_judged_not_hung() {
 /// the shape the model really sent instead of a `null` that hides it.
 #[test]
 fn unwrap_takes_only_an_object_of_exactly_the_wrapper_key() {
-    use tribunal_runtime::schema::{DecodePlan, Step};
+    use tribunal_runtime::internal::schema::{DecodePlan, Step};
     let plan = DecodePlan {
         root: Step::Unwrap {
             key: "value".into(),
@@ -541,7 +541,7 @@ fn unwrap_takes_only_an_object_of_exactly_the_wrapper_key() {
 /// the two-key branch, never the one-key branch whose keys it also holds.
 #[test]
 fn a_union_branch_is_chosen_by_its_exact_key_set() {
-    use tribunal_runtime::schema::{Branch, DecodePlan, Field, Step};
+    use tribunal_runtime::internal::schema::{Branch, DecodePlan, Field, Step};
     let field = |drop_null| Field {
         optional: drop_null,
         drop_null,
@@ -592,7 +592,7 @@ fn encode_fills_only_optional_fields_with_null() {
 /// numbers alike), a string tag that differs only in case second.
 #[test]
 fn a_union_branch_is_chosen_by_its_tag_exactly_before_ignoring_case() {
-    use tribunal_runtime::schema::{Branch, DecodePlan, Field, Step};
+    use tribunal_runtime::internal::schema::{Branch, DecodePlan, Field, Step};
     // `drops` marks a branch by dropping a null `z` (its placeholder).
     let branch = |tag: Value, drops: bool| Branch {
         types: vec!["object".into()],

@@ -4,8 +4,8 @@
 
 use crate::schema_compile::check_rules;
 use serde_json::{Map, Value, json};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::schema::compile;
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::schema::compile;
 use tribunal_runtime::{AnswerContract, OutputSchema};
 
 const TARGETS: [SchemaTarget; 2] = [SchemaTarget::OpenAi, SchemaTarget::Anthropic];

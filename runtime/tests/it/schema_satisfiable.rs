@@ -9,8 +9,8 @@
 use crate::schema_compile::check_rules;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::schema::compile;
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::internal::schema::compile;
 use tribunal_runtime::{AnswerContract, OutputSchema};
 
 /// Instances: objects, arrays and scalars, a few levels deep.

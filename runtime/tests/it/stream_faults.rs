@@ -8,10 +8,10 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::backend::{BackendErrorKind, BackendOptions, Stage, Timeouts};
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunReport, connect_with_env,
 };
+use tribunal_runtime::{BackendErrorKind, BackendOptions, Stage, Timeouts};
 use tribunal_testkit::agents::{eiffel, landmark_schema};
 use tribunal_testkit::faulty::{Fault, FaultyServer, html_page};
 use tribunal_testkit::wire::FAKE_KEY;
@@ -41,7 +41,7 @@ fn backend(kind: BackendKind, server: &FaultyServer, max_retries: u32) -> Arc<dy
         _ => None,
     };
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             // The answer as text on every API (a stand-in on localhost
             // would get the tool strategy under `auto`).
             output: OutputChoice::Native,

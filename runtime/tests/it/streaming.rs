@@ -8,8 +8,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tribunal_runtime::backend::{BackendOptions, Recording, Replay, Retry, Stage};
-use tribunal_runtime::conversation::Message;
+use tribunal_runtime::Message;
+use tribunal_runtime::internal::backend::{BackendOptions, Recording, Replay, Retry, Stage};
 use tribunal_runtime::{
     Agent, Backend, BackendKind, Budget, ErrorCode, OutputChoice, RunEvent, RunReport,
 };
@@ -191,7 +191,7 @@ async fn streamed_equals_whole(kind: BackendKind) {
     let input = "Give me the landmark record of the Eiffel Tower.";
     // The plain run reads whole answers: runaway turns are not watched for.
     let unwatched = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             cut_runaway: Some(false),
             ..hosted().settings
         },
@@ -298,7 +298,7 @@ async fn a_truncated_stream_is_truncated_like_a_whole_answer() {
 async fn under_the_tool_strategy_the_answer_streams_as_answer_tool_arguments() {
     let kind = BackendKind::OpenAiChat;
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             output: OutputChoice::Tool,
             ..Default::default()
         },
@@ -550,7 +550,7 @@ async fn a_streamed_recording_replays_as_the_same_run() {
 
 #[tokio::test]
 async fn a_scripted_run_streams_each_turn_whole() {
-    use tribunal_runtime::backend::{ScriptTurn, ScriptedBackend};
+    use tribunal_runtime::{ScriptTurn, ScriptedBackend};
     let turns: Vec<ScriptTurn> = serde_json::from_value(json!([
         {"tool_calls": [{"name": "search", "arguments": {"query": "Eiffel"}}]},
         {"text": "not json"},
@@ -580,39 +580,37 @@ async fn a_scripted_run_streams_each_turn_whole() {
 struct FailsAfterADelta(std::sync::atomic::AtomicU32);
 
 impl Backend for FailsAfterADelta {
-    fn info(&self) -> tribunal_runtime::backend::BackendInfo<'_> {
-        tribunal_runtime::backend::BackendInfo {
+    fn info(&self) -> tribunal_runtime::BackendInfo<'_> {
+        tribunal_runtime::BackendInfo {
             name: "flaky",
             model: "m",
-            plan: tribunal_runtime::output::OutputPlan::native(
-                tribunal_runtime::backend::SchemaTarget::Plain,
-            ),
+            plan: tribunal_runtime::OutputPlan::native(tribunal_runtime::SchemaTarget::Plain),
         }
     }
 
     fn complete<'a>(
         &'a self,
-        _request: &'a tribunal_runtime::backend::ModelRequest,
+        _request: &'a tribunal_runtime::ModelRequest,
     ) -> futures::future::BoxFuture<
         'a,
-        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+        Result<tribunal_runtime::ModelTurn, tribunal_runtime::BackendError>,
     > {
         unreachable!("only streamed here")
     }
 
     fn complete_streaming<'a>(
         &'a self,
-        _request: &'a tribunal_runtime::backend::ModelRequest,
-        sink: tribunal_runtime::backend::DeltaSink<'a>,
+        _request: &'a tribunal_runtime::ModelRequest,
+        sink: tribunal_runtime::DeltaSink<'a>,
     ) -> futures::future::BoxFuture<
         'a,
-        Result<tribunal_runtime::conversation::ModelTurn, tribunal_runtime::BackendError>,
+        Result<tribunal_runtime::ModelTurn, tribunal_runtime::BackendError>,
     > {
         Box::pin(async move {
             self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            sink(tribunal_runtime::backend::Delta::Text("{\"na".into()));
+            sink(tribunal_runtime::Delta::Text("{\"na".into()));
             Err(tribunal_runtime::BackendError::new(
-                tribunal_runtime::backend::BackendErrorKind::Transport,
+                tribunal_runtime::BackendErrorKind::Transport,
                 "connection reset",
             ))
         })
@@ -706,7 +704,7 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
         // truncated one.
         let server = model_server(kind, script()).await;
         let unwatched = BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 cut_runaway: Some(false),
                 ..hosted().settings
             },
@@ -728,7 +726,7 @@ async fn a_turn_that_runs_away_is_cut_and_repaired_on_every_api() {
 async fn an_answer_that_runs_away_twice_ends_the_run_as_runaway() {
     let kind = BackendKind::OpenAiChat;
     let options = BackendOptions {
-        settings: tribunal_runtime::backend::BackendSettings {
+        settings: tribunal_runtime::BackendSettings {
             output: OutputChoice::Tool,
             ..Default::default()
         },

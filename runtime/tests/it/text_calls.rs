@@ -6,13 +6,13 @@
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tribunal_runtime::backend::SchemaTarget;
-use tribunal_runtime::conversation::{Message, ModelTurn, ToolResult};
-use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
-use tribunal_runtime::output::OutputPlan;
-use tribunal_runtime::report::RunReport;
-use tribunal_runtime::tool::ToolExecution;
+use tribunal_runtime::OutputPlan;
+use tribunal_runtime::RunReport;
+use tribunal_runtime::SchemaTarget;
+use tribunal_runtime::ToolExecution;
+use tribunal_runtime::internal::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::{AnswerPolicy, Budget, Conversation, ToolSpec};
+use tribunal_runtime::{Message, ModelTurn, ToolResult};
 use tribunal_testkit::agents::*;
 
 /// A turn of the 0.5B reviewer on the code_review arena, as the server

@@ -8,11 +8,11 @@
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
-use tribunal_runtime::backend::{OutputFormat, SchemaTarget};
-use tribunal_runtime::conversation::{Message, ModelTurn, StopReason};
-use tribunal_runtime::json::ExtractionMode;
-use tribunal_runtime::machine::{Action, Input, Machine, MachineConfig};
+use tribunal_runtime::ExtractionMode;
+use tribunal_runtime::internal::machine::{Action, Input, Machine, MachineConfig};
 use tribunal_runtime::{AnswerPolicy, Budget, Conversation, OnBudget, OutputSchema, ToolSpec};
+use tribunal_runtime::{Message, ModelTurn, StopReason};
+use tribunal_runtime::{OutputFormat, SchemaTarget};
 use tribunal_testkit::agents::{calls, executed, text};
 
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +35,7 @@ fn machine(form: Form, budget: Budget, start: Instant) -> Machine {
             ..AnswerPolicy::default()
         },
         max_output_tokens: None,
-        plan: tribunal_runtime::output::OutputPlan::native(SchemaTarget::Plain),
+        plan: tribunal_runtime::OutputPlan::native(SchemaTarget::Plain),
         require_tool_first: false,
     };
     let any = Arc::new(OutputSchema::new("answer", json!({})).unwrap());

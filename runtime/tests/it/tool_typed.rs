@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tribunal_runtime::backend::{BackendOptions, SchemaTarget};
-use tribunal_runtime::conversation::ToolCall;
-use tribunal_runtime::tool::{TypedTool, tool_fn};
+use tribunal_runtime::ToolCall;
 use tribunal_runtime::{Agent, OutputChoice, ToolBox, ToolError, connect_with_env};
+use tribunal_runtime::{BackendOptions, SchemaTarget};
+use tribunal_runtime::{TypedTool, tool_fn};
 use tribunal_testkit::agents::{Even, eiffel, landmark_schema};
 use tribunal_testkit::wire::*;
 
@@ -248,7 +248,7 @@ async fn each_backend_offers_a_typed_tool_strict_and_decodes_its_call() {
         )
         .await;
         let options = BackendOptions {
-            settings: tribunal_runtime::backend::BackendSettings {
+            settings: tribunal_runtime::BackendSettings {
                 output: OutputChoice::Native,
                 ..Default::default()
             },

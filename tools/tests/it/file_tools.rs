@@ -394,7 +394,7 @@ fn an_example_path_is_shown_as_read_files_example() {
     );
     assert_eq!(specs[0], plain[0]);
     assert_eq!(specs[2], plain[2]);
-    let nudge = tribunal_runtime::nudge::tool_first_message(&specs);
+    let nudge = tribunal_runtime::internal::nudge::tool_first_message(&specs);
     assert!(
         nudge.contains("call read_file with the arguments {\"path\":\"src/lib.rs\"}"),
         "{nudge}"

@@ -21,8 +21,8 @@ pub(crate) async fn call(
     toolbox: &tribunal_runtime::ToolBox,
     name: &str,
     args: serde_json::Value,
-) -> tribunal_runtime::conversation::ToolResult {
-    let call = tribunal_runtime::conversation::ToolCall {
+) -> tribunal_runtime::ToolResult {
+    let call = tribunal_runtime::ToolCall {
         id: "call-1".to_string(),
         name: name.to_string(),
         arguments: args.to_string(),

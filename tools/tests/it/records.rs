@@ -2,9 +2,9 @@
 //! folder, and nothing outside it.
 
 use serde_json::{Value, json};
+use tribunal_runtime::SchemaTarget;
 use tribunal_runtime::ToolBox;
-use tribunal_runtime::conversation::ToolCall;
-use tribunal_runtime::output::SchemaTarget;
+use tribunal_runtime::ToolCall;
 use tribunal_tools::RecordTools;
 
 fn world() -> tempfile::TempDir {

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::time::Duration;
 use tribunal_runtime::ToolBox;
-use tribunal_runtime::conversation::ToolCall;
+use tribunal_runtime::ToolCall;
 use tribunal_tools::mcp::McpServer;
 
 /// How long a fixture server may take to start.

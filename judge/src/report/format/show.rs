@@ -6,8 +6,8 @@
 use crate::rows::results::{ResultRow, error_text};
 use crate::rows::transcript::Transcript;
 use std::fmt::Write as _;
-use tribunal_runtime::conversation::Message;
-use tribunal_runtime::text::{Limit, clip_marked};
+use tribunal_runtime::internal::conversation::Message;
+use tribunal_runtime::internal::text::{Limit, clip_marked};
 
 /// The longest message or tool result shown, in characters.
 pub const SHOWN_CHARS: usize = 600;

@@ -28,8 +28,8 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tribunal_runtime::backend::BackendError;
-use tribunal_runtime::backend::RecordedError;
+use tribunal_runtime::internal::backend::BackendError;
+use tribunal_runtime::internal::backend::RecordedError;
 
 /// The journal of `results`: the same path with `.batches` appended.
 pub fn journal_path(results: &Path) -> PathBuf {
@@ -120,7 +120,7 @@ impl Journal {
                     "{}:{}: not a batch journal line: {}",
                     path.display(),
                     n + 1,
-                    tribunal_runtime::text::one_line(&e.to_string(), 200)
+                    tribunal_runtime::internal::text::one_line(&e.to_string(), 200)
                 ))
             })?;
             journal.replay(parsed);
@@ -243,7 +243,7 @@ impl Journal {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tribunal_runtime::backend::BackendErrorKind;
+    use tribunal_runtime::internal::backend::BackendErrorKind;
 
     #[test]
     fn a_resumed_journal_knows_batches_in_flight_and_answers_and_cuts_a_torn_line() {
@@ -259,7 +259,7 @@ mod tests {
         };
         j.submitted(1, "batch_1", ids(&[("a", "ka"), ("b", "kb"), ("c", "kc")]))
             .unwrap();
-        let expired = Err(tribunal_runtime::backend::batch::request_error(
+        let expired = Err(tribunal_runtime::internal::backend::batch::request_error(
             "openai-chat",
             "batch_expired",
             "late",
@@ -296,7 +296,7 @@ mod tests {
     /// resume too, so the resumed run sends it again without the field.
     #[test]
     fn a_refused_sampling_field_survives_the_journal() {
-        use tribunal_runtime::backend::SamplingField;
+        use tribunal_runtime::internal::backend::SamplingField;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
         let mut j = Journal::create(&path).unwrap();

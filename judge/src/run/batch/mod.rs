@@ -30,9 +30,9 @@ use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 use tribunal_runtime::Backend;
-use tribunal_runtime::backend::batch::BatchService;
-use tribunal_runtime::backend::{BackendError, BackendInfo, ModelRequest, SamplingField};
-use tribunal_runtime::conversation::ModelTurn;
+use tribunal_runtime::internal::backend::batch::BatchService;
+use tribunal_runtime::internal::backend::{BackendError, BackendInfo, ModelRequest, SamplingField};
+use tribunal_runtime::internal::conversation::ModelTurn;
 
 /// How a run sends its model requests in batches.
 #[derive(Clone)]

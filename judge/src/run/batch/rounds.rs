@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, oneshot};
-use tribunal_runtime::backend::batch::{BatchEntry, BatchService, request_error};
-use tribunal_runtime::backend::is_retryable;
-use tribunal_runtime::backend::{BackendError, BackendErrorKind};
+use tribunal_runtime::internal::backend::batch::{BatchEntry, BatchService, request_error};
+use tribunal_runtime::internal::backend::is_retryable;
+use tribunal_runtime::internal::backend::{BackendError, BackendErrorKind};
 
 /// Attempts at creating a batch (its upload and creation), or at reading an
 /// ended one, before its requests fail with the error.
@@ -378,10 +378,10 @@ mod tests {
     use super::*;
     use serde_json::json;
     use tribunal_runtime::Backend as _;
-    use tribunal_runtime::backend::batch::{BatchLimits, BatchResult, BatchStatus};
-    use tribunal_runtime::backend::{BackendInfo, ModelRequest};
-    use tribunal_runtime::conversation::ModelTurn;
-    use tribunal_runtime::output::OutputPlan;
+    use tribunal_runtime::internal::backend::batch::{BatchLimits, BatchResult, BatchStatus};
+    use tribunal_runtime::internal::backend::{BackendInfo, ModelRequest};
+    use tribunal_runtime::internal::conversation::ModelTurn;
+    use tribunal_runtime::internal::output::OutputPlan;
 
     /// A batch API in memory: at most two requests a batch; answers each
     /// request with its body, except `skip` (no result); each batch is
@@ -484,7 +484,8 @@ mod tests {
             reads: Mutex::default(),
             polls: Mutex::default(),
             skip: "i3-r0-t1",
-            plan: tribunal_runtime::backend::ScriptedBackend::from_turns([]).output_plan(),
+            plan: tribunal_runtime::internal::backend::ScriptedBackend::from_turns([])
+                .output_plan(),
         });
         let journal = Journal::create(&dir.path().join("j")).unwrap();
         let rounds = Rounds::new(service.clone(), Duration::ZERO, journal, 5);

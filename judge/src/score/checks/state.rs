@@ -6,7 +6,7 @@
 use super::values_equal;
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
-use tribunal_runtime::text::one_line;
+use tribunal_runtime::internal::text::one_line;
 
 /// The largest file a state check reads: 4 MiB.
 const MAX_STATE_FILE_BYTES: u64 = 4 * 1024 * 1024;

@@ -77,14 +77,16 @@ fn report_with_calls(calls: &[(&str, bool)]) -> RunReport {
     let mut report = RunReport::answered(json!({}));
     report.tool_calls = calls
         .iter()
-        .map(|(name, ok)| tribunal_runtime::report::ToolCallRecord {
-            name: name.to_string(),
-            arguments: "{}".into(),
-            ok: *ok,
-            duration_ms: 0.0,
-            repeated: false,
-            from_text: false,
-        })
+        .map(
+            |(name, ok)| tribunal_runtime::internal::report::ToolCallRecord {
+                name: name.to_string(),
+                arguments: "{}".into(),
+                ok: *ok,
+                duration_ms: 0.0,
+                repeated: false,
+                from_text: false,
+            },
+        )
         .collect();
     report
 }
@@ -150,14 +152,16 @@ fn report_with_args(calls: &[(&str, &str)]) -> RunReport {
     let mut report = report_with_calls(&[]);
     report.tool_calls = calls
         .iter()
-        .map(|(name, args)| tribunal_runtime::report::ToolCallRecord {
-            name: name.to_string(),
-            arguments: args.to_string(),
-            ok: true,
-            duration_ms: 0.0,
-            repeated: false,
-            from_text: false,
-        })
+        .map(
+            |(name, args)| tribunal_runtime::internal::report::ToolCallRecord {
+                name: name.to_string(),
+                arguments: args.to_string(),
+                ok: true,
+                duration_ms: 0.0,
+                repeated: false,
+                from_text: false,
+            },
+        )
         .collect();
     report
 }

@@ -9,8 +9,8 @@
 use super::{SequenceMode, lookup, short, values_equal};
 use indexmap::IndexMap;
 use serde_json::Value;
-use tribunal_runtime::approval::{ApprovalOutcome, ApprovalRecord};
-use tribunal_runtime::report::ToolCallRecord;
+use tribunal_runtime::internal::approval::{ApprovalOutcome, ApprovalRecord};
+use tribunal_runtime::internal::report::ToolCallRecord;
 
 /// `tool_used`: at least `min` successful calls of `name`.
 pub(super) fn tool_used(calls: &[ToolCallRecord], name: &str, min: u32) -> (bool, String) {

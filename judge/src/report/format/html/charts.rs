@@ -7,7 +7,7 @@ pub use crate::report::stats::percentile;
 use crate::report::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::internal::conversation::Usage;
 
 /// How many bins the latency histogram has at most.
 pub const LATENCY_BINS: usize = 20;

@@ -14,7 +14,7 @@ use crate::rows::results::ResultRow;
 use crate::rows::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tribunal_runtime::conversation::Usage;
+use tribunal_runtime::internal::conversation::Usage;
 
 /// Everything the report page shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ pub struct ReportPage {
     pub token_use: TokenUse,
     /// With `--cache`: cache hits and misses over every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<tribunal_runtime::backend::CacheCounts>,
+    pub cache: Option<tribunal_runtime::internal::backend::CacheCounts>,
     /// The latency histogram.
     pub latency: Histogram,
     /// The tokens-per-item chart.
