@@ -118,6 +118,9 @@ pub struct Arena {
     /// of its folder ([`Arena::world_dir`]) with `run_command` and the file
     /// tools over it. `None`: no command runs.
     pub sandbox: Option<SandboxSettings>,
+    /// What the gold tests (`tribunal lint --run`) run under: `[sandbox]`
+    /// as read (also in a review arena without `shell`), else the defaults.
+    pub(crate) gold_sandbox: SandboxSettings,
     /// The root of the file tools (`files_root`, default: the arena folder).
     pub files_root: PathBuf,
 }
@@ -353,7 +356,9 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         p,
     );
     let review = config.verdict.is_some();
-    let sandbox = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
+    let read = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
+    let gold_sandbox = read.clone().unwrap_or_default();
+    let sandbox = read.filter(|_| tools.shell);
     let mcp = mcp::read(config.mcp.clone(), p);
     let writes = sandbox.as_ref().is_some_and(|s| s.write_files);
     let offered = tools.offered(&mcp, writes);
@@ -439,6 +444,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         user,
         approval,
         sandbox,
+        gold_sandbox,
         files_root,
     };
     (Some(arena), report)

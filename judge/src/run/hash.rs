@@ -178,6 +178,13 @@ fn config_value(
         {
             table["image"] = json!(image);
         }
+        // Only when named, so the hashes of arenas without stay.
+        if !sandbox.toolchains.is_empty()
+            && let Some(table) = map.get_mut("sandbox")
+        {
+            let names: Vec<&str> = sandbox.toolchains.iter().map(|t| t.as_str()).collect();
+            table["toolchains"] = json!(names);
+        }
         // Only when on, so the hashes of arenas that only run commands stay.
         if sandbox.write_files {
             map.insert("write_files".to_string(), json!(true));
@@ -342,6 +349,7 @@ mod tests {
             write_files: false,
             engine: tribunal_tools::shell::Engine::Bubblewrap,
             image: None,
+            toolchains: Vec::new(),
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
