@@ -378,9 +378,19 @@ mod tests {
         arena.sandbox = Some(settings.clone());
         let python = config_hash(&arena, "mock", "m", &plan);
         settings.image = Some("node:22-slim".to_string());
-        arena.sandbox = Some(settings);
+        arena.sandbox = Some(settings.clone());
         let node = config_hash(&arena, "mock", "m", &plan);
         assert!(none != python && python != node);
+        // A toolchain shown is part of the terms; none keeps the hash.
+        settings.engine = tribunal_tools::shell::Engine::Bubblewrap;
+        settings.image = None;
+        arena.sandbox = Some(settings.clone());
+        let plain = config_value(&arena, "mock", "m", &plan, false);
+        assert!(plain["sandbox"].get("toolchains").is_none());
+        settings.toolchains = vec![tribunal_tools::shell::Toolchain::Rust];
+        arena.sandbox = Some(settings);
+        let rust = config_value(&arena, "mock", "m", &plan, false);
+        assert_eq!(rust["sandbox"]["toolchains"], serde_json::json!(["rust"]));
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:
