@@ -111,7 +111,8 @@ pub(super) fn read(
     (shell, review): (bool, bool),
     problems: &mut Vec<Problem>,
 ) -> Option<SandboxSettings> {
-    if !shell && !(review && table.is_some()) {
+    let gold_tests_only = review && table.is_some();
+    if !(shell || gold_tests_only) {
         if table.is_some() {
             problems.push(Problem::file(
                 ARENA_TOML,
