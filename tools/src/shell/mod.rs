@@ -13,5 +13,5 @@ mod toolchain;
 
 pub use engine::{CommandResult, CommandSandbox, Engine, WORK_DIR, WorkingFolder};
 pub use limits::{LimitHit, SandboxLimits};
-pub use tool::{RUN_COMMAND, ShellTool};
+pub use tool::{RUN_COMMAND, RUN_TESTS, ShellTool};
 pub use toolchain::Toolchain;
