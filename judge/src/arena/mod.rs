@@ -361,7 +361,8 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
     let sandbox = read.filter(|_| tools.shell);
     let mcp = mcp::read(config.mcp.clone(), p);
     let writes = sandbox.as_ref().is_some_and(|s| s.write_files);
-    let offered = tools.offered(&mcp, writes);
+    let run_tests = sandbox.as_ref().is_some_and(|s| s.run_tests);
+    let offered = tools.offered(&mcp, writes, run_tests);
     let verdict = config
         .verdict
         .as_ref()
@@ -392,6 +393,22 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         inside(dir, &root).map(|()| root)
     };
     inline_files::attach(&inline_files, &root_of, &mut items, p);
+    // `run_tests` runs each item's test command: it must have one.
+    if sandbox
+        .as_ref()
+        .is_some_and(|s| s.run_tests && s.test_command.is_empty())
+    {
+        for item in items.iter().filter(|i| i.test_command.is_none()) {
+            p.push(Problem::at(
+                DATASET,
+                item.line,
+                format!(
+                    "item {}: run_tests has no command to run: give the item a test_command, or the arena [sandbox] test_command",
+                    item.id
+                ),
+            ));
+        }
+    }
     // Each run of a `shell` arena copies its item's folder: it must be one.
     if sandbox.is_some() {
         for item in &items {

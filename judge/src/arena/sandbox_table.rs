@@ -23,6 +23,10 @@
 //! image = "python:3.12-slim" # the container engines' image
 //! toolchains = ["rust"]      # this machine's toolchains outside /usr,
 //!                            # read-only (bubblewrap, none-trusted-container)
+//! run_tests = false          # the agent's command tool is run_tests: the
+//!                            # item's test_command, no other command
+//! test_command = ["python3", "-m", "unittest"] # run_tests' command for
+//!                            # items without their own `test_command`
 //! ```
 //!
 //! A review (`[verdict]`) arena without `shell` may have the table too:
@@ -56,6 +60,8 @@ pub(super) struct SandboxToml {
     image: Option<String>,
     #[serde(default)]
     toolchains: Vec<String>,
+    run_tests: Option<bool>,
+    test_command: Option<Vec<String>>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
@@ -85,6 +91,13 @@ pub struct SandboxSettings {
     /// read-only ([`tribunal_tools::shell::CommandSandbox::with_toolchains`]).
     /// Default: none.
     pub toolchains: Vec<Toolchain>,
+    /// Whether the agent's one command tool is `run_tests` (the item's
+    /// `test_command`, else [`SandboxSettings::test_command`], and no other
+    /// command) instead of `run_command`. Default: no.
+    pub run_tests: bool,
+    /// `run_tests`' command for the items without their own (a program
+    /// and its arguments). Default: none.
+    pub test_command: Vec<String>,
 }
 
 impl Default for SandboxSettings {
@@ -97,6 +110,8 @@ impl Default for SandboxSettings {
             engine: Engine::Bubblewrap,
             image: None,
             toolchains: Vec::new(),
+            run_tests: false,
+            test_command: Vec::new(),
         }
     }
 }
@@ -224,10 +239,32 @@ pub(super) fn read(
             ),
         ));
     }
+    let run_tests = t.run_tests.unwrap_or(false);
+    let test_command = t.test_command.unwrap_or_default();
+    if test_command.first().is_some_and(|p| p.trim().is_empty()) {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.test_command: names no program",
+        ));
+    }
+    if !test_command.is_empty() && !run_tests {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.test_command: has no effect without run_tests = true",
+        ));
+    }
+    if run_tests && !shell {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.run_tests: the agent's command tool needs tools = [\"shell\"]",
+        ));
+    }
     Some(SandboxSettings {
         engine,
         image,
         toolchains,
+        run_tests,
+        test_command,
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),
