@@ -623,3 +623,35 @@ fn a_container_engine_needs_its_image_and_refuses_without_its_client() {
         "{stderr}"
     );
 }
+
+/// `--toolchain rust` shows the machine's Rust toolchain to the command,
+/// as `[sandbox] toolchains` does; without it there is no `rustc`; an
+/// unknown name is refused by the command line.
+#[test]
+fn sandbox_shows_a_toolchain_only_when_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::tribunal(
+        &["sandbox", "--toolchain", "rust", "--", "rustc", "--version"],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("\"stdout\":\"rustc "), "{stdout}");
+    assert!(
+        stderr.contains("toolchains read-only: /opt/toolchains/rust/bin"),
+        "{stderr}"
+    );
+    let out = crate::tribunal(
+        &["sandbox", "--", "sh", "-c", "command -v rustc"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = crate::tribunal(&["sandbox", "--toolchain", "go", "--", "true"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown toolchain `go` (one of: rust)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
