@@ -51,7 +51,7 @@ pub struct Item {
     /// The project's own test command (`test_command`: a program and its
     /// arguments), what `run_tests` runs (`[sandbox] run_tests`); never
     /// the gold test.
-    pub test_command: Option<Vec<String>>,
+    pub(crate) test_command: Option<Vec<String>>,
 }
 
 /// What makes an item the injected twin of another: the same wrong answer
