@@ -3,7 +3,9 @@
 //! command runs in the sandbox on two copies of the item's folder, the
 //! change as it is and its parent (`CHANGE.diff` undone), each with the
 //! arena's `gold_tests/<id>/` laid over it; an item whose gold verdict the
-//! two results contradict is listed with how each side ended.
+//! two results contradict is listed with how each side ended. They run
+//! in the sandbox of the arena's `[sandbox]` ([`gold_sandbox`]): its
+//! engine, toolchains, limits and variables.
 
 use crate::arena::Arena;
 use crate::arena::diff::undo;
@@ -34,16 +36,24 @@ pub struct GoldCheck {
     pub contradiction: Option<String>,
 }
 
+/// The sandbox `arena`'s gold tests run in: its `[sandbox]` engine
+/// (bubblewrap when it has none) showing its `toolchains`; refused
+/// ([`ErrorCode::SandboxUnavailable`]) when it cannot be made, never
+/// another engine instead.
+pub async fn gold_sandbox(arena: &Arena) -> Result<CommandSandbox, SandboxError> {
+    crate::run::command_sandbox(&arena.gold_sandbox).await
+}
+
 /// Runs the gold test of every item of `arena` that has one, in dataset
 /// order, each side in its own copy (under the system's temporary folder)
-/// in `sandbox`, under the arena's `[sandbox]` limits and variables (the
-/// defaults when it has none). `Err` only when the sandbox or a copy
-/// failed: no result can be trusted then.
+/// in `sandbox` ([`gold_sandbox`]), under the arena's `[sandbox]` limits
+/// and variables (the defaults when it has none). `Err` only when the
+/// sandbox or a copy failed: no result can be trusted then.
 pub async fn check_gold_tests(
     arena: &Arena,
     sandbox: &CommandSandbox,
 ) -> Result<Vec<GoldCheck>, SandboxError> {
-    let settings = arena.sandbox.clone().unwrap_or_default();
+    let settings = &arena.gold_sandbox;
     let mut checks = Vec::new();
     for item in &arena.items {
         let (Some(test), Some(gold)) = (&item.gold_test, item.gold_verdict()) else {

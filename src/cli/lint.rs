@@ -7,8 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tribunal::judge::Problem;
-use tribunal::judge::internal::gold_check::check_gold_tests;
-use tribunal::tools::shell::CommandSandbox;
+use tribunal::judge::internal::gold_check::{check_gold_tests, gold_sandbox};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct LintArgs {
@@ -78,19 +77,16 @@ pub(super) fn located<'a>(
     })
 }
 
-/// Runs the arenas' gold tests, in one sandbox made when the first arena
-/// with any needs it.
+/// Runs the arenas' gold tests, each arena's in the sandbox its
+/// `[sandbox]` names (engine, toolchains).
 struct GoldRunner {
     runtime: tokio::runtime::Runtime,
-    /// The sandbox, or why none can be made, once tried.
-    sandbox: Option<Result<CommandSandbox, String>>,
 }
 
 impl GoldRunner {
     fn new() -> anyhow::Result<GoldRunner> {
         Ok(GoldRunner {
             runtime: super::tokio_runtime()?,
-            sandbox: None,
         })
     }
 
@@ -108,19 +104,15 @@ impl GoldRunner {
             return Ok(0);
         }
         let runtime = &self.runtime;
-        let sandbox = self.sandbox.get_or_insert_with(|| {
-            runtime
-                .block_on(CommandSandbox::detect())
-                .map_err(|e| e.to_string())
-        });
-        let sandbox = match sandbox {
+        let sandbox = match runtime.block_on(gold_sandbox(&arena)) {
             Ok(sandbox) => sandbox,
             Err(e) => {
                 println!("{}: gold tests not run: {e}", dir.display());
                 return Ok(1);
             }
         };
-        let checks = runtime.block_on(check_gold_tests(&arena, sandbox))?;
+        eprintln!("{}: gold tests in {}", dir.display(), sandbox.describe());
+        let checks = runtime.block_on(check_gold_tests(&arena, &sandbox))?;
         let contradicted: Vec<Problem> = checks
             .iter()
             .filter_map(|c| {

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use tribunal::tools::shell::{CommandSandbox, SandboxLimits, WORK_DIR, WorkingFolder};
+use tribunal::tools::shell::{CommandSandbox, SandboxLimits, Toolchain, WORK_DIR, WorkingFolder};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SandboxArgs {
@@ -45,12 +45,24 @@ pub(crate) struct SandboxArgs {
     /// Nothing of this process's own environment is passed.
     #[arg(long = "env", value_name = "NAME=VALUE", value_parser = name_value)]
     env: Vec<(String, String)>,
+    /// A toolchain of this machine the command sees, read-only ([sandbox]
+    /// toolchains): `rust`; repeatable.
+    #[arg(long = "toolchain", value_name = "NAME", value_parser = toolchain)]
+    toolchains: Vec<Toolchain>,
     /// Keep the copy after the command, and print its path.
     #[arg(long)]
     keep: bool,
     /// The command and its arguments (not a shell line: `-- sh -c 'LINE'` for one).
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
+}
+
+/// A toolchain's name.
+fn toolchain(s: &str) -> Result<Toolchain, String> {
+    Toolchain::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Toolchain::ALL.iter().map(|t| t.as_str()).collect();
+        format!("unknown toolchain `{s}` (one of: {})", names.join(", "))
+    })
 }
 
 /// `NAME=VALUE`.
@@ -71,7 +83,10 @@ pub(crate) fn run(args: SandboxArgs) -> anyhow::Result<ExitCode> {
         ..SandboxLimits::default()
     };
     let runtime = super::tokio_runtime()?;
-    let sandbox = match runtime.block_on(CommandSandbox::detect()) {
+    let made = runtime
+        .block_on(CommandSandbox::detect())
+        .and_then(|s| s.with_toolchains(&args.toolchains));
+    let sandbox = match made {
         Ok(sandbox) => sandbox,
         Err(e) => {
             eprintln!("error: {e}");

@@ -247,7 +247,7 @@ fn an_unknown_item_field_is_a_problem_with_did_you_mean() {
         &lines,
         &[
             "arena/dataset.jsonl:1:75: unknown item field `mokc`; did you mean `mock`?",
-            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`, `user`, `gold_test`",
+            "arena/dataset.jsonl:2:98: unknown item field `turns`; expected one of `id`, `input`, `checks`, `mock`, `gold_rubric`, `twin_of`, `injection`, `user`, `gold_test`, `test_command`",
         ],
     );
     let o = tribunal(&["run", "arena"], dir.path());

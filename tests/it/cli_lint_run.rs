@@ -152,9 +152,100 @@ fn a_malformed_gold_test_is_a_lint_problem() {
     );
 }
 
+/// The arena's `[sandbox]` (a review arena may have one without `shell`:
+/// its gold tests run under it) names the engine `lint --run` uses: with
+/// no sandbox the test runs in the copy itself, not at `/work`; a
+/// container engine that cannot start refuses, never bubblewrap instead.
+#[test]
+fn lint_run_uses_the_engine_the_arenas_sandbox_names() {
+    let outside = r#"{"command": ["sh", "-c", "test \"$(pwd)\" != /work"], "parent": "passes"}"#;
+    let dir = review_arena(&[("where", "GREEN", outside, CHANGE)], &[]);
+    let toml = dir.path().join("arena/arena.toml");
+    // bubblewrap (no [sandbox]): the copy is /work, the test fails.
+    let (code, lines) = lint(dir.path(), &["--run"]);
+    assert_eq!(code, 2, "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("CONTRADICTED")),
+        "{lines:?}"
+    );
+    std::fs::write(
+        &toml,
+        format!("{ARENA_TOML}[sandbox]\nengine = \"none-trusted-container\"\n"),
+    )
+    .unwrap();
+    let (code, lines) = lint(dir.path(), &["--run"]);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("arena: gold tests: 1 of 1 item(s) runnable; 1 agree, 0 contradicted")
+    );
+    std::fs::write(
+        &toml,
+        format!("{ARENA_TOML}[sandbox]\nengine = \"docker\"\nimage = \"alpine:3\"\n"),
+    )
+    .unwrap();
+    let (code, lines) = lint(dir.path(), &["--run"]);
+    assert_eq!(code, 2, "{lines:?}");
+    let last = lines.last().cloned().unwrap_or_default();
+    assert!(
+        last.starts_with("arena: gold tests not run: sandbox_unavailable: no sandbox: ")
+            && last.contains("docker"),
+        "{lines:?}"
+    );
+}
+
+/// `toolchains = ["rust"]` shows this machine's Rust toolchain to the gold
+/// tests (without it there is no `rustc` in the sandbox); a misspelt
+/// toolchain, or one with a container engine, is a lint problem.
+#[test]
+fn a_review_arena_names_the_toolchains_its_gold_tests_need() {
+    let rustc = r#"{"command": ["rustc", "--version"], "parent": "passes"}"#;
+    let dir = review_arena(&[("rusty", "GREEN", rustc, CHANGE)], &[]);
+    let toml = dir.path().join("arena/arena.toml");
+    let (code, lines) = lint(dir.path(), &["--run"]);
+    assert_eq!(code, 2, "{lines:?}");
+    assert!(
+        lines[1].contains("gold GREEN but the test fails on the change"),
+        "{lines:?}"
+    );
+    std::fs::write(
+        &toml,
+        format!("{ARENA_TOML}[sandbox]\ntoolchains = [\"rust\"]\n"),
+    )
+    .unwrap();
+    let (code, lines) = lint(dir.path(), &["--run"]);
+    assert_eq!(code, 0, "{lines:?}");
+    std::fs::write(
+        &toml,
+        format!("{ARENA_TOML}[sandbox]\ntoolchains = [\"rsut\"]\n"),
+    )
+    .unwrap();
+    let (code, lines) = lint(dir.path(), &[]);
+    assert_eq!(code, 2);
+    assert_lines(
+        &lines,
+        &["arena/arena.toml: sandbox.toolchains: unknown toolchain `rsut`; did you mean `rust`?"],
+    );
+    std::fs::write(
+        &toml,
+        format!(
+            "{ARENA_TOML}[sandbox]\nengine = \"podman\"\nimage = \"rust:1\"\ntoolchains = [\"rust\"]\n"
+        ),
+    )
+    .unwrap();
+    let (_, lines) = lint(dir.path(), &[]);
+    assert_lines(
+        &lines,
+        &[
+            "arena/arena.toml: sandbox.toolchains: engine \"podman\" runs the image's toolchains, not this machine's: drop `toolchains` or pick an image that has them",
+        ],
+    );
+}
+
 /// The code_review arena's runnable gold: every item in a language with a
-/// toolchain in the sandbox (Python, JavaScript, C, C++) has a gold test,
-/// and each agrees with its gold verdict on both sides.
+/// toolchain on this machine (Python, JavaScript, C, C++, Java, and Rust
+/// through `toolchains = ["rust"]`) has a gold test, and each agrees with
+/// its gold verdict on both sides.
 #[test]
 fn every_runnable_code_review_gold_agrees_with_its_tests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -163,7 +254,7 @@ fn every_runnable_code_review_gold_agrees_with_its_tests() {
     assert_eq!(code(&o), 0, "{out}");
     assert!(
         out.ends_with(
-            "arenas/code_review: gold tests: 19 of 42 item(s) runnable; 19 agree, 0 contradicted\n"
+            "arenas/code_review: gold tests: 29 of 42 item(s) runnable; 29 agree, 0 contradicted\n"
         ),
         "{out}"
     );
@@ -173,6 +264,10 @@ fn every_runnable_code_review_gold_agrees_with_its_tests() {
         "RED   rollover_fixed_in_one_caller: change fails, parent fails: agrees",
         "GREEN rename_all_call_sites: change passes, parent passes: agrees",
         "GREEN context_manager: change passes, parent fails: agrees",
+        "RED   backslash_escape_wrong_place: change fails, parent fails: agrees",
+        "GREEN keyval_stream_validation: change passes, parent fails: agrees",
+        "RED   glob_class_bound_underflow: change fails, parent passes: agrees",
+        "GREEN semver_less_excludes_prerelease: change passes, parent fails: agrees",
     ] {
         assert!(out.contains(kind), "{kind}\n{out}");
     }

@@ -466,6 +466,121 @@ fn a_reviewer_with_run_command_works_on_the_change_and_never_sees_the_gold_tests
     assert!(stdout.contains("1 agree, 0 contradicted"), "{stdout}");
 }
 
+/// `[sandbox] run_tests = true`: the reviewer's command tool is
+/// `run_tests`, which runs the item's `test_command` (never the gold test)
+/// and nothing else; `run_command` is not offered, so a `tool_used` check
+/// of it is a lint problem. An item without a command, and the arena's
+/// `test_command` without `run_tests`, are lint problems.
+#[test]
+fn run_tests_gives_the_reviewer_the_items_test_command_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let arena = dir.path().join("arena");
+    std::fs::create_dir_all(arena.join("items/bump")).unwrap();
+    std::fs::write(arena.join("items/bump/value.txt"), "2\n").unwrap();
+    std::fs::write(
+        arena.join("items/bump/CHANGE.diff"),
+        "--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-1\n+2\n",
+    )
+    .unwrap();
+    std::fs::write(arena.join("green.json"), "{\"type\": \"object\"}").unwrap();
+    let toml = "tools = [\"shell\"]\nfiles_root = \"items\"\n[verdict]\npass_schema = \"green.json\"\nfail_schema = \"green.json\"\nitem_root = \"items/{id}\"\n[sandbox]\ntimeout_secs = 20\nrun_tests = true\n";
+    std::fs::write(arena.join("arena.toml"), toml).unwrap();
+    let item = |tool: &str, test_command: Value| {
+        serde_json::json!({
+            "id": "bump",
+            "input": "Is the change right?",
+            "test_command": test_command,
+            "checks": [
+                {"type": "verdict_equals", "verdict": "RED"},
+                {"type": "tool_used", "name": tool}
+            ],
+            "mock": [
+                {"tool_calls": [{"name": "run_tests", "arguments": {}}]},
+                {"json": {"result": {"verdict": "RED", "verdictFields": {}}}}
+            ]
+        })
+    };
+    let dataset = arena.join("dataset.jsonl");
+    std::fs::write(
+        &dataset,
+        format!(
+            "{}\n",
+            item(
+                "run_tests",
+                serde_json::json!(["sh", "-c", "ls -A; cat value.txt; exit 1"])
+            )
+        ),
+    )
+    .unwrap();
+    let transcripts = dir.path().join("transcripts");
+    let out = crate::tribunal(
+        &[
+            "run",
+            "arena",
+            "--transcripts",
+            transcripts.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = tool_results(&transcripts);
+    let ran: Vec<Value> = results
+        .iter()
+        .filter_map(|r| serde_json::from_str::<Value>(r).ok())
+        .filter(|v| v.get("exit_code").is_some())
+        .collect();
+    assert_eq!(ran.len(), 1, "{results:?}");
+    assert_eq!(ran[0]["exit_code"], 1);
+    assert_eq!(
+        ran[0]["stdout"], "CHANGE.diff\nvalue.txt\n2\n",
+        "{}",
+        ran[0]
+    );
+    // run_command is not offered.
+    std::fs::write(
+        &dataset,
+        format!("{}\n", item("run_command", serde_json::json!(["true"]))),
+    )
+    .unwrap();
+    let all = lint_text(&arena);
+    assert!(
+        all.contains("the arena does not offer a tool named \"run_command\"; it offers `run_tests`, `list_files`, `read_file`, `grep`"),
+        "{all}"
+    );
+    // No command for the item; the arena's command without run_tests.
+    std::fs::write(&dataset, format!("{}\n", item("run_tests", Value::Null))).unwrap();
+    let all = lint_text(&arena);
+    assert!(
+        all.contains("item bump: run_tests has no command to run: give the item a test_command, or the arena [sandbox] test_command"),
+        "{all}"
+    );
+    std::fs::write(
+        arena.join("arena.toml"),
+        format!("{toml}test_command = [\"true\"]\n"),
+    )
+    .unwrap();
+    assert!(
+        !lint_text(&arena).contains("problem"),
+        "{}",
+        lint_text(&arena)
+    );
+    std::fs::write(
+        arena.join("arena.toml"),
+        toml.replace("run_tests = true\n", "test_command = [\"true\"]\n"),
+    )
+    .unwrap();
+    let all = lint_text(&arena);
+    assert!(
+        all.contains("sandbox.test_command: has no effect without run_tests = true"),
+        "{all}"
+    );
+}
+
 /// A container engine is named with its image (lint), and a run refuses
 /// before its first item when the client is not installed or its daemon
 /// does not answer (no daemon on the machines this runs on), never falling
@@ -506,5 +621,37 @@ fn a_container_engine_needs_its_image_and_refuses_without_its_client() {
     assert!(
         !stderr.contains("PASS") && !stderr.contains("1 run(s)"),
         "{stderr}"
+    );
+}
+
+/// `--toolchain rust` shows the machine's Rust toolchain to the command,
+/// as `[sandbox] toolchains` does; without it there is no `rustc`; an
+/// unknown name is refused by the command line.
+#[test]
+fn sandbox_shows_a_toolchain_only_when_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::tribunal(
+        &["sandbox", "--toolchain", "rust", "--", "rustc", "--version"],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("\"stdout\":\"rustc "), "{stdout}");
+    assert!(
+        stderr.contains("toolchains read-only: /opt/toolchains/rust/bin"),
+        "{stderr}"
+    );
+    let out = crate::tribunal(
+        &["sandbox", "--", "sh", "-c", "command -v rustc"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = crate::tribunal(&["sandbox", "--toolchain", "go", "--", "true"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown toolchain `go` (one of: rust)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

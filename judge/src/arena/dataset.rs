@@ -162,6 +162,7 @@ fn build_item(
         injection: raw.injection.clone(),
         user: raw.user.clone().map(Arc::new),
         gold_test: raw.gold_test.clone(),
+        test_command: raw.test_command.clone(),
     })
 }
 
@@ -339,8 +340,11 @@ fn build_checks(
                 if *timeout_secs == Some(0) {
                     at("timeout_secs", "must be at least 1".to_string());
                 }
-                let shell = tribunal_tools::shell::RUN_COMMAND;
-                if !context.offered.iter().any(|t| t == shell) {
+                let shell = [
+                    tribunal_tools::shell::RUN_COMMAND,
+                    tribunal_tools::shell::RUN_TESTS,
+                ];
+                if !context.offered.iter().any(|t| shell.contains(&t.as_str())) {
                     at(
                         "",
                         "runs in the sandbox on a run's copy: the arena needs tools = [\"shell\"]"

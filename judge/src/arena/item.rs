@@ -50,6 +50,10 @@ pub struct Item {
     /// On a review item: its runnable gold (`gold_test`), a command whose
     /// result on the change and on its parent shows the gold verdict.
     pub gold_test: Option<GoldTest>,
+    /// The project's own test command (`test_command`: a program and its
+    /// arguments), what `run_tests` runs (`[sandbox] run_tests`); never
+    /// the gold test.
+    pub(crate) test_command: Option<Vec<String>>,
 }
 
 /// What makes an item the injected twin of another: the same wrong answer
@@ -94,6 +98,7 @@ pub(crate) struct RawItem {
     pub(crate) injection: Option<Injection>,
     pub(crate) user: Option<UserSpec>,
     pub(crate) gold_test: Option<GoldTest>,
+    pub(crate) test_command: Option<Vec<String>>,
 }
 
 /// Where on its line a problem is.
@@ -221,6 +226,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
     let gold_rubric = parse_gold_rubric(&obj, &mut problems);
     let injection = parse_injection(&obj, &mut problems);
     let gold_test = parse_gold_test(&obj, &mut problems);
+    let test_command = parse_test_command(&obj, &mut problems);
     let item = checks.map(|checks| RawItem {
         id: id.clone().unwrap_or_default(),
         input: input.unwrap_or_default(),
@@ -230,6 +236,7 @@ pub(crate) fn parse_line(text: &str) -> ParsedLine {
         injection,
         user,
         gold_test,
+        test_command,
     });
     ParsedLine { item, id, problems }
 }
@@ -246,6 +253,7 @@ pub(crate) const ITEM_FIELDS: &[&str] = &[
     "injection",
     "user",
     "gold_test",
+    "test_command",
 ];
 
 /// A problem at the key of each field of `obj` not in [`ITEM_FIELDS`].
@@ -472,6 +480,36 @@ fn parse_gold_test(obj: &Map<String, Value>, problems: &mut Vec<LineProblem>) ->
                     LineProblem::new(Spot::Key(format!("/gold_test/{}", escape(&key))), message)
                 }
             }));
+            None
+        }
+    }
+}
+
+/// `test_command`: a non-empty array of non-empty strings.
+fn parse_test_command(
+    obj: &Map<String, Value>,
+    problems: &mut Vec<LineProblem>,
+) -> Option<Vec<String>> {
+    let value = obj.get("test_command").filter(|v| !v.is_null())?;
+    let words: Option<Vec<String>> = value.as_array().and_then(|list| {
+        list.iter()
+            .map(|w| {
+                w.as_str()
+                    .filter(|s| !s.trim().is_empty())
+                    .map(String::from)
+            })
+            .collect()
+    });
+    match words {
+        Some(words) if !words.is_empty() => Some(words),
+        _ => {
+            problems.push(LineProblem::at(
+                "/test_command",
+                format!(
+                    "test_command: expected a non-empty array of non-empty strings (a program and its arguments), found {}",
+                    kind(value)
+                ),
+            ));
             None
         }
     }

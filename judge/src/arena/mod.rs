@@ -124,6 +124,9 @@ pub struct Arena {
     /// of its folder ([`Arena::world_dir`]) with `run_command` and the file
     /// tools over it. `None`: no command runs.
     pub sandbox: Option<SandboxSettings>,
+    /// What the gold tests (`tribunal lint --run`) run under: `[sandbox]`
+    /// as read (also in a review arena without `shell`), else the defaults.
+    pub(crate) gold_sandbox: SandboxSettings,
     /// The root of the file tools (`files_root`, default: the arena folder).
     pub files_root: PathBuf,
 }
@@ -359,10 +362,13 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         p,
     );
     let review = config.verdict.is_some();
-    let sandbox = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
+    let read = sandbox_table::read(config.sandbox.as_ref(), (tools.shell, review), p);
+    let gold_sandbox = read.clone().unwrap_or_default();
+    let sandbox = read.filter(|_| tools.shell);
     let mcp = mcp::read(config.mcp.clone(), p);
     let writes = sandbox.as_ref().is_some_and(|s| s.write_files);
-    let offered = tools.offered(&mcp, writes);
+    let run_tests = sandbox.as_ref().is_some_and(|s| s.run_tests);
+    let offered = tools.offered(&mcp, writes, run_tests);
     let verdict = config
         .verdict
         .as_ref()
@@ -393,6 +399,22 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         inside(dir, &root).map(|()| root)
     };
     inline_files::attach(&inline_files, &root_of, &mut items, p);
+    // `run_tests` runs each item's test command: it must have one.
+    if sandbox
+        .as_ref()
+        .is_some_and(|s| s.run_tests && s.test_command.is_empty())
+    {
+        for item in items.iter().filter(|i| i.test_command.is_none()) {
+            p.push(Problem::at(
+                DATASET,
+                item.line,
+                format!(
+                    "item {}: run_tests has no command to run: give the item a test_command, or the arena [sandbox] test_command",
+                    item.id
+                ),
+            ));
+        }
+    }
     // Each run of a `shell` arena copies its item's folder: it must be one.
     if sandbox.is_some() {
         for item in &items {
@@ -445,6 +467,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         user,
         approval,
         sandbox,
+        gold_sandbox,
         files_root,
     };
     (Some(arena), report)

@@ -21,7 +21,16 @@
 //!                            # report of the run then says so in a banner;
 //!                            # or "docker" / "podman" with `image`
 //! image = "python:3.12-slim" # the container engines' image
+//! toolchains = ["rust"]      # this machine's toolchains outside /usr,
+//!                            # read-only (bubblewrap, none-trusted-container)
+//! run_tests = false          # the agent's command tool is run_tests: the
+//!                            # item's test_command, no other command
+//! test_command = ["python3", "-m", "unittest"] # run_tests' command for
+//!                            # items without their own `test_command`
 //! ```
+//!
+//! A review (`[verdict]`) arena without `shell` may have the table too:
+//! its gold tests (`tribunal lint --run`) run under it.
 //!
 //! Each run (item × repeat) gets a fresh copy of the folder (the verdict
 //! table's `item_root` for the item, else `files_root`); `run_command`
@@ -32,7 +41,7 @@ use crate::problem::Problem;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use std::time::Duration;
-use tribunal_tools::shell::{Engine, SandboxLimits};
+use tribunal_tools::shell::{Engine, SandboxLimits, Toolchain};
 
 /// The `[sandbox]` table as written.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -49,6 +58,10 @@ pub(super) struct SandboxToml {
     write_files: Option<bool>,
     engine: Option<String>,
     image: Option<String>,
+    #[serde(default)]
+    toolchains: Vec<String>,
+    run_tests: Option<bool>,
+    test_command: Option<Vec<String>>,
 }
 
 /// How an arena's commands run: each `run_command` call's limits, the
@@ -74,6 +87,17 @@ pub struct SandboxSettings {
     /// The image each command's container runs (`docker`, `podman`
     /// only; required there). Default: none.
     pub image: Option<String>,
+    /// This machine's toolchains outside `/usr` each command sees,
+    /// read-only ([`tribunal_tools::shell::CommandSandbox::with_toolchains`]).
+    /// Default: none.
+    pub toolchains: Vec<Toolchain>,
+    /// Whether the agent's one command tool is `run_tests` (the item's
+    /// `test_command`, else [`SandboxSettings::test_command`], and no other
+    /// command) instead of `run_command`. Default: no.
+    pub run_tests: bool,
+    /// `run_tests`' command for the items without their own (a program
+    /// and its arguments). Default: none.
+    pub test_command: Vec<String>,
 }
 
 impl Default for SandboxSettings {
@@ -85,23 +109,29 @@ impl Default for SandboxSettings {
             write_files: false,
             engine: Engine::Bubblewrap,
             image: None,
+            toolchains: Vec::new(),
+            run_tests: false,
+            test_command: Vec::new(),
         }
     }
 }
 
-/// Reads `[sandbox]`: the settings when `shell` is offered; a table
-/// without `shell`, a zero limit, a variable name that is not one or
-/// `write_files` in a `review` (verdict) arena is a problem.
+/// Reads `[sandbox]`: the settings when `shell` is offered, or when a
+/// `review` (verdict) arena has the table (its gold tests run under it);
+/// a table in another arena without `shell`, a zero limit, a variable
+/// name that is not one, `write_files` in a review arena, an unknown
+/// toolchain or one a container engine cannot show is a problem.
 pub(super) fn read(
     table: Option<&SandboxToml>,
     (shell, review): (bool, bool),
     problems: &mut Vec<Problem>,
 ) -> Option<SandboxSettings> {
-    if !shell {
+    let gold_tests_only = review && table.is_some();
+    if !(shell || gold_tests_only) {
         if table.is_some() {
             problems.push(Problem::file(
                 ARENA_TOML,
-                "[sandbox] has no effect: `tools` does not name `shell`",
+                "[sandbox] has no effect: `tools` does not name `shell` (and no [verdict] runs gold tests)",
             ));
         }
         return None;
@@ -182,9 +212,59 @@ pub(super) fn read(
         )),
         _ => {}
     }
+    let mut toolchains = Vec::new();
+    for name in &t.toolchains {
+        match Toolchain::parse(name) {
+            Some(t) if !toolchains.contains(&t) => toolchains.push(t),
+            Some(_) => {}
+            None => problems.push(Problem::file(
+                ARENA_TOML,
+                format!(
+                    "sandbox.toolchains: {}",
+                    super::near_miss::unknown(
+                        "toolchain",
+                        name,
+                        &Toolchain::ALL.map(Toolchain::as_str)
+                    )
+                ),
+            )),
+        }
+    }
+    if engine.is_container() && !toolchains.is_empty() {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            format!(
+                "sandbox.toolchains: engine \"{}\" runs the image's toolchains, not this machine's: drop `toolchains` or pick an image that has them",
+                engine.as_str()
+            ),
+        ));
+    }
+    let run_tests = t.run_tests.unwrap_or(false);
+    let test_command = t.test_command.unwrap_or_default();
+    if test_command.first().is_some_and(|p| p.trim().is_empty()) {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.test_command: names no program",
+        ));
+    }
+    if !test_command.is_empty() && !run_tests {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.test_command: has no effect without run_tests = true",
+        ));
+    }
+    if run_tests && !shell {
+        problems.push(Problem::file(
+            ARENA_TOML,
+            "sandbox.run_tests: the agent's command tool needs tools = [\"shell\"]",
+        ));
+    }
     Some(SandboxSettings {
         engine,
         image,
+        toolchains,
+        run_tests,
+        test_command,
         limits,
         env: t.env.into_iter().collect(),
         keep_copies: t.keep_copies.unwrap_or(false),

@@ -79,13 +79,9 @@ pub(super) struct Tools {
 /// The tool names each run of an arena naming `records` gets over its copy.
 pub(crate) const RECORD_TOOLS: &[&str] = &["find_records", "get_record", "update_record"];
 
-/// The tool names each run of a `shell` arena gets over its copy.
-const SHELL_TOOLS: &[&str] = &[
-    tribunal_tools::shell::RUN_COMMAND,
-    "list_files",
-    "read_file",
-    "grep",
-];
+/// The tool names each run of a `shell` arena gets over its copy, beside
+/// its command tool (`run_command`, or `run_tests`).
+const SHELL_TOOLS: &[&str] = &["list_files", "read_file", "grep"];
 
 /// The tool names a `shell` arena's runs add with `write_files`.
 const WRITE_TOOLS: &[&str] = &[tribunal_tools::WRITE_FILE, tribunal_tools::APPLY_PATCH];
@@ -94,19 +90,27 @@ impl Tools {
     /// Every tool name the runs offer: the toolbox's, the copy's (with the
     /// writing tools when `writes`), then the MCP servers' (offered once
     /// their servers start; their names are known from their `tools`
-    /// lists already).
+    /// lists already). A `shell` arena's command tool is `run_tests` when
+    /// `run_tests`, else `run_command`.
     pub(super) fn offered(
         &self,
         mcp: &[crate::arena::mcp::McpServerSpec],
         writes: bool,
+        run_tests: bool,
     ) -> Vec<String> {
+        let command = if run_tests {
+            tribunal_tools::shell::RUN_TESTS
+        } else {
+            tribunal_tools::shell::RUN_COMMAND
+        };
         self.toolbox
             .specs()
             .into_iter()
             .map(|s| s.name)
             .chain(
-                SHELL_TOOLS
+                [command]
                     .iter()
+                    .chain(SHELL_TOOLS)
                     .filter(|_| self.shell)
                     .chain(WRITE_TOOLS.iter().filter(|_| self.shell && writes))
                     .map(|t| (*t).to_string()),

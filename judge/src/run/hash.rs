@@ -178,6 +178,19 @@ fn config_value(
         {
             table["image"] = json!(image);
         }
+        // Only when on, so the hashes of arenas with run_command stay.
+        if sandbox.run_tests
+            && let Some(table) = map.get_mut("sandbox")
+        {
+            table["run_tests"] = json!(sandbox.test_command);
+        }
+        // Only when named, so the hashes of arenas without stay.
+        if !sandbox.toolchains.is_empty()
+            && let Some(table) = map.get_mut("sandbox")
+        {
+            let names: Vec<&str> = sandbox.toolchains.iter().map(|t| t.as_str()).collect();
+            table["toolchains"] = json!(names);
+        }
         // Only when on, so the hashes of arenas that only run commands stay.
         if sandbox.write_files {
             map.insert("write_files".to_string(), json!(true));
@@ -342,6 +355,9 @@ mod tests {
             write_files: false,
             engine: tribunal_tools::shell::Engine::Bubblewrap,
             image: None,
+            toolchains: Vec::new(),
+            run_tests: false,
+            test_command: Vec::new(),
         };
         arena.sandbox = Some(settings.clone());
         let with = config_hash(&arena, "mock", "m", &plan);
@@ -370,9 +386,29 @@ mod tests {
         arena.sandbox = Some(settings.clone());
         let python = config_hash(&arena, "mock", "m", &plan);
         settings.image = Some("node:22-slim".to_string());
-        arena.sandbox = Some(settings);
+        arena.sandbox = Some(settings.clone());
         let node = config_hash(&arena, "mock", "m", &plan);
         assert!(none != python && python != node);
+        // A toolchain shown is part of the terms; none keeps the hash.
+        settings.engine = tribunal_tools::shell::Engine::Bubblewrap;
+        settings.image = None;
+        arena.sandbox = Some(settings.clone());
+        let plain = config_value(&arena, "mock", "m", &plan, false);
+        assert!(plain["sandbox"].get("toolchains").is_none());
+        assert!(plain["sandbox"].get("run_tests").is_none());
+        settings.run_tests = true;
+        settings.test_command = vec!["python3".to_string(), "-m".to_string(), "unittest".into()];
+        arena.sandbox = Some(settings.clone());
+        let tests = config_value(&arena, "mock", "m", &plan, false);
+        assert_eq!(
+            tests["sandbox"]["run_tests"],
+            serde_json::json!(["python3", "-m", "unittest"])
+        );
+        settings.run_tests = false;
+        settings.toolchains = vec![tribunal_tools::shell::Toolchain::Rust];
+        arena.sandbox = Some(settings);
+        let rust = config_value(&arena, "mock", "m", &plan, false);
+        assert_eq!(rust["sandbox"]["toolchains"], serde_json::json!(["rust"]));
     }
 
     /// `on_nothing_new` enters the budget's fields only when it finalizes:

@@ -152,8 +152,9 @@ impl Ground {
 /// The sandbox of the arena's engine: bubblewrap, tried once (refused
 /// when none can be made), a container engine with its image (refused
 /// when its client or daemon is missing), or, only when the arena names
-/// it, none at all.
-async fn command_sandbox(
+/// it, none at all; showing the toolchains the arena names (refused when
+/// one is missing).
+pub(crate) async fn command_sandbox(
     settings: &crate::arena::SandboxSettings,
 ) -> Result<tribunal_tools::shell::CommandSandbox, tribunal_tools::SandboxError> {
     use tribunal_tools::shell::{CommandSandbox, Engine};
@@ -161,14 +162,16 @@ async fn command_sandbox(
     if let (true, Some(image)) = (engine.is_container(), &settings.image) {
         return CommandSandbox::container(engine, image).await;
     }
-    if engine == Engine::NoneTrustedContainer {
+    let sandbox = if engine == Engine::NoneTrustedContainer {
         tracing::warn!(
             "NO SANDBOX: [sandbox] engine = \"none-trusted-container\": the model's commands run \
              as this process's user, with this machine's files and network"
         );
-        return CommandSandbox::trusted_container();
-    }
-    CommandSandbox::detect().await
+        CommandSandbox::trusted_container()?
+    } else {
+        CommandSandbox::detect().await?
+    };
+    sandbox.with_toolchains(&settings.toolchains)
 }
 
 async fn run_on(

@@ -101,12 +101,18 @@ impl RunWorld {
             writes.add_to(&mut toolbox);
         }
         if let Some(sandbox) = sandbox {
-            toolbox.add(Arc::new(ShellTool::new(
-                sandbox.clone(),
-                folder.path().to_path_buf(),
-                settings.env.clone(),
-                settings.limits,
-            )));
+            let dir = folder.path().to_path_buf();
+            let (env, limits) = (settings.env.clone(), settings.limits);
+            let tool = if settings.run_tests {
+                let command = item
+                    .test_command
+                    .clone()
+                    .unwrap_or_else(|| settings.test_command.clone());
+                ShellTool::run_tests(sandbox.clone(), dir, env, limits, command)
+            } else {
+                ShellTool::new(sandbox.clone(), dir, env, limits)
+            };
+            toolbox.add(Arc::new(tool));
         }
         let path = folder.path().to_path_buf();
         let folder = if settings.keep_copies {

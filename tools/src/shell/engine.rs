@@ -9,7 +9,9 @@
 //!   process of the host to see, signal or trace;
 //! - a filesystem of `/usr` (and the `/bin`, `/lib`… links or folders)
 //!   read-only, a handful of `/etc` files the dynamic linker and `id`
-//!   read, a fresh `/proc`, `/dev` and `/tmp`, and the working folder at
+//!   read, the JDK's configuration (`/etc/java-*`), the toolchains asked
+//!   for ([`CommandSandbox::with_toolchains`]: Rust, from the home, at
+//!   `/opt/toolchains/rust`), a fresh `/proc`, `/dev` and `/tmp`, and the working folder at
 //!   [`WORK_DIR`], the only writable place that outlives the command; the
 //!   host's home, `/root`, `/etc`'s other files, `/var`, `/run` and every
 //!   socket are absent;
@@ -38,6 +40,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::Notify;
 
 use super::limits::{LimitHit, SandboxLimits};
+use super::toolchain::{Shown, Toolchain};
 use crate::error::{ErrorCode, SandboxError};
 
 /// Where the working folder is inside the sandbox (also `HOME`).
@@ -67,6 +70,37 @@ const ETC_FILES: &[&str] = &[
     "/etc/nsswitch.conf",
     "/etc/localtime",
 ];
+
+/// The `PATH` of every command, after the folders of the toolchains shown.
+const BASE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The folders of `/etc` that hold the configuration of a toolchain in
+/// `/usr` (`/etc/java-17-openjdk`: the JVM reads its `java.security`
+/// there through links in `/usr/lib/jvm`), shown read-only. No secrets.
+fn toolchain_etc() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir("/etc") else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            (name == "java" || name.starts_with("java-")) && e.path().is_dir()
+        })
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// `PATH` with the folders of `first` before `base`.
+fn path_with(first: impl Iterator<Item = String>, base: &str) -> String {
+    first
+        .chain([base.to_string()])
+        .collect::<Vec<_>>()
+        .join(":")
+}
 
 /// The sandbox engine. `#[non_exhaustive]`: more may come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -192,6 +226,12 @@ pub(crate) trait EngineCommand: std::fmt::Debug + Send + Sync {
     fn stop(&self, _name: &str) -> Option<tokio::process::Command> {
         None
     }
+
+    /// This engine showing the toolchains of `shown` too; `None` when it
+    /// cannot show this machine's (a container has its image's).
+    fn with_toolchains(&self, _shown: Arc<Shown>) -> Option<Arc<dyn EngineCommand>> {
+        None
+    }
 }
 
 /// A sandbox that was tried once and works: made by
@@ -205,18 +245,24 @@ pub struct CommandSandbox {
 }
 
 /// bubblewrap under `prlimit`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Bubblewrap {
     bwrap: PathBuf,
     prlimit: PathBuf,
     /// The user and group commands run as when this process is root.
     run_as: Option<(u32, u32)>,
+    /// The folders of `/etc` of the toolchains in `/usr` ([`toolchain_etc`]).
+    etc: Vec<PathBuf>,
+    /// The toolchains shown beside `/usr`.
+    toolchains: Arc<Shown>,
 }
 
 /// No sandbox: `prlimit` alone.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct NoSandbox {
     prlimit: PathBuf,
+    /// The toolchains whose `bin` folders come first on `PATH`.
+    toolchains: Arc<Shown>,
 }
 
 impl CommandSandbox {
@@ -264,6 +310,8 @@ impl CommandSandbox {
                 bwrap: find("bwrap")?,
                 prlimit: find("prlimit")?,
                 run_as: is_root().then_some((NOBODY, NOBODY)),
+                etc: toolchain_etc(),
+                toolchains: Arc::default(),
             }),
         };
         let made = WorkingFolder::empty_in(&std::env::temp_dir(), "probe")
@@ -316,7 +364,37 @@ impl CommandSandbox {
             })?;
         Ok(CommandSandbox {
             engine: Engine::NoneTrustedContainer,
-            inner: Arc::new(NoSandbox { prlimit }),
+            inner: Arc::new(NoSandbox {
+                prlimit,
+                toolchains: Arc::default(),
+            }),
+        })
+    }
+
+    /// This sandbox showing `toolchains` of this machine too, read-only
+    /// (none: itself). Refuses ([`ErrorCode::SandboxUnavailable`]) when
+    /// one is not installed, or for a container engine, whose commands
+    /// have the image's toolchains. Rust is `rustc --print sysroot`'s
+    /// `bin`, `lib` and `libexec`, at `/opt/toolchains/rust`, its `bin`
+    /// first on `PATH`; nothing else of the home it lives in.
+    pub fn with_toolchains(self, toolchains: &[Toolchain]) -> Result<CommandSandbox, SandboxError> {
+        if toolchains.is_empty() {
+            return Ok(self);
+        }
+        let shown = Shown::find(toolchains, self.inner.run_as().is_some())?;
+        let inner = self.inner.with_toolchains(Arc::new(shown)).ok_or_else(|| {
+            SandboxError::new(
+                ErrorCode::SandboxUnavailable,
+                format!(
+                    "engine \"{}\" cannot show this machine's toolchains: its commands have the \
+                     image's; drop `toolchains` or pick an image that has them",
+                    self.engine.as_str()
+                ),
+            )
+        })?;
+        Ok(CommandSandbox {
+            engine: self.engine,
+            inner,
         })
     }
 
@@ -471,12 +549,19 @@ impl EngineCommand for Bubblewrap {
         for file in ETC_FILES {
             c.args(["--ro-bind-try", file, file]);
         }
+        for folder in &self.etc {
+            c.arg("--ro-bind").arg(folder).arg(folder);
+        }
+        for (from, to) in &self.toolchains.binds {
+            c.arg("--ro-bind").arg(from).arg(to);
+        }
+        let path = path_with(self.toolchains.path.iter().cloned(), BASE_PATH);
         c.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"])
             .arg("--bind")
             .arg(dir)
             .arg(WORK_DIR)
             .args(["--chdir", WORK_DIR, "--clearenv"])
-            .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"])
+            .args(["--setenv", "PATH", &path])
             .args(["--setenv", "HOME", WORK_DIR, "--setenv", "TMPDIR", "/tmp"]);
         for (name, value) in env {
             c.arg("--setenv").arg(name).arg(value);
@@ -501,14 +586,22 @@ impl EngineCommand for Bubblewrap {
             None => "this process's user, in a user namespace".to_string(),
         };
         format!(
-            "{} ({}), no network, only {WORK_DIR} writable, as {user}",
+            "{} ({}), no network, only {WORK_DIR} writable, as {user}{}",
             Engine::Bubblewrap.as_str(),
-            self.bwrap.display()
+            self.bwrap.display(),
+            self.toolchains.describe()
         )
     }
 
     fn run_as(&self) -> Option<(u32, u32)> {
         self.run_as
+    }
+
+    fn with_toolchains(&self, shown: Arc<Shown>) -> Option<Arc<dyn EngineCommand>> {
+        Some(Arc::new(Bubblewrap {
+            toolchains: shown,
+            ..self.clone()
+        }))
     }
 }
 
@@ -523,9 +616,11 @@ impl EngineCommand for NoSandbox {
         _name: &str,
     ) -> tokio::process::Command {
         let mut c = tokio::process::Command::new(&self.prlimit);
+        let host = self.toolchains.host_path.iter();
+        let path = path_with(host.map(|p| p.display().to_string()), BASE_PATH);
         c.env_clear()
             .current_dir(dir)
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("PATH", path)
             .env("HOME", dir)
             .env("TMPDIR", std::env::temp_dir())
             .envs(env.iter().map(|(k, v)| (k, v)))
@@ -539,6 +634,13 @@ impl EngineCommand for NoSandbox {
              files and network, under resource limits only",
             Engine::NoneTrustedContainer.as_str()
         )
+    }
+
+    fn with_toolchains(&self, shown: Arc<Shown>) -> Option<Arc<dyn EngineCommand>> {
+        Some(Arc::new(NoSandbox {
+            toolchains: shown,
+            ..self.clone()
+        }))
     }
 }
 

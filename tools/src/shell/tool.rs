@@ -3,6 +3,9 @@
 //! exit code, the [`LimitHit`](super::LimitHit) code that cut the command
 //! (or null) and both streams clipped; an engine failure is an error result
 //! starting with its code (`sandbox_failed: …`).
+//!
+//! Narrower, for a reviewer: `run_tests {}` ([`ShellTool::run_tests`])
+//! runs one fixed command — the project's test command — and no other.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,6 +22,9 @@ use super::limits::SandboxLimits;
 /// The tool's name.
 pub const RUN_COMMAND: &str = "run_command";
 
+/// The name of the tool that runs the project's tests only.
+pub const RUN_TESTS: &str = "run_tests";
+
 /// Time the toolbox allows a call beyond the command's wall time (the
 /// sandbox's start and its kill).
 const GRACE: Duration = Duration::from_secs(10);
@@ -31,6 +37,9 @@ pub struct ShellTool {
     env: Vec<(String, String)>,
     limits: SandboxLimits,
     description: String,
+    /// `run_tests`: the one command it runs (a program and its
+    /// arguments); `None`: `run_command`, any shell line.
+    tests: Option<Vec<String>>,
 }
 
 impl ShellTool {
@@ -59,6 +68,39 @@ impl ShellTool {
             env,
             limits,
             description,
+            tests: None,
+        }
+    }
+
+    /// `run_tests`: a tool with no arguments that runs `command` (a
+    /// program and its arguments: the project's test command) as
+    /// [`ShellTool::new`]'s tool runs a line, and nothing else (its schema
+    /// refuses any argument).
+    pub fn run_tests(
+        sandbox: Arc<CommandSandbox>,
+        dir: PathBuf,
+        env: Vec<(String, String)>,
+        limits: SandboxLimits,
+        command: Vec<String>,
+    ) -> ShellTool {
+        let description = format!(
+            "Runs this project's tests (`{}`) in a sandbox over your own copy of the project, \
+             {WORK_DIR}, with no network, and nothing else; it takes no arguments. Limits: {} s \
+             wall time, {} s CPU. Returns the exit code (0: the tests pass), `limit` (which \
+             limit cut them, or null) and stdout and stderr, each clipped to {} bytes (start \
+             and end).",
+            command.join(" "),
+            limits.wall_time.as_secs(),
+            limits.cpu_secs,
+            limits.shown_bytes
+        );
+        ShellTool {
+            sandbox,
+            dir,
+            env,
+            limits,
+            description,
+            tests: Some(command),
         }
     }
 }
@@ -71,7 +113,11 @@ struct Args {
 
 impl Tool for ShellTool {
     fn name(&self) -> &str {
-        RUN_COMMAND
+        if self.tests.is_some() {
+            RUN_TESTS
+        } else {
+            RUN_COMMAND
+        }
     }
 
     fn description(&self) -> &str {
@@ -79,6 +125,9 @@ impl Tool for ShellTool {
     }
 
     fn parameters(&self) -> Value {
+        if self.tests.is_some() {
+            return json!({"type": "object", "properties": {}, "additionalProperties": false});
+        }
         json!({
             "type": "object",
             "properties": {
@@ -94,9 +143,15 @@ impl Tool for ShellTool {
 
     fn call(&self, args: Value) -> BoxFuture<'_, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args = Args::deserialize(&args)
-                .map_err(|e| ToolError::new(format!("invalid arguments for {RUN_COMMAND}: {e}")))?;
-            let argv = ["/bin/sh".to_string(), "-c".to_string(), args.command];
+            let argv = match &self.tests {
+                Some(command) => command.clone(),
+                None => {
+                    let args = Args::deserialize(&args).map_err(|e| {
+                        ToolError::new(format!("invalid arguments for {RUN_COMMAND}: {e}"))
+                    })?;
+                    vec!["/bin/sh".to_string(), "-c".to_string(), args.command]
+                }
+            };
             let result = self
                 .sandbox
                 .run(&self.dir, &argv, &self.env, &self.limits)

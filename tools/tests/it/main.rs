@@ -14,6 +14,8 @@ mod records;
 #[cfg(unix)]
 mod sandbox;
 mod search_tool;
+#[cfg(unix)]
+mod toolchains;
 mod write_tools;
 
 /// Runs one tool call through a toolbox, as the agent loop would.

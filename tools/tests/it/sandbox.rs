@@ -404,3 +404,47 @@ async fn without_bubblewrap_there_is_no_sandbox_and_one_coded_refusal() {
         "{err}"
     );
 }
+
+/// `run_tests` runs the project's test command and nothing else: a command
+/// the model sends is refused (the tool takes no arguments) and not run.
+#[tokio::test]
+async fn run_tests_runs_the_test_command_and_no_other() {
+    let w = World::new().await;
+    let command = ["sh", "-c", "cat keep.txt; echo ran > ran.txt; exit 4"].map(String::from);
+    let tool = ShellTool::run_tests(
+        w.sandbox.clone(),
+        w.copy.path().to_path_buf(),
+        Vec::new(),
+        SandboxLimits::default(),
+        command.to_vec(),
+    );
+    let toolbox = ToolBox::new().with(tool);
+    let spec = toolbox.specs().into_iter().next().unwrap();
+    assert_eq!(spec.name, tribunal_tools::shell::RUN_TESTS);
+    assert!(
+        spec.description
+            .contains("(`sh -c cat keep.txt; echo ran > ran.txt; exit 4`)")
+    );
+    assert_eq!(spec.parameters["properties"], json!({}));
+    let refused = crate::call(
+        &toolbox,
+        "run_tests",
+        json!({"command": "echo pwned > pwned.txt"}),
+    )
+    .await;
+    assert!(refused.is_error, "{}", refused.content);
+    assert!(
+        refused.content.contains("'command' was unexpected"),
+        "{}",
+        refused.content
+    );
+    assert!(!w.copy.path().join("ran.txt").exists());
+    let result = crate::call(&toolbox, "run_tests", json!({})).await;
+    assert!(!result.is_error, "{}", result.content);
+    let out: Value = serde_json::from_str(&result.content).unwrap();
+    assert_eq!(out["exit_code"], 4);
+    assert_eq!(text(&out, "stdout"), "the item's file\n");
+    assert!(w.copy.path().join("ran.txt").is_file());
+    assert!(!w.copy.path().join("pwned.txt").exists());
+    w.assert_nothing_outside_changed();
+}

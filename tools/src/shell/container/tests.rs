@@ -79,6 +79,26 @@ async fn a_daemon_that_does_not_answer_is_one_coded_refusal() {
     );
 }
 
+/// A container's commands have its image's toolchains: showing this
+/// machine's is one coded refusal, before any command runs.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_container_refuses_to_show_this_machines_toolchains() {
+    let dir = tempfile::tempdir().unwrap();
+    fake_client(dir.path(), "docker", "exit 0\n");
+    let sandbox = CommandSandbox::container_in(Engine::Docker, "alpine:3", &[dir.path()])
+        .await
+        .unwrap();
+    let e = sandbox
+        .with_toolchains(&[crate::shell::Toolchain::Rust])
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::SandboxUnavailable);
+    assert_eq!(
+        e.message,
+        "engine \"docker\" cannot show this machine's toolchains: its commands have the image's; drop `toolchains` or pick an image that has them"
+    );
+}
+
 /// Through [`CommandSandbox::run`], as `run_command` calls it: the client
 /// gets the run's line, and a run cut at a limit is stopped by its name.
 #[cfg(unix)]
