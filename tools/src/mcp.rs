@@ -261,7 +261,7 @@ impl McpServer {
         name: &str,
         command: &McpCommand,
         timeout: Duration,
-        env: &dyn Fn(&str) -> Option<OsString>,
+        env: &(dyn Fn(&str) -> Option<OsString> + Sync),
     ) -> Result<McpServer, McpError> {
         let (transport, stderr) = TokioChildProcess::builder(command.command(env))
             .stderr(std::process::Stdio::piped())

@@ -210,6 +210,11 @@ fn mcp_fields(arena: &Arena) -> Value {
         .iter()
         .map(|m| {
             let mut server = json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools});
+            // Only when set, so the hashes of arena-wide servers stay as
+            // they were.
+            if let (true, Some(map)) = (m.per_run, server.as_object_mut()) {
+                map.insert("per_run".to_string(), json!(true));
+            }
             // Only for a server at a url, so the hashes of command servers
             // stay as they were: where it is and which variables its
             // headers come from (never their values).

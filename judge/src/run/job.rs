@@ -105,7 +105,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
                 // The run cannot start without its copy: an ERROR row, the
                 // reason in the log (a path and an I/O error, no secret).
                 tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
-                let mut report = RunReport::failed(ErrorCode::InternalError);
+                let mut report = RunReport::failed(e.code);
                 let scored = score_run(&item.checks, &mut report, None);
                 context.failed.store(true, Ordering::Relaxed);
                 return (
@@ -141,8 +141,12 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     // otherwise carry room for it.
     let scored = Box::pin(score(&context, item, world.as_deref(), &mut report, &span));
     let (scored, judge) = scored.await;
-    // Scored: the copy goes now, unless the arena keeps copies (a
-    // removal on this thread: an await here would hold the row's state).
+    // Scored: the world's servers stop (boxed, as scoring is), then the
+    // copy goes, unless the arena keeps copies (a removal on this thread:
+    // an await after it would hold the row's state).
+    if let Some(world) = &world {
+        Box::pin(world.close()).await;
+    }
     drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let mut origin = origin;
