@@ -31,6 +31,9 @@
 //! sees it replaced by [`MARKER_WITHHELD`] ([`Dialogue::exchanges_for_user`]),
 //! so an agent cannot end the conversation by making the user echo it.
 
+mod pause;
+pub use pause::{DIALOGUE_SNAPSHOT_VERSION, DialogueSnapshot};
+
 use crate::budget::Budget;
 use crate::conversation::{Conversation, Usage};
 use crate::error::ErrorCode;
@@ -283,6 +286,8 @@ pub struct Dialogue {
     tool_calls: u32,
     started: Instant,
     deadline: Option<Instant>,
+    /// The deadline of the agent run handed out last (what its budget had).
+    turn_deadline: Option<Duration>,
     ended_at: Option<Instant>,
     state: State,
 }
@@ -314,6 +319,7 @@ impl Dialogue {
             tool_calls: 0,
             started: now,
             deadline,
+            turn_deadline: None,
             ended_at: None,
             state: State::User(Step::Due),
         };
@@ -559,8 +565,19 @@ impl Dialogue {
         self.tool_calls = self.tool_calls.saturating_add(calls);
     }
 
-    /// What is left of the conversation's budgets at `now`, for one agent run.
-    fn budget_left(&self, now: Instant) -> Budget {
+    /// What is left of the conversation's budgets at `now`, for one agent
+    /// run (its deadline kept: a paused run resumes with the same budget).
+    fn budget_left(&mut self, now: Instant) -> Budget {
+        self.turn_deadline = self.deadline.map(|d| {
+            d.saturating_duration_since(now)
+                .max(Duration::from_millis(1))
+        });
+        self.turn_budget()
+    }
+
+    /// The budget of the agent run handed out last: what is left of the
+    /// conversation's, its deadline as it was handed out.
+    pub(crate) fn turn_budget(&self) -> Budget {
         let mut budget = self.budget;
         budget.max_tool_calls = budget
             .max_tool_calls
@@ -571,11 +588,13 @@ impl Dialogue {
         if let Some(limit) = budget.max_cost.as_mut() {
             limit.max_usd = (limit.max_usd - limit.price.cost(&self.agent_usage)).max(0.0);
         }
-        budget.deadline = self.deadline.map(|d| {
-            d.saturating_duration_since(now)
-                .max(Duration::from_millis(1))
-        });
+        budget.deadline = self.turn_deadline;
         budget
+    }
+
+    /// Whether the agent run out is a reply turn (not the final answer's).
+    pub(crate) fn in_reply_turn(&self) -> bool {
+        matches!(self.state, State::Agent(_))
     }
 
     /// The record of the conversation (an unfinished one ends as

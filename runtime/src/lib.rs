@@ -100,7 +100,7 @@ pub mod tool;
 mod typed;
 pub mod user;
 
-pub use agent::{Agent, ConversationEvent, ConversationRun, Run, RunFailed};
+pub use agent::{Agent, ConversationEnd, ConversationEvent, ConversationRun, Run, RunFailed};
 pub use answer::AnswerPolicy;
 pub use approval::{ApprovalPolicy, Decision, ToolPolicy};
 pub use approver::{

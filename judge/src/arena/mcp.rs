@@ -34,8 +34,8 @@
 //! stopped and reaped when the run ends. A run whose server stopped during
 //! it ends ERROR `tool_server_failed` (its world's state is unknown). At
 //! the arena's start each such server is started once more, in a copy of
-//! the first item's world, to check and hash its tools, then stopped. See
-//! [`run_servers`](super::run_servers).
+//! the first item's world, to check and hash its tools, then stopped
+//! (docs/conversations.md, "The world").
 //!
 //! A table has exactly one of `command` and `url`; `args` and `env` go with
 //! `command`, `bearer_env` and `header_env` with `url`. Secrets never sit in
@@ -60,6 +60,8 @@
 //! servers (no process is started and no URL is connected to).
 
 use serde::{Deserialize, Serialize};
+
+pub(crate) mod run_servers;
 
 /// The longest a server may take to start, by default.
 pub const DEFAULT_START_TIMEOUT_SECS: f64 = 30.0;
@@ -509,12 +511,12 @@ async fn start(
     recorder: Option<std::sync::Arc<tribunal_runtime::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
     let mut toolbox = growable(&arena);
-    if let Some(servers) = super::run_servers::RunServers::of(&arena.mcp, env, recorder.clone()) {
+    if let Some(servers) = run_servers::RunServers::of(&arena.mcp, env, recorder.clone()) {
         let world = match arena.items.first() {
             Some(item) => arena.world_dir(item),
             None => arena.files_root.clone(),
         };
-        super::run_servers::probe(&servers, &world, &mut toolbox).await?;
+        run_servers::probe(&servers, &world, &mut toolbox).await?;
         arena.run_servers = Some(std::sync::Arc::new(servers));
     }
     for spec in arena.mcp.iter().filter(|s| !s.per_run) {

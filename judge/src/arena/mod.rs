@@ -22,7 +22,6 @@ pub mod mcp;
 mod mock_lint;
 pub(crate) mod near_miss;
 mod pricing_table;
-pub(crate) mod run_servers;
 pub(crate) mod sandbox_table;
 mod schema;
 pub mod settings;
@@ -123,7 +122,7 @@ pub struct Arena {
     pub files_root: PathBuf,
     /// The `[[mcp]]` servers started for each run (`per_run`), once
     /// [`start_servers`](crate::arena::mcp::start_servers) has checked them.
-    pub(crate) run_servers: Option<Arc<run_servers::RunServers>>,
+    pub(crate) run_servers: Option<Arc<mcp::run_servers::RunServers>>,
 }
 
 impl Arena {

@@ -4,14 +4,14 @@
 //! arena names `records`, `write_file` and `apply_patch` with `write_files`,
 //! and in a `shell` arena `run_command` in the sandbox — beside the arena's
 //! other tools, and the tools of the arena's `per_run` MCP servers, started
-//! in the copy ([`crate::arena::run_servers`]). Runs never share a copy; the
+//! in the copy ([`crate::arena::mcp::run_servers`]). Runs never share a copy; the
 //! state checks and the `command_passes` checks read it after the run; the
 //! servers are stopped ([`RunWorld::close`]) and the copy removed when the
 //! run's [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
-use crate::arena::run_servers::WorldServers;
+use crate::arena::mcp::run_servers::WorldServers;
 use crate::score::{CommandWorld, Scored, run_commands, score_run};
 use std::sync::Arc;
 use tribunal_runtime::{RunReport, ToolBox};

@@ -4,7 +4,7 @@
 //! when the run ends — so concurrent runs and repeats never share what the
 //! server keeps, and the item's state checks read what it left in the copy.
 //!
-//! At the arena's start ([`start_servers`](super::mcp::start_servers)) each
+//! At the arena's start ([`start_servers`](super::start_servers)) each
 //! per-run server is started once in a copy of the first item's world: its
 //! listed tools are checked against `tools` (a missing one stops the run
 //! before it starts, `mcp_tool_missing`), and their specs join the arena's
@@ -15,7 +15,7 @@
 //! starts none: its tools answer from the tool cassette, as an arena-wide
 //! server's do (and so leave the copy as it was).
 
-use super::mcp::{McpServerSpec, McpStartError, WORKDIR};
+use super::{McpServerSpec, McpStartError, WORKDIR};
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::collections::BTreeMap;
