@@ -200,7 +200,19 @@ fn judge_prompt_fields(arena: &Arena) -> Value {
         .as_deref()
         .unwrap_or(crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
     let template = crate::score::rubric::judge_prompt("RUBRIC", "TASK", &Value::from("ANSWER"));
-    json!({"system": system, "template": template})
+    let mut fields = json!({"system": system, "template": template});
+    // Only when a conversation has rubric checks (they read its transcript),
+    // so the hashes of other arenas stay as they were.
+    if arena
+        .items
+        .iter()
+        .any(|i| i.user.is_some() && i.has_rubric())
+        && let Some(map) = fields.as_object_mut()
+    {
+        let transcript = crate::score::rubric::transcript_prompt("RUBRIC", "GOAL", "TRANSCRIPT");
+        map.insert("transcript_template".to_string(), json!(transcript));
+    }
+    fields
 }
 
 /// How each MCP server is started.

@@ -139,14 +139,17 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     // Boxed: scoring's future (a shell arena's command checks, a rubric
     // judgement) is larger than the run's, and every run in flight would
     // otherwise carry room for it.
-    let scored = Box::pin(score(&context, item, world.as_deref(), &mut report, &span));
+    let scored = Box::pin(score(
+        &context,
+        (item, talk.as_ref()),
+        world.as_deref(),
+        &mut report,
+        &span,
+    ));
     let (scored, judge) = scored.await;
-    // Scored: the world's servers stop (boxed, as scoring is), then the
-    // copy goes, unless the arena keeps copies (a removal on this thread:
-    // an await after it would hold the row's state).
-    if let Some(world) = &world {
-        Box::pin(world.close()).await;
-    }
+    // Scored (the world's servers stopped): the copy goes now, unless the
+    // arena keeps copies (a removal on this thread: an await here would
+    // hold the row's state).
     drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let mut origin = origin;
@@ -174,17 +177,24 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
 }
 
 /// What the item's checks make of the run: its command checks run on the
-/// copy the agent left (a shell arena's), then its rubric checks judged.
+/// copy the agent left (a shell arena's), then its rubric checks judged
+/// (a conversation's on its transcript).
 async fn score(
     context: &JobContext,
-    item: &Item,
+    (item, talk): (&Item, Option<&DialogueReport>),
     world: Option<&RunWorld>,
     report: &mut RunReport,
     span: &tracing::Span,
 ) -> (Scored, Option<JudgeRecord>) {
     let backends = &context.backends;
     let scored = match world {
-        Some(world) => world.scored(item, report).await,
+        Some(world) => {
+            let scored = world.scored(item, report).await;
+            // The world is read: its servers stop (and are reaped) before
+            // the judge, and before the copy they work in is removed.
+            world.close().await;
+            scored
+        }
         None => score_run(&item.checks, report, None),
     };
     match scored {
@@ -198,7 +208,16 @@ async fn score(
                 settings: &context.arena.judge,
                 backend_for: &backend_for,
             };
-            let judged = grade_rubrics(judge, &item.checks, &item.input, answer, checks);
+            let transcript =
+                talk.map(|t| (goal_of(item, t), crate::score::transcript::transcript(t)));
+            let transcript = transcript.as_ref().map(|(g, t)| (g.as_str(), t.as_str()));
+            let judged = grade_rubrics(
+                judge,
+                &item.checks,
+                (&item.input, transcript),
+                answer,
+                checks,
+            );
             let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
             (graded, Some(record))
         }
@@ -207,6 +226,15 @@ async fn score(
             None,
         ),
     }
+}
+
+/// What a conversation's rubric judge is told the user wanted: its
+/// `instructions`, else the conversation's first message.
+fn goal_of(item: &Item, talk: &DialogueReport) -> String {
+    let instructions = item.user.as_ref().and_then(|u| u.instructions.clone());
+    instructions
+        .or_else(|| talk.exchanges.first().map(|e| e.user.clone()))
+        .unwrap_or_else(|| item.input.clone())
 }
 
 /// The `arena_item` span of one run of an item (the agent's

@@ -15,6 +15,9 @@
 //! starts none: its tools answer from the tool cassette, as an arena-wide
 //! server's do (and so leave the copy as it was).
 
+// Without the feature `mcp` no server starts, and most of this is unused.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
+
 use super::{McpServerSpec, McpStartError, WORKDIR};
 use futures::future::BoxFuture;
 use serde_json::Value;
