@@ -11,9 +11,9 @@ use tribunal_runtime::DialogueReport;
 /// character boundary, marked `…`).
 const MAX_ARGUMENTS: usize = 600;
 
-/// `talk` as lines of text: `USER: …`, `AGENT CALLED name {arguments} (ok
-/// | failed)`, `AGENT: …`; an agent turn that ended without a reply reads
-/// `AGENT: (no reply: {code})`.
+/// `talk` as lines of text: `USER: …`, `(the agent used the tool name
+/// with a = 1, b = x; it worked | it failed)`, `AGENT: …`; an agent turn
+/// that ended without a reply reads `AGENT: (no reply: {code})`.
 pub(crate) fn transcript(talk: &DialogueReport) -> String {
     let mut out = String::new();
     for (i, exchange) in talk.exchanges.iter().enumerate() {
@@ -22,11 +22,11 @@ pub(crate) fn transcript(talk: &DialogueReport) -> String {
             continue;
         };
         for call in &turn.tool_calls {
-            let status = if call.ok { "ok" } else { "failed" };
+            let status = if call.ok { "it worked" } else { "it failed" };
             out.push_str(&format!(
-                "AGENT CALLED {} {} ({status})\n",
+                "(the agent used the tool {} with {}; {status})\n",
                 call.name,
-                cut(&call.arguments)
+                cut(&in_words(&call.arguments))
             ));
         }
         match (&exchange.agent, turn.outcome.error_code()) {
@@ -37,6 +37,26 @@ pub(crate) fn transcript(talk: &DialogueReport) -> String {
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+/// A call's arguments as `name = value` pairs (a string value without
+/// its quotes), not JSON: a small judge shown a call as JSON writes tool
+/// calls of its own instead of its verdict (LIVE.md). Arguments that are
+/// not a JSON object are shown as written.
+fn in_words(arguments: &str) -> String {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(arguments) else {
+        return arguments.to_string();
+    };
+    if map.is_empty() {
+        return "no arguments".to_string();
+    }
+    map.iter()
+        .map(|(name, value)| match value {
+            serde_json::Value::String(s) => format!("{name} = {s}"),
+            other => format!("{name} = {other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `text` cut to [`MAX_ARGUMENTS`] bytes.
@@ -112,8 +132,8 @@ mod tests {
         assert_eq!(lines[0], "USER: Refund A1.");
         assert_eq!(lines[1], "AGENT: Your email?");
         assert_eq!(lines[2], "USER: ana@example.com");
-        assert!(lines[3].starts_with("AGENT CALLED get_record {\"id\": \"xxx"));
-        assert!(lines[3].ends_with("… (failed)"), "{}", lines[3]);
+        assert!(lines[3].starts_with("(the agent used the tool get_record with id = xxx"));
+        assert!(lines[3].ends_with("…; it failed)"), "{}", lines[3]);
         assert_eq!(lines[4], "AGENT: (no reply: max_tool_calls_exceeded)");
     }
 }
