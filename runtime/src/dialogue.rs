@@ -36,6 +36,7 @@ pub use pause::{DIALOGUE_SNAPSHOT_VERSION, DialogueSnapshot};
 
 use crate::budget::Budget;
 use crate::conversation::{Conversation, Usage};
+use crate::cost::ModelPrice;
 use crate::error::ErrorCode;
 use crate::report::{RunOutcome, RunReport, ToolCallRecord};
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,13 @@ pub struct DialogueConfig {
     /// agent's reply (the message that overspends it is still sent).
     /// Default: unlimited.
     pub max_user_tokens: Option<u64>,
+    /// The price of the user simulator's tokens, when its spend counts
+    /// against the agent's cost budget (`max_cost`, over the whole
+    /// conversation): what the agent's turns have left is the budget less
+    /// both spends, and a conversation whose spend is over the budget
+    /// before an agent turn ends with [`ErrorCode::MaxCostExceeded`].
+    /// Default: `None` — the user's spend is counted apart only.
+    pub user_price: Option<ModelPrice>,
 }
 
 impl Default for DialogueConfig {
@@ -79,6 +87,7 @@ impl Default for DialogueConfig {
             stop_marker: DEFAULT_STOP_MARKER.to_string(),
             final_answer: false,
             max_user_tokens: None,
+            user_price: None,
         }
     }
 }
@@ -387,6 +396,13 @@ impl Dialogue {
                 self.state = State::User(Step::Sent);
                 Some(DialogueAction::AskUser)
             }
+            State::Agent(Step::Due) if self.over_cost_budget() => {
+                self.end(DialogueEnd::Failed {
+                    code: ErrorCode::MaxCostExceeded,
+                });
+                self.ended_at = Some(now);
+                Some(DialogueAction::Done)
+            }
             State::Agent(Step::Due) => {
                 self.state = State::Agent(Step::Sent);
                 let conversation = self.conversation.take().unwrap_or_default();
@@ -542,6 +558,22 @@ impl Dialogue {
         }
     }
 
+    /// What the user simulator spent, in USD, when it counts against the
+    /// agent's cost budget ([`DialogueConfig::user_price`]); else 0.
+    fn user_cost(&self) -> f64 {
+        self.config
+            .user_price
+            .map_or(0.0, |price| price.cost(&self.user_usage))
+    }
+
+    /// Whether the conversation spent more than its cost budget (the agent's
+    /// tokens, and the user's when they count), as a run's machine checks.
+    fn over_cost_budget(&self) -> bool {
+        self.budget.max_cost.is_some_and(|limit| {
+            limit.price.cost(&self.agent_usage) + self.user_cost() > limit.max_usd
+        })
+    }
+
     /// Whether the user simulator has spent its token budget.
     fn user_budget_spent(&self) -> bool {
         self.config
@@ -586,7 +618,8 @@ impl Dialogue {
             .max_tokens
             .map(|max| max.saturating_sub(self.agent_usage.total()));
         if let Some(limit) = budget.max_cost.as_mut() {
-            limit.max_usd = (limit.max_usd - limit.price.cost(&self.agent_usage)).max(0.0);
+            limit.max_usd =
+                (limit.max_usd - limit.price.cost(&self.agent_usage) - self.user_cost()).max(0.0);
         }
         budget.deadline = self.turn_deadline;
         budget

@@ -34,8 +34,12 @@ pub(super) struct JobContext {
     pub(super) keep_run: bool,
     /// The price the cost budgets are checked at, when one is set.
     pub(super) price: Option<ModelPrice>,
-    /// Spent by finished runs, at `price`.
+    /// Spent by finished runs, at `price` (their simulated users' spend
+    /// at theirs).
     pub(super) spent: std::sync::Mutex<f64>,
+    /// The prices a cost budget counts the simulated users' spend at
+    /// (`None`: no cost budget).
+    pub(super) pricing: Option<Arc<crate::pricing::Pricing>>,
     /// Runs started.
     pub(super) started: AtomicUsize,
     /// Whether a finished run did not pass (for `fail_fast`).
@@ -117,7 +121,8 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         false => None,
     };
     let tools = world.as_ref().map(|w| w.toolbox.clone());
-    let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend);
+    let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend)
+        .map(|route| route.with_budget_pricing(context.pricing.as_deref()));
     let played_by = simulator.as_ref().map(super::talk::SimulatorRoute::record);
     let ((report, conversation, talk), cache) = tracing::Instrument::instrument(
         tribunal_runtime::backend::counted(run_agent(
@@ -168,7 +173,12 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         span.record("error.type", code.as_str());
     }
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
-        *s += price.cost(&row.usage);
+        // The simulated user's spend too, at its own model's price.
+        let user = match context.pricing.as_ref().and_then(|p| p.user_cost_of(&row)) {
+            Some(crate::pricing::Cost::Usd(usd)) => usd,
+            _ => 0.0,
+        };
+        *s += price.cost(&row.usage) + user;
     }
     if row.outcome != Outcome::Pass {
         context.failed.store(true, Ordering::Relaxed);

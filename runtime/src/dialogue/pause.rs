@@ -11,7 +11,7 @@
 //! snapshot, its own format: the whole agent conversation so far ends with
 //! the turn whose calls wait) and `dialogue`: the settings (`max_user_turns`,
 //! `stop_marker`, `final_answer`, `max_user_tokens`), the `exchanges` so far,
-//! the finished agent turns' reports (`agent_turns`), `agent_usage`,
+//! `user_price`, the finished agent turns' reports (`agent_turns`), `agent_usage`,
 //! `user_usage` and `tool_calls` counted over the conversation, `phase`
 //! (`agent_turn` or `final_answer`: which run paused), `elapsed_ms` and
 //! `deadline_left_ms`.
@@ -62,6 +62,8 @@ struct PausedDialogue {
     final_answer: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_user_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_price: Option<crate::cost::ModelPrice>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     system: Option<String>,
     exchanges: Vec<Exchange>,
@@ -147,6 +149,7 @@ impl Dialogue {
             stop_marker: self.config.stop_marker,
             final_answer: self.config.final_answer,
             max_user_tokens: self.config.max_user_tokens,
+            user_price: self.config.user_price,
             system: self.system,
             exchanges: self.exchanges,
             agent_turns: self.agent_turns,
@@ -187,6 +190,7 @@ impl Dialogue {
                 stop_marker: d.stop_marker,
                 final_answer: d.final_answer,
                 max_user_tokens: d.max_user_tokens,
+                user_price: d.user_price,
             },
             budget,
             conversation: None,

@@ -727,3 +727,45 @@ fn a_conversation_snapshot_of_another_version_or_not_one_is_refused() {
         assert_eq!(e.code(), ErrorCode::SnapshotInvalid, "{text}");
     }
 }
+
+#[tokio::test]
+async fn the_users_spend_counts_against_the_cost_budget_when_priced() {
+    use tribunal_runtime::cost::{CostLimit, ModelPrice};
+    let script = json!([say("one"), say("two"), say("three")]);
+    // The agent's tokens are free here; each user message (5 + 1 tokens)
+    // costs $6 at $1 a token, against a $10 budget.
+    let budget = Budget {
+        max_cost: Some(CostLimit {
+            max_usd: 10.0,
+            price: ModelPrice::FREE,
+        }),
+        ..Budget::default()
+    };
+    let dollar_a_token = ModelPrice {
+        input: 1_000_000.0,
+        output: 1_000_000.0,
+        cache_read: None,
+        cache_write: None,
+    };
+    let config = |user_price| DialogueConfig {
+        max_user_turns: 3,
+        user_price,
+        ..DialogueConfig::default()
+    };
+    let priced = agent(script.clone(), Default::default()).with_budget(budget);
+    let (lines, run) = trace(&priced, &Chatty, config(Some(dollar_a_token)), None).await;
+    assert_eq!(
+        lines,
+        [
+            "user 1: more",
+            "agent 1: 0 call(s) -> one",
+            "user 2: more",
+            "end: Failed { code: MaxCostExceeded }",
+        ]
+    );
+    assert_eq!(run.report.user_usage, Usage::new(10, 2));
+    // Unpriced, the user's spend is counted apart only: the turn limit ends it.
+    let apart = agent(script, Default::default()).with_budget(budget);
+    let (_, run) = trace(&apart, &Chatty, config(None), None).await;
+    assert_eq!(run.report.end, DialogueEnd::TurnLimit);
+}
