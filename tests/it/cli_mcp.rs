@@ -629,3 +629,64 @@ fn a_per_run_server_that_dies_mid_conversation_ends_the_run_tool_server_failed()
     );
     assert!(all_gone(&started(pids.path())));
 }
+
+/// A per-run server's calls are recorded like an arena-wide server's, and
+/// the replay starts none — not even the start's check — and answers from
+/// the cassette: the copy is then left as it was (a replayed run's state
+/// checks see the world unchanged, documented).
+#[tokio::test]
+async fn a_per_run_servers_calls_are_recorded_and_the_replay_starts_none() {
+    use crate::stand_in::{Api, live_env, tribunal};
+    let pids = tempfile::tempdir().unwrap();
+    let item = serde_json::json!({
+        "id": "note", "input": "Add +run to the note.",
+        "checks": [{"type": "file_contains", "path": "note.txt", "value": "start+run"}],
+        "mock": [{"json": {}}]
+    });
+    let dir = per_run_arena(&item);
+    let arena_dir = dir.path().to_str().unwrap();
+    let api = Api::Chat;
+    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
+    let model = crate::stand_in::in_order(
+        api.endpoint(),
+        vec![
+            ok(api.tool_call(
+                "call_1",
+                "append_text",
+                serde_json::json!({"path": "note.txt", "text": "+run"}),
+            )),
+            ok(api.answer("{}")),
+        ],
+    )
+    .await;
+    let tapes = dir.path().join("tapes");
+    let recorded_out = dir.path().join("recorded.jsonl");
+    let mut env = live_env(api, &model);
+    env.push((
+        "MCP_FIXTURE_PID_DIR",
+        pids.path().to_str().unwrap().to_string(),
+    ));
+    let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
+    let o = tribunal(&args, dir.path(), &env).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_lines(&recorded_out)[0]["outcome"], "PASS");
+    // The start's check and the run's own server.
+    assert_eq!(started(pids.path()).len(), 2);
+    let tools = json_lines(&tapes.join("per-run.tools.jsonl"));
+    let calls: Vec<_> = tools.iter().filter_map(|l| l.get("call")).collect();
+    assert_eq!(calls.len(), 1, "{tools:?}");
+    assert_eq!(calls[0]["result"], serde_json::json!({"text": "appended"}));
+
+    let replayed_out = dir.path().join("replayed.jsonl");
+    let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
+    let o = tribunal(&args, dir.path(), &env).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        started(pids.path()).len(),
+        2,
+        "the replay started no server"
+    );
+    let replayed = json_lines(&replayed_out);
+    assert_eq!(replayed[0]["tool_calls"][0]["ok"], true, "{}", replayed[0]);
+    assert_eq!(replayed[0]["outcome"], "FAIL", "{}", replayed[0]);
+}
