@@ -335,6 +335,18 @@ async fn the_simulated_users_spend_counts_against_the_cost_budgets() {
             .len(),
         3
     );
+    // The user's price decides which conversations end there: another
+    // price is another configuration.
+    let dearer = tempfile::tempdir().unwrap();
+    let arena = priced_arena(dearer.path(), "max_cost_usd = 0.0005");
+    let toml = std::fs::read_to_string(arena.join("arena.toml")).unwrap();
+    std::fs::write(
+        arena.join("arena.toml"),
+        toml.replace("input = 1.0", "input = 3.0"),
+    )
+    .unwrap();
+    let (_, dearer_rows) = run(arena, dearer.path().join("r.jsonl"), vec![]).await;
+    assert_ne!(dearer_rows[0]["config_hash"], rows[0]["config_hash"]);
     // Over the whole run (`--max-cost-usd`): the first run's user spent
     // $0.00072, over $0.0005, so no second run starts.
     let dir = tempfile::tempdir().unwrap();

@@ -250,6 +250,13 @@ pub fn with_cost_price(hash: &str, price: &ModelPrice) -> String {
     short_digest(&json!({"config": hash, "max_cost_price": price}))
 }
 
+/// `hash` of a run whose per-run cost budget also counts its simulated
+/// users' spend, priced at `price` (their own route's model): that price
+/// decides which conversations end `max_cost_exceeded` too.
+pub(crate) fn with_user_cost_price(hash: &str, price: &ModelPrice) -> String {
+    short_digest(&json!({"config": hash, "max_cost_user_price": price}))
+}
+
 /// `hash` for runs whose tool calls a live approver decides under
 /// `policy` (a person, a UI): what they decide is not in the arena, so
 /// their rows never share a hash with unattended runs.
