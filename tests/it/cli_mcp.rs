@@ -690,3 +690,53 @@ async fn a_per_run_servers_calls_are_recorded_and_the_replay_starts_none() {
     assert_eq!(replayed[0]["tool_calls"][0]["ok"], true, "{}", replayed[0]);
     assert_eq!(replayed[0]["outcome"], "FAIL", "{}", replayed[0]);
 }
+
+/// A per-run server that starts for the start's check but not for the run
+/// (its command refuses a second start): the run is ERROR
+/// `tool_server_failed`, the arena's world untouched.
+#[test]
+fn a_per_run_server_that_does_not_start_for_its_run_is_a_coded_error() {
+    let once = tempfile::tempdir().unwrap();
+    let marker = once.path().join("started");
+    let starting = format!(
+        "if [ -e '{m}' ]; then exit 3; fi; touch '{m}'; exec '{f}'",
+        m = marker.display(),
+        f = fixture()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("world")).unwrap();
+    std::fs::write(dir.path().join("world/note.txt"), "start").unwrap();
+    let toml = format!(
+        "name = \"once\"\nfiles_root = \"world\"\nschema = {{ type = \"object\" }}\n\n\
+         [[mcp]]\nname = \"notes\"\ncommand = \"sh\"\nargs = [\"-c\", {starting:?}]\nper_run = true\n\
+         tools = [\"append_text\"]\n"
+    );
+    std::fs::write(dir.path().join("arena.toml"), toml).unwrap();
+    let item = serde_json::json!({
+        "id": "note", "input": "Add +run.",
+        "checks": [{"type": "file_contains", "path": "note.txt", "value": "start+run"}],
+        "mock": [
+            {"tool_calls": [{"name": "append_text", "arguments": {"path": "note.txt", "text": "+run"}}]},
+            {"json": {}}
+        ]
+    });
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["outcome"], "ERROR", "{}", rows[0]);
+    assert_eq!(rows[0]["error_code"], "tool_server_failed", "{}", rows[0]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("world/note.txt")).unwrap(),
+        "start"
+    );
+}

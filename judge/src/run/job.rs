@@ -108,7 +108,7 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
             Err(e) => {
                 // The run cannot start without its copy: an ERROR row, the
                 // reason in the log (a path and an I/O error, no secret).
-                tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
+                tracing::warn!(item = %item.id, repeat, "the run's world could not be made: {e}");
                 let mut report = RunReport::failed(e.code);
                 let scored = score_run(&item.checks, &mut report, None);
                 context.failed.store(true, Ordering::Relaxed);
