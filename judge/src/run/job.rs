@@ -107,7 +107,8 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
             Ok(world) => Some(world),
             Err(e) => {
                 // The run cannot start without its copy: an ERROR row, the
-                // reason in the log (a path and an I/O error, no secret).
+                // reason in the log (a path and an I/O error, or a server's start
+                // error; no secret).
                 tracing::warn!(item = %item.id, repeat, "the run's world could not be made: {e}");
                 let mut report = RunReport::failed(e.code);
                 let scored = score_run(&item.checks, &mut report, None);
