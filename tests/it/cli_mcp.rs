@@ -617,11 +617,18 @@ fn a_per_run_server_that_dies_mid_conversation_ends_the_run_tool_server_failed()
     let rows = json_lines(&out);
     assert_eq!(rows[0]["outcome"], "ERROR", "{}", rows[0]);
     assert_eq!(rows[0]["error_code"], "tool_server_failed", "{}", rows[0]);
-    // The call after the crash failed at once, and the conversation went
-    // on to its end.
+    // The conversation ended at the batch whose call crashed the server:
+    // no reply, no second user message, no call to a server that is gone.
     let calls = rows[0]["tool_calls"].as_array().unwrap();
-    assert_eq!(calls.len(), 3, "{}", rows[0]);
-    assert_eq!(calls[2]["ok"], false, "{}", rows[0]);
+    assert_eq!(calls.len(), 2, "{}", rows[0]);
+    assert_eq!(calls[1]["name"], "crash", "{}", rows[0]);
+    let talk = &rows[0]["conversation"];
+    assert_eq!(
+        talk["end"],
+        serde_json::json!({"by": "failed", "code": "tool_server_failed"}),
+        "{talk}"
+    );
+    assert_eq!(talk["exchanges"].as_array().unwrap().len(), 1, "{talk}");
     // Nothing outside the run's copy was touched.
     assert_eq!(
         std::fs::read_to_string(dir.path().join("world/note.txt")).unwrap(),

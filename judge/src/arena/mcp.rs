@@ -32,7 +32,8 @@
 //! world's domain tools in any language: concurrent runs and repeats never
 //! share its state, the item's state checks read what it left, and it is
 //! stopped and reaped when the run ends. A run whose server stopped during
-//! it ends ERROR `tool_server_failed` (its world's state is unknown). At
+//! it ends ERROR `tool_server_failed` after that batch of calls (its
+//! world's state is unknown; `ToolBox::halt_when`). At
 //! the arena's start each such server is started once more, in a copy of
 //! the first item's world, to check and hash its tools, then stopped
 //! (docs/conversations.md, "The world").

@@ -82,6 +82,10 @@ impl RunWorld {
         };
         match servers.start_in(&world.path, toolbox).await {
             Ok(started) => {
+                // A server that stops ends the run after its batch of calls.
+                if !started.is_empty() {
+                    toolbox.halt_when(started.watch());
+                }
                 world.servers = started;
                 Ok(world)
             }

@@ -769,3 +769,42 @@ async fn the_users_spend_counts_against_the_cost_budget_when_priced() {
     let (_, run) = trace(&apart, &Chatty, config(None), None).await;
     assert_eq!(run.report.end, DialogueEnd::TurnLimit);
 }
+
+#[tokio::test]
+async fn a_tool_box_that_halts_ends_the_turn_and_the_conversation_with_its_code() {
+    let calls = Arc::new(Mutex::new(0));
+    let schema = OutputSchema::new("answer", json!({"type": "object"})).unwrap();
+    let backend = ScriptedBackend::from_script(&turns(json!([
+        call("lookup", json!({"id": "A1"})),
+        say("unreached")
+    ])));
+    let mut tools = ToolBox::new();
+    let counted = calls.clone();
+    tools.add(Arc::new(tool_fn(
+        "lookup",
+        "Looks an order up.",
+        move |_: Value| {
+            let counted = counted.clone();
+            async move {
+                *counted.lock().unwrap() += 1;
+                Ok::<_, String>("the server died answering")
+            }
+        },
+    )));
+    // The tools' world is gone once a call has been made.
+    let seen = calls.clone();
+    tools.halt_when(move || (*seen.lock().unwrap() > 0).then_some(ErrorCode::ToolServerFailed));
+    let agent = Agent::new(Arc::new(backend), Arc::new(schema))
+        .unwrap()
+        .with_tools(tools);
+    let (lines, run) = trace(&agent, &user(&[]), DialogueConfig::default(), Some("hi")).await;
+    assert_eq!(
+        lines,
+        [
+            "user 1: hi",
+            "agent 1: 1 call(s) -> tool_server_failed",
+            "end: Failed { code: ToolServerFailed }",
+        ]
+    );
+    assert_eq!(run.report.agent_turns[0].turns, 1);
+}

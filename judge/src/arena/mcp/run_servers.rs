@@ -96,7 +96,7 @@ impl RunServers {
         for spec in &self.specs {
             let server = start_one(spec, dir, &env).await?;
             let tools = offered(spec, &server)?;
-            started.servers.push(server);
+            started.servers.push(Arc::new(server));
             for tool in tools {
                 match &self.recorder {
                     Some(recorder) => toolbox.add(recorder.record(tool)?),
@@ -216,13 +216,36 @@ fn start_failed(_server: String, _message: String) -> McpStartError {
 /// A run's started per-run servers.
 #[derive(Default)]
 pub(crate) struct WorldServers {
-    servers: Vec<Server>,
+    servers: Vec<Arc<Server>>,
 }
 
 impl WorldServers {
+    /// Whether the run has servers (else there is nothing to watch).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// A check that gives `tool_server_failed` once a server has stopped:
+    /// what the run's tool box asks after each batch of calls
+    /// ([`ToolBox::halt_when`]), so the run ends there.
+    pub(crate) fn watch(
+        &self,
+    ) -> impl Fn() -> Option<tribunal_runtime::ErrorCode> + Send + Sync + 'static {
+        let servers = self.servers.clone();
+        move || {
+            servers
+                .iter()
+                .any(|s| !running(s))
+                .then_some(tribunal_runtime::ErrorCode::ToolServerFailed)
+        }
+    }
+
     /// The first server that is no longer running, by name.
     pub(crate) fn lost(&self) -> Option<&str> {
-        self.servers.iter().find(|s| !running(s)).map(server_name)
+        self.servers
+            .iter()
+            .find(|s| !running(s))
+            .map(|s| server_name(s))
     }
 
     /// Stops every server and waits until each is gone (reaped).
