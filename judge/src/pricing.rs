@@ -175,6 +175,16 @@ impl Pricing {
         ))
     }
 
+    /// The price the simulated user `played_by` is charged at (free on
+    /// the mock or a custom endpoint when unpriced; `None`: unpriced).
+    pub(crate) fn user_price(
+        &self,
+        played_by: &crate::rows::results::SimulatorRecord,
+    ) -> Option<ModelPrice> {
+        let billed = !is_mock(&played_by.backend) && !played_by.custom_endpoint;
+        self.charged(&played_by.model, billed)
+    }
+
     /// What the row's rubric judge cost (already part of
     /// [`cost_of`](Pricing::cost_of)); `None` without a judge.
     pub fn judge_cost_of(&self, row: &ResultRow) -> Option<Cost> {

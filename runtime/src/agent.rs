@@ -27,7 +27,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 mod converse;
-pub use converse::{ConversationEvent, ConversationRun};
+pub use converse::{ConversationEnd, ConversationEvent, ConversationRun};
 
 /// A configured agent whose answers are `T`s: JSON values ([`Value`], the
 /// default) from [`Agent::new`], or a Rust type from [`Agent::for_type`].

@@ -31,8 +31,12 @@
 //! sees it replaced by [`MARKER_WITHHELD`] ([`Dialogue::exchanges_for_user`]),
 //! so an agent cannot end the conversation by making the user echo it.
 
+mod pause;
+pub use pause::{DIALOGUE_SNAPSHOT_VERSION, DialogueSnapshot};
+
 use crate::budget::Budget;
 use crate::conversation::{Conversation, Usage};
+use crate::cost::ModelPrice;
 use crate::error::ErrorCode;
 use crate::report::{RunOutcome, RunReport, ToolCallRecord};
 use serde::{Deserialize, Serialize};
@@ -67,6 +71,13 @@ pub struct DialogueConfig {
     /// agent's reply (the message that overspends it is still sent).
     /// Default: unlimited.
     pub max_user_tokens: Option<u64>,
+    /// The price of the user simulator's tokens, when its spend counts
+    /// against the agent's cost budget (`max_cost`, over the whole
+    /// conversation): what the agent's turns have left is the budget less
+    /// both spends, and a conversation whose spend is over the budget
+    /// before an agent turn ends with [`ErrorCode::MaxCostExceeded`].
+    /// Default: `None` — the user's spend is counted apart only.
+    pub user_price: Option<ModelPrice>,
 }
 
 impl Default for DialogueConfig {
@@ -76,6 +87,7 @@ impl Default for DialogueConfig {
             stop_marker: DEFAULT_STOP_MARKER.to_string(),
             final_answer: false,
             max_user_tokens: None,
+            user_price: None,
         }
     }
 }
@@ -283,6 +295,8 @@ pub struct Dialogue {
     tool_calls: u32,
     started: Instant,
     deadline: Option<Instant>,
+    /// The deadline of the agent run handed out last (what its budget had).
+    turn_deadline: Option<Duration>,
     ended_at: Option<Instant>,
     state: State,
 }
@@ -314,6 +328,7 @@ impl Dialogue {
             tool_calls: 0,
             started: now,
             deadline,
+            turn_deadline: None,
             ended_at: None,
             state: State::User(Step::Due),
         };
@@ -380,6 +395,13 @@ impl Dialogue {
             State::User(Step::Due) => {
                 self.state = State::User(Step::Sent);
                 Some(DialogueAction::AskUser)
+            }
+            State::Agent(Step::Due) if self.over_cost_budget() => {
+                self.end(DialogueEnd::Failed {
+                    code: ErrorCode::MaxCostExceeded,
+                });
+                self.ended_at = Some(now);
+                Some(DialogueAction::Done)
             }
             State::Agent(Step::Due) => {
                 self.state = State::Agent(Step::Sent);
@@ -536,6 +558,22 @@ impl Dialogue {
         }
     }
 
+    /// What the user simulator spent, in USD, when it counts against the
+    /// agent's cost budget ([`DialogueConfig::user_price`]); else 0.
+    fn user_cost(&self) -> f64 {
+        self.config
+            .user_price
+            .map_or(0.0, |price| price.cost(&self.user_usage))
+    }
+
+    /// Whether the conversation spent more than its cost budget (the agent's
+    /// tokens, and the user's when they count), as a run's machine checks.
+    fn over_cost_budget(&self) -> bool {
+        self.budget.max_cost.is_some_and(|limit| {
+            limit.price.cost(&self.agent_usage) + self.user_cost() > limit.max_usd
+        })
+    }
+
     /// Whether the user simulator has spent its token budget.
     fn user_budget_spent(&self) -> bool {
         self.config
@@ -559,8 +597,19 @@ impl Dialogue {
         self.tool_calls = self.tool_calls.saturating_add(calls);
     }
 
-    /// What is left of the conversation's budgets at `now`, for one agent run.
-    fn budget_left(&self, now: Instant) -> Budget {
+    /// What is left of the conversation's budgets at `now`, for one agent
+    /// run (its deadline kept: a paused run resumes with the same budget).
+    fn budget_left(&mut self, now: Instant) -> Budget {
+        self.turn_deadline = self.deadline.map(|d| {
+            d.saturating_duration_since(now)
+                .max(Duration::from_millis(1))
+        });
+        self.turn_budget()
+    }
+
+    /// The budget of the agent run handed out last: what is left of the
+    /// conversation's, its deadline as it was handed out.
+    pub(crate) fn turn_budget(&self) -> Budget {
         let mut budget = self.budget;
         budget.max_tool_calls = budget
             .max_tool_calls
@@ -569,13 +618,16 @@ impl Dialogue {
             .max_tokens
             .map(|max| max.saturating_sub(self.agent_usage.total()));
         if let Some(limit) = budget.max_cost.as_mut() {
-            limit.max_usd = (limit.max_usd - limit.price.cost(&self.agent_usage)).max(0.0);
+            limit.max_usd =
+                (limit.max_usd - limit.price.cost(&self.agent_usage) - self.user_cost()).max(0.0);
         }
-        budget.deadline = self.deadline.map(|d| {
-            d.saturating_duration_since(now)
-                .max(Duration::from_millis(1))
-        });
+        budget.deadline = self.turn_deadline;
         budget
+    }
+
+    /// Whether the agent run out is a reply turn (not the final answer's).
+    pub(crate) fn in_reply_turn(&self) -> bool {
+        matches!(self.state, State::Agent(_))
     }
 
     /// The record of the conversation (an unfinished one ends as

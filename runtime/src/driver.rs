@@ -210,6 +210,10 @@ pub(crate) async fn drive_boxed(
                     }
                 }
                 machine.handle(input, Instant::now().into_std());
+                // The tools' world may be gone (a server that stopped).
+                if let Some(code) = tools.halted() {
+                    machine.halt(code, Instant::now().into_std());
+                }
             }
             Some(Action::Done) => break,
             None => {

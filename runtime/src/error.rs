@@ -83,6 +83,10 @@ pub enum ErrorCode {
     /// In a conversation, the user simulator failed: its backend failed,
     /// it wrote nothing, or it wrote more than a user message may hold.
     UserSimulatorFailed,
+    /// A tool server the run's world depends on (an arena's `per_run` MCP
+    /// server, started in the run's copy) could not start or stopped during
+    /// the run: the world's state is unknown, so the run is not scored.
+    ToolServerFailed,
     /// A bug in tribunal, not in the model or the backend: the loop's driver
     /// fed the machine an input it had not asked for, or took the report of a
     /// run before its end. Please report it with the run's trace.
@@ -91,7 +95,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::NoJson,
         ErrorCode::InvalidJson,
         ErrorCode::Truncated,
@@ -115,6 +119,7 @@ impl ErrorCode {
         ErrorCode::SnapshotInvalid,
         ErrorCode::EmptyReply,
         ErrorCode::UserSimulatorFailed,
+        ErrorCode::ToolServerFailed,
         ErrorCode::InternalError,
     ];
 
@@ -144,6 +149,7 @@ impl ErrorCode {
             ErrorCode::SnapshotInvalid => "snapshot_invalid",
             ErrorCode::EmptyReply => "empty_reply",
             ErrorCode::UserSimulatorFailed => "user_simulator_failed",
+            ErrorCode::ToolServerFailed => "tool_server_failed",
             ErrorCode::InternalError => "internal_error",
         }
     }

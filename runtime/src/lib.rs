@@ -95,7 +95,7 @@ mod tool;
 mod typed;
 mod user;
 
-pub use agent::{Agent, ConversationEvent, ConversationRun, Run, RunFailed};
+pub use agent::{Agent, ConversationEnd, ConversationEvent, ConversationRun, Run, RunFailed};
 pub use answer::AnswerPolicy;
 pub use approval::{
     ApprovalOutcome, ApprovalPolicy, ApprovalRecord, Decision, PendingCall, ToolPolicy,

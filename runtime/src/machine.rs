@@ -1080,6 +1080,15 @@ impl Machine {
         self.deadline.is_some_and(|d| now >= d)
     }
 
+    /// Ends the run at `now` with `code`: what the driver found its tools'
+    /// world in after a batch of calls ([`ToolBox::halt_when`](crate::ToolBox::halt_when)).
+    /// A finished run stays as it ended.
+    pub(crate) fn halt(&mut self, code: ErrorCode, now: Instant) {
+        if !matches!(self.state, State::Done(_)) {
+            self.finish(error(code), now);
+        }
+    }
+
     /// Ends the run with `outcome` at `now`, for any reason other than an
     /// accepted answer.
     fn finish(&mut self, outcome: RunOutcome, now: Instant) -> Action {

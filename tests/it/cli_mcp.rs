@@ -454,3 +454,296 @@ fn a_snapshot_of_an_mcp_arena_runs_with_its_servers_tools() {
     assert_eq!(item["tool_calls"][0]["name"], "add", "{value:#}");
     assert_eq!(item["tool_calls"][0]["ok"], true, "{value:#}");
 }
+
+/// An arena whose world folder holds `note.txt` ("start") and whose
+/// `[[mcp]]` server (the fixture) is started per run in the run's copy,
+/// writing its process id into `$MCP_FIXTURE_PID_DIR` at start; `item` is
+/// its one item.
+fn per_run_arena(item: &serde_json::Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("world")).unwrap();
+    std::fs::write(dir.path().join("world/note.txt"), "start").unwrap();
+    let toml = format!(
+        r#"name = "per-run"
+files_root = "world"
+schema = {{ type = "object" }}
+
+[[mcp]]
+name = "notes"
+command = {:?}
+args = ["{{workdir}}"]
+env = ["MCP_FIXTURE_PID_DIR"]
+per_run = true
+tools = ["read_text", "append_text", "sleep", "crash"]
+"#,
+        fixture()
+    );
+    std::fs::write(dir.path().join("arena.toml"), toml).unwrap();
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    dir
+}
+
+/// The servers that wrote their process id into `pids`: (pid, folder).
+fn started(pids: &Path) -> Vec<(u32, String)> {
+    std::fs::read_dir(pids)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let pid = e.file_name().to_str().unwrap().parse().unwrap();
+            (pid, std::fs::read_to_string(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Whether process `pid` is gone (a zombie, not reaped, is still there).
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits (a bounded while) until every process of `pids` is gone.
+fn all_gone(pids: &[(u32, String)]) -> bool {
+    for _ in 0..100 {
+        if pids.iter().all(|(pid, _)| gone(*pid)) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_per_run_server_works_in_each_runs_own_copy_and_is_gone_after_it() {
+    let pids = tempfile::tempdir().unwrap();
+    // Each run reads the note, waits while the others do the same, then
+    // appends to it: with one shared server folder a run would read
+    // another's append, and its own copy would not change.
+    let item = serde_json::json!({
+        "id": "note", "input": "Add +run to the note.",
+        "checks": [
+            {"type": "file_contains", "path": "note.txt", "value": "start+run"},
+            {"type": "file_contains", "path": "note.txt", "value": "+run+run", "absent": true},
+            {"type": "tool_used", "name": "append_text"}
+        ],
+        "mock": [
+            {"tool_calls": [{"name": "read_text", "arguments": {"path": "note.txt"}}]},
+            {"tool_calls": [{"name": "sleep", "arguments": {"ms": 300}}]},
+            {"tool_calls": [{"name": "append_text", "arguments": {"path": "note.txt", "text": "+run"}}]},
+            {"json": {}}
+        ]
+    });
+    let dir = per_run_arena(&item);
+    let out = dir.path().join("r.jsonl");
+    let o = crate::tribunal_command(
+        &[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--repeat",
+            "4",
+            "--concurrency",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+            "--transcripts",
+            "t",
+        ],
+        dir.path(),
+    )
+    .env("MCP_FIXTURE_PID_DIR", pids.path())
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert_eq!(row["outcome"], "PASS", "{row}");
+    }
+    // Every run read the note as its world began.
+    let transcripts: String = std::fs::read_dir(dir.path().join("t"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        !transcripts.contains("start+run"),
+        "a run read another's note"
+    );
+    // One server checked at the start, then one per run, each in its own
+    // folder; none is left.
+    let servers = started(pids.path());
+    assert_eq!(servers.len(), 5, "{servers:?}");
+    let mut folders: Vec<&String> = servers.iter().map(|(_, f)| f).collect();
+    folders.sort();
+    folders.dedup();
+    assert_eq!(folders.len(), 5, "{servers:?}");
+    assert!(all_gone(&servers), "a server outlived its run: {servers:?}");
+    // The arena's own world is as it was.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("world/note.txt")).unwrap(),
+        "start"
+    );
+}
+
+#[test]
+fn a_per_run_server_that_dies_mid_conversation_ends_the_run_tool_server_failed() {
+    let pids = tempfile::tempdir().unwrap();
+    let item = serde_json::json!({
+        "id": "dies", "input": "Please note +x.",
+        "user": {"script": [{"say": "Is it noted?"}]},
+        "checks": [{"type": "file_contains", "path": "note.txt", "value": "start+x"}],
+        "mock": [
+            {"tool_calls": [{"name": "append_text", "arguments": {"path": "note.txt", "text": "+x"}}]},
+            {"tool_calls": [{"name": "crash", "arguments": {}}]},
+            {"text": "Noted."},
+            {"tool_calls": [{"name": "read_text", "arguments": {"path": "note.txt"}}]},
+            {"text": "I cannot read it now."}
+        ]
+    });
+    let dir = per_run_arena(&item);
+    let out = dir.path().join("r.jsonl");
+    let o = crate::tribunal_command(
+        &[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--deadline-secs",
+            "60",
+        ],
+        dir.path(),
+    )
+    .env("MCP_FIXTURE_PID_DIR", pids.path())
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["outcome"], "ERROR", "{}", rows[0]);
+    assert_eq!(rows[0]["error_code"], "tool_server_failed", "{}", rows[0]);
+    // The conversation ended at the batch whose call crashed the server:
+    // no reply, no second user message, no call to a server that is gone.
+    let calls = rows[0]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2, "{}", rows[0]);
+    assert_eq!(calls[1]["name"], "crash", "{}", rows[0]);
+    let talk = &rows[0]["conversation"];
+    assert_eq!(
+        talk["end"],
+        serde_json::json!({"by": "failed", "code": "tool_server_failed"}),
+        "{talk}"
+    );
+    assert_eq!(talk["exchanges"].as_array().unwrap().len(), 1, "{talk}");
+    // Nothing outside the run's copy was touched.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("world/note.txt")).unwrap(),
+        "start"
+    );
+    assert!(all_gone(&started(pids.path())));
+}
+
+/// A per-run server's calls are recorded like an arena-wide server's, and
+/// the replay starts none — not even the start's check — and answers from
+/// the cassette: the copy is then left as it was (a replayed run's state
+/// checks see the world unchanged, documented).
+#[tokio::test]
+async fn a_per_run_servers_calls_are_recorded_and_the_replay_starts_none() {
+    use crate::stand_in::{Api, live_env, tribunal};
+    let pids = tempfile::tempdir().unwrap();
+    let item = serde_json::json!({
+        "id": "note", "input": "Add +run to the note.",
+        "checks": [{"type": "file_contains", "path": "note.txt", "value": "start+run"}],
+        "mock": [{"json": {}}]
+    });
+    let dir = per_run_arena(&item);
+    let arena_dir = dir.path().to_str().unwrap();
+    let api = Api::Chat;
+    let ok = |body| wiremock::ResponseTemplate::new(200).set_body_json(body);
+    let model = crate::stand_in::in_order(
+        api.endpoint(),
+        vec![
+            ok(api.tool_call(
+                "call_1",
+                "append_text",
+                serde_json::json!({"path": "note.txt", "text": "+run"}),
+            )),
+            ok(api.answer("{}")),
+        ],
+    )
+    .await;
+    let tapes = dir.path().join("tapes");
+    let recorded_out = dir.path().join("recorded.jsonl");
+    let mut env = live_env(api, &model);
+    env.push((
+        "MCP_FIXTURE_PID_DIR",
+        pids.path().to_str().unwrap().to_string(),
+    ));
+    let args = cassette_run(arena_dir, "--record", &tapes, &recorded_out);
+    let o = tribunal(&args, dir.path(), &env).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_lines(&recorded_out)[0]["outcome"], "PASS");
+    // The start's check and the run's own server.
+    assert_eq!(started(pids.path()).len(), 2);
+    let tools = json_lines(&tapes.join("per-run.tools.jsonl"));
+    let calls: Vec<_> = tools.iter().filter_map(|l| l.get("call")).collect();
+    assert_eq!(calls.len(), 1, "{tools:?}");
+    assert_eq!(calls[0]["result"], serde_json::json!({"text": "appended"}));
+
+    let replayed_out = dir.path().join("replayed.jsonl");
+    let args = cassette_run(arena_dir, "--replay", &tapes, &replayed_out);
+    let o = tribunal(&args, dir.path(), &env).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        started(pids.path()).len(),
+        2,
+        "the replay started no server"
+    );
+    let replayed = json_lines(&replayed_out);
+    assert_eq!(replayed[0]["tool_calls"][0]["ok"], true, "{}", replayed[0]);
+    assert_eq!(replayed[0]["outcome"], "FAIL", "{}", replayed[0]);
+}
+
+/// A per-run server that starts for the start's check but not for the run
+/// (its command refuses a second start): the run is ERROR
+/// `tool_server_failed`, the arena's world untouched.
+#[test]
+fn a_per_run_server_that_does_not_start_for_its_run_is_a_coded_error() {
+    let once = tempfile::tempdir().unwrap();
+    let marker = once.path().join("started");
+    let starting = format!(
+        "if [ -e '{m}' ]; then exit 3; fi; touch '{m}'; exec '{f}'",
+        m = marker.display(),
+        f = fixture()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("world")).unwrap();
+    std::fs::write(dir.path().join("world/note.txt"), "start").unwrap();
+    let toml = format!(
+        "name = \"once\"\nfiles_root = \"world\"\nschema = {{ type = \"object\" }}\n\n\
+         [[mcp]]\nname = \"notes\"\ncommand = \"sh\"\nargs = [\"-c\", {starting:?}]\nper_run = true\n\
+         tools = [\"append_text\"]\n"
+    );
+    std::fs::write(dir.path().join("arena.toml"), toml).unwrap();
+    let item = serde_json::json!({
+        "id": "note", "input": "Add +run.",
+        "checks": [{"type": "file_contains", "path": "note.txt", "value": "start+run"}],
+        "mock": [
+            {"tool_calls": [{"name": "append_text", "arguments": {"path": "note.txt", "text": "+run"}}]},
+            {"json": {}}
+        ]
+    });
+    std::fs::write(dir.path().join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    let out = dir.path().join("r.jsonl");
+    let o = tribunal(
+        &[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = json_lines(&out);
+    assert_eq!(rows[0]["outcome"], "ERROR", "{}", rows[0]);
+    assert_eq!(rows[0]["error_code"], "tool_server_failed", "{}", rows[0]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("world/note.txt")).unwrap(),
+        "start"
+    );
+}

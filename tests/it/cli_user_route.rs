@@ -272,3 +272,95 @@ async fn user_injection_report(extra: &[&str]) -> Value {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     serde_json::from_slice(&o.stdout).unwrap()
 }
+
+/// A conversation arena whose user's model `sim` is priced ($1/M in,
+/// $2/M out: 330 tokens a message is $0.00036) and whose scripted agent
+/// replies three times; `budget` is its `[budget]` table.
+fn priced_arena(dir: &Path, budget: &str) -> std::path::PathBuf {
+    let arena = dir.join("priced");
+    std::fs::create_dir_all(&arena).unwrap();
+    let toml = format!(
+        "name = \"priced\"\n\n[budget]\n{budget}\n\n[pricing.models.\"sim\"]\ninput = 1.0\noutput = 2.0\n"
+    );
+    std::fs::write(arena.join("arena.toml"), toml).unwrap();
+    let item = json!({
+        "id": "chat",
+        "input": "Where is my order A1?",
+        "user": {"instructions": "You want to know where order A1 is.", "max_turns": 3},
+        "checks": [{"type": "contains", "value": "shipped"}],
+        "mock": [{"text": "It has shipped."}, {"text": "It has shipped, yes."}, {"text": "Shipped."}],
+    });
+    std::fs::write(arena.join("dataset.jsonl"), format!("{item}\n")).unwrap();
+    arena
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulated_users_spend_counts_against_the_cost_budgets() {
+    let user = server_saying("When will it arrive?").await;
+    let user_url = Api::Chat.base_url(&user);
+    let env = [("OPENAI_API_KEY", FAKE_KEY.to_string())];
+    let run = |arena: std::path::PathBuf, out: std::path::PathBuf, extra: Vec<&'static str>| {
+        let user_url = user_url.clone();
+        let env = env.clone();
+        async move {
+            let mut args = vec![
+                "run".to_string(),
+                arena.to_str().unwrap().to_string(),
+                "--user-backend".into(),
+                "openai-chat".into(),
+                "--user-model".into(),
+                "sim".into(),
+                "--user-base-url".into(),
+                user_url,
+                "--out".into(),
+                out.to_str().unwrap().to_string(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let o = tribunal(&args, arena.parent().unwrap(), &env).await;
+            (o, crate::json_lines(&out))
+        }
+    };
+    // Per run: the mock agent is free, the user's second message ($0.00072
+    // in all) is over $0.0005, so the third agent turn never comes.
+    let dir = tempfile::tempdir().unwrap();
+    let arena = priced_arena(dir.path(), "max_cost_usd = 0.0005");
+    let (o, rows) = run(arena, dir.path().join("r.jsonl"), vec![]).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(rows[0]["error_code"], "max_cost_exceeded", "{}", rows[0]);
+    assert_eq!(rows[0]["conversation"]["user_usage"]["input_tokens"], 600);
+    assert_eq!(
+        rows[0]["conversation"]["exchanges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    // The user's price decides which conversations end there: another
+    // price is another configuration.
+    let dearer = tempfile::tempdir().unwrap();
+    let arena = priced_arena(dearer.path(), "max_cost_usd = 0.0005");
+    let toml = std::fs::read_to_string(arena.join("arena.toml")).unwrap();
+    std::fs::write(
+        arena.join("arena.toml"),
+        toml.replace("input = 1.0", "input = 3.0"),
+    )
+    .unwrap();
+    let (_, dearer_rows) = run(arena, dearer.path().join("r.jsonl"), vec![]).await;
+    assert_ne!(dearer_rows[0]["config_hash"], rows[0]["config_hash"]);
+    // Over the whole run (`--max-cost-usd`): the first run's user spent
+    // $0.00072, over $0.0005, so no second run starts.
+    let dir = tempfile::tempdir().unwrap();
+    let arena = priced_arena(dir.path(), "");
+    let extra = vec![
+        "--repeat",
+        "3",
+        "--concurrency",
+        "1",
+        "--max-cost-usd",
+        "0.0005",
+    ];
+    let (o, rows) = run(arena, dir.path().join("r.jsonl"), extra).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["conversation"]["end"], json!({"by": "turn_limit"}));
+}

@@ -59,6 +59,7 @@ mod cli_shards;
 mod cli_show;
 mod cli_user_route;
 mod closed_pipe;
+mod conversation_rubric;
 mod docs;
 mod example;
 mod leniency;

@@ -74,6 +74,8 @@ pub struct McpCommand {
     /// Variables passed on from this process's environment, by name; an
     /// unset one is left out.
     pub env: Vec<String>,
+    /// The folder it runs in (`None`: this process's).
+    pub current_dir: Option<std::path::PathBuf>,
 }
 
 impl McpCommand {
@@ -83,7 +85,15 @@ impl McpCommand {
             program: program.into(),
             args: Vec::new(),
             env: Vec::new(),
+            current_dir: None,
         }
+    }
+
+    /// Runs the server in `dir`, builder style (a run's own copy of its
+    /// world, say: the server's relative paths then name files of it).
+    pub fn current_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.current_dir = Some(dir.into());
+        self
     }
 
     /// Adds arguments, builder style.
@@ -106,6 +116,9 @@ impl McpCommand {
     fn command(&self, env: &dyn Fn(&str) -> Option<OsString>) -> tokio::process::Command {
         let mut command = tokio::process::Command::new(&self.program);
         command.args(&self.args).env_clear();
+        if let Some(dir) = &self.current_dir {
+            command.current_dir(dir);
+        }
         for name in BASE_ENV
             .iter()
             .copied()
@@ -197,7 +210,10 @@ impl McpError {
 /// The connection to a server, shared by its tools.
 struct Connection {
     name: String,
-    service: RunningService<RoleClient, ()>,
+    peer: Peer<RoleClient>,
+    /// The running service, until [`McpServer::close`] takes it (dropped,
+    /// it stops the server in the background).
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, ()>>>,
     /// How a call that could not reach the server reads, after `the MCP
     /// server {name} `.
     gone: &'static str,
@@ -205,7 +221,7 @@ struct Connection {
 
 impl Connection {
     fn peer(&self) -> &Peer<RoleClient> {
-        self.service.peer()
+        &self.peer
     }
 }
 
@@ -245,7 +261,7 @@ impl McpServer {
         name: &str,
         command: &McpCommand,
         timeout: Duration,
-        env: &dyn Fn(&str) -> Option<OsString>,
+        env: &(dyn Fn(&str) -> Option<OsString> + Sync),
     ) -> Result<McpServer, McpError> {
         let (transport, stderr) = TokioChildProcess::builder(command.command(env))
             .stderr(std::process::Stdio::piped())
@@ -302,7 +318,8 @@ impl McpServer {
         Ok(McpServer {
             connection: Arc::new(Connection {
                 name: name.to_string(),
-                service,
+                peer: service.peer().clone(),
+                service: tokio::sync::Mutex::new(Some(service)),
                 gone,
             }),
             tools,
@@ -312,6 +329,26 @@ impl McpServer {
     /// The server's name.
     pub fn name(&self) -> &str {
         &self.connection.name
+    }
+
+    /// Whether the server is still there: `false` once its process has
+    /// exited (or its HTTP session is gone) or it was [closed](Self::close).
+    pub fn is_running(&self) -> bool {
+        !self.connection.peer.is_transport_closed()
+    }
+
+    /// Stops the server and waits until it has: a child process gets its
+    /// input closed, then `SIGTERM`, then is killed (a few seconds apart at
+    /// most), and is reaped. Its tools then fail at once (`the MCP server
+    /// {name} is not running`). Dropping the last handle stops it too, in
+    /// the background; closing is for a caller that must know it is gone.
+    pub async fn close(&self) {
+        let service = self.connection.service.lock().await.take();
+        if let Some(service) = service
+            && let Err(e) = service.cancel().await
+        {
+            tracing::debug!(server = %self.connection.name, "the MCP server's task failed: {e}");
+        }
     }
 
     /// One [`Tool`] per tool the server listed at start, in its order. A

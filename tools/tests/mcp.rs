@@ -32,7 +32,16 @@ async fn the_servers_tools_are_listed_with_their_schemas() {
     let names: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
     assert_eq!(
         names,
-        ["add", "crash", "echo", "env", "fail", "sleep"],
+        [
+            "add",
+            "append_text",
+            "crash",
+            "echo",
+            "env",
+            "fail",
+            "read_text",
+            "sleep"
+        ],
         "{names:?}"
     );
     let echo = tools
@@ -150,6 +159,74 @@ async fn the_server_sees_only_the_variables_its_command_names() {
         .execute(&call("env", json!({"text": "TRIBUNAL_MCP_TEST_KEY"})))
         .await;
     assert_eq!(other.result.content, "unset");
+}
+
+/// Whether process `pid` is gone: not there, or not yet reaped (a zombie
+/// counts as there).
+fn gone(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The process id the fixture wrote in `pids` at start (its only file).
+fn started_pid(pids: &std::path::Path) -> u32 {
+    let entry = std::fs::read_dir(pids).unwrap().next().unwrap().unwrap();
+    entry.file_name().to_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_server_runs_in_its_folder_and_close_stops_and_reaps_it() {
+    let folder = tempfile::tempdir().unwrap();
+    let pids = tempfile::tempdir().unwrap();
+    std::fs::write(folder.path().join("note.txt"), "start").unwrap();
+    let pid_dir = pids.path().as_os_str().to_os_string();
+    let env = move |name: &str| match name {
+        "MCP_FIXTURE_PID_DIR" => Some(pid_dir.clone()),
+        other => std::env::var_os(other),
+    };
+    let command = fixture()
+        .current_dir(folder.path())
+        .pass_env("MCP_FIXTURE_PID_DIR");
+    let server = McpServer::start_with_env("fixture", &command, START, &env)
+        .await
+        .unwrap();
+    let tools = toolbox(&server);
+    let append = call("append_text", json!({"path": "note.txt", "text": "+1"}));
+    assert_eq!(tools.execute(&append).await.result.content, "appended");
+    let read = tools
+        .execute(&call("read_text", json!({"path": "note.txt"})))
+        .await;
+    assert_eq!(read.result.content, "start+1");
+    assert_eq!(
+        std::fs::read_to_string(folder.path().join("note.txt")).unwrap(),
+        "start+1"
+    );
+    // Nothing outside its folder by a relative path.
+    let out = tools
+        .execute(&call("read_text", json!({"path": "../x"})))
+        .await;
+    assert!(out.result.is_error, "{}", out.result.content);
+    let pid = started_pid(pids.path());
+    assert!(server.is_running() && !gone(pid));
+    server.close().await;
+    assert!(!server.is_running());
+    assert!(gone(pid), "the server {pid} is still there after close");
+    let after = tools
+        .execute(&call("read_text", json!({"path": "note.txt"})))
+        .await;
+    assert_eq!(
+        after.result.content,
+        "error: the MCP server fixture is not running"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_died_is_not_running() {
+    let server = start_fixture().await;
+    let tools = toolbox(&server);
+    assert!(server.is_running());
+    let crashed = tools.execute(&call("crash", json!({}))).await;
+    assert!(crashed.result.is_error);
+    assert!(!server.is_running());
 }
 
 #[tokio::test]

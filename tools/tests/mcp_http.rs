@@ -65,7 +65,19 @@ async fn the_tools_of_a_server_over_http_are_listed_and_called() {
     assert_eq!(server.name(), "web");
     let tools = toolbox(&server);
     let names: Vec<String> = tools.specs().into_iter().map(|s| s.name).collect();
-    assert_eq!(names, ["add", "crash", "echo", "env", "fail", "sleep"]);
+    assert_eq!(
+        names,
+        [
+            "add",
+            "append_text",
+            "crash",
+            "echo",
+            "env",
+            "fail",
+            "read_text",
+            "sleep"
+        ]
+    );
     let cases = [
         (call("echo", json!({"text": "hello"})), false, "hello"),
         (call("add", json!({"a": 2, "b": 40})), false, "{\"sum\":42}"),

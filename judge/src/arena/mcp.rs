@@ -17,7 +17,26 @@
 //! bearer_env = "DOCS_MCP_TOKEN"        # sent as `Authorization: Bearer $DOCS_MCP_TOKEN`
 //! header_env = { "X-Team" = "DOCS_TEAM" }  # other headers: header = variable
 //! tools = ["search_docs"]
+//!
+//! [[mcp]]
+//! name = "shop"
+//! command = "python3"
+//! args = ["shop_server.py", "--db", "{workdir}/orders.json"]
+//! per_run = true                       # one server per run, in the run's copy
+//! tools = ["find_order", "refund"]
 //! ```
+//!
+//! A `per_run` server (a command only) is started for each run (item ×
+//! repeat) in the run's own copy of its world: its working folder is the
+//! copy, and `{workdir}` in its `args` stands for the copy's path. It is a
+//! world's domain tools in any language: concurrent runs and repeats never
+//! share its state, the item's state checks read what it left, and it is
+//! stopped and reaped when the run ends. A run whose server stopped during
+//! it ends ERROR `tool_server_failed` after that batch of calls (its
+//! world's state is unknown; `ToolBox::halt_when`). At
+//! the arena's start each such server is started once more, in a copy of
+//! the first item's world, to check and hash its tools, then stopped
+//! (docs/conversations.md, "The world").
 //!
 //! A table has exactly one of `command` and `url`; `args` and `env` go with
 //! `command`, `bearer_env` and `header_env` with `url`. Secrets never sit in
@@ -42,6 +61,8 @@
 //! servers (no process is started and no URL is connected to).
 
 use serde::{Deserialize, Serialize};
+
+pub(crate) mod run_servers;
 
 /// The longest a server may take to start, by default.
 pub const DEFAULT_START_TIMEOUT_SECS: f64 = 30.0;
@@ -79,7 +100,15 @@ pub struct McpServerSpec {
     /// variable holding its value.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub header_env: std::collections::BTreeMap<String, String>,
+    /// With `command`: a server started for each run in the run's copy of
+    /// its world (`{workdir}` in `args` is the copy's path), instead of
+    /// one for the whole arena run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_run: bool,
 }
+
+/// What `{workdir}` in a `per_run` server's `args` stands for.
+pub(crate) const WORKDIR: &str = "{workdir}";
 
 /// Whether `name` is an environment variable name (letters, digits, `_`,
 /// not starting with a digit).
@@ -230,6 +259,16 @@ impl McpServerSpec {
                     "{at}: header_env: the value of {header:?} is not a variable name: {NAMES_ONLY}"
                 ));
             }
+        }
+        if self.per_run && self.url.is_some() {
+            problems.push(format!(
+                "{at}: per_run goes with command: a server at a url is not started here"
+            ));
+        }
+        if !self.per_run && self.args.iter().any(|a| a.contains(WORKDIR)) {
+            problems.push(format!(
+                "{at}: args: {WORKDIR} names a run's copy: it needs per_run = true"
+            ));
         }
         if self.tools.is_empty() {
             problems.push(format!(
@@ -473,7 +512,15 @@ async fn start(
     recorder: Option<std::sync::Arc<tribunal_runtime::internal::tool::cassette::ToolRecorder>>,
 ) -> Result<crate::Arena, McpStartError> {
     let mut toolbox = growable(&arena);
-    for spec in &arena.mcp {
+    if let Some(servers) = run_servers::RunServers::of(&arena.mcp, env, recorder.clone()) {
+        let world = match arena.items.first() {
+            Some(item) => arena.world_dir(item),
+            None => arena.files_root.clone(),
+        };
+        run_servers::probe(&servers, &world, &mut toolbox).await?;
+        arena.run_servers = Some(std::sync::Arc::new(servers));
+    }
+    for spec in arena.mcp.iter().filter(|s| !s.per_run) {
         let server = start_one(spec, env).await?;
         let listed = server.tools();
         for wanted in &spec.tools {

@@ -129,6 +129,9 @@ pub struct Arena {
     pub(crate) gold_sandbox: SandboxSettings,
     /// The root of the file tools (`files_root`, default: the arena folder).
     pub files_root: PathBuf,
+    /// The `[[mcp]]` servers started for each run (`per_run`), once
+    /// [`start_servers`](crate::arena::mcp::start_servers) has checked them.
+    pub(crate) run_servers: Option<Arc<mcp::run_servers::RunServers>>,
 }
 
 impl Arena {
@@ -145,9 +148,12 @@ impl Arena {
     }
 
     /// Whether each run of `item` works on its own copy of its world: in a
-    /// `shell` arena, an arena naming `records`, and for a conversation.
+    /// `shell` arena, an arena naming `records` or a `per_run` MCP server,
+    /// and for a conversation.
     pub fn copies_world(&self, item: &Item) -> bool {
-        item.user.is_some() || self.tools.iter().any(|t| t == "shell" || t == "records")
+        item.user.is_some()
+            || self.tools.iter().any(|t| t == "shell" || t == "records")
+            || self.mcp.iter().any(|m| m.per_run)
     }
 
     /// The folder a run of `item` works on: the verdict table's
@@ -469,6 +475,7 @@ pub(crate) fn load_checked(dir: &Path) -> (Option<Arena>, LintReport) {
         sandbox,
         gold_sandbox,
         files_root,
+        run_servers: None,
     };
     (Some(arena), report)
 }

@@ -213,7 +213,19 @@ fn judge_prompt_fields(arena: &Arena) -> Value {
         .as_deref()
         .unwrap_or(crate::score::rubric::DEFAULT_JUDGE_SYSTEM);
     let template = crate::score::rubric::judge_prompt("RUBRIC", "TASK", &Value::from("ANSWER"));
-    json!({"system": system, "template": template})
+    let mut fields = json!({"system": system, "template": template});
+    // Only when a conversation has rubric checks (they read its transcript),
+    // so the hashes of other arenas stay as they were.
+    if arena
+        .items
+        .iter()
+        .any(|i| i.user.is_some() && i.has_rubric())
+        && let Some(map) = fields.as_object_mut()
+    {
+        let transcript = crate::score::rubric::transcript_prompt("RUBRIC", "GOAL", "TRANSCRIPT");
+        map.insert("transcript_template".to_string(), json!(transcript));
+    }
+    fields
 }
 
 /// How each MCP server is started.
@@ -223,6 +235,11 @@ fn mcp_fields(arena: &Arena) -> Value {
         .iter()
         .map(|m| {
             let mut server = json!({"name": m.name, "command": m.command, "args": m.args, "env": m.env, "tools": m.tools});
+            // Only when set, so the hashes of arena-wide servers stay as
+            // they were.
+            if let (true, Some(map)) = (m.per_run, server.as_object_mut()) {
+                map.insert("per_run".to_string(), json!(true));
+            }
             // Only for a server at a url, so the hashes of command servers
             // stay as they were: where it is and which variables its
             // headers come from (never their values).
@@ -244,6 +261,13 @@ fn mcp_fields(arena: &Arena) -> Value {
 /// budget is in force; without one the hash is [`config_hash_of_mode`]'s.
 pub fn with_cost_price(hash: &str, price: &ModelPrice) -> String {
     short_digest(&json!({"config": hash, "max_cost_price": price}))
+}
+
+/// `hash` of a run whose per-run cost budget also counts its simulated
+/// users' spend, priced at `price` (their own route's model): that price
+/// decides which conversations end `max_cost_exceeded` too.
+pub(crate) fn with_user_cost_price(hash: &str, price: &ModelPrice) -> String {
+    short_digest(&json!({"config": hash, "max_cost_user_price": price}))
 }
 
 /// `hash` for runs whose tool calls a live approver decides under

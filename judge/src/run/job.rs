@@ -34,8 +34,12 @@ pub(super) struct JobContext {
     pub(super) keep_run: bool,
     /// The price the cost budgets are checked at, when one is set.
     pub(super) price: Option<ModelPrice>,
-    /// Spent by finished runs, at `price`.
+    /// Spent by finished runs, at `price` (their simulated users' spend
+    /// at theirs).
     pub(super) spent: std::sync::Mutex<f64>,
+    /// The prices a cost budget counts the simulated users' spend at
+    /// (`None`: no cost budget).
+    pub(super) pricing: Option<Arc<crate::pricing::Pricing>>,
     /// Runs started.
     pub(super) started: AtomicUsize,
     /// Whether a finished run did not pass (for `fail_fast`).
@@ -103,9 +107,10 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
             Ok(world) => Some(world),
             Err(e) => {
                 // The run cannot start without its copy: an ERROR row, the
-                // reason in the log (a path and an I/O error, no secret).
-                tracing::warn!(item = %item.id, repeat, "no working copy: {e}");
-                let mut report = RunReport::failed(ErrorCode::InternalError);
+                // reason in the log (a path and an I/O error, or a server's start
+                // error; no secret).
+                tracing::warn!(item = %item.id, repeat, "the run's world could not be made: {e}");
+                let mut report = RunReport::failed(e.code);
                 let scored = score_run(&item.checks, &mut report, None);
                 context.failed.store(true, Ordering::Relaxed);
                 return (
@@ -117,7 +122,8 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         false => None,
     };
     let tools = world.as_ref().map(|w| w.toolbox.clone());
-    let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend);
+    let simulator = super::talk::SimulatorRoute::of(item, backends.as_ref(), &backend)
+        .map(|route| route.with_budget_pricing(context.pricing.as_deref()));
     let played_by = simulator.as_ref().map(super::talk::SimulatorRoute::record);
     let ((report, conversation, talk), cache) = tracing::Instrument::instrument(
         tribunal_runtime::internal::backend::counted(run_agent(
@@ -139,10 +145,17 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
     // Boxed: scoring's future (a shell arena's command checks, a rubric
     // judgement) is larger than the run's, and every run in flight would
     // otherwise carry room for it.
-    let scored = Box::pin(score(&context, item, world.as_deref(), &mut report, &span));
+    let scored = Box::pin(score(
+        &context,
+        (item, talk.as_ref()),
+        world.as_deref(),
+        &mut report,
+        &span,
+    ));
     let (scored, judge) = scored.await;
-    // Scored: the copy goes now, unless the arena keeps copies (a
-    // removal on this thread: an await here would hold the row's state).
+    // Scored (the world's servers stopped): the copy goes now, unless the
+    // arena keeps copies (a removal on this thread: an await here would
+    // hold the row's state).
     drop(world);
     let cache = (cache.hits + cache.misses > 0).then_some(cache);
     let mut origin = origin;
@@ -161,7 +174,12 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         span.record("error.type", code.as_str());
     }
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
-        *s += price.cost(&row.usage);
+        // The simulated user's spend too, at its own model's price.
+        let user = match context.pricing.as_ref().and_then(|p| p.user_cost_of(&row)) {
+            Some(crate::pricing::Cost::Usd(usd)) => usd,
+            _ => 0.0,
+        };
+        *s += price.cost(&row.usage) + user;
     }
     if row.outcome != Outcome::Pass {
         context.failed.store(true, Ordering::Relaxed);
@@ -170,17 +188,24 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
 }
 
 /// What the item's checks make of the run: its command checks run on the
-/// copy the agent left (a shell arena's), then its rubric checks judged.
+/// copy the agent left (a shell arena's), then its rubric checks judged
+/// (a conversation's on its transcript).
 async fn score(
     context: &JobContext,
-    item: &Item,
+    (item, talk): (&Item, Option<&DialogueReport>),
     world: Option<&RunWorld>,
     report: &mut RunReport,
     span: &tracing::Span,
 ) -> (Scored, Option<JudgeRecord>) {
     let backends = &context.backends;
     let scored = match world {
-        Some(world) => world.scored(item, report).await,
+        Some(world) => {
+            let scored = world.scored(item, report).await;
+            // The world is read: its servers stop (and are reaped) before
+            // the judge, and before the copy they work in is removed.
+            world.close().await;
+            scored
+        }
         None => score_run(&item.checks, report, None),
     };
     match scored {
@@ -194,7 +219,16 @@ async fn score(
                 settings: &context.arena.judge,
                 backend_for: &backend_for,
             };
-            let judged = grade_rubrics(judge, &item.checks, &item.input, answer, checks);
+            let transcript =
+                talk.map(|t| (goal_of(item, t), crate::score::transcript::transcript(t)));
+            let transcript = transcript.as_ref().map(|(g, t)| (g.as_str(), t.as_str()));
+            let judged = grade_rubrics(
+                judge,
+                &item.checks,
+                (&item.input, transcript),
+                answer,
+                checks,
+            );
             let (graded, record) = tracing::Instrument::instrument(judged, span.clone()).await;
             (graded, Some(record))
         }
@@ -203,6 +237,15 @@ async fn score(
             None,
         ),
     }
+}
+
+/// What a conversation's rubric judge is told the user wanted: its
+/// `instructions`, else the conversation's first message.
+fn goal_of(item: &Item, talk: &DialogueReport) -> String {
+    let instructions = item.user.as_ref().and_then(|u| u.instructions.clone());
+    instructions
+        .or_else(|| talk.exchanges.first().map(|e| e.user.clone()))
+        .unwrap_or_else(|| item.input.clone())
 }
 
 /// The `arena_item` span of one run of an item (the agent's

@@ -29,6 +29,9 @@ use tribunal_runtime::{
 pub(super) struct SimulatorRoute {
     backend: Arc<dyn Backend>,
     custom_endpoint: bool,
+    /// The price its tokens count against the run's cost budget at
+    /// (`None`: no budget, or its model is unpriced).
+    price: Option<tribunal_runtime::cost::ModelPrice>,
 }
 
 impl SimulatorRoute {
@@ -45,12 +48,31 @@ impl SimulatorRoute {
             Some(user) => Some(SimulatorRoute {
                 backend: user,
                 custom_endpoint: backends.user_on_custom_endpoint(),
+                price: None,
             }),
             None => (!backends.is_mock()).then(|| SimulatorRoute {
                 backend: backend.clone(),
                 custom_endpoint: backends.is_custom_endpoint(),
+                price: None,
             }),
         }
+    }
+
+    /// The route, its spend counted against a cost budget priced by
+    /// `pricing` (`None`: the run has no cost budget). An unpriced model
+    /// on a billed API cannot be counted: said in the log, counted apart
+    /// only.
+    pub(super) fn with_budget_pricing(mut self, pricing: Option<&crate::pricing::Pricing>) -> Self {
+        if let Some(pricing) = pricing {
+            self.price = pricing.user_price(&self.record());
+            if self.price.is_none() {
+                tracing::warn!(
+                    model = self.backend.model(),
+                    "the simulated user's model is in no pricing table: its spend is not counted against the cost budget"
+                );
+            }
+        }
+        self
     }
 
     /// Who played the user, for the row (its cost is priced from it).
@@ -76,6 +98,7 @@ pub(super) async fn converse(
         stop_marker: user.stop_marker().to_string(),
         final_answer: false,
         max_user_tokens: settings.max_tokens,
+        user_price: route.as_ref().and_then(|r| r.price),
     };
     let first = match item.input.trim() {
         "" => user.first_message.clone(),

@@ -7,7 +7,9 @@ use crate::error::JudgeError;
 use crate::pricing::BATCH_PRICE;
 use crate::run::backends::BackendFactory;
 use crate::run::batch::BatchSettings;
-use crate::run::hash::{config_hash_of_mode, with_cost_price, with_live_approval};
+use crate::run::hash::{
+    config_hash_of_mode, with_cost_price, with_live_approval, with_user_cost_price,
+};
 use tribunal_runtime::Budget;
 use tribunal_runtime::internal::cost::{CostLimit, ModelPrice};
 
@@ -53,6 +55,10 @@ pub(super) fn terms(
         (Some(_), Some(price)) => with_cost_price(&hash, price),
         _ => hash,
     };
+    let hash = match (arena.max_cost_usd, user_price(arena, backends, options)) {
+        (Some(_), Some(user)) => with_user_cost_price(&hash, &user),
+        _ => hash,
+    };
     let hash = match &options.approval {
         Some(approval) => with_live_approval(&hash, &approval.policy),
         None => hash,
@@ -91,6 +97,26 @@ fn budget_price(
         "a cost budget is set but model {:?} is in no pricing table; price it in a pricing file or in [pricing] of arena.toml",
         backends.model()
     )))
+}
+
+/// The price a model-played user on a route of its own (`[user]`,
+/// `--user-*`) is charged at, when the run has a cost budget: its spend
+/// counts against it (`talk::SimulatorRoute::with_budget_pricing`). `None`
+/// without one, or when the user rides the agent's route (priced as the
+/// agent), or is unpriced (not counted).
+fn user_price(
+    arena: &Arena,
+    backends: &dyn BackendFactory,
+    options: &RunOptions,
+) -> Option<ModelPrice> {
+    arena.max_cost_usd?;
+    let item = arena
+        .items
+        .iter()
+        .find(|i| i.user.as_ref().is_some_and(|u| u.instructions.is_some()))?;
+    let user = backends.user_for(item)?;
+    let billed = !crate::rows::is_mock(user.name()) && !backends.user_on_custom_endpoint();
+    options.pricing.charged(user.model(), billed)
 }
 
 /// Refuses a batch run that cannot work: its batch API is not the backend

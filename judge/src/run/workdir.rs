@@ -3,12 +3,15 @@
 //! it — `list_files`, `read_file` and `grep`, the record tools when the
 //! arena names `records`, `write_file` and `apply_patch` with `write_files`,
 //! and in a `shell` arena `run_command` in the sandbox — beside the arena's
-//! other tools. Runs never share a copy; the state checks and the
-//! `command_passes` checks read it after the run; it is removed when the
+//! other tools, and the tools of the arena's `per_run` MCP servers, started
+//! in the copy ([`crate::arena::mcp::run_servers`]). Runs never share a copy; the
+//! state checks and the `command_passes` checks read it after the run; the
+//! servers are stopped ([`RunWorld::close`]) and the copy removed when the
 //! run's [`RunWorld`] is dropped, after scoring, unless `keep_copies` is set.
 
 use crate::arena::Arena;
 use crate::arena::item::Item;
+use crate::arena::mcp::run_servers::WorldServers;
 use crate::score::{CommandWorld, Scored, run_commands, score_run};
 use std::sync::Arc;
 use tribunal_runtime::{RunReport, ToolBox};
@@ -28,28 +31,75 @@ pub(super) struct RunWorld {
     settings: crate::arena::SandboxSettings,
     /// The arena's tools with `run_command` and the file tools over the copy.
     pub(super) toolbox: Arc<ToolBox>,
+    /// The arena's `per_run` MCP servers, running in the copy.
+    servers: WorldServers,
+}
+
+/// Why a run's world could not be made: the run ends ERROR with `code`.
+#[derive(Debug)]
+pub(super) struct WorldFailed {
+    /// `internal_error` (the copy), `tool_server_failed` (a server).
+    pub(super) code: tribunal_runtime::ErrorCode,
+    /// What failed: a path and an I/O error, or a server's start error.
+    pub(super) message: String,
+}
+
+impl std::fmt::Display for WorldFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}] {}", self.code.as_str(), self.message)
+    }
 }
 
 impl RunWorld {
     /// [`RunWorld::new`] for item `index`, on a blocking thread: a copy of
-    /// a large folder must not hold up the runtime's other runs. Boxed: a
-    /// run in flight holds only a pointer to it.
+    /// a large folder must not hold up the runtime's other runs. Then the
+    /// arena's `per_run` MCP servers start in the copy. Boxed: a run in
+    /// flight holds only a pointer to it.
     pub(super) async fn make(
         arena: Arc<Arena>,
         index: usize,
         repeat: u32,
         sandbox: Option<Arc<CommandSandbox>>,
-    ) -> Result<Box<RunWorld>, SandboxError> {
-        tokio::task::spawn_blocking(move || {
+    ) -> Result<Box<RunWorld>, WorldFailed> {
+        let copy_failed = |message: String| WorldFailed {
+            code: tribunal_runtime::ErrorCode::InternalError,
+            message,
+        };
+        let servers = arena.run_servers.clone();
+        let copied = tokio::task::spawn_blocking(move || {
             RunWorld::new(&arena, &arena.items[index], repeat, sandbox.as_ref()).map(Box::new)
         })
         .await
-        .map_err(|e| {
-            SandboxError::new(
-                ErrorCode::WorkingCopyFailed,
-                format!("the copying task failed: {e}"),
-            )
-        })?
+        .map_err(|e| copy_failed(format!("the copying task failed: {e}")))?;
+        let mut world = copied.map_err(|e| copy_failed(e.to_string()))?;
+        let Some(servers) = servers else {
+            return Ok(world);
+        };
+        let Some(toolbox) = Arc::get_mut(&mut world.toolbox) else {
+            return Err(copy_failed(
+                "the run's tool box is shared before its start".into(),
+            ));
+        };
+        match servers.start_in(&world.path, toolbox).await {
+            Ok(started) => {
+                // A server that stops ends the run after its batch of calls.
+                if !started.is_empty() {
+                    toolbox.halt_when(started.watch());
+                }
+                world.servers = started;
+                Ok(world)
+            }
+            Err(e) => Err(WorldFailed {
+                code: tribunal_runtime::ErrorCode::ToolServerFailed,
+                message: format!("[{}] {e}", e.code()),
+            }),
+        }
+    }
+
+    /// Stops the run's MCP servers and waits until they are gone: before
+    /// the copy they work in is removed.
+    pub(super) async fn close(&self) {
+        self.servers.close().await;
     }
 
     /// Copies `item`'s folder and builds the run's tools over the copy
@@ -128,13 +178,25 @@ impl RunWorld {
             sandbox: sandbox.cloned(),
             settings,
             toolbox: Arc::new(toolbox),
+            servers: WorldServers::default(),
         })
     }
 
     /// The run scored ([`score_run`]), its `command_passes` checks run on
     /// the copy as the agent left it; an ERROR when the sandbox itself
-    /// failed.
+    /// failed, or `tool_server_failed` when a server of the world stopped
+    /// during the run (what it left in the copy is unknown).
     pub(super) async fn scored(&self, item: &Item, report: &mut RunReport) -> Scored {
+        if let Some(server) = self.servers.lost() {
+            tracing::warn!(item = %item.id, server, "a per-run MCP server stopped during the run");
+            return Scored::Failed {
+                code: tribunal_runtime::ErrorCode::ToolServerFailed,
+                backend_failure: None,
+                detail: Some(format!(
+                    "the MCP server {server} of the run's world stopped during the run"
+                )),
+            };
+        }
         let mut scored = score_run(&item.checks, report, Some(&self.path));
         let Some(sandbox) = &self.sandbox else {
             return scored;

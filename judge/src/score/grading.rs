@@ -61,10 +61,14 @@ pub(crate) struct RubricJudge<'a> {
 /// `item_checks`, replacing those checks' results in `checks`. A judgement
 /// that fails makes the run ERROR with the judge's code (no answer, no
 /// checks), and the record says so.
+///
+/// With a `transcript` (a conversation item's: its user's goal and the
+/// conversation, [`crate::score::transcript`]) the judge reads that instead
+/// of `input` and `answer` ([`rubric::transcript_prompt`]).
 pub(crate) async fn grade_rubrics(
     judge: RubricJudge<'_>,
     item_checks: &[ItemCheck],
-    input: &str,
+    (input, transcript): (&str, Option<(&str, &str)>),
     answer: Value,
     mut checks: Vec<CheckResult>,
 ) -> (Scored, JudgeRecord) {
@@ -94,7 +98,11 @@ pub(crate) async fn grade_rubrics(
         let Some(backend) = (judge.backend_for)(check) else {
             return failed(record, ErrorCode::BackendError);
         };
-        let run = rubric::judge(backend, judge.settings, rubric, input, &answer).await;
+        let prompt = match transcript {
+            Some((goal, transcript)) => rubric::transcript_prompt(rubric, goal, transcript),
+            None => rubric::judge_prompt(rubric, input, &answer),
+        };
+        let run = rubric::judge_prompted(backend, judge.settings, &prompt).await;
         record.usage.add(run.usage);
         record.wall_ms += run.wall_ms;
         match &run.judgement {

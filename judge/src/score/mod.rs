@@ -14,6 +14,7 @@ pub(crate) mod envelope;
 mod grading;
 pub mod rubric;
 mod scored;
+pub(crate) mod transcript;
 
 pub(crate) use command::{CommandWorld, detail, run_commands};
 pub use grading::JudgeRecord;

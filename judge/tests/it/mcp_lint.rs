@@ -132,6 +132,11 @@ fn the_config_hash_holds_the_url_and_variable_names() {
         hash("name = \"calc\"\ncommand = \"srv\"\ntools = [\"add\"]"),
         "ae8a1a88b191a0b2"
     );
+    // A per-run server is another configuration (its state is the run's).
+    assert_ne!(
+        hash("name = \"calc\"\ncommand = \"srv\"\ntools = [\"add\"]\nper_run = true"),
+        "ae8a1a88b191a0b2"
+    );
     let web = "name = \"web\"\nurl = \"http://127.0.0.1:8000/mcp\"\ntools = [\"add\"]";
     let base = hash(web);
     assert_ne!(hash(&web.replace("8000", "8001")), base);
@@ -139,5 +144,25 @@ fn the_config_hash_holds_the_url_and_variable_names() {
     assert_ne!(
         hash(&format!("{web}\nheader_env = {{ \"X-A\" = \"A\" }}")),
         base
+    );
+}
+
+#[test]
+fn per_run_goes_with_a_command_and_workdir_with_per_run() {
+    assert_eq!(
+        problems(
+            "name = \"s\"\ncommand = \"srv\"\nargs = [\"{workdir}/db.json\"]\nper_run = true\ntools = [\"add\"]"
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        problems(
+            "name = \"s\"\nurl = \"http://127.0.0.1:9/mcp\"\nper_run = true\ntools = [\"add\"]"
+        ),
+        ["mcp \"s\": per_run goes with command: a server at a url is not started here"]
+    );
+    assert_eq!(
+        problems("name = \"s\"\ncommand = \"srv\"\nargs = [\"{workdir}\"]\ntools = [\"add\"]"),
+        ["mcp \"s\": args: {workdir} names a run's copy: it needs per_run = true"]
     );
 }

@@ -49,13 +49,18 @@
 //! ```
 
 use super::Agent;
+use crate::approval::Decision;
+use crate::approver::Preset;
 use crate::budget::Budget;
 use crate::conversation::Conversation;
-use crate::dialogue::{Dialogue, DialogueAction, DialogueConfig, DialogueInput, DialogueReport};
-use crate::driver::{Approvals, drive_boxed};
+use crate::dialogue::{
+    Dialogue, DialogueAction, DialogueConfig, DialogueInput, DialogueReport, DialogueSnapshot,
+};
+use crate::driver::{Approvals, Driven, drive_boxed};
 use crate::error::ErrorCode;
 use crate::machine::Machine;
 use crate::report::{RunReport, ToolCallRecord};
+use crate::snapshot::{RunSnapshot, SnapshotError};
 use crate::user::UserSimulator;
 use std::sync::Arc;
 
@@ -96,6 +101,46 @@ pub enum ConversationEvent {
     Finished(Box<ConversationRun>),
 }
 
+/// How a pausable conversation ([`Agent::start_conversation`],
+/// [`Agent::resume_conversation`]) ended.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ConversationEnd {
+    /// The conversation is over.
+    Finished(Box<ConversationRun>),
+    /// An approver said [`Decision::Later`] inside an agent turn: the
+    /// conversation, paused ([`DialogueSnapshot`]).
+    Paused(Box<DialogueSnapshot>),
+}
+
+impl ConversationEnd {
+    /// The finished conversation, if it finished.
+    pub fn finished(self) -> Option<ConversationRun> {
+        match self {
+            ConversationEnd::Finished(run) => Some(*run),
+            ConversationEnd::Paused(_) => None,
+        }
+    }
+
+    /// The snapshot, if it paused.
+    pub fn paused(self) -> Option<DialogueSnapshot> {
+        match self {
+            ConversationEnd::Paused(snapshot) => Some(*snapshot),
+            ConversationEnd::Finished(_) => None,
+        }
+    }
+}
+
+/// How one agent run of a conversation ended.
+enum TurnEnd {
+    Done(Box<RunReport>, Conversation),
+    Paused(Box<RunSnapshot>),
+}
+
+fn now() -> std::time::Instant {
+    tokio::time::Instant::now().into_std()
+}
+
 impl<T> Agent<T> {
     /// Holds a conversation with `user` under `config`: the user speaks
     /// first (`first_message`, or the simulator's first message), then each
@@ -105,8 +150,8 @@ impl<T> Agent<T> {
     /// decisions). The agent's budgets ([`with_budget`](Self::with_budget))
     /// count over the whole conversation, but `max_turns`, per agent turn.
     /// Approval asks go to the agent's approver;
-    /// a `later` ends the conversation with `approval_pending` (a
-    /// conversation does not pause).
+    /// a `later` ends the conversation with `approval_pending` (this
+    /// conversation does not pause; [`start_conversation`](Self::start_conversation) does).
     pub async fn converse(
         &self,
         user: &dyn UserSimulator,
@@ -127,8 +172,105 @@ impl<T> Agent<T> {
         first_message: Option<String>,
         observer: &mut (dyn FnMut(&ConversationEvent) + Send),
     ) -> ConversationRun {
-        let now = || tokio::time::Instant::now().into_std();
-        let mut dialogue = Dialogue::new(
+        let dialogue = self.open(config, first_message, observer);
+        let approvals = self.approver().map(|approver| Approvals {
+            approver,
+            can_pause: false,
+        });
+        match self.hold(dialogue, user, None, approvals, observer).await {
+            ConversationEnd::Finished(run) => *run,
+            // Only a driver given `can_pause` pauses.
+            ConversationEnd::Paused(_) => ConversationRun {
+                report: Dialogue::new(DialogueConfig::default(), self.budget, None, None, now())
+                    .into_report(),
+                conversation: Conversation::default(),
+            },
+        }
+    }
+
+    /// [`converse`](Self::converse) that pauses: an approver's
+    /// [`Decision::Later`] inside an agent turn pauses the conversation
+    /// into a [`DialogueSnapshot`] ([`ConversationEnd::Paused`]), which
+    /// [`resume_conversation`](Self::resume_conversation) continues. Without
+    /// an approver ([`with_approval`](Self::with_approval) with a policy
+    /// only) every ask pauses.
+    pub async fn start_conversation(
+        &self,
+        user: &dyn UserSimulator,
+        config: DialogueConfig,
+        first_message: Option<String>,
+    ) -> ConversationEnd {
+        let dialogue = self.open(config, first_message, &mut |_| {});
+        let approver = Preset::new(Vec::new(), self.approver());
+        let approvals = Approvals {
+            approver: &approver,
+            can_pause: true,
+        };
+        self.hold(dialogue, user, None, Some(approvals), &mut |_| {})
+            .await
+    }
+
+    /// Continues a paused conversation with `user` (the simulator it paused
+    /// with: see [`DialogueSnapshot`]): `decisions` answer the asks that
+    /// follow, in order — first the paused turn's pending calls, then any
+    /// later ask of the conversation; once they run out, the agent's
+    /// approver answers (without one, it pauses again at the next ask). The
+    /// conversation's budgets go on from what was spent before the pause.
+    /// The agent must have the configuration it paused with (tools,
+    /// schemas, budgets): else [`SnapshotError::Mismatch`].
+    pub async fn resume_conversation(
+        &self,
+        user: &dyn UserSimulator,
+        snapshot: DialogueSnapshot,
+        decisions: Vec<Decision>,
+    ) -> Result<ConversationEnd, SnapshotError> {
+        let at = now();
+        let (dialogue, turn) = Dialogue::resume(snapshot, self.budget, at);
+        let mut config = self.machine_config();
+        config.budget = dialogue.turn_budget();
+        let tools = self.tools.specs_for(config.plan.target);
+        let policy = self
+            .approval
+            .as_ref()
+            .map(|a| a.policy.clone())
+            .unwrap_or_default();
+        let check: Arc<dyn crate::approval::ArgumentCheck> = self.tools.clone();
+        let resume = match dialogue.in_reply_turn() {
+            true => Machine::resume_reply,
+            false => Machine::resume_any,
+        };
+        let machine = resume(
+            config,
+            self.contract.clone(),
+            tools,
+            turn,
+            (policy, check),
+            at,
+        )?;
+        let approver = Preset::new(decisions, self.approver());
+        let approvals = Approvals {
+            approver: &approver,
+            can_pause: true,
+        };
+        Ok(self
+            .hold(
+                dialogue,
+                user,
+                Some(Box::new(machine)),
+                Some(approvals),
+                &mut |_| {},
+            )
+            .await)
+    }
+
+    /// A dialogue started now, its first user message told to `observer`.
+    fn open(
+        &self,
+        config: DialogueConfig,
+        first_message: Option<String>,
+        observer: &mut (dyn FnMut(&ConversationEvent) + Send),
+    ) -> Dialogue {
+        let dialogue = Dialogue::new(
             config,
             self.budget,
             self.system.clone(),
@@ -141,78 +283,70 @@ impl<T> Agent<T> {
                 text: first.user.clone(),
             });
         }
+        dialogue
+    }
+
+    /// Performs what `dialogue` decides until it is done (or, with
+    /// `approvals` that can pause, until a turn pauses), `resumed` being
+    /// the agent run it waits for, when it waits for one.
+    async fn hold(
+        &self,
+        mut dialogue: Dialogue,
+        user: &dyn UserSimulator,
+        mut resumed: Option<Box<Machine>>,
+        approvals: Option<Approvals<'_>>,
+        observer: &mut (dyn FnMut(&ConversationEvent) + Send),
+    ) -> ConversationEnd {
         loop {
-            let Some(action) = dialogue.poll(now()) else {
-                // The dialogue waits only on what it handed out, which is
-                // awaited below before the next poll: a driver bug.
-                tracing::error!("the dialogue waits with nothing handed out");
-                break;
-            };
-            let deadline = dialogue.deadline();
-            match action {
-                DialogueAction::Done => break,
-                DialogueAction::AskUser => {
-                    let shown = dialogue.exchanges_for_user();
-                    let asked = user.next(&shown);
-                    let input = match bounded(deadline, asked).await {
-                        None => DialogueInput::DeadlineExceeded,
-                        Some(Ok(turn)) => DialogueInput::UserSaid {
-                            text: turn.text,
-                            usage: turn.usage,
-                        },
-                        Some(Err(e)) => {
-                            tracing::warn!(kind = ?e.kind, "the user simulator failed");
-                            DialogueInput::UserFailed { usage: *e.spent }
-                        }
+            let (machine, reply) = match resumed.take() {
+                Some(machine) => (machine, dialogue.in_reply_turn()),
+                None => {
+                    let Some(action) = dialogue.poll(now()) else {
+                        // The dialogue waits only on what it handed out,
+                        // which is awaited below before the next poll: a
+                        // driver bug.
+                        tracing::error!("the dialogue waits with nothing handed out");
+                        break;
                     };
-                    let before = dialogue.exchanges().len();
-                    dialogue.handle(input, now());
-                    if dialogue.exchanges().len() > before
-                        && let Some(said) = dialogue.exchanges().last()
-                    {
-                        observer(&ConversationEvent::User {
-                            turn: dialogue.user_turns(),
-                            text: said.user.clone(),
-                        });
+                    let (conversation, budget, reply) = match action {
+                        DialogueAction::Done => break,
+                        DialogueAction::AskUser => {
+                            self.ask(&mut dialogue, user, observer).await;
+                            continue;
+                        }
+                        DialogueAction::AgentTurn {
+                            conversation,
+                            budget,
+                        } => (conversation, budget, true),
+                        DialogueAction::FinalAnswer {
+                            conversation,
+                            budget,
+                        } => (conversation, budget, false),
+                    };
+                    match self.turn_machine(conversation, budget, reply) {
+                        Ok(machine) => (machine, reply),
+                        Err(failed) => {
+                            self.turn_done(&mut dialogue, failed, reply, observer);
+                            continue;
+                        }
                     }
                 }
-                DialogueAction::AgentTurn {
-                    conversation,
-                    budget,
-                } => {
-                    let (report, conversation) = self.turn(conversation, budget, true).await;
-                    let event = ConversationEvent::Agent {
-                        turn: dialogue.user_turns(),
-                        tool_calls: report.tool_calls.clone(),
-                        reply: report
-                            .outcome
-                            .value()
-                            .and_then(|v| v.as_str())
-                            .map(str::to_string),
-                        report: Box::new(report.clone()),
-                    };
-                    observer(&event);
-                    dialogue.handle(
-                        DialogueInput::AgentDone {
-                            report: Box::new(report),
-                            conversation,
-                        },
-                        now(),
-                    );
-                }
-                DialogueAction::FinalAnswer {
-                    conversation,
-                    budget,
-                } => {
-                    let (report, conversation) = self.turn(conversation, budget, false).await;
-                    dialogue.handle(
-                        DialogueInput::AgentDone {
-                            report: Box::new(report),
-                            conversation,
-                        },
-                        now(),
-                    );
-                }
+            };
+            match self.drive_turn(machine, approvals).await {
+                TurnEnd::Paused(turn) => match dialogue.pause(*turn, now()) {
+                    Ok(snapshot) => return ConversationEnd::Paused(Box::new(snapshot)),
+                    Err((back, turn)) => {
+                        // Only an agent run that is out pauses: a driver bug.
+                        tracing::error!("a turn paused while the dialogue had none out");
+                        dialogue = back;
+                        let done = TurnEnd::Done(
+                            Box::new(RunReport::failed(ErrorCode::InternalError)),
+                            turn.into_conversation(),
+                        );
+                        self.turn_done(&mut dialogue, done, reply, observer);
+                    }
+                },
+                done => self.turn_done(&mut dialogue, done, reply, observer),
             }
         }
         let conversation = dialogue.conversation().cloned().unwrap_or_default();
@@ -221,56 +355,125 @@ impl<T> Agent<T> {
             conversation,
         };
         observer(&ConversationEvent::Finished(Box::new(run.clone())));
-        run
+        ConversationEnd::Finished(Box::new(run))
     }
 
-    /// One agent run on `conversation` under `budget`: a reply turn, or
-    /// (`reply` false) the structured answer's run.
-    async fn turn(
+    /// Asks `user` for its next message and hands it to `dialogue`.
+    async fn ask(
+        &self,
+        dialogue: &mut Dialogue,
+        user: &dyn UserSimulator,
+        observer: &mut (dyn FnMut(&ConversationEvent) + Send),
+    ) {
+        let shown = dialogue.exchanges_for_user();
+        let asked = user.next(&shown);
+        let input = match bounded(dialogue.deadline(), asked).await {
+            None => DialogueInput::DeadlineExceeded,
+            Some(Ok(turn)) => DialogueInput::UserSaid {
+                text: turn.text,
+                usage: turn.usage,
+            },
+            Some(Err(e)) => {
+                tracing::warn!(kind = ?e.kind, "the user simulator failed");
+                DialogueInput::UserFailed { usage: *e.spent }
+            }
+        };
+        let before = dialogue.exchanges().len();
+        dialogue.handle(input, now());
+        if dialogue.exchanges().len() > before
+            && let Some(said) = dialogue.exchanges().last()
+        {
+            observer(&ConversationEvent::User {
+                turn: dialogue.user_turns(),
+                text: said.user.clone(),
+            });
+        }
+    }
+
+    /// Hands a finished agent run to `dialogue` (a reply turn told to
+    /// `observer` first).
+    fn turn_done(
+        &self,
+        dialogue: &mut Dialogue,
+        done: TurnEnd,
+        reply: bool,
+        observer: &mut (dyn FnMut(&ConversationEvent) + Send),
+    ) {
+        let TurnEnd::Done(report, conversation) = done else {
+            return;
+        };
+        if reply {
+            observer(&ConversationEvent::Agent {
+                turn: dialogue.user_turns(),
+                tool_calls: report.tool_calls.clone(),
+                reply: report
+                    .outcome
+                    .value()
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string),
+                report: report.clone(),
+            });
+        }
+        dialogue.handle(
+            DialogueInput::AgentDone {
+                report,
+                conversation,
+            },
+            now(),
+        );
+    }
+
+    /// The machine of one agent run on `conversation` under `budget`: a
+    /// reply turn, or (`reply` false) the structured answer's run; or the
+    /// failed run.
+    fn turn_machine(
         &self,
         conversation: Conversation,
         budget: Budget,
         reply: bool,
-    ) -> (RunReport, Conversation) {
+    ) -> Result<Box<Machine>, TurnEnd> {
         let mut config = self.machine_config();
         config.budget = budget;
         let tools = self.tools.specs_for(config.plan.target);
-        let now = tokio::time::Instant::now().into_std();
         let made = match reply {
-            true => Machine::reply_or_back(config, self.contract.clone(), tools, conversation, now),
-            false => Machine::new_or_back(config, self.contract.clone(), tools, conversation, now),
+            true => {
+                Machine::reply_or_back(config, self.contract.clone(), tools, conversation, now())
+            }
+            false => {
+                Machine::new_or_back(config, self.contract.clone(), tools, conversation, now())
+            }
         };
-        let machine = match made {
-            Ok(m) => match &self.approval {
+        match made {
+            Ok(m) => Ok(Box::new(match &self.approval {
                 Some(a) => {
                     let check: Arc<dyn crate::approval::ArgumentCheck> = self.tools.clone();
                     m.with_approval(a.policy.clone(), check)
                 }
                 None => m,
-            },
+            })),
             // Checked in `Agent::new`; kept as data rather than a panic.
             Err((e, conversation)) => {
                 tracing::error!("schema compile failed: {e}");
-                return (RunReport::failed(ErrorCode::SchemaMismatch), conversation);
+                Err(TurnEnd::Done(
+                    Box::new(RunReport::failed(ErrorCode::SchemaMismatch)),
+                    conversation,
+                ))
             }
-        };
-        let approvals = self.approver().map(|approver| Approvals {
-            approver,
-            can_pause: false,
-        });
+        }
+    }
+
+    /// Drives one agent run to its end, or to its pause.
+    async fn drive_turn(&self, machine: Box<Machine>, approvals: Option<Approvals<'_>>) -> TurnEnd {
         let span = crate::telemetry::agent_span(self.backend.name(), self.backend.model());
-        let driven = drive_boxed(
-            Box::new(machine),
-            self.backend.as_ref(),
-            &self.tools,
-            None,
-            approvals,
-        );
-        let (report, conversation) = tracing::Instrument::instrument(driven, span.clone())
-            .await
-            .into_finished();
-        crate::telemetry::record_run(&span, &report);
-        (report, conversation)
+        let driven = drive_boxed(machine, self.backend.as_ref(), &self.tools, None, approvals);
+        match tracing::Instrument::instrument(driven, span.clone()).await {
+            Driven::Finished(machine) => {
+                let (report, conversation) = machine.into_parts();
+                crate::telemetry::record_run(&span, &report);
+                TurnEnd::Done(Box::new(report), conversation)
+            }
+            Driven::Paused(snapshot) => TurnEnd::Paused(snapshot),
+        }
     }
 }
 

@@ -359,6 +359,57 @@ impl Machine {
         approval: (ApprovalPolicy, Arc<dyn ArgumentCheck>),
         now: Instant,
     ) -> Result<Self, SnapshotError> {
+        let form = super::AnswerForm::of(&config.answer);
+        Self::resume_as(
+            config,
+            contract,
+            tools.into(),
+            snapshot,
+            approval,
+            (now, form),
+        )
+    }
+
+    /// [`Machine::resume`] with the tools as a shared slice (a conversation's
+    /// final-answer run).
+    pub(crate) fn resume_any(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: Arc<[ToolSpec]>,
+        snapshot: RunSnapshot,
+        approval: (ApprovalPolicy, Arc<dyn ArgumentCheck>),
+        now: Instant,
+    ) -> Result<Self, SnapshotError> {
+        Self::resume(config, contract, tools, snapshot, approval, now)
+    }
+
+    /// [`Machine::resume`] for a conversation's reply turn (made by
+    /// `Machine::reply_or_back`): its answer is the reply text, and no
+    /// tool call is required first.
+    pub(crate) fn resume_reply(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: Arc<[ToolSpec]>,
+        snapshot: RunSnapshot,
+        approval: (ApprovalPolicy, Arc<dyn ArgumentCheck>),
+        now: Instant,
+    ) -> Result<Self, SnapshotError> {
+        let config = MachineConfig {
+            require_tool_first: false,
+            ..config
+        };
+        let form = super::AnswerForm::REPLY;
+        Self::resume_as(config, contract, tools, snapshot, approval, (now, form))
+    }
+
+    fn resume_as(
+        config: MachineConfig,
+        contract: Arc<dyn AnswerContract>,
+        tools: Arc<[ToolSpec]>,
+        snapshot: RunSnapshot,
+        approval: (ApprovalPolicy, Arc<dyn ArgumentCheck>),
+        (now, form): (Instant, super::AnswerForm),
+    ) -> Result<Self, SnapshotError> {
         snapshot.check()?;
         let expected = snapshot.config_digest().clone();
         let states: Vec<CallState> = snapshot.calls.iter().map(|c| c.state.clone()).collect();
@@ -374,8 +425,6 @@ impl Machine {
         );
         let (turns, usage, counted, tool_records, records, seen, elapsed, deadline_left) = parts;
         let conversation = snapshot.into_conversation();
-        let form = super::AnswerForm::of(&config.answer);
-        let tools = tools.into();
         let machine = Machine::assemble(config, contract, tools, conversation, now, false, form)
             .map_err(|_| SnapshotError::Mismatch { part: "answer" })?;
         let (policy, check) = approval;

@@ -163,7 +163,12 @@ pub struct ToolBox {
     /// Cap on one result's text, in bytes; longer results are cut with a
     /// visible marker. Default: 64 KiB.
     pub max_output_bytes: usize,
+    /// Asked after each batch of calls: a code ends the run ([`ToolBox::halt_when`]).
+    halt: Option<Arc<HaltCheck>>,
 }
+
+/// What [`ToolBox::halt_when`] is given.
+type HaltCheck = dyn Fn() -> Option<crate::error::ErrorCode> + Send + Sync;
 
 impl Default for ToolBox {
     fn default() -> Self {
@@ -201,7 +206,25 @@ impl ToolBox {
             wire_specs: WireSpecs::default(),
             default_timeout: Duration::from_secs(30),
             max_output_bytes: 64 * 1024,
+            halt: None,
         }
+    }
+
+    /// Ends the runs on this tool box when `check`, asked after each batch
+    /// of tool calls, gives a code: the run ends with it (an error outcome;
+    /// its tool calls recorded) instead of going on. For tools whose world
+    /// can be lost during a run — a tool server that stopped — so a run (a
+    /// conversation) does not go on feeding the model errors.
+    pub fn halt_when(
+        &mut self,
+        check: impl Fn() -> Option<crate::error::ErrorCode> + Send + Sync + 'static,
+    ) {
+        self.halt = Some(Arc::new(check));
+    }
+
+    /// The code a run on this tool box ends with now, if any ([`ToolBox::halt_when`]).
+    pub(crate) fn halted(&self) -> Option<crate::error::ErrorCode> {
+        self.halt.as_ref().and_then(|check| check())
     }
 
     /// Adds a tool (replacing one of the same name), builder style.

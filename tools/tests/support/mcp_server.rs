@@ -1,6 +1,11 @@
 //! The MCP server `tools/tests/mcp.rs` talks to, on rmcp's server side: a
 //! few tools that answer, fail, take their time, or kill the server
-//! mid-call.
+//! mid-call, and two that read and write a text file of the folder it runs
+//! in (`read_text`, `append_text`: a world's domain tools in miniature).
+//!
+//! When `MCP_FIXTURE_PID_DIR` is set it writes a file named by its process
+//! id there at start, holding its working folder: how a test finds the
+//! servers it started, and sees them gone.
 //!
 //! Over stdio by default. With `--http ADDR` (e.g. `--http 127.0.0.1:0`) it
 //! serves streamable HTTP instead, prints its endpoint (`http://{bound
@@ -39,6 +44,38 @@ struct SleepArgs {
     ms: u64,
 }
 
+/// The arguments of `read_text`.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ReadArgs {
+    /// The file, relative to the server's folder.
+    path: String,
+}
+
+/// The arguments of `append_text`.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AppendArgs {
+    /// The file, relative to the server's folder.
+    path: String,
+    /// The text added at its end.
+    text: String,
+}
+
+/// `path` in the server's folder, or why not (absolute, or climbing out).
+fn in_folder(path: &str) -> Result<std::path::PathBuf, String> {
+    let relative = std::path::Path::new(path);
+    let inside = relative
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    match inside {
+        true => Ok(relative.to_path_buf()),
+        false => Err(format!("{path:?} is not a path inside the folder")),
+    }
+}
+
+fn failed(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
 #[derive(Debug, Clone)]
 struct Fixture {
     tool_router: ToolRouter<Self>,
@@ -72,6 +109,33 @@ impl Fixture {
         std::process::exit(3)
     }
 
+    #[tool(description = "Reads a text file of the server's folder.")]
+    async fn read_text(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
+        match in_folder(&args.path)
+            .and_then(|p| std::fs::read_to_string(p).map_err(|e| e.to_string()))
+        {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => failed(e),
+        }
+    }
+
+    #[tool(description = "Adds text at the end of a file of the server's folder.")]
+    async fn append_text(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
+        use std::io::Write;
+        let appended = in_folder(&args.path).and_then(|p| {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+                .and_then(|mut f| f.write_all(args.text.as_bytes()))
+                .map_err(|e| e.to_string())
+        });
+        match appended {
+            Ok(()) => CallToolResult::success(vec![ContentBlock::text("appended")]),
+            Err(e) => failed(e),
+        }
+    }
+
     #[tool(description = "Names the environment variable's value, if the server has it.")]
     async fn env(&self, Parameters(args): Parameters<EchoArgs>) -> String {
         std::env::var(&args.text).unwrap_or_else(|_| "unset".to_string())
@@ -91,6 +155,11 @@ impl Fixture {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(dir) = std::env::var_os("MCP_FIXTURE_PID_DIR") {
+        let here = std::env::current_dir()?;
+        let file = std::path::Path::new(&dir).join(std::process::id().to_string());
+        std::fs::write(file, here.to_string_lossy().as_bytes())?;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, addr] = args.as_slice()
         && flag == "--http"
