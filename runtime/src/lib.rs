@@ -113,7 +113,10 @@ pub use budget::{Budget, OnBudget, OnNothingNew, OnRepeat};
 pub use contract::{AnswerContract, Rejection};
 pub use conversation::{Conversation, Message, ModelTurn, StopReason, ToolCall, ToolResult, Usage};
 pub use cost::{CostLimit, ModelPrice};
-pub use dialogue::{DialogueConfig, DialogueEnd, DialogueReport, Exchange};
+pub use dialogue::{
+    DIALOGUE_SNAPSHOT_VERSION, DialogueConfig, DialogueEnd, DialogueReport, DialogueSnapshot,
+    Exchange,
+};
 pub use error::{ErrorCode, SchemaError};
 pub use event::{EventSink, RunEvent, RunStream};
 pub use json::{ExtractedFrom, ExtractionMode};

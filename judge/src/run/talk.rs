@@ -16,9 +16,9 @@ use crate::rows::results::SimulatorRecord;
 use crate::run::backends::BackendFactory;
 use futures::future::BoxFuture;
 use std::sync::Arc;
-use tribunal_runtime::internal::backend::BackendErrorKind;
-use tribunal_runtime::internal::dialogue::Exchange;
-use tribunal_runtime::internal::user::UserTurn;
+use tribunal_runtime::BackendErrorKind;
+use tribunal_runtime::Exchange;
+use tribunal_runtime::UserTurn;
 use tribunal_runtime::{
     Agent, Backend, BackendError, ConversationRun, DialogueConfig, ModelUser, ScriptedUser,
     UserSimulator,
@@ -31,7 +31,7 @@ pub(super) struct SimulatorRoute {
     custom_endpoint: bool,
     /// The price its tokens count against the run's cost budget at
     /// (`None`: no budget, or its model is unpriced).
-    price: Option<tribunal_runtime::cost::ModelPrice>,
+    price: Option<tribunal_runtime::ModelPrice>,
 }
 
 impl SimulatorRoute {

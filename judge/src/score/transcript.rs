@@ -74,8 +74,8 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tribunal_runtime::dialogue::Exchange;
-    use tribunal_runtime::report::ToolCallRecord;
+    use tribunal_runtime::Exchange;
+    use tribunal_runtime::ToolCallRecord;
     use tribunal_runtime::{DialogueEnd, ErrorCode, RunReport};
 
     fn turn(reply: Option<&str>, calls: &[(&str, &str, bool)]) -> RunReport {

@@ -638,7 +638,8 @@ async fn a_conversation_pauses_in_turn_two_and_resumes_with_the_same_user_and_bu
     assert_eq!(*calls.lock().unwrap(), 1);
     // Another process would read it back from its JSON.
     let text = snapshot.to_json().unwrap();
-    let snapshot = tribunal_runtime::dialogue::DialogueSnapshot::from_json(&text).unwrap();
+    let snapshot =
+        tribunal_runtime::internal::dialogue::DialogueSnapshot::from_json(&text).unwrap();
     let end = agent
         .resume_conversation(&user, snapshot, vec![Decision::Approve])
         .await
@@ -714,7 +715,7 @@ async fn a_resumed_conversation_refuses_an_agent_with_other_budgets() {
 
 #[test]
 fn a_conversation_snapshot_of_another_version_or_not_one_is_refused() {
-    use tribunal_runtime::dialogue::DialogueSnapshot;
+    use tribunal_runtime::internal::dialogue::DialogueSnapshot;
     let version = DialogueSnapshot::from_json(r#"{"version": 2}"#).unwrap_err();
     assert_eq!(version.code(), ErrorCode::SnapshotVersion);
     for text in [
@@ -730,7 +731,7 @@ fn a_conversation_snapshot_of_another_version_or_not_one_is_refused() {
 
 #[tokio::test]
 async fn the_users_spend_counts_against_the_cost_budget_when_priced() {
-    use tribunal_runtime::cost::{CostLimit, ModelPrice};
+    use tribunal_runtime::{CostLimit, ModelPrice};
     let script = json!([say("one"), say("two"), say("three")]);
     // The agent's tokens are free here; each user message (5 + 1 tokens)
     // costs $6 at $1 a token, against a $10 budget.

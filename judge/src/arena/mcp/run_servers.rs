@@ -26,8 +26,8 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::sync::Arc;
 use tribunal_runtime::ToolBox;
-use tribunal_runtime::tool::cassette::ToolRecorder;
-use tribunal_runtime::tool::{Tool, ToolError, ToolOutput, ToolSpec};
+use tribunal_runtime::internal::tool::cassette::ToolRecorder;
+use tribunal_runtime::{Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The variables a server gets besides the ones its `env` names: those
 /// `tribunal_tools::mcp` passes every server (read once, at the arena's
