@@ -210,16 +210,7 @@ impl RunSnapshot {
     /// else is read ([`SnapshotError::Version`]); anything else that is not
     /// a version-1 snapshot is [`SnapshotError::Invalid`]. Never panics.
     pub fn from_json(text: &str) -> Result<Self, SnapshotError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| SnapshotError::invalid(e.to_string()))?;
-        match value.get("version").map(|v| v.as_u64()) {
-            Some(Some(v)) if v == u64::from(SNAPSHOT_VERSION) => {}
-            Some(Some(found)) => return Err(SnapshotError::Version { found }),
-            Some(None) => return Err(SnapshotError::invalid("`version` is not a number")),
-            None => return Err(SnapshotError::invalid("no `version`")),
-        }
-        let snapshot: RunSnapshot =
-            serde_json::from_value(value).map_err(|e| SnapshotError::invalid(e.to_string()))?;
+        let snapshot: RunSnapshot = read_versioned(text, SNAPSHOT_VERSION)?;
         snapshot.check()?;
         Ok(snapshot)
     }
@@ -338,4 +329,22 @@ impl RunEnd {
             RunEnd::Finished(_) => None,
         }
     }
+}
+
+/// A snapshot's JSON read as `T` once its `version` is `version`: another
+/// version is [`SnapshotError::Version`], checked before anything else is
+/// read; text that is not such JSON is [`SnapshotError::Invalid`].
+pub(crate) fn read_versioned<T: serde::de::DeserializeOwned>(
+    text: &str,
+    version: u32,
+) -> Result<T, SnapshotError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| SnapshotError::invalid(e.to_string()))?;
+    match value.get("version").map(|v| v.as_u64()) {
+        Some(Some(v)) if v == u64::from(version) => {}
+        Some(Some(found)) => return Err(SnapshotError::Version { found }),
+        Some(None) => return Err(SnapshotError::invalid("`version` is not a number")),
+        None => return Err(SnapshotError::invalid("no `version`")),
+    }
+    serde_json::from_value(value).map_err(|e| SnapshotError::invalid(e.to_string()))
 }

@@ -109,16 +109,8 @@ impl DialogueSnapshot {
     /// conversation snapshot, or whose turn is not a valid run snapshot, is
     /// [`SnapshotError::Invalid`]. Never panics.
     pub fn from_json(text: &str) -> Result<Self, SnapshotError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| SnapshotError::invalid(e.to_string()))?;
-        match value.get("version").map(|v| v.as_u64()) {
-            Some(Some(v)) if v == u64::from(DIALOGUE_SNAPSHOT_VERSION) => {}
-            Some(Some(found)) => return Err(SnapshotError::Version { found }),
-            Some(None) => return Err(SnapshotError::invalid("`version` is not a number")),
-            None => return Err(SnapshotError::invalid("no `version`")),
-        }
         let snapshot: DialogueSnapshot =
-            serde_json::from_value(value).map_err(|e| SnapshotError::invalid(e.to_string()))?;
+            crate::snapshot::read_versioned(text, DIALOGUE_SNAPSHOT_VERSION)?;
         snapshot.turn.check()?;
         if snapshot.dialogue.exchanges.is_empty() {
             return Err(SnapshotError::invalid(
