@@ -289,12 +289,7 @@ impl<T> Agent<T> {
     ) -> Result<RunEnd, SnapshotError> {
         let config = self.machine_config();
         let tools = self.tools.specs_for(config.plan.target);
-        let policy = self
-            .approval
-            .as_ref()
-            .map(|a| a.policy.clone())
-            .unwrap_or_default();
-        let check: Arc<dyn ArgumentCheck> = self.tools.clone();
+        let (policy, check) = self.approval_parts();
         let now = tokio::time::Instant::now().into_std();
         let machine = Machine::resume(
             config,
@@ -335,6 +330,17 @@ impl<T> Agent<T> {
             crate::telemetry::record_run(&span, &finished.report);
         }
         end
+    }
+
+    /// The approval settings a resumed machine takes: the agent's policy
+    /// (none set: the default) and its tools as the argument check.
+    fn approval_parts(&self) -> (ApprovalPolicy, Arc<dyn ArgumentCheck>) {
+        let policy = self
+            .approval
+            .as_ref()
+            .map(|a| a.policy.clone())
+            .unwrap_or_default();
+        (policy, self.tools.clone())
     }
 
     /// The machine settings of this agent's runs.

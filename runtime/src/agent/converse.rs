@@ -229,12 +229,7 @@ impl<T> Agent<T> {
         let mut config = self.machine_config();
         config.budget = dialogue.turn_budget();
         let tools = self.tools.specs_for(config.plan.target);
-        let policy = self
-            .approval
-            .as_ref()
-            .map(|a| a.policy.clone())
-            .unwrap_or_default();
-        let check: Arc<dyn crate::approval::ArgumentCheck> = self.tools.clone();
+        let (policy, check) = self.approval_parts();
         let resume = match dialogue.in_reply_turn() {
             true => Machine::resume_reply,
             false => Machine::resume_any,
