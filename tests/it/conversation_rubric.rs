@@ -83,3 +83,47 @@ async fn a_conversations_rubric_judge_reads_its_transcript() {
         .to_string();
     insta::assert_snapshot!("conversation_rubric_judge_prompt", user);
 }
+
+/// The rubric judge's spend counts against `--max-cost-usd` over the run:
+/// the mock agent is free, but one judgement on a priced judge model (300
+/// input and 30 output tokens at $1 and $2 per million: $0.00036) is over
+/// $0.0002, so no second repeat starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rubric_judges_spend_counts_against_the_run_budget() {
+    let api = Api::Chat;
+    let server = judge_server(api, Grader::Careful).await;
+    let dir = tempfile::tempdir().unwrap();
+    let arena = arena(dir.path());
+    let toml = std::fs::read_to_string(arena.join("arena.toml")).unwrap();
+    std::fs::write(
+        arena.join("arena.toml"),
+        format!("{toml}\n[pricing.models.\"judge\"]\ninput = 1.0\noutput = 2.0\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("results.jsonl");
+    let args = [
+        "run",
+        arena.to_str().unwrap(),
+        "--judge-backend",
+        api.cli_name(),
+        "--judge-model",
+        "judge",
+        "--repeat",
+        "3",
+        "--concurrency",
+        "1",
+        "--max-cost-usd",
+        "0.0002",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = tribunal(&args, dir.path(), &live_env(api, &server)).await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = crate::json_lines(&out);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        rows[0]["judge"]["usage"]["input_tokens"], 300,
+        "{}",
+        rows[0]
+    );
+}

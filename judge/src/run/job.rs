@@ -174,12 +174,16 @@ pub(super) async fn run_job(context: Arc<JobContext>, index: usize, repeat: u32)
         span.record("error.type", code.as_str());
     }
     if let (Some(price), Ok(mut s)) = (context.price, context.spent.lock()) {
-        // The simulated user's spend too, at its own model's price.
-        let user = match context.pricing.as_ref().and_then(|p| p.user_cost_of(&row)) {
+        // The simulated user's and the rubric judge's spend too, each at its
+        // own model's price (a model no table prices counts nothing).
+        let usd = |cost: Option<crate::pricing::Cost>| match cost {
             Some(crate::pricing::Cost::Usd(usd)) => usd,
             _ => 0.0,
         };
-        *s += price.cost(&row.usage) + user;
+        let others = context.pricing.as_ref().map_or(0.0, |p| {
+            usd(p.user_cost_of(&row)) + usd(p.judge_cost_of(&row))
+        });
+        *s += price.cost(&row.usage) + others;
     }
     if row.outcome != Outcome::Pass {
         context.failed.store(true, Ordering::Relaxed);
