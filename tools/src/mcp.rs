@@ -112,6 +112,16 @@ impl McpCommand {
         self
     }
 
+    /// The names of the variables the server gets from the environment:
+    /// every server's (`PATH`, `HOME`, `USER`, `LANG`, `LC_ALL`, `TMPDIR`)
+    /// and the ones [`pass_env`](Self::pass_env) named.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        BASE_ENV
+            .iter()
+            .copied()
+            .chain(self.env.iter().map(String::as_str))
+    }
+
     /// The process to spawn, its environment read through `env`.
     fn command(&self, env: &dyn Fn(&str) -> Option<OsString>) -> tokio::process::Command {
         let mut command = tokio::process::Command::new(&self.program);
@@ -119,11 +129,7 @@ impl McpCommand {
         if let Some(dir) = &self.current_dir {
             command.current_dir(dir);
         }
-        for name in BASE_ENV
-            .iter()
-            .copied()
-            .chain(self.env.iter().map(String::as_str))
-        {
+        for name in self.variables() {
             if let Some(value) = env(name) {
                 command.env(name, value);
             }

@@ -29,11 +29,6 @@ use tribunal_runtime::ToolBox;
 use tribunal_runtime::internal::tool::cassette::ToolRecorder;
 use tribunal_runtime::{Tool, ToolError, ToolOutput, ToolSpec};
 
-/// The variables a server gets besides the ones its `env` names: those
-/// `tribunal_tools::mcp` passes every server (read once, at the arena's
-/// start, for the runs' servers).
-const BASE_ENV: [&str; 6] = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR"];
-
 /// The per-run servers of an arena run, and what starting one takes.
 pub(crate) struct RunServers {
     /// The `per_run` tables.
@@ -69,11 +64,10 @@ impl RunServers {
         if specs.is_empty() {
             return None;
         }
-        let vars = BASE_ENV
+        let vars = specs
             .iter()
-            .copied()
-            .chain(specs.iter().flat_map(|s| s.env.iter().map(String::as_str)))
-            .filter_map(|name| Some((name.to_string(), env(name)?)))
+            .flat_map(variables_of)
+            .filter_map(|name| Some((name.clone(), env(&name)?)))
             .collect();
         Some(RunServers {
             specs,
@@ -112,6 +106,24 @@ impl RunServers {
 pub(crate) fn args_in(spec: &McpServerSpec, dir: &Path) -> Vec<String> {
     let dir = dir.to_string_lossy();
     spec.args.iter().map(|a| a.replace(WORKDIR, &dir)).collect()
+}
+
+/// The names of the variables `spec`'s server gets (every server's and
+/// its `env`), as `tribunal_tools::mcp` passes them: read once, at the
+/// arena's start, for the runs' servers.
+#[cfg(feature = "mcp")]
+fn variables_of(spec: &McpServerSpec) -> Vec<String> {
+    let command = spec.env.iter().fold(
+        tribunal_tools::mcp::McpCommand::new(spec.command.clone().unwrap_or_default()),
+        |c, name| c.pass_env(name.clone()),
+    );
+    command.variables().map(String::from).collect()
+}
+
+/// Without `mcp` no server starts: it gets nothing.
+#[cfg(not(feature = "mcp"))]
+fn variables_of(_: &McpServerSpec) -> Vec<String> {
+    Vec::new()
 }
 
 #[cfg(feature = "mcp")]
