@@ -66,3 +66,48 @@ fn the_libraries_declare_no_public_module_but_their_door() {
         assert!(declared.contains(&"internal"), "{krate}: the door is gone");
     }
 }
+
+/// What users copy from never reaches through a door: the examples, the
+/// guides and the README use the roots' names only.
+#[test]
+fn examples_and_guides_use_only_the_promised_names() {
+    let mut files = Vec::new();
+    for dir in ["examples", "runtime/examples", "docs"] {
+        collect(&root().join(dir), &mut files);
+    }
+    files.push(root().join("README.md"));
+    let door = [
+        "runtime::internal::",
+        "judge::internal::",
+        "tribunal_runtime::internal",
+        "tribunal_judge::internal",
+    ];
+    let through: Vec<String> = files
+        .iter()
+        .filter(|f| matches!(f.extension().and_then(|e| e.to_str()), Some("rs" | "md")))
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            door.iter().any(|d| text.contains(d))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        through.is_empty(),
+        "these name tribunal's internal door, which embedders must not copy: {through:?}"
+    );
+}
+
+/// Every file below `dir`.
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
