@@ -71,10 +71,10 @@ fn the_libraries_declare_no_public_module_but_their_door() {
 /// guides and the README use the roots' names only.
 #[test]
 fn examples_and_guides_use_only_the_promised_names() {
-    let mut files = Vec::new();
-    for dir in ["examples", "runtime/examples", "docs"] {
-        collect(&root().join(dir), &mut files);
-    }
+    let mut files: Vec<_> = ["examples", "runtime/examples", "docs"]
+        .iter()
+        .flat_map(|dir| crate::stand_in::files_under(&root().join(dir)))
+        .collect();
     files.push(root().join("README.md"));
     let door = [
         "runtime::internal::",
@@ -95,19 +95,4 @@ fn examples_and_guides_use_only_the_promised_names() {
         through.is_empty(),
         "these name tribunal's internal door, which embedders must not copy: {through:?}"
     );
-}
-
-/// Every file below `dir`.
-fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
 }
