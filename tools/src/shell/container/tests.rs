@@ -9,13 +9,28 @@ fn argv(line: &str) -> Vec<String> {
     vec!["sh".to_string(), "-c".to_string(), line.to_string()]
 }
 
-/// A fake client `name` in `dir`: the shell script `body`.
+/// A fake client `name` in `dir`: the shell script `body`, run once before
+/// it is handed over. A test thread that forks while the script's file is
+/// still open for writing gives its child that descriptor until the
+/// child's exec, and running the script then fails "Text file busy"
+/// (ETXTBSY: seen once in CI); once one run starts, nothing can hold it
+/// open for writing any more, since our own descriptor is closed.
 #[cfg(unix)]
 fn fake_client(dir: &Path, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for _ in 0..200 {
+        match std::process::Command::new(&path).output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => panic!("the fake client {} does not run: {e}", path.display()),
+            Ok(_) => return,
+        }
+    }
+    panic!("the fake client {} stayed busy", path.display());
 }
 
 #[test]
